@@ -1,0 +1,174 @@
+"""Autobench: a YAML-first benchmark and evidence framework.
+
+The public API is re-exported here lazily (PEP 562): ``from autobench import
+Case`` imports only what ``Case`` needs. Names provided by a distribution that
+is not installed raise an ``ImportError`` naming the distribution to install.
+This file belongs to ``autobench-core``; the other distributions add
+subpackages (``autobench.abp``, ``autobench.records``, ``autobench.report``,
+``autobench.cli``) found through the extended ``__path__``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pkgutil import extend_path
+from typing import TYPE_CHECKING, Any
+
+__path__ = extend_path(__path__, __name__)
+
+__version__ = "0.1.0"
+
+# public name -> (module, distribution that provides it)
+_EXPORTS: dict[str, tuple[str, str]] = {}
+
+
+def _export(module: str, distribution: str, *names: str) -> None:
+    for name in names:
+        _EXPORTS[name] = (module, distribution)
+
+
+_export(
+    "autobench.abp",
+    "autobench-abp",
+    "InstrumentationScope",
+    "SpanKind",
+    "SpanRecord",
+    "SpanStatus",
+    "Trace",
+    "TraceEnvelope",
+)
+_export(
+    "autobench.records",
+    "autobench-records",
+    "ArtifactRef",
+    "Case",
+    "DEFAULT_SEMANTIC_REGISTRY",
+    "Direction",
+    "ErrorRecord",
+    "EvaluationStatus",
+    "ExperimentRecord",
+    "ExperimentResult",
+    "ExperimentSummary",
+    "FactorValue",
+    "Observation",
+    "ObservationKind",
+    "ObservationQuery",
+    "ObservationRole",
+    "ObservationSource",
+    "RunRecord",
+    "RunStatus",
+    "ScoreRecord",
+    "Semantic",
+    "SemanticDefinition",
+    "SemanticRegistry",
+    "SemanticType",
+    "TaskStatus",
+    "Variant",
+    "filter_observations",
+    "project_observations",
+)
+_export(
+    "autobench.core.spec",
+    "autobench-core",
+    "BenchmarkInfo",
+    "BenchmarkSpec",
+    "CaseDefaults",
+    "ComparisonReportSpec",
+    "DatasetSpec",
+    "DistributionReportSpec",
+    "LeaderboardReportSpec",
+    "MatrixReportSpec",
+    "MetricAggregation",
+    "ReportSpec",
+    "TaskSpec",
+)
+_export(
+    "autobench.core.scoring",
+    "autobench-core",
+    "ExactScorer",
+    "MissingPathError",
+    "OutputMetricScorer",
+    "PassFailScorer",
+    "ScorerSpec",
+    "ScoringCall",
+    "resolve_dotted_path",
+)
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module_name, distribution = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'autobench' has no attribute {name!r}") from None
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and (module_name == exc.name or module_name.startswith(exc.name + ".")):
+            raise ImportError(
+                f"autobench.{name} is provided by the {distribution!r} distribution, which is not installed; "
+                f"install it with: pip install {distribution}"
+            ) from exc
+        raise
+    value = getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
+
+__all__ = sorted(_EXPORTS)  # noqa: PLE0605
+
+if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
+    from autobench.abp import InstrumentationScope, SpanKind, SpanRecord, SpanStatus, Trace, TraceEnvelope
+    from autobench.core.scoring import (
+        ExactScorer,
+        MissingPathError,
+        OutputMetricScorer,
+        PassFailScorer,
+        ScorerSpec,
+        ScoringCall,
+        resolve_dotted_path,
+    )
+    from autobench.core.spec import (
+        BenchmarkInfo,
+        BenchmarkSpec,
+        CaseDefaults,
+        ComparisonReportSpec,
+        DatasetSpec,
+        DistributionReportSpec,
+        LeaderboardReportSpec,
+        MatrixReportSpec,
+        MetricAggregation,
+        ReportSpec,
+        TaskSpec,
+    )
+    from autobench.records import (
+        DEFAULT_SEMANTIC_REGISTRY,
+        ArtifactRef,
+        Case,
+        Direction,
+        ErrorRecord,
+        EvaluationStatus,
+        ExperimentRecord,
+        ExperimentResult,
+        ExperimentSummary,
+        FactorValue,
+        Observation,
+        ObservationKind,
+        ObservationQuery,
+        ObservationRole,
+        ObservationSource,
+        RunRecord,
+        RunStatus,
+        ScoreRecord,
+        Semantic,
+        SemanticDefinition,
+        SemanticRegistry,
+        SemanticType,
+        TaskStatus,
+        Variant,
+        filter_observations,
+        project_observations,
+    )

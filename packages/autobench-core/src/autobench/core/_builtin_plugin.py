@@ -1,0 +1,14 @@
+"""Autobench's own contributions, registered through the public hooks like any plugin."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from autobench.core._hookspecs import hookimpl
+from autobench.core.scoring._base import ScorerSpec
+from autobench.core.scoring._builtin import BUILTIN_SCORERS
+
+
+@hookimpl
+def autobench_scorers() -> Sequence[type[ScorerSpec]]:
+    return BUILTIN_SCORERS

@@ -1,0 +1,106 @@
+"""The plugin system: hook specifications, the plugin manager and the registries built from it.
+
+Autobench is extended through pluggy hooks in the entry-point group
+``autobench``. A distribution declares::
+
+    [project.entry-points.autobench]
+    my_pack = "my_package.autobench_plugin"
+
+and the module defines functions marked with :data:`hookimpl`. The built-in
+scorers are registered through these same hooks (see
+:mod:`autobench.core._builtin_plugin`), so a third-party plugin extends
+Autobench exactly as the core does.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pluggy
+
+from autobench.core import _builtin_plugin
+from autobench.core._hookspecs import ENTRY_POINT_GROUP, PROJECT_NAME, AutobenchSpecs, hookimpl, hookspec
+from autobench.core.scoring._base import ScorerSpec
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "AutobenchSpecs",
+    "PluginLoadError",
+    "ScorerRegistry",
+    "hookimpl",
+    "hookspec",
+    "new_plugin_manager",
+    "plugin_manager",
+    "scorer_registry",
+]
+
+class PluginLoadError(RuntimeError):
+    """A plugin from the ``autobench`` entry-point group could not be loaded."""
+
+
+def new_plugin_manager(*, load_entry_points: bool = True) -> pluggy.PluginManager:
+    """A fresh plugin manager with the hook specs and built-ins registered.
+
+    With ``load_entry_points`` it also loads every installed plugin of the
+    ``autobench`` group; a plugin that fails to import raises
+    :class:`PluginLoadError` naming it.
+    """
+    manager = pluggy.PluginManager(PROJECT_NAME)
+    manager.add_hookspecs(AutobenchSpecs)
+    manager.register(_builtin_plugin, name="autobench.builtin")
+    if load_entry_points:
+        try:
+            manager.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
+        except Exception as exc:  # pluggy re-raises the plugin's own import error
+            raise PluginLoadError(f"an 'autobench' plugin failed to load: {type(exc).__name__}: {exc}") from exc
+    return manager
+
+
+@functools.cache
+def plugin_manager() -> pluggy.PluginManager:
+    """The process-wide plugin manager (created on first use)."""
+    return new_plugin_manager()
+
+
+class ScorerRegistry:
+    """Scorer kinds known to this process, by structured ``kind`` and by DSL keyword.
+
+    Raises ``ValueError`` when two plugins claim the same kind or keyword.
+    """
+
+    def __init__(self, scorers: Sequence[type[ScorerSpec]]) -> None:
+        self.by_kind: dict[str, type[ScorerSpec]] = {}
+        self.by_keyword: dict[str, type[ScorerSpec]] = {}
+        for model in scorers:
+            kind = model.model_fields["kind"].default
+            for table, key in ((self.by_kind, kind), (self.by_keyword, model.keyword)):
+                if key in table and table[key] is not model:
+                    raise ValueError(f"scorer {key!r} is registered twice ({table[key].__name__}, {model.__name__})")
+                table[key] = model
+
+    @classmethod
+    def from_manager(cls, manager: pluggy.PluginManager) -> ScorerRegistry:
+        return cls([model for contribution in manager.hook.autobench_scorers() for model in contribution])
+
+    def validate(self, item: Any) -> ScorerSpec:
+        """Turn a structured scorer mapping (with ``kind``) into its model; instances pass through.
+
+        Raises ``ValueError`` for an unknown kind.
+        """
+        if isinstance(item, ScorerSpec):
+            return item
+        if not isinstance(item, Mapping):
+            raise ValueError(f"a scorer must be a mapping, not {type(item).__name__}")
+        kind = item.get("kind")
+        model = self.by_kind.get(kind) if isinstance(kind, str) else None
+        if model is None:
+            raise ValueError(f"unknown scorer kind {kind!r}; known kinds: {', '.join(sorted(self.by_kind))}")
+        return model.model_validate(item)
+
+
+@functools.cache
+def scorer_registry() -> ScorerRegistry:
+    """The scorer registry of the process-wide plugin manager."""
+    return ScorerRegistry.from_manager(plugin_manager())

@@ -1,0 +1,92 @@
+"""The scorer contract: :class:`ScorerSpec` models and the :class:`ScoringCall` they receive."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from autobench.abp import SpanRecord
+from autobench.records import Case, Direction, Observation, ObservationRole, ScoreRecord, Variant
+
+from autobench.core.scoring._paths import resolve_dotted_path
+
+
+@dataclass(frozen=True)
+class ScoringCall:
+    """Everything a scorer may look at for one run.
+
+    ``output`` is the task's return value (``task_result`` is the same value,
+    kept under its older name); ``spans`` are the run's spans and
+    ``selected_spans`` those matching the scorer's span selector (all spans
+    when it has none). ``ctx`` is the run's context, ``None`` when scoring
+    recorded evidence.
+    """
+
+    case: Case
+    variant: Variant
+    output: Any
+    observations: Sequence[Observation] = ()
+    spans: Sequence[SpanRecord] = ()
+    selected_spans: Sequence[SpanRecord] = ()
+    ctx: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def task_result(self) -> Any:
+        return self.output
+
+    def path_root(self) -> dict[str, Any]:
+        """The names a dotted path may start with: ``output``, ``case``, ``variant``, ``factors``."""
+        return {
+            "output": self.output,
+            "case": {"id": self.case.id, "input": self.case.input, "expected": self.case.expected, "metadata": self.case.metadata, "tags": list(self.case.tags)},
+            "variant": {"id": self.variant.id, "label": self.variant.label, "factors": self.variant.factor_values},
+            "factors": self.variant.factor_values,
+        }
+
+    def resolve(self, path: str) -> Any:
+        """Resolve a dotted path (see :func:`resolve_dotted_path`)."""
+        return resolve_dotted_path(self.path_root(), path)
+
+
+class ScorerSpec(BaseModel):
+    """Base of every scorer kind.
+
+    Subclasses set ``kind`` (the structured-form discriminator) as a
+    ``Literal`` field, ``keyword`` (the authoring DSL key, such as ``pass``)
+    and ``default_role``, and implement :meth:`score`. ``direction`` is the
+    DSL's ``goal``. A scorer with ``optional=True`` whose evaluation fails
+    records the error without affecting the run's status.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True, serialize_by_alias=True)
+
+    keyword: ClassVar[str]
+    default_role: ClassVar[ObservationRole] = ObservationRole.OBJECTIVE
+
+    kind: str
+    name: str = Field(min_length=1)
+    semantic_type: str | None = Field(default=None, alias="semantic")
+    unit: str | None = None
+    direction: Direction | None = Field(default=None, alias="goal")
+    role: ObservationRole | None = None
+    optional: bool = False
+
+    @property
+    def effective_role(self) -> ObservationRole:
+        return self.role or self.default_role
+
+    async def score(self, call: ScoringCall) -> ScoreRecord | Any:
+        """Score one run; return a :class:`ScoreRecord` or a plain value.
+
+        Raise any exception (for example :class:`MissingPathError`) to report a
+        scorer error for this run only.
+        """
+        raise NotImplementedError
+
+    def action_dsl(self) -> Any:
+        """The value this scorer's DSL keyword holds when the spec is written back to YAML."""
+        raise NotImplementedError

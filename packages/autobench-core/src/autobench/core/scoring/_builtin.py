@@ -1,0 +1,64 @@
+"""Built-in scorers ``value``, ``pass`` and ``exact``, registered through the plugin hook."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from autobench.records import ObservationRole, ScoreRecord
+
+from autobench.core.scoring._base import ScorerSpec, ScoringCall
+
+
+class OutputMetricScorer(ScorerSpec):
+    """``value: <path>``: record the value at ``path`` as the score (role objective by default)."""
+
+    keyword: ClassVar[str] = "value"
+    kind: Literal["output"] = "output"
+    path: str
+
+    async def score(self, call: ScoringCall) -> ScoreRecord:
+        value = call.resolve(self.path)
+        return ScoreRecord(name=self.name, value=value, actual_value=None)
+
+    def action_dsl(self) -> Any:
+        return self.path
+
+
+class PassFailScorer(ScorerSpec):
+    """``pass: <path>``: ``bool(value)`` of ``path``; role constraint by default, so a
+    false value fails the run's evaluation."""
+
+    keyword: ClassVar[str] = "pass"
+    default_role: ClassVar[ObservationRole] = ObservationRole.CONSTRAINT
+    kind: Literal["pass_fail"] = "pass_fail"
+    path: str
+
+    async def score(self, call: ScoringCall) -> ScoreRecord:
+        return ScoreRecord(name=self.name, value=bool(call.resolve(self.path)))
+
+    def action_dsl(self) -> Any:
+        return self.path
+
+
+class ExactScorer(ScorerSpec):
+    """``exact: {actual, expected}``: ``1.0`` when the two paths hold equal values, else ``0.0``.
+
+    Equality is Python ``==`` on the resolved values (so ``1 == 1.0`` holds
+    and mappings compare by content).
+    """
+
+    keyword: ClassVar[str] = "exact"
+    kind: Literal["exact"] = "exact"
+    actual: str
+    expected: str
+
+    async def score(self, call: ScoringCall) -> ScoreRecord:
+        actual = call.resolve(self.actual)
+        expected = call.resolve(self.expected)
+        return ScoreRecord(name=self.name, value=1.0 if actual == expected else 0.0, actual_value=actual, expected_value=expected)
+
+    def action_dsl(self) -> Any:
+        return {"actual": self.actual, "expected": self.expected}
+
+
+BUILTIN_SCORERS: tuple[type[ScorerSpec], ...] = (OutputMetricScorer, PassFailScorer, ExactScorer)

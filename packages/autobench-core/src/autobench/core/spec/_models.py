@@ -1,0 +1,193 @@
+"""The structured benchmark spec: the typed models every front end compiles to.
+
+YAML in the authoring DSL, YAML in this structured form and the Python builder
+all produce a :class:`BenchmarkSpec`. Relative paths (datasets, task modules)
+resolve against :attr:`BenchmarkSpec.base_dir`, the directory of the spec file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator, model_validator
+
+from autobench.records import Case, SemanticRegistry, Variant
+
+from autobench.core.plugins import scorer_registry
+from autobench.core.scoring._base import ScorerSpec
+
+
+class SpecModel(BaseModel):
+    """Base of spec models: immutable and strict about unknown keys."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True, serialize_by_alias=True)
+
+
+class BenchmarkInfo(SpecModel):
+    """The benchmark's id (used in run ids and record paths) and description."""
+
+    id: str = Field(min_length=1)
+    description: str | None = None
+
+
+class CaseDefaults(SpecModel):
+    """Values merged into every case of a dataset.
+
+    Merge rule (:meth:`apply`): mappings (``input``, ``expected``,
+    ``metadata``) are merged key by key, recursively, with the case's own
+    values winning; ``tags`` are concatenated, defaults first, and
+    de-duplicated; any scalar the case sets overrides the default.
+    """
+
+    input: Any = None
+    expected: Any = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    tags: tuple[str, ...] = ()
+
+    def apply(self, case: dict[str, Any]) -> dict[str, Any]:
+        """Return the raw case mapping ``case`` with these defaults merged in."""
+        merged = dict(case)
+        for key in ("input", "expected"):
+            default = getattr(self, key)
+            if default is not None:
+                merged[key] = _merge(default, case.get(key)) if key in case else default
+        if self.metadata:
+            merged["metadata"] = _merge(self.metadata, case.get("metadata") or {})
+        if self.tags:
+            merged["tags"] = list(dict.fromkeys([*self.tags, *(case.get("tags") or [])]))
+        return merged
+
+
+def _merge(default: Any, value: Any) -> Any:
+    if isinstance(default, dict) and isinstance(value, dict):
+        out = dict(default)
+        for key, item in value.items():
+            out[key] = _merge(default[key], item) if key in default else item
+        return out
+    return value
+
+
+class DatasetSpec(SpecModel):
+    """The cases of a benchmark, inline or loaded from ``source``, with version and metadata.
+
+    ``source`` is kept for the record (a ``file://`` reference or glob relative
+    to the spec); by the time a spec is loaded its cases are already resolved
+    into ``cases`` with defaults applied. Raises ``ValueError`` on duplicate case ids.
+    """
+
+    id: str | None = None
+    version: str | None = None
+    source: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    defaults: CaseDefaults | None = None
+    cases: tuple[Case, ...] = ()
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> DatasetSpec:
+        seen: set[str] = set()
+        for case in self.cases:
+            if case.id in seen:
+                raise ValueError(f"duplicate case id {case.id!r}")
+            seen.add(case.id)
+        return self
+
+
+class TaskSpec(SpecModel):
+    """The task callable: ``target`` is ``module:function`` (``module.sub:obj.attr`` allowed)."""
+
+    kind: Literal["python"] = "python"
+    target: str
+
+    @field_validator("target")
+    @classmethod
+    def _module_colon_callable(cls, value: str) -> str:
+        module, sep, attr = value.partition(":")
+        if not sep or not module or not attr:
+            raise ValueError(f"task target {value!r} must have the form 'module:function'")
+        return value
+
+
+AggregateName = Literal["count", "mean", "sum", "min", "max", "median", "p95", "stddev", "geomean", "ratio_true"]
+
+
+class MetricAggregation(SpecModel):
+    """A named aggregate of one semantic metric over runs (``fn`` is the aggregate)."""
+
+    name: str
+    semantic_type: str = Field(alias="metric")
+    fn: AggregateName = Field(default="mean", alias="aggregate")
+
+
+class LeaderboardReportSpec(SpecModel):
+    metrics: tuple[MetricAggregation, ...] = ()
+
+
+class MatrixReportSpec(SpecModel):
+    """A case x variant matrix of one semantic metric."""
+
+    semantic_type: str = Field(alias="metric")
+
+
+class ComparisonReportSpec(SpecModel):
+    baseline: str
+    candidate: str
+    metrics: tuple[MetricAggregation, ...] = ()
+
+
+class DistributionReportSpec(SpecModel):
+    name: str
+    semantic_type: str
+    summaries: tuple[AggregateName, ...] = ("min", "median", "p95", "max")
+
+
+class ReportSpec(SpecModel):
+    """Which views the report shows: leaderboard, case matrix, comparisons, distributions."""
+
+    leaderboard: LeaderboardReportSpec | None = None
+    matrix: MatrixReportSpec | None = None
+    comparisons: tuple[ComparisonReportSpec, ...] = ()
+    distributions: tuple[DistributionReportSpec, ...] = ()
+
+
+class BenchmarkSpec(SpecModel):
+    """A complete benchmark definition.
+
+    Raises ``ValueError`` on duplicate variant ids or a scorer name used twice.
+    ``scoring`` entries are validated by kind through the scorer registry
+    (built-in and plugin scorers alike).
+    """
+
+    benchmark: BenchmarkInfo
+    dataset: DatasetSpec = Field(default_factory=DatasetSpec)
+    task: TaskSpec | None = None
+    variants: tuple[Variant, ...] = ()
+    scoring: tuple[SerializeAsAny[ScorerSpec], ...] = ()
+    reports: ReportSpec = Field(default_factory=ReportSpec)
+    semantic_registry: SemanticRegistry = Field(default_factory=SemanticRegistry)
+    base_dir: Path | None = Field(default=None, exclude=True)
+
+    @field_validator("scoring", mode="before")
+    @classmethod
+    def _scorers_by_kind(cls, value: Any) -> Any:
+        if not isinstance(value, list | tuple):
+            return value
+        return tuple(scorer_registry().validate(item) for item in value)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> BenchmarkSpec:
+        for label, ids in (("variant", [v.id for v in self.variants]), ("scorer", [s.name for s in self.scoring])):
+            seen: set[str] = set()
+            for item in ids:
+                if item in seen:
+                    raise ValueError(f"duplicate {label} id {item!r}")
+                seen.add(item)
+        return self
+
+    @property
+    def id(self) -> str:
+        return self.benchmark.id
+
+    @property
+    def cases(self) -> tuple[Case, ...]:
+        return self.dataset.cases

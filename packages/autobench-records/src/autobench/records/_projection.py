@@ -1,0 +1,159 @@
+"""Projection: from raw observations to one canonical value per semantic type.
+
+Raw observations are never discarded. Projection picks, for each semantic type,
+the observation from the most trusted source (:data:`SOURCE_PRECEDENCE`: score,
+then derived, then task observation, then imported). Within one source the
+first recorded observation wins and the others stay available through raw
+queries; the projected entry then has ``ambiguous=True`` when their values
+differ, so a report can flag it instead of silently picking one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from autobench.records._enums import SOURCE_PRECEDENCE, ObservationKind, ObservationRole, ObservationSource
+from autobench.records._evidence import Observation, ScoreRecord
+from autobench.records._records import RunRecord
+from autobench.records._semantics import DEFAULT_SEMANTIC_REGISTRY, SemanticRegistry
+
+_RANK = {source: rank for rank, source in enumerate(SOURCE_PRECEDENCE)}
+
+
+def score_observation(score: ScoreRecord, *, case_id: str | None = None, variant_id: str | None = None) -> Observation:
+    """The observation a score projects to: kind metric, source ``score``, id ``score.<name>``."""
+    return Observation(
+        id=f"score.{score.name}",
+        name=score.name,
+        kind=ObservationKind.METRIC,
+        value=score.value,
+        unit=score.unit,
+        semantic_type=score.semantic_type,
+        direction=score.direction,
+        role=score.role,
+        source=ObservationSource.SCORE,
+        span_id=score.span_id,
+        reason=score.reason,
+        case_id=case_id,
+        variant_id=variant_id,
+    )
+
+
+def run_observations(run: RunRecord) -> tuple[Observation, ...]:
+    """Every observation of a run: recorded ones, then one per score that produced a value."""
+    scores = tuple(
+        score_observation(score, case_id=run.case_id, variant_id=run.variant_id)
+        for score in run.scores
+        if score.error is None
+    )
+    return run.observations + scores
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectedMetric:
+    """The canonical value of one semantic type in one run, and what it was chosen from."""
+
+    semantic_type: str
+    observation: Observation
+    candidates: tuple[Observation, ...]
+    ambiguous: bool
+
+    @property
+    def value(self) -> Any:
+        return self.observation.value
+
+
+def filter_observations(
+    observations: Iterable[Observation],
+    *,
+    semantic_type: str | None = None,
+    kind: ObservationKind | str | None = None,
+    role: ObservationRole | str | None = None,
+    source: ObservationSource | str | None = None,
+    span_id: str | None = None,
+    name: str | None = None,
+    registry: SemanticRegistry = DEFAULT_SEMANTIC_REGISTRY,
+    include_descendants: bool = True,
+) -> list[Observation]:
+    """Observations matching every given selector.
+
+    ``semantic_type`` matches through the registry: aliases are normalised and,
+    with ``include_descendants``, a child type (``serving.cost``) matches a
+    parent selector (``money.cost``).
+    """
+    wanted = None if semantic_type is None else registry.normalize(semantic_type)
+    selected: list[Observation] = []
+    for observation in observations:
+        if wanted is not None:
+            if observation.semantic_type is None:
+                continue
+            if include_descendants:
+                if not registry.is_a(observation.semantic_type, wanted):
+                    continue
+            elif registry.normalize(observation.semantic_type) != wanted:
+                continue
+        if kind is not None and observation.kind != kind:
+            continue
+        if role is not None and observation.role != role:
+            continue
+        if source is not None and observation.source != source:
+            continue
+        if span_id is not None and observation.span_id != span_id:
+            continue
+        if name is not None and observation.name != name:
+            continue
+        selected.append(observation)
+    return selected
+
+
+def project_observations(
+    observations: Iterable[Observation], registry: SemanticRegistry = DEFAULT_SEMANTIC_REGISTRY
+) -> dict[str, ProjectedMetric]:
+    """One :class:`ProjectedMetric` per (normalised) semantic type of the metric observations."""
+    groups: dict[str, list[Observation]] = {}
+    for observation in observations:
+        if observation.semantic_type is None or observation.kind != ObservationKind.METRIC:
+            continue
+        groups.setdefault(registry.normalize(observation.semantic_type), []).append(observation)
+    projected: dict[str, ProjectedMetric] = {}
+    for semantic, candidates in groups.items():
+        best_rank = min(_RANK[candidate.source] for candidate in candidates)
+        best = [candidate for candidate in candidates if _RANK[candidate.source] == best_rank]
+        chosen = best[0]
+        ambiguous = any(candidate.value != chosen.value for candidate in best[1:])
+        projected[semantic] = ProjectedMetric(semantic, chosen, tuple(candidates), ambiguous)
+    return projected
+
+
+@dataclass(frozen=True)
+class ObservationQuery:
+    """Raw or projected lookups over a set of observations.
+
+    >>> query = ObservationQuery(observations=list(run_observations(run)))
+    >>> query.values("money.cost", projected=False)
+    """
+
+    observations: Sequence[Observation]
+    registry: SemanticRegistry = DEFAULT_SEMANTIC_REGISTRY
+
+    def select(self, semantic_type: str, **selectors: Any) -> list[Observation]:
+        """Raw observations of ``semantic_type`` (descendants included) matching ``selectors``."""
+        return filter_observations(self.observations, semantic_type=semantic_type, registry=self.registry, **selectors)
+
+    def values(self, semantic_type: str, *, projected: bool = True) -> list[Any]:
+        """Values of ``semantic_type``: the projected one (at most one), or every raw one."""
+        if projected:
+            metric = self.projected().get(self.registry.normalize(semantic_type))
+            return [] if metric is None else [metric.value]
+        return [observation.value for observation in self.select(semantic_type)]
+
+    def first_exact(self, semantic_type: str) -> Observation | None:
+        """The projected observation of exactly ``semantic_type`` (no descendants), if any."""
+        metric = self.projected().get(self.registry.normalize(semantic_type))
+        return None if metric is None else metric.observation
+
+    def projected(self) -> dict[str, ProjectedMetric]:
+        """The projection of every metric observation, keyed by normalised semantic type."""
+        return project_observations(self.observations, self.registry)

@@ -1,0 +1,228 @@
+"""Run and experiment records: the immutable evidence written to a record directory.
+
+The field layout of these models *is* the layout of the YAML files
+(``run.yaml``, ``experiment.yaml``, ``summary.yaml``): sections grouped for a
+person reading them. Convenience properties give the flat names
+(``record.run_id``, ``record.status``) code usually wants.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import Field
+
+from autobench.abp import SpanRecord, Trace
+from autobench.records._base import RecordModel
+from autobench.records._enums import EvaluationStatus, RunStatus, TaskStatus
+from autobench.records._evidence import ArtifactRef, Case, ErrorRecord, FactorValue, Observation, ScoreRecord, Variant
+from autobench.records._semantics import SemanticRegistry
+
+RUN_RECORD_VERSION = 1
+EXPERIMENT_RECORD_VERSION = 1
+SUMMARY_RECORD_VERSION = 1
+
+
+class RunOutcome(RecordModel):
+    """The two status layers under the final run status."""
+
+    task: TaskStatus
+    evaluation: EvaluationStatus
+
+
+class RunInfo(RecordModel):
+    """Identity and status of a run. ``index`` is its position in the plan;
+    ``duration`` is seconds of wall time from task start to evaluation end."""
+
+    id: str
+    experiment: str
+    benchmark: str
+    case: str
+    variant: str
+    index: int = 0
+    status: RunStatus
+    outcome: RunOutcome
+    started_at: datetime | None = None
+    duration: float | None = None
+
+
+class RunRecord(RecordModel):
+    """Everything one case x variant run produced.
+
+    ``observations`` holds what the task (and derivers) recorded; scores live in
+    ``scores`` and are projected into observations on demand
+    (:func:`autobench.records.run_observations`), so nothing is stored twice.
+    """
+
+    run: RunInfo
+    case: Case
+    variant: Variant
+    output: Any = None
+    scores: tuple[ScoreRecord, ...] = ()
+    observations: tuple[Observation, ...] = ()
+    trace: Trace | None = None
+    artifacts: tuple[ArtifactRef, ...] = ()
+    errors: tuple[ErrorRecord, ...] = ()
+
+    @property
+    def run_id(self) -> str:
+        return self.run.id
+
+    @property
+    def experiment_id(self) -> str:
+        return self.run.experiment
+
+    @property
+    def benchmark_id(self) -> str:
+        return self.run.benchmark
+
+    @property
+    def case_id(self) -> str:
+        return self.run.case
+
+    @property
+    def variant_id(self) -> str:
+        return self.run.variant
+
+    @property
+    def status(self) -> RunStatus:
+        return self.run.status
+
+    @property
+    def task_status(self) -> TaskStatus:
+        return self.run.outcome.task
+
+    @property
+    def evaluation_status(self) -> EvaluationStatus:
+        return self.run.outcome.evaluation
+
+    @property
+    def task_output(self) -> Any:
+        return self.output
+
+    @property
+    def factors(self) -> tuple[FactorValue, ...]:
+        return self.variant.factors
+
+    @property
+    def spans(self) -> tuple[SpanRecord, ...]:
+        return () if self.trace is None else self.trace.spans
+
+    @property
+    def error(self) -> ErrorRecord | None:
+        """The first error of the run, if any."""
+        return self.errors[0] if self.errors else None
+
+    def score(self, name: str) -> ScoreRecord:
+        """The score named ``name``; raises ``KeyError`` when absent."""
+        for score in self.scores:
+            if score.name == name:
+                return score
+        raise KeyError(name)
+
+
+class PlannedRun(RecordModel):
+    """One entry of the plan: run id, its case and variant, and its record path."""
+
+    id: str
+    case: str
+    variant: str
+    path: str
+
+
+class DatasetInfo(RecordModel):
+    """What identifies the dataset: version, content hash, source and metadata."""
+
+    version: str | None = None
+    hash: str | None = None
+    source: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class SpecInfo(RecordModel):
+    """The normalised benchmark spec and its hash (sha256 of the canonical JSON)."""
+
+    hash: str
+    snapshot: dict[str, Any] = Field(default_factory=dict)
+
+
+class BenchmarkInfoRecord(RecordModel):
+    """The benchmark as planned: dataset identity, variants, counts and spec snapshot."""
+
+    id: str
+    description: str | None = None
+    dataset: DatasetInfo = Field(default_factory=DatasetInfo)
+    variants: tuple[Variant, ...] = ()
+    cases: int = 0
+    runs: int = 0
+    spec: SpecInfo | None = None
+
+
+class ExperimentInfo(RecordModel):
+    """Identity and timing of an experiment."""
+
+    id: str
+    benchmark: str
+    started_at: datetime | None = None
+    autobench: str | None = None
+
+
+class ExperimentRecord(RecordModel):
+    """The content of ``experiment.yaml``: written once when the experiment starts.
+
+    ``plan`` lists every planned run with its record path; ``files`` maps each
+    source file the benchmark read (spec, datasets, task modules) to its sha256;
+    ``semantic_registry`` holds only the entries the spec added to the built-ins;
+    ``report`` keeps the report configuration for replay.
+    """
+
+    experiment: ExperimentInfo
+    benchmark: BenchmarkInfoRecord
+    plan: tuple[PlannedRun, ...] = ()
+    files: dict[str, str] = Field(default_factory=dict)
+    environment: dict[str, Any] = Field(default_factory=dict)
+    semantic_registry: SemanticRegistry = Field(default_factory=SemanticRegistry)
+    report: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def experiment_id(self) -> str:
+        return self.experiment.id
+
+    @property
+    def benchmark_id(self) -> str:
+        return self.benchmark.id
+
+    @property
+    def run_paths(self) -> tuple[str, ...]:
+        return tuple(run.path for run in self.plan)
+
+
+class StatusCounts(RecordModel):
+    """How many runs ended in each status."""
+
+    passed: int = 0
+    failed: int = 0
+    errored: int = 0
+    skipped: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.passed + self.failed + self.errored + self.skipped
+
+
+class ExperimentSummary(RecordModel):
+    """The content of ``summary.yaml``: written once when the experiment ends.
+
+    ``complete`` is false when runs of the plan are missing (an interrupted
+    experiment); ``duration`` is seconds of wall time.
+    """
+
+    experiment: str
+    benchmark: str
+    finished_at: datetime | None = None
+    duration: float | None = None
+    complete: bool = True
+    runs: int = 0
+    status: StatusCounts = Field(default_factory=StatusCounts)
+    variants: dict[str, StatusCounts] = Field(default_factory=dict)

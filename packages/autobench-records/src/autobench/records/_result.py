@@ -1,0 +1,66 @@
+"""The in-memory result of an experiment, produced by a live run or by replay."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autobench.records._enums import RunStatus
+from autobench.records._records import ExperimentRecord, ExperimentSummary, RunRecord, StatusCounts
+from autobench.records._semantics import DEFAULT_SEMANTIC_REGISTRY, SemanticRegistry
+
+
+@dataclass(frozen=True)
+class ExperimentResult:
+    """An experiment and its runs, in plan order.
+
+    ``root_dir`` is the record directory (``None`` for an unrecorded run);
+    ``artifact_payloads`` maps ``(run_id, artifact_id)`` to payloads that were
+    not written to disk (only for runs executed with recording off).
+    ``registry`` is the built-in semantic registry with the spec's entries laid
+    over it.
+    """
+
+    experiment: ExperimentRecord
+    runs: tuple[RunRecord, ...]
+    summary: ExperimentSummary | None = None
+    root_dir: Path | None = None
+    artifact_payloads: Mapping[tuple[str, str], Any] = field(default_factory=dict)
+    registry: SemanticRegistry = DEFAULT_SEMANTIC_REGISTRY
+
+    @property
+    def experiment_id(self) -> str:
+        return self.experiment.experiment_id
+
+    @property
+    def benchmark_id(self) -> str:
+        return self.experiment.benchmark_id
+
+    @property
+    def complete(self) -> bool:
+        """Whether every planned run has a record."""
+        return len(self.runs) == len(self.experiment.plan)
+
+    @property
+    def missing_runs(self) -> tuple[str, ...]:
+        """Ids of planned runs without a record."""
+        present = {run.run_id for run in self.runs}
+        return tuple(planned.id for planned in self.experiment.plan if planned.id not in present)
+
+    def status_counts(self, variant_id: str | None = None) -> StatusCounts:
+        """Run counts per final status, for all runs or one variant."""
+        counts = {status: 0 for status in RunStatus}
+        for run in self.runs:
+            if variant_id is None or run.variant_id == variant_id:
+                counts[run.status] += 1
+        return StatusCounts(**{status.value: count for status, count in counts.items()})
+
+    def runs_for(self, *, variant_id: str | None = None, case_id: str | None = None) -> tuple[RunRecord, ...]:
+        """Runs of one variant and/or one case, in plan order."""
+        return tuple(
+            run
+            for run in self.runs
+            if (variant_id is None or run.variant_id == variant_id) and (case_id is None or run.case_id == case_id)
+        )

@@ -1,0 +1,1 @@
+"""Autobench reports: builders, Rich rendering and exporters over recorded evidence."""
