@@ -94,6 +94,42 @@ _export(
     "resolve_dotted_path",
 )
 
+_export(
+    "autobench.records",
+    "autobench-records",
+    "RecordingError",
+    "RecordFormatError",
+    "load_experiment_record",
+    "load_run_record",
+    "record_experiment",
+    "replay_experiment",
+)
+_export("autobench.core.spec", "autobench-core", "SpecError", "load_benchmark_spec")
+_export(
+    "autobench.core.planning",
+    "autobench-core",
+    "BenchmarkPlan",
+    "MatrixRunSpec",
+    "build_benchmark_plan",
+    "expand_matrix",
+)
+_export(
+    "autobench.core.runtime",
+    "autobench-core",
+    "DurationMetricSpec",
+    "ProgressEvent",
+    "ProgressEventKind",
+    "RunContext",
+    "Span",
+    "TaskResolutionError",
+    "capture_environment",
+    "collect_benchmark_source_files",
+    "get_active_run_context",
+    "run_benchmark_path",
+    "run_benchmark_spec",
+)
+_export("autobench.core.plugins", "autobench-core", "hookimpl")
+
 
 def __getattr__(name: str) -> Any:
     try:

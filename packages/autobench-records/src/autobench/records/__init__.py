@@ -24,6 +24,7 @@ from autobench.records._evidence import (
     Variant,
     factors_from_mapping,
 )
+from autobench.records._paths import artifact_dir, run_record_path, safe_segment
 from autobench.records._projection import (
     ObservationQuery,
     ProjectedMetric,
@@ -95,9 +96,12 @@ __all__ = [
     "StatusCounts",
     "TaskStatus",
     "Variant",
+    "artifact_dir",
     "factors_from_mapping",
     "filter_observations",
     "project_observations",
     "run_observations",
+    "run_record_path",
+    "safe_segment",
     "score_observation",
 ]

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from autobench.abp import SpanRecord
 from autobench.records import Case, Direction, Observation, ObservationRole, ScoreRecord, Variant
@@ -74,6 +74,13 @@ class ScorerSpec(BaseModel):
     direction: Direction | None = Field(default=None, alias="goal")
     role: ObservationRole | None = None
     optional: bool = False
+
+    @model_serializer(mode="wrap")
+    def _always_kind(self, handler: Any) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            data = {"kind": self.kind, **data}
+        return data
 
     @property
     def effective_role(self) -> ObservationRole:
