@@ -50,6 +50,7 @@ from autobench.records._records import (
     StatusCounts,
 )
 from autobench.records._result import ExperimentResult
+from autobench.records._sink import ExperimentSink
 from autobench.records._semantics import (
     DEFAULT_SEMANTIC_REGISTRY,
     Semantic,
@@ -74,6 +75,7 @@ __all__ = [
     "ExperimentInfo",
     "ExperimentRecord",
     "ExperimentResult",
+    "ExperimentSink",
     "ExperimentSummary",
     "FactorValue",
     "Observation",

@@ -1,0 +1,120 @@
+"""Planning: expand a spec's cases x variants into an ordered list of runs with stable ids.
+
+Order is case-major: every variant of the first case, then every variant of the
+second, following the order cases and variants are declared in. A run id is
+``run_<index>_<case>_<variant>`` where index is the zero-padded plan position
+and case/variant are lowercase slugs (at most 24 characters each), so an id is
+readable, path-safe, unique within the plan, and stable for a given plan
+position, case and variant.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from autobench.records import Case, Variant, run_record_path
+
+from autobench.core.spec import BenchmarkSpec
+
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def _slug(text: str) -> str:
+    return _SLUG.sub("_", text.lower()).strip("_")[:24].rstrip("_") or "x"
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixRunSpec:
+    """One planned run: its plan position, stable id, case, variant and record path."""
+
+    index: int
+    run_id: str
+    case: Case
+    variant: Variant
+    path: str
+
+    @property
+    def case_id(self) -> str:
+        return self.case.id
+
+    @property
+    def variant_id(self) -> str:
+        return self.variant.id
+
+
+def run_id_for(index: int, case_id: str, variant_id: str, width: int = 4) -> str:
+    """The stable run id for a plan position, case and variant."""
+    return f"run_{index:0{width}d}_{_slug(case_id)}_{_slug(variant_id)}"
+
+
+def expand_matrix(cases: Sequence[Case], variants: Sequence[Variant]) -> tuple[MatrixRunSpec, ...]:
+    """Every (case, variant) pair in case-major declaration order, as :class:`MatrixRunSpec`."""
+    width = max(4, len(str(len(cases) * len(variants))))
+    runs: list[MatrixRunSpec] = []
+    for case in cases:
+        for variant in variants:
+            index = len(runs)
+            runs.append(
+                MatrixRunSpec(
+                    index=index,
+                    run_id=run_id_for(index, case.id, variant.id, width),
+                    case=case,
+                    variant=variant,
+                    path=run_record_path(case.id, variant.id),
+                )
+            )
+    return tuple(runs)
+
+
+@dataclass(frozen=True)
+class BenchmarkPlan:
+    """The validated, counted matrix of a spec. ``warnings`` are human-readable notes
+    (for example "no task: the plan can be validated but not run")."""
+
+    spec: BenchmarkSpec
+    runs: tuple[MatrixRunSpec, ...]
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def case_count(self) -> int:
+        return len(self.spec.dataset.cases)
+
+    @property
+    def variant_count(self) -> int:
+        return len(self.spec.variants)
+
+    @property
+    def run_count(self) -> int:
+        return len(self.runs)
+
+
+def build_benchmark_plan(spec: BenchmarkSpec) -> BenchmarkPlan:
+    """Expand ``spec`` into its plan and collect warnings about what would not run."""
+    warnings: list[str] = []
+    if not spec.dataset.cases:
+        warnings.append("the dataset has no cases: nothing would run")
+    if not spec.variants:
+        warnings.append("the benchmark has no variants: nothing would run")
+    if spec.task is None and spec.dataset.cases and spec.variants:
+        warnings.append("no task is set (run.python or task.target): the plan can be validated but not run")
+    return BenchmarkPlan(spec=spec, runs=expand_matrix(spec.dataset.cases, spec.variants), warnings=tuple(warnings))
+
+
+def canonical_json(value: Any) -> str:
+    """Canonical JSON text (sorted keys, no whitespace) used for content hashes."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def spec_hash(spec: BenchmarkSpec) -> str:
+    """sha256 hex digest of the canonical JSON of the spec (independent of file location)."""
+    return hashlib.sha256(canonical_json(spec.model_dump(mode="json")).encode()).hexdigest()
+
+
+def dataset_hash(cases: Sequence[Case]) -> str:
+    """sha256 hex digest of the canonical JSON of the cases (content only, not their file paths)."""
+    return hashlib.sha256(canonical_json([case.model_dump(mode="json") for case in cases]).encode()).hexdigest()
