@@ -1,5 +1,5 @@
-"""The autobench command line."""
+"""The ``autobench`` command line (click, with Rich output)."""
 
+from autobench.cli._app import cli, main
 
-def main() -> None:
-    raise SystemExit("autobench: the command line is not built yet")
+__all__ = ["cli", "main"]

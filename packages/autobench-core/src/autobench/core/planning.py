@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from autobench.records import Case, Variant, run_record_path
@@ -118,3 +120,12 @@ def spec_hash(spec: BenchmarkSpec) -> str:
 def dataset_hash(cases: Sequence[Case]) -> str:
     """sha256 hex digest of the canonical JSON of the cases (content only, not their file paths)."""
     return hashlib.sha256(canonical_json([case.model_dump(mode="json") for case in cases]).encode()).hexdigest()
+
+
+def new_experiment_id(benchmark_id: str, now: datetime | None = None) -> str:
+    """A fresh experiment id: ``exp_<benchmark slug>_<UTC YYYYmmddTHHMMSS>Z_<4 random hex>``.
+
+    The random suffix keeps two experiments started in the same second apart.
+    """
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
+    return f"exp_{_SLUG.sub('_', benchmark_id.lower()).strip('_')[:40] or 'benchmark'}_{stamp}_{os.urandom(2).hex()}"

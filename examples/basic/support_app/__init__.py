@@ -1,0 +1,1 @@
+"""A small support-ticket router: the application this example benchmarks."""

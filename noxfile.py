@@ -1,0 +1,57 @@
+"""Developer sessions. Every session runs inside the uv workspace environment.
+
+    uv run nox -s tests      # the whole pytest suite (examples included)
+    uv run nox -s lint       # ruff (lint and format check) and mypy
+    uv run nox -s examples   # every example end to end: validate, run --record, replay
+    uv run nox -s bench      # the performance harness in tools/bench.py
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import nox
+
+nox.options.sessions = ["tests", "lint", "examples"]
+nox.options.default_venv_backend = "none"
+
+ROOT = Path(__file__).parent
+EXAMPLES = ("minimal", "basic")
+SOURCES = ("packages", "tests", "tools", "examples", "noxfile.py")
+
+
+def _uv_run(session: nox.Session, *args: str) -> None:
+    session.run("uv", "run", "--all-packages", *args, external=True)
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run the whole test suite."""
+    _uv_run(session, "pytest", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Ruff lint, ruff format check and mypy over every distribution."""
+    _uv_run(session, "ruff", "check", *SOURCES)
+    _uv_run(session, "ruff", "format", "--check", *SOURCES)
+    _uv_run(session, "mypy")
+
+
+@nox.session
+def examples(session: nox.Session) -> None:
+    """Validate, run with recording, and replay every example."""
+    with tempfile.TemporaryDirectory(prefix="autobench-examples-") as tmp:
+        for name in EXAMPLES:
+            spec = str(ROOT / "examples" / name / "autobench.yaml")
+            record = str(Path(tmp) / name)
+            _uv_run(session, "autobench", "validate", spec)
+            _uv_run(session, "autobench", "run", spec, "--record", record, "--no-progress")
+            _uv_run(session, "autobench", "replay", record)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Measure the performance budgets and print figures and ratios."""
+    _uv_run(session, "python", "tools/bench.py", *session.posargs)

@@ -1,0 +1,59 @@
+"""The consoles the commands print to, and how user-facing errors are shown.
+
+Rich honours ``NO_COLOR`` and plain (non-terminal) stdout by itself; errors go
+to stderr in a panel that names the file and YAML location when known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import click
+from rich.console import Console
+from rich.panel import Panel
+from rich.text import Text
+
+from autobench.core.runtime import TaskResolutionError
+from autobench.core.spec import SpecError
+from autobench.records import RecordFormatError, RecordingError
+
+EXIT_ERROR = 1
+
+
+def stdout_console() -> Console:
+    return Console(highlight=False)
+
+
+def stderr_console() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+class ReportedError(click.exceptions.Exit):
+    """Raised after an error panel was printed: ends the command with exit code 1."""
+
+    def __init__(self) -> None:
+        super().__init__(EXIT_ERROR)
+
+
+def show_error(title: str, message: str, hint: str | None = None) -> ReportedError:
+    body = Text(message)
+    if hint:
+        body.append(f"\n\n{hint}", style="dim")
+    stderr_console().print(Panel(body, title=title, title_align="left", border_style="red"))
+    return ReportedError()
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn Autobench's user-facing exceptions into an error panel and exit code 1."""
+    try:
+        yield
+    except SpecError as exc:
+        raise show_error("Invalid benchmark spec", str(exc)) from None
+    except TaskResolutionError as exc:
+        raise show_error("Task not found", str(exc), "Task targets are 'module:function', resolved from the spec's directory first.") from None
+    except RecordingError as exc:
+        raise show_error("Recording failed", str(exc)) from None
+    except RecordFormatError as exc:
+        raise show_error("Cannot read records", str(exc)) from None

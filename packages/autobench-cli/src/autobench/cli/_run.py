@@ -1,0 +1,105 @@
+"""``autobench run``: execute a benchmark matrix, record it, and show the status."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import click
+from rich.console import Group
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from autobench.cli._console import stderr_console, stdout_console, user_errors
+from autobench.core.planning import new_experiment_id
+from autobench.core.runtime import ProgressEvent, ProgressEventKind, collect_benchmark_source_files, run_benchmark_spec
+from autobench.core.spec import load_benchmark_spec
+from autobench.records import RecordDirectoryWriter, RunStatus, safe_segment
+from autobench.report import render_experiment_overview, render_status_table
+
+DEFAULT_RECORD_ROOT = Path(".autobench")
+
+
+class _ProgressBar:
+    """Feeds typed progress events into a Rich progress bar on stderr."""
+
+    def __init__(self, progress: Progress) -> None:
+        self._progress = progress
+        self._task = progress.add_task("running", total=None, status="")
+        self._counts = {status: 0 for status in RunStatus}
+
+    def __call__(self, event: ProgressEvent) -> None:
+        if event.kind is ProgressEventKind.EXPERIMENT_STARTED:
+            self._progress.update(self._task, total=event.total)
+        elif event.kind is ProgressEventKind.RUN_FINISHED and event.status is not None:
+            self._counts[RunStatus(event.status)] += 1
+            summary = " ".join(f"{status.value} {count}" for status, count in self._counts.items() if count)
+            self._progress.update(self._task, advance=1, status=summary)
+
+
+@click.command("run")
+@click.argument("spec_path", metavar="SPEC", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--record",
+    "record_dir",
+    metavar="DIR",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Write the records to DIR (must not hold an experiment already).",
+)
+@click.option("--no-record", is_flag=True, help="Run and show results without writing any record.")
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Maximum number of runs active at once (sync tasks run in worker threads).",
+)
+@click.option("--experiment-id", metavar="ID", help="Experiment id (default: exp_<benchmark>_<UTC time>_<hex>).")
+@click.option("--progress/--no-progress", "show_progress", default=True, help="Show a progress bar on stderr.")
+def run_command(
+    spec_path: Path,
+    record_dir: Path | None,
+    no_record: bool,
+    concurrency: int,
+    experiment_id: str | None,
+    show_progress: bool,
+) -> None:
+    """Run the benchmark SPEC: every case against every variant.
+
+    Each run's record is written atomically as soon as the run ends. Without
+    --record or --no-record, records go to .autobench/<benchmark>/<experiment>/.
+    An existing experiment directory is never overwritten. The exit code is 0
+    when the experiment completed, even if some runs failed or errored; the
+    status table shows them.
+    """
+    if record_dir is not None and no_record:
+        raise click.UsageError("--record and --no-record exclude each other")
+    with user_errors():
+        spec = load_benchmark_spec(spec_path)
+        experiment = experiment_id or new_experiment_id(spec.id)
+        sink = None
+        if not no_record:
+            target = record_dir or DEFAULT_RECORD_ROOT / safe_segment(spec.id) / safe_segment(experiment)
+            sink = RecordDirectoryWriter(target)
+        source_files = collect_benchmark_source_files(spec)
+        progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[status]}"),
+            console=stderr_console(),
+            transient=True,
+            disable=not show_progress,
+        )
+        with progress:
+            result = asyncio.run(
+                run_benchmark_spec(
+                    spec,
+                    experiment_id=experiment,
+                    concurrency_limit=concurrency,
+                    sink=sink,
+                    progress=_ProgressBar(progress),
+                    source_files=source_files,
+                )
+            )
+    stdout_console().print(Group(render_experiment_overview(result), render_status_table(result)))

@@ -1,0 +1,27 @@
+"""``autobench validate``: load a spec, resolve its sources and show the plan, never run it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from autobench.cli._console import stdout_console, user_errors
+from autobench.core.planning import build_benchmark_plan
+from autobench.core.spec import load_benchmark_spec
+from autobench.report import render_plan
+
+
+@click.command("validate")
+@click.argument("spec_path", metavar="SPEC", type=click.Path(path_type=Path, dir_okay=False))
+def validate_command(spec_path: Path) -> None:
+    """Validate the benchmark spec SPEC and show its planned matrix.
+
+    Loads the YAML (both the authoring DSL and the structured form), reads
+    the datasets it references, checks ids and scorers, and prints the case,
+    variant and planned-run counts. The task is not imported or run.
+    """
+    with user_errors():
+        spec = load_benchmark_spec(spec_path)
+        plan = build_benchmark_plan(spec)
+    stdout_console().print(render_plan(plan, spec_path=str(spec_path)))

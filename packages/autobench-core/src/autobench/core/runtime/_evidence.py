@@ -1,0 +1,145 @@
+"""The evidence buffer: where one run's observations, artifacts and errors accumulate.
+
+The buffer only stores; :class:`~autobench.core.runtime._recorder.EvidenceRecorder`
+decides what to store. Observation ids are ``obs_1``, ``obs_2``, ... and
+artifact ids ``art_1``, ``art_2``, ... in recording order, per run. Appends are
+safe from several threads (ids come from :func:`itertools.count`, and
+``list.append`` is atomic), because a sync task may hand work to its own threads.
+"""
+
+from __future__ import annotations
+
+import itertools
+import traceback
+from typing import Any
+
+from autobench.records import (
+    ArtifactRef,
+    Direction,
+    ErrorRecord,
+    Observation,
+    ObservationKind,
+    ObservationRole,
+    ObservationSource,
+)
+
+
+class EvidenceBuffer:
+    """Observations, artifacts (with their payloads) and errors of one case x variant run."""
+
+    __slots__ = (
+        "_artifact_ids",
+        "_exception_spans",
+        "_observation_ids",
+        "artifacts",
+        "case_id",
+        "errors",
+        "observations",
+        "payloads",
+        "variant_id",
+    )
+
+    def __init__(self, case_id: str, variant_id: str) -> None:
+        self.case_id = case_id
+        self.variant_id = variant_id
+        self.observations: list[Observation] = []
+        self.artifacts: list[ArtifactRef] = []
+        self.payloads: dict[str, Any] = {}
+        self.errors: list[ErrorRecord] = []
+        self._observation_ids = itertools.count(1)
+        self._artifact_ids = itertools.count(1)
+        self._exception_spans: dict[int, tuple[BaseException, str]] = {}
+
+    def add_observation(
+        self,
+        name: str,
+        value: Any,
+        *,
+        kind: ObservationKind,
+        span_id: str | None,
+        semantic_type: str | None = None,
+        unit: str | None = None,
+        direction: Direction | str | None = None,
+        role: ObservationRole | str | None = None,
+        reason: str | None = None,
+        tags: dict[str, str] | None = None,
+    ) -> Observation:
+        """Store one task observation and return it.
+
+        ``direction`` and ``role`` accept the enum or its string value (raising
+        ``ValueError`` for anything else). The model is built without
+        re-validation: every field is coerced here, and the record rule that
+        factors, events and artifacts carry no direction is kept by the callers,
+        which do not offer one for those kinds.
+        """
+        observation = Observation.model_construct(
+            id=f"obs_{next(self._observation_ids)}",
+            name=str(name),
+            kind=kind,
+            value=value,
+            unit=unit,
+            semantic_type=semantic_type,
+            direction=None if direction is None else Direction(direction),
+            role=None if role is None else ObservationRole(role),
+            source=ObservationSource.TASK_OBSERVATION,
+            span_id=span_id,
+            reason=reason,
+            tags=dict(tags) if tags else {},
+            case_id=self.case_id,
+            variant_id=self.variant_id,
+        )
+        self.observations.append(observation)
+        return observation
+
+    def add_artifact(
+        self, name: str, payload: Any, *, media_type: str, tags: dict[str, str] | None, span_id: str | None
+    ) -> ArtifactRef:
+        """Store an artifact payload and return its reference (no path until a sink stores it)."""
+        artifact_id = f"art_{next(self._artifact_ids)}"
+        ref = ArtifactRef.model_construct(
+            id=artifact_id,
+            name=str(name),
+            media_type=media_type,
+            tags=dict(tags) if tags else {},
+            span_id=span_id,
+        )
+        self.payloads[artifact_id] = payload
+        self.artifacts.append(ref)
+        return ref
+
+    def add_error(self, error: ErrorRecord) -> ErrorRecord:
+        self.errors.append(error)
+        return error
+
+    def note_exception_span(self, exc: BaseException, span_id: str) -> None:
+        """Remember the innermost span an exception passed through (the first one noted)."""
+        self._exception_spans.setdefault(id(exc), (exc, span_id))
+
+    def exception_span(self, exc: BaseException) -> str | None:
+        """The innermost span ``exc`` passed through, or ``None`` if it passed through none."""
+        entry = self._exception_spans.get(id(exc))
+        return entry[1] if entry is not None and entry[0] is exc else None
+
+
+def error_record(
+    error: BaseException | str,
+    *,
+    stage: str,
+    source: str | None = None,
+    span_id: str | None = None,
+) -> ErrorRecord:
+    """An :class:`ErrorRecord` for an exception (type, message, full traceback) or a message.
+
+    A plain message becomes type ``Error`` without a traceback.
+    """
+    if isinstance(error, BaseException):
+        trace = "".join(traceback.format_exception(error)) if error.__traceback__ is not None else None
+        return ErrorRecord(
+            stage=stage,
+            type=type(error).__name__,
+            message=str(error),
+            traceback=trace,
+            source=source,
+            span_id=span_id,
+        )
+    return ErrorRecord(stage=stage, type="Error", message=str(error), source=source, span_id=span_id)

@@ -1,0 +1,148 @@
+"""Manual spans: the :class:`Span` handle and the optional duration metric of a span.
+
+A span is recorded only through ABP (:func:`autobench.abp.start_span` with the
+manual scope), so there is one span model. Its duration belongs to the
+runtime: it is measured on the monotonic clock between entering and leaving
+the ``with`` block, and with a :class:`DurationMetricSpec` it is also written
+as a metric observation linked to the span when the span ends (also when the
+body raises; the exception then propagates unchanged).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from autobench.abp import ActiveSpan, SpanStatus, TraceCollector, start_span
+from autobench.records import Direction, ObservationKind, ObservationRole, Semantic
+
+from autobench.core.runtime._evidence import EvidenceBuffer
+from autobench.core.runtime._recorder import EvidenceRecorder
+
+_UNIT_FACTORS: dict[str, float] = {"s": 1.0, "ms": 1e3, "us": 1e6, "µs": 1e6, "ns": 1e9}
+
+
+@dataclass(frozen=True, slots=True)
+class DurationMetricSpec:
+    """Ask a span to record its duration as a metric when it ends.
+
+    ``unit`` is one of ``s``, ``ms``, ``us`` (or ``µs``) and ``ns``; the
+    duration is converted from seconds. Defaults: semantic type
+    ``time.latency``, role diagnostic, direction minimize. Raises
+    ``ValueError`` for another unit.
+    """
+
+    name: str
+    semantic_type: str = Semantic.TIME_LATENCY
+    unit: str = "s"
+    role: ObservationRole = ObservationRole.DIAGNOSTIC
+    direction: Direction = Direction.MINIMIZE
+
+    def __post_init__(self) -> None:
+        if self.unit not in _UNIT_FACTORS:
+            raise ValueError(f"duration unit {self.unit!r} is not one of {', '.join(_UNIT_FACTORS)}")
+
+    def convert(self, seconds: float) -> float:
+        """``seconds`` expressed in :attr:`unit`."""
+        return seconds * _UNIT_FACTORS[self.unit]
+
+
+class Span(EvidenceRecorder):
+    """The handle ``ctx.span(...)`` yields: update the span, and record evidence linked to it.
+
+    Evidence methods (``metric``, ``check``, ``artifact``, ``error``, ...) are
+    those of the run context, with ``span_id`` set to this span whatever span
+    is innermost when they are called.
+    """
+
+    __slots__ = ("_active", "_evidence")
+
+    def __init__(self, active: ActiveSpan, evidence: EvidenceBuffer) -> None:
+        self._active = active
+        self._evidence = evidence
+
+    def _link_span_id(self) -> str | None:
+        return self._active.id
+
+    @property
+    def id(self) -> str:
+        """The ABP span id (16 hex characters)."""
+        return self._active.id
+
+    @property
+    def name(self) -> str:
+        return self._active.operation
+
+    @property
+    def kind(self) -> str:
+        return self._active.kind
+
+    @property
+    def parent_id(self) -> str | None:
+        return self._active.parent_id
+
+    def set_output(self, output: Any) -> None:
+        """Set the value the span produced."""
+        self._active.set_output(output)
+
+    def set_attribute(self, key: str, value: Any) -> None:
+        """Set one attribute; a later value replaces an earlier one."""
+        self._active.set_attribute(key, value)
+
+    def set_usage(self, usage: Mapping[str, Any] | None = None, /, **values: Any) -> None:
+        """Merge usage counts (``input_tokens=420``) into the span."""
+        self._active.set_usage(usage, **values)
+
+
+@contextmanager
+def open_span(
+    collector: TraceCollector,
+    evidence: EvidenceBuffer,
+    name: str,
+    *,
+    kind: str,
+    input: Any,
+    attributes: Mapping[str, Any] | None,
+    usage: Mapping[str, Any] | None,
+    tags: Mapping[str, str] | None,
+    duration_metric: DurationMetricSpec | None,
+) -> Iterator[Span]:
+    """Open an ABP span under the task's active span and yield its :class:`Span` handle.
+
+    On exit the span is ended with status ``ok``, ``error`` or ``cancelled``
+    (for :class:`asyncio.CancelledError`); the exception, if any, propagates.
+    """
+    with start_span(
+        name, kind=kind, input=input, attributes=attributes, tags=tags, collector=collector
+    ) as active:
+        if usage:
+            active.set_usage(usage)
+        handle = Span(active, evidence)
+        try:
+            yield handle
+        except BaseException as exc:
+            evidence.note_exception_span(exc, active.id)
+            status = SpanStatus.CANCELLED if isinstance(exc, asyncio.CancelledError) else SpanStatus.ERROR
+            _record_duration(evidence, active, active.end(status, exc), duration_metric)
+            raise
+        _record_duration(evidence, active, active.end(SpanStatus.OK), duration_metric)
+
+
+def _record_duration(
+    evidence: EvidenceBuffer, active: ActiveSpan, seconds: float, spec: DurationMetricSpec | None
+) -> None:
+    if spec is None:
+        return
+    evidence.add_observation(
+        spec.name,
+        spec.convert(seconds),
+        kind=ObservationKind.METRIC,
+        span_id=active.id,
+        semantic_type=spec.semantic_type,
+        unit=spec.unit,
+        direction=spec.direction,
+        role=spec.role,
+    )
