@@ -1,0 +1,118 @@
+"""Provenance of an experiment: the environment it ran in and the files it read.
+
+Both are cheap: the environment is a handful of interpreter and platform
+facts (distribution versions are looked up once per process), and source
+files are hashed once per experiment.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import platform
+import socket
+import sys
+from collections.abc import Iterable
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from autobench.core.runtime._tasks import task_module_file
+from autobench.core.spec import BenchmarkSpec
+
+_DISTRIBUTIONS = (
+    "autobench",
+    "autobench-abp",
+    "autobench-records",
+    "autobench-core",
+    "autobench-report",
+    "autobench-cli",
+)
+
+
+@functools.cache
+def _static_environment() -> dict[str, Any]:
+    versions: dict[str, str] = {}
+    for name in _DISTRIBUTIONS:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    try:
+        hostname: str | None = socket.gethostname()
+    except OSError:
+        hostname = None
+    return {
+        "python": platform.python_version(),
+        "implementation": sys.implementation.name,
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "hostname": hostname,
+        "packages": versions,
+    }
+
+
+def capture_environment() -> dict[str, Any]:
+    """A small description of where the experiment runs.
+
+    Keys: ``python`` (version), ``implementation`` (``cpython``...),
+    ``platform``, ``machine``, ``hostname`` (``None`` when unavailable),
+    ``packages`` (``{distribution: version}`` of the installed Autobench
+    distributions) and ``cwd``.
+    """
+    environment = dict(_static_environment())
+    environment["packages"] = dict(environment["packages"])
+    environment["cwd"] = os.getcwd()
+    return environment
+
+
+def file_sha256(path: Path) -> str:
+    """Hex sha256 of the file's bytes."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 16), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _display_path(path: Path, base_dir: Path | None) -> str:
+    if base_dir is not None:
+        try:
+            return path.resolve().relative_to(base_dir.resolve()).as_posix()
+        except ValueError:
+            pass
+    return path.resolve().as_posix()
+
+
+def _spec_files(spec: BenchmarkSpec) -> list[Path]:
+    # ``source_files`` (spec file and dataset files) is filled by the YAML loader;
+    # a spec built in Python has none.
+    declared: Iterable[Any] = getattr(spec, "source_files", None) or ()
+    files = [Path(item) for item in declared]
+    spec_path = getattr(spec, "source_path", None)
+    if spec_path is not None:
+        files.insert(0, Path(spec_path))
+    return files
+
+
+def collect_benchmark_source_files(spec: BenchmarkSpec, *, spec_path: Path | str | None = None) -> dict[str, str]:
+    """``{path: sha256}`` of the files a benchmark reads: the spec file, its dataset
+    files and the task module file (when it can be found without importing it).
+
+    Paths are relative to ``spec.base_dir`` when they lie under it (posix
+    form), absolute otherwise. Missing files are skipped.
+    """
+    files = _spec_files(spec)
+    if spec_path is not None:
+        files.insert(0, Path(spec_path))
+    task_file = task_module_file(spec)
+    if task_file is not None:
+        files.append(task_file)
+    hashes: dict[str, str] = {}
+    for path in files:
+        if not path.is_absolute() and spec.base_dir is not None:
+            path = spec.base_dir / path
+        if path.is_file():
+            hashes.setdefault(_display_path(path, spec.base_dir), file_sha256(path))
+    return hashes

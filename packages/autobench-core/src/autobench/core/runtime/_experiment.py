@@ -1,0 +1,89 @@
+"""The experiment-level records: ``experiment.yaml`` at the start, ``summary.yaml`` at the end."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+
+from autobench import __version__
+from autobench.core.planning import BenchmarkPlan, dataset_hash, spec_hash
+from autobench.core.spec import BenchmarkSpec
+from autobench.records import (
+    DEFAULT_SEMANTIC_REGISTRY,
+    BenchmarkInfoRecord,
+    DatasetInfo,
+    ExperimentInfo,
+    ExperimentRecord,
+    ExperimentSummary,
+    PlannedRun,
+    RunRecord,
+    RunStatus,
+    SpecInfo,
+    StatusCounts,
+)
+
+
+def build_experiment_record(
+    spec: BenchmarkSpec,
+    plan: BenchmarkPlan,
+    *,
+    experiment_id: str,
+    started_at: datetime,
+    files: Mapping[str, str],
+    environment: Mapping[str, object],
+) -> ExperimentRecord:
+    """The record of an experiment as planned: benchmark identity, dataset version and
+    hash, variants, counts, spec snapshot and hash, the plan, source file hashes,
+    environment, the spec's own semantic entries and its report configuration."""
+    dataset = spec.dataset
+    return ExperimentRecord(
+        experiment=ExperimentInfo(
+            id=experiment_id, benchmark=spec.benchmark.id, started_at=started_at, autobench=__version__
+        ),
+        benchmark=BenchmarkInfoRecord(
+            id=spec.benchmark.id,
+            description=spec.benchmark.description,
+            dataset=DatasetInfo(
+                version=dataset.version,
+                hash=dataset_hash(dataset.cases),
+                source=dataset.source,
+                metadata=dataset.metadata,
+            ),
+            variants=spec.variants,
+            cases=plan.case_count,
+            runs=plan.run_count,
+            spec=SpecInfo(hash=spec_hash(spec), snapshot=spec.model_dump(mode="json", exclude_defaults=True)),
+        ),
+        plan=tuple(
+            PlannedRun(id=run.run_id, case=run.case_id, variant=run.variant_id, path=run.path) for run in plan.runs
+        ),
+        files=dict(files),
+        environment=dict(environment),
+        semantic_registry=spec.semantic_registry.custom_entries(DEFAULT_SEMANTIC_REGISTRY),
+        report=spec.reports.model_dump(mode="json", exclude_defaults=True),
+    )
+
+
+def _counts(runs: Sequence[RunRecord]) -> StatusCounts:
+    counts = dict.fromkeys(RunStatus, 0)
+    for run in runs:
+        counts[run.status] += 1
+    return StatusCounts(**{status.value: count for status, count in counts.items()})
+
+
+def build_summary(
+    experiment: ExperimentRecord, runs: Sequence[RunRecord], *, duration: float
+) -> ExperimentSummary:
+    """Status counts overall and per variant (every planned variant appears), the
+    duration in seconds and whether every planned run has a record."""
+    variant_ids = [variant.id for variant in experiment.benchmark.variants]
+    return ExperimentSummary(
+        experiment=experiment.experiment_id,
+        benchmark=experiment.benchmark_id,
+        finished_at=datetime.now(UTC),
+        duration=duration,
+        complete=len(runs) == len(experiment.plan),
+        runs=len(runs),
+        status=_counts(runs),
+        variants={vid: _counts([run for run in runs if run.variant_id == vid]) for vid in variant_ids},
+    )

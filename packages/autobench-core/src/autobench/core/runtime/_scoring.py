@@ -1,0 +1,82 @@
+"""Scoring of one run: call each scorer of the spec and normalise what it returns.
+
+For each :class:`ScorerSpec` in ``spec.scoring`` (in declaration order) the
+runtime awaits ``scorer.score(call)``:
+
+* a :class:`ScoreRecord` is kept, with ``semantic_type``, ``unit``,
+  ``direction`` and ``role`` filled from the scorer spec where the record
+  leaves them ``None`` (role: ``scorer.effective_role``), and ``optional``
+  taken from the spec;
+* any other return value becomes ``ScoreRecord(name=scorer.name, value=...)``
+  filled the same way;
+* a raising scorer (:class:`MissingPathError` or anything else) gives a
+  ``ScoreRecord`` with ``error`` set and no value, plus an
+  :class:`ErrorRecord` with stage ``scorer`` and ``source`` the scorer name.
+  Only that run is affected; whether the error affects its status is decided
+  in ``_status`` (errors of ``optional`` scorers never do).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from autobench.records import ErrorRecord, ScoreRecord
+
+from autobench.core.runtime._evidence import error_record
+from autobench.core.scoring import ScorerSpec, ScoringCall
+
+
+def _filled(record: ScoreRecord, scorer: ScorerSpec) -> ScoreRecord:
+    update: dict[str, Any] = {}
+    if record.semantic_type is None and scorer.semantic_type is not None:
+        update["semantic_type"] = scorer.semantic_type
+    if record.unit is None and scorer.unit is not None:
+        update["unit"] = scorer.unit
+    if record.direction is None and scorer.direction is not None:
+        update["direction"] = scorer.direction
+    if record.role is None:
+        update["role"] = scorer.effective_role
+    if record.optional != scorer.optional:
+        update["optional"] = scorer.optional
+    return record.model_copy(update=update) if update else record
+
+
+def _from_value(value: Any, scorer: ScorerSpec) -> ScoreRecord:
+    return ScoreRecord.model_construct(
+        name=scorer.name,
+        value=value,
+        semantic_type=scorer.semantic_type,
+        unit=scorer.unit,
+        direction=scorer.direction,
+        role=scorer.effective_role,
+        optional=scorer.optional,
+    )
+
+
+async def score_run(
+    scorers: Sequence[ScorerSpec], call: ScoringCall
+) -> tuple[tuple[ScoreRecord, ...], tuple[ErrorRecord, ...]]:
+    """Run every scorer on one run; return the scores (one per scorer, in order) and
+    the errors of the scorers that raised."""
+    scores: list[ScoreRecord] = []
+    errors: list[ErrorRecord] = []
+    for scorer in scorers:
+        try:
+            result = await scorer.score(call)
+        except Exception as exc:
+            scores.append(
+                ScoreRecord.model_construct(
+                    name=scorer.name,
+                    semantic_type=scorer.semantic_type,
+                    unit=scorer.unit,
+                    direction=scorer.direction,
+                    role=scorer.effective_role,
+                    error=f"{type(exc).__name__}: {exc}",
+                    optional=scorer.optional,
+                )
+            )
+            errors.append(error_record(exc, stage="scorer", source=scorer.name))
+            continue
+        scores.append(_filled(result, scorer) if isinstance(result, ScoreRecord) else _from_value(result, scorer))
+    return tuple(scores), tuple(errors)

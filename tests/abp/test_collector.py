@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+import pytest
+
+from autobench.abp import SpanStatus, TraceCollector, TraceEnvelope, Trace, bind_collector, start_span
+
+
+def test_nested_spans_materialise_with_parentage_and_scope() -> None:
+    collector = TraceCollector()
+    with bind_collector(collector), start_span("benchmark.run", kind="task") as root:
+        with start_span("child", kind="tool", input={"q": 1}, tags={"tool": "t"}) as child:
+            child.set_output({"a": 1})
+            child.set_usage(input_tokens=3)
+            child.set_attribute("k", "v")
+    trace = collector.materialize()
+    assert [span.operation for span in trace.spans] == ["benchmark.run", "child"]
+    assert trace.spans[1].parent == root.id
+    assert trace.spans[1].output == {"a": 1} and trace.spans[1].usage == {"input_tokens": 3}
+    assert trace.spans[1].attributes == {"k": "v"}
+    assert trace.scopes["autobench.manual"].mechanism == "manual"
+    assert all(span.duration is not None and span.duration >= 0 for span in trace.spans)
+    assert trace.path(trace.spans[1].id) == ("benchmark.run", "child")
+    assert not trace.partial
+    assert TraceEnvelope is Trace
+
+
+def test_a_raising_body_ends_the_span_with_its_error_and_propagates() -> None:
+    collector = TraceCollector()
+    with bind_collector(collector), pytest.raises(ZeroDivisionError):
+        with start_span("boom"):
+            1 / 0  # noqa: B018
+    (span,) = collector.materialize().spans
+    assert span.status is SpanStatus.ERROR
+    assert span.error is not None and span.error.type == "ZeroDivisionError"
+
+
+def test_an_unended_span_is_partial() -> None:
+    collector = TraceCollector()
+    with bind_collector(collector):
+        manager = start_span("open")
+        manager.__enter__()
+        trace = collector.materialize()
+        manager.__exit__(None, None, None)
+    assert trace.partial and trace.spans[0].partial and trace.spans[0].duration is None
+
+
+def test_spans_need_an_active_collector() -> None:
+    with pytest.raises(RuntimeError, match="no active trace collector"), start_span("orphan"):
+        pass
+
+
+def test_unknown_additive_fields_survive_a_round_trip() -> None:
+    data = {"id": "t", "spans": [], "future_field": {"x": 1}}
+    assert Trace.model_validate(data).model_dump()["future_field"] == {"x": 1}

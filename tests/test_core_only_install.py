@@ -1,0 +1,82 @@
+"""``pip install autobench-core`` alone, from built wheels in a fresh virtual environment,
+replays a record directory without importing any provider SDK, rich or click."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from autobench import BenchmarkSpec, Case, Variant, run_benchmark_spec
+from autobench.records import RecordDirectoryWriter
+
+ROOT = Path(__file__).resolve().parents[1]
+FORBIDDEN = ("openai", "httpx", "pydantic_ai", "agents", "rich", "click")
+
+
+def _uv() -> str:
+    found = os.environ.get("UV") or shutil.which("uv")
+    if found is None:
+        pytest.fail("this test needs uv (run the suite through `uv run pytest`)")
+    return found
+
+
+def _record_directory(tmp_path: Path) -> Path:
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "replay_task.py").write_text(
+        "def run(ctx, case):\n"
+        "    with ctx.span('work', kind='tool'):\n"
+        "        ctx.metric('n', case.input['n'], semantic_type='workload.size')\n"
+        "    ctx.artifact('note', {'n': case.input['n']})\n"
+        "    return {'double': case.input['n'] * 2}\n"
+    )
+    spec = BenchmarkSpec(
+        benchmark={"id": "core-only"},
+        dataset={"cases": [Case(id=f"c{i}", input={"n": i}, expected={"double": 2 * i}) for i in range(3)]},
+        task={"target": "replay_task:run"},
+        variants=[Variant(id="only")],
+        scoring=[{"kind": "exact", "name": "ok", "actual": "output.double", "expected": "case.expected.double"}],
+        base_dir=tmp_path / "tasks",
+    )
+    record = tmp_path / "record"
+    asyncio.run(run_benchmark_spec(spec, sink=RecordDirectoryWriter(record)))
+    # The task module is gone before replay: replay must not need it.
+    shutil.rmtree(tmp_path / "tasks")
+    return record
+
+
+def test_core_wheel_alone_replays_without_sdks_rich_or_click(tmp_path: Path) -> None:
+    uv = _uv()
+    wheels = tmp_path / "wheels"
+    for package in ("autobench-abp", "autobench-records", "autobench-core"):
+        subprocess.run([uv, "build", "--quiet", "--wheel", "--package", package, "--out-dir", str(wheels)], cwd=ROOT, check=True)
+    venv = tmp_path / "venv"
+    subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run([uv, "pip", "install", "--quiet", "--python", str(python), "--find-links", str(wheels), "autobench-core"], check=True)
+
+    record = _record_directory(tmp_path)
+    script = textwrap.dedent(
+        f"""
+        import importlib.util, json, sys
+        from pathlib import Path
+        from autobench import replay_experiment
+        result = replay_experiment(Path({str(record)!r}))
+        print(json.dumps({{
+            "runs": len(result.runs),
+            "statuses": sorted({{run.status.value for run in result.runs}}),
+            "spans": sum(len(run.spans) for run in result.runs),
+            "loaded": [name for name in {FORBIDDEN!r} if name in sys.modules],
+            "installed": [name for name in ("rich", "click") if importlib.util.find_spec(name)],
+        }}))
+        """
+    )
+    completed = subprocess.run([str(python), "-c", script], capture_output=True, text=True, check=False)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip() == '{"runs": 3, "statuses": ["passed"], "spans": 6, "loaded": [], "installed": []}'
