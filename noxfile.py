@@ -1,9 +1,9 @@
 """Developer sessions. Every session runs inside the uv workspace environment.
 
-    uv run nox -s tests      # the whole pytest suite (examples included)
-    uv run nox -s lint       # ruff (lint and format check) and mypy
-    uv run nox -s examples   # every example end to end: validate, run --record, replay
-    uv run nox -s bench      # the performance harness in tools/bench.py
+uv run nox -s tests      # the whole pytest suite (examples included)
+uv run nox -s lint       # ruff (lint and format check) and mypy
+uv run nox -s examples   # every example end to end: validate, run --record, replay
+uv run nox -s bench      # the performance harness in tools/bench.py
 """
 
 from __future__ import annotations

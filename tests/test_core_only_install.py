@@ -12,7 +12,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from autobench import BenchmarkSpec, Case, Variant, run_benchmark_spec
 from autobench.records import RecordDirectoryWriter
 
@@ -38,10 +37,21 @@ def _record_directory(tmp_path: Path) -> Path:
     )
     spec = BenchmarkSpec(
         benchmark={"id": "core-only"},
-        dataset={"cases": [Case(id=f"c{i}", input={"n": i}, expected={"double": 2 * i}) for i in range(3)]},
+        dataset={
+            "cases": [
+                Case(id=f"c{i}", input={"n": i}, expected={"double": 2 * i}) for i in range(3)
+            ]
+        },
         task={"target": "replay_task:run"},
         variants=[Variant(id="only")],
-        scoring=[{"kind": "exact", "name": "ok", "actual": "output.double", "expected": "case.expected.double"}],
+        scoring=[
+            {
+                "kind": "exact",
+                "name": "ok",
+                "actual": "output.double",
+                "expected": "case.expected.double",
+            }
+        ],
         base_dir=tmp_path / "tasks",
     )
     record = tmp_path / "record"
@@ -55,11 +65,28 @@ def test_core_wheel_alone_replays_without_sdks_rich_or_click(tmp_path: Path) -> 
     uv = _uv()
     wheels = tmp_path / "wheels"
     for package in ("autobench-abp", "autobench-records", "autobench-core"):
-        subprocess.run([uv, "build", "--quiet", "--wheel", "--package", package, "--out-dir", str(wheels)], cwd=ROOT, check=True)
+        subprocess.run(
+            [uv, "build", "--quiet", "--wheel", "--package", package, "--out-dir", str(wheels)],
+            cwd=ROOT,
+            check=True,
+        )
     venv = tmp_path / "venv"
     subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)], check=True)
     python = venv / "bin" / "python"
-    subprocess.run([uv, "pip", "install", "--quiet", "--python", str(python), "--find-links", str(wheels), "autobench-core"], check=True)
+    subprocess.run(
+        [
+            uv,
+            "pip",
+            "install",
+            "--quiet",
+            "--python",
+            str(python),
+            "--find-links",
+            str(wheels),
+            "autobench-core",
+        ],
+        check=True,
+    )
 
     record = _record_directory(tmp_path)
     script = textwrap.dedent(
@@ -77,6 +104,11 @@ def test_core_wheel_alone_replays_without_sdks_rich_or_click(tmp_path: Path) -> 
         }}))
         """
     )
-    completed = subprocess.run([str(python), "-c", script], capture_output=True, text=True, check=False)
+    completed = subprocess.run(
+        [str(python), "-c", script], capture_output=True, text=True, check=False
+    )
     assert completed.returncode == 0, completed.stderr
-    assert completed.stdout.strip() == '{"runs": 3, "statuses": ["passed"], "spans": 6, "loaded": [], "installed": []}'
+    assert (
+        completed.stdout.strip()
+        == '{"runs": 3, "statuses": ["passed"], "spans": 6, "loaded": [], "installed": []}'
+    )

@@ -49,7 +49,11 @@ def trivial_spec(directory: Path, cases: int) -> Path:
         "      cases:",
     ]
     for index in range(cases):
-        lines += [f"        - id: case-{index}", f"          input: {{n: {index}}}", f"          expected: {{value: {index * 2}}}"]
+        lines += [
+            f"        - id: case-{index}",
+            f"          input: {{n: {index}}}",
+            f"          expected: {{value: {index * 2}}}",
+        ]
     lines += [
         "    run:",
         "      python: trivial_task:run_case",
@@ -80,7 +84,14 @@ def _median_wall(command: list[str], repeats: int, cwd: Path | None = None) -> f
 
 def measure_import(repeats: int) -> float:
     code = "import time; t = time.perf_counter(); import autobench; print(time.perf_counter() - t)"
-    samples = [float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout) for _ in range(repeats)]
+    samples = [
+        float(
+            subprocess.run(
+                [sys.executable, "-c", code], check=True, capture_output=True, text=True
+            ).stdout
+        )
+        for _ in range(repeats)
+    ]
     return statistics.median(samples)
 
 
@@ -95,7 +106,11 @@ def measure_record(tmp: Path, repeats: int) -> tuple[float, int]:
     for attempt in range(repeats):
         record = tmp / f"record-{attempt}"
         started = time.perf_counter()
-        subprocess.run([str(BIN / "autobench"), "run", str(spec), "--record", str(record), "--no-progress"], check=True, capture_output=True)
+        subprocess.run(
+            [str(BIN / "autobench"), "run", str(spec), "--record", str(record), "--no-progress"],
+            check=True,
+            capture_output=True,
+        )
         samples.append(time.perf_counter() - started)
         runs = sorted(record.glob("cases/*/*/run.yaml"))
         size = max(path.stat().st_size for path in runs)
@@ -117,7 +132,9 @@ def measure_in_process(tmp: Path, concurrency: int, repeats: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     args = parser.parse_args()
     repeats = 3 if args.quick else 7

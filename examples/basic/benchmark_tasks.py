@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from support_app.router import extract_features, route
-
 from autobench import Case, DurationMetricSpec, ObservationRole, RunContext, Semantic, SpanKind
+from support_app.router import extract_features, route
 
 
 def route_ticket_case(ctx: RunContext, case: Case) -> dict[str, object]:
@@ -18,7 +17,9 @@ def route_ticket_case(ctx: RunContext, case: Case) -> dict[str, object]:
     ) as workflow:
         with ctx.span("extract_features", kind=SpanKind.PARSER) as parser:
             features = extract_features(case.input)
-            parser.set_output({"plan": features.plan, "matched": features.matched, "outage": features.outage})
+            parser.set_output(
+                {"plan": features.plan, "matched": features.matched, "outage": features.outage}
+            )
         with ctx.span("choose_queue", kind=SpanKind.TOOL, tags={"tool": "router"}) as tool:
             decision = route(features, rules=rules)
             tool.set_output(decision.as_dict())
@@ -36,5 +37,7 @@ def route_ticket_case(ctx: RunContext, case: Case) -> dict[str, object]:
         semantic_type=Semantic.QUALITY_SCORE,
         role=ObservationRole.DIAGNOSTIC,
     )
-    ctx.artifact("decision", {"rule": decision.rule, "features": features.matched, "plan": features.plan})
+    ctx.artifact(
+        "decision", {"rule": decision.rule, "features": features.matched, "plan": features.plan}
+    )
     return decision.as_dict()

@@ -1,8 +1,14 @@
 from __future__ import annotations
 
 import pytest
-
-from autobench.abp import SpanStatus, TraceCollector, TraceEnvelope, Trace, bind_collector, start_span
+from autobench.abp import (
+    SpanStatus,
+    Trace,
+    TraceCollector,
+    TraceEnvelope,
+    bind_collector,
+    start_span,
+)
 
 
 def test_nested_spans_materialise_with_parentage_and_scope() -> None:
@@ -26,9 +32,8 @@ def test_nested_spans_materialise_with_parentage_and_scope() -> None:
 
 def test_a_raising_body_ends_the_span_with_its_error_and_propagates() -> None:
     collector = TraceCollector()
-    with bind_collector(collector), pytest.raises(ZeroDivisionError):
-        with start_span("boom"):
-            1 / 0  # noqa: B018
+    with bind_collector(collector), pytest.raises(ZeroDivisionError), start_span("boom"):
+        1 / 0  # noqa: B018
     (span,) = collector.materialize().spans
     assert span.status is SpanStatus.ERROR
     assert span.error is not None and span.error.type == "ZeroDivisionError"

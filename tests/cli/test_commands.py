@@ -2,15 +2,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from click.testing import CliRunner
-
 from autobench.cli import cli
+from click.testing import CliRunner
 
 
 def test_version_names_every_distribution(runner: CliRunner) -> None:
     result = runner.invoke(cli, ["--version"])
     assert result.exit_code == 0
-    for name in ("autobench-abp", "autobench-records", "autobench-core", "autobench-report", "autobench-cli"):
+    for name in (
+        "autobench-abp",
+        "autobench-records",
+        "autobench-core",
+        "autobench-report",
+        "autobench-cli",
+    ):
         assert f"{name} 0.1.0" in result.output
 
 
@@ -24,7 +29,9 @@ def test_validate_shows_counts_and_never_runs_the_task(runner: CliRunner, spec_d
 
 def test_run_records_and_replay_reads_back(runner: CliRunner, spec_dir: Path) -> None:
     record = spec_dir / "runs" / "first"
-    result = runner.invoke(cli, ["run", str(spec_dir / "autobench.yaml"), "--record", str(record), "--no-progress"])
+    result = runner.invoke(
+        cli, ["run", str(spec_dir / "autobench.yaml"), "--record", str(record), "--no-progress"]
+    )
     assert result.exit_code == 0, result.output
     assert (record / "experiment.yaml").is_file() and (record / "summary.yaml").is_file()
     assert len(list(record.glob("cases/*/*/run.yaml"))) == 4
@@ -35,7 +42,9 @@ def test_run_records_and_replay_reads_back(runner: CliRunner, spec_dir: Path) ->
     assert "4 of 4 planned" in replay.output
 
 
-def test_default_record_location_and_no_record(runner: CliRunner, spec_dir: Path, monkeypatch: object) -> None:
+def test_default_record_location_and_no_record(
+    runner: CliRunner, spec_dir: Path, monkeypatch: object
+) -> None:
     import pytest
 
     assert isinstance(monkeypatch, pytest.MonkeyPatch)
@@ -43,12 +52,16 @@ def test_default_record_location_and_no_record(runner: CliRunner, spec_dir: Path
     result = runner.invoke(cli, ["run", "autobench.yaml", "--no-record", "--no-progress"])
     assert result.exit_code == 0, result.output
     assert not (spec_dir / ".autobench").exists()
-    result = runner.invoke(cli, ["run", "autobench.yaml", "--no-progress", "--experiment-id", "exp_fixed"])
+    result = runner.invoke(
+        cli, ["run", "autobench.yaml", "--no-progress", "--experiment-id", "exp_fixed"]
+    )
     assert result.exit_code == 0, result.output
     assert (spec_dir / ".autobench" / "cli-demo" / "exp_fixed" / "experiment.yaml").is_file()
 
 
-def test_existing_experiment_directory_is_never_overwritten(runner: CliRunner, spec_dir: Path) -> None:
+def test_existing_experiment_directory_is_never_overwritten(
+    runner: CliRunner, spec_dir: Path
+) -> None:
     record = spec_dir / "runs"
     args = ["run", str(spec_dir / "autobench.yaml"), "--record", str(record), "--no-progress"]
     assert runner.invoke(cli, args).exit_code == 0
@@ -71,7 +84,9 @@ def test_invalid_yaml_names_file_line_and_column(runner: CliRunner, spec_dir: Pa
 def test_unresolved_task_fails_before_any_run(runner: CliRunner, spec_dir: Path) -> None:
     spec = spec_dir / "autobench.yaml"
     spec.write_text(spec.read_text().replace("cli_task:run_case", "missing_module:run_case"))
-    result = runner.invoke(cli, ["run", str(spec), "--record", str(spec_dir / "rec"), "--no-progress"])
+    result = runner.invoke(
+        cli, ["run", str(spec), "--record", str(spec_dir / "rec"), "--no-progress"]
+    )
     assert result.exit_code == 1
     assert "missing_module" in result.output
     assert not (spec_dir / "rec" / "cases").exists()

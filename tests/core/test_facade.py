@@ -3,9 +3,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import pytest
-
 import autobench
+import pytest
 
 
 def _python(code: str) -> subprocess.CompletedProcess[str]:
@@ -30,7 +29,9 @@ def test_exports_resolve_and_unknown_names_fail() -> None:
 
 
 def test_missing_distribution_is_named_in_the_import_error() -> None:
-    result = _python("import sys; sys.modules['autobench.records'] = None; from autobench import Case")
+    result = _python(
+        "import sys; sys.modules['autobench.records'] = None; from autobench import Case"
+    )
     assert result.returncode != 0
     assert "provided by the 'autobench-records' distribution" in result.stderr
     assert "pip install autobench-records" in result.stderr

@@ -4,7 +4,6 @@ import types
 from typing import Any, ClassVar, Literal
 
 import pytest
-
 from autobench.core.plugins import ScorerRegistry, hookimpl, new_plugin_manager, scorer_registry
 from autobench.core.scoring import BUILTIN_SCORERS, ScorerSpec, ScoringCall
 from autobench.records import ScoreRecord
@@ -35,7 +34,8 @@ def _third_party_plugin() -> types.ModuleType:
 def test_builtin_scorers_arrive_through_the_public_hook() -> None:
     manager = new_plugin_manager(load_entry_points=False)
     contributions = {
-        manager.get_name(impl.plugin): impl.function() for impl in manager.hook.autobench_scorers.get_hookimpls()
+        manager.get_name(impl.plugin): impl.function()
+        for impl in manager.hook.autobench_scorers.get_hookimpls()
     }
     assert contributions == {"autobench.builtin": BUILTIN_SCORERS}
     assert set(scorer_registry().by_keyword) >= {"value", "pass", "exact"}
@@ -48,11 +48,16 @@ def test_a_third_party_scorer_kind_is_validated_like_a_builtin() -> None:
     assert registry.by_keyword["length"] is LengthScorer
     scorer = registry.validate({"kind": "length", "name": "answer_length", "path": "output.answer"})
     assert isinstance(scorer, LengthScorer)
-    assert registry.validate({"kind": "exact", "name": "e", "actual": "a", "expected": "b"}).kind == "exact"
+    assert (
+        registry.validate({"kind": "exact", "name": "e", "actual": "a", "expected": "b"}).kind
+        == "exact"
+    )
 
 
 def test_unknown_kind_names_the_known_kinds() -> None:
-    with pytest.raises(ValueError, match="unknown scorer kind 'fuzzy'; known kinds: exact, output, pass_fail"):
+    with pytest.raises(
+        ValueError, match="unknown scorer kind 'fuzzy'; known kinds: exact, output, pass_fail"
+    ):
         scorer_registry().validate({"kind": "fuzzy", "name": "x"})
 
 
@@ -70,4 +75,9 @@ async def test_scores_resolve_paths() -> None:
 
     call = ScoringCall(case=Case(id="c"), variant=Variant(id="v"), output={"answer": "four"})
     assert await LengthScorer(name="n", path="output.answer").score(call) == 4
-    assert isinstance(await BUILTIN_SCORERS[2](name="e", actual="output.answer", expected="output.answer").score(call), ScoreRecord)
+    assert isinstance(
+        await BUILTIN_SCORERS[2](name="e", actual="output.answer", expected="output.answer").score(
+            call
+        ),
+        ScoreRecord,
+    )

@@ -6,10 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from click.testing import CliRunner
-
 from autobench.cli import cli
 from autobench.records import RunStatus, replay_experiment
+from click.testing import CliRunner
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -19,7 +18,9 @@ def _run_example(name: str, record: Path) -> None:
     spec = str(EXAMPLES / name / "autobench.yaml")
     validated = runner.invoke(cli, ["validate", spec])
     assert validated.exit_code == 0, validated.output
-    ran = runner.invoke(cli, ["run", spec, "--record", str(record), "--no-progress", "--concurrency", "4"])
+    ran = runner.invoke(
+        cli, ["run", spec, "--record", str(record), "--no-progress", "--concurrency", "4"]
+    )
     assert ran.exit_code == 0, ran.output
     replayed = runner.invoke(cli, ["replay", str(record)])
     assert replayed.exit_code == 0, replayed.output
@@ -29,8 +30,12 @@ def test_minimal_example(tmp_path: Path) -> None:
     _run_example("minimal", tmp_path / "minimal")
     result = replay_experiment(tmp_path / "minimal")
     assert len(result.runs) == 10
-    failed = sorted((run.case_id, run.variant_id) for run in result.runs if run.status is RunStatus.FAILED)
-    assert failed == []  # exact scores are objectives: a wrong answer lowers the score, it does not fail the run
+    failed = sorted(
+        (run.case_id, run.variant_id) for run in result.runs if run.status is RunStatus.FAILED
+    )
+    assert (
+        failed == []
+    )  # exact scores are objectives: a wrong answer lowers the score, it does not fail the run
     naive = {run.case_id: run.score("correct").value for run in result.runs_for(variant_id="naive")}
     assert naive["multiply-negative"] == 0.0
     assert sum(naive.values()) == 4.0
@@ -41,7 +46,11 @@ def test_basic_example_v2_fixes_the_enterprise_outages(tmp_path: Path) -> None:
     _run_example("basic", tmp_path / "basic")
     result = replay_experiment(tmp_path / "basic")
     assert len(result.experiment.plan) == 64 and result.complete
-    v1_failed = {run.case_id for run in result.runs_for(variant_id="rules_v1") if run.status is RunStatus.FAILED}
+    v1_failed = {
+        run.case_id
+        for run in result.runs_for(variant_id="rules_v1")
+        if run.status is RunStatus.FAILED
+    }
     assert v1_failed == {
         "enterprise-outage-production",
         "enterprise-outage-api",
@@ -51,8 +60,15 @@ def test_basic_example_v2_fixes_the_enterprise_outages(tmp_path: Path) -> None:
     }
     assert all(run.status is RunStatus.PASSED for run in result.runs_for(variant_id="rules_v2"))
     run = result.runs_for(case_id="enterprise-outage-api", variant_id="rules_v1")[0]
-    assert [span.operation for span in run.spans] == ["benchmark.run", "route_ticket", "extract_features", "choose_queue"]
-    check = next(observation for observation in run.observations if observation.name == "queue_matches")
+    assert [span.operation for span in run.spans] == [
+        "benchmark.run",
+        "route_ticket",
+        "extract_features",
+        "choose_queue",
+    ]
+    check = next(
+        observation for observation in run.observations if observation.name == "queue_matches"
+    )
     assert check.value is False and "routed to technical" in (check.reason or "")
     (artifact,) = run.artifacts
     assert artifact.path is not None and (tmp_path / "basic" / artifact.path).is_file()
@@ -60,6 +76,11 @@ def test_basic_example_v2_fixes_the_enterprise_outages(tmp_path: Path) -> None:
 
 
 def test_console_script_is_installed() -> None:
-    completed = subprocess.run([str(Path(sys.executable).parent / "autobench"), "--help"], capture_output=True, text=True, check=False)
+    completed = subprocess.run(
+        [str(Path(sys.executable).parent / "autobench"), "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert completed.returncode == 0
     assert "validate" in completed.stdout and "replay" in completed.stdout

@@ -1,9 +1,8 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
-
 from autobench.records import Case, FactorValue, Observation, ObservationKind, Variant
+from pydantic import ValidationError
 
 
 def test_factor_mapping_form_and_bare_values_round_trip() -> None:
@@ -19,7 +18,9 @@ def test_factor_mapping_form_and_bare_values_round_trip() -> None:
     assert variant.factor("temperature") == 0.2
     assert variant.factor("config") == {"depth": 3}
     assert variant.factor("tricky") == {"value": 1, "other": 2}
-    assert variant.factors[0] == FactorValue(name="model", value="gpt", semantic_type="llm.model.name", optimize=True)
+    assert variant.factors[0] == FactorValue(
+        name="model", value="gpt", semantic_type="llm.model.name", optimize=True
+    )
     dumped = variant.model_dump(exclude_defaults=True)
     assert dumped["factors"]["temperature"] == 0.2
     assert Variant.model_validate(dumped) == variant

@@ -1,9 +1,8 @@
 from __future__ import annotations
 
+from autobench.records import run_record_path, safe_segment
 from hypothesis import given
 from hypothesis import strategies as st
-
-from autobench.records import run_record_path, safe_segment
 
 _ALLOWED = set("abcdefghijklmnopqrstuvwxyz0123456789_.-")
 
@@ -24,7 +23,17 @@ def test_distinct_ids_map_to_distinct_segments_even_ignoring_case(first: str, se
 
 
 def test_hostile_ids_stay_inside_and_plain_ids_stay_readable() -> None:
-    for identifier in ["../../etc/passwd", "a/b", "CON", "nul.txt", ".hidden", "é" * 300, "x" * 300, "Case", "case"]:
+    for identifier in [
+        "../../etc/passwd",
+        "a/b",
+        "CON",
+        "nul.txt",
+        ".hidden",
+        "é" * 300,
+        "x" * 300,
+        "Case",
+        "case",
+    ]:
         path = run_record_path(identifier, "v")
         assert path.startswith("cases/") and ".." not in path.split("/")
     assert safe_segment("refund_request") == "refund_request"

@@ -17,7 +17,12 @@ from autobench.records import (
 def _run(observations: tuple[Observation, ...], scores: tuple[ScoreRecord, ...]) -> RunRecord:
     return RunRecord(
         run=RunInfo(
-            id="r", experiment="e", benchmark="b", case="c", variant="v", status="passed",
+            id="r",
+            experiment="e",
+            benchmark="b",
+            case="c",
+            variant="v",
+            status="passed",
             outcome=RunOutcome(task="passed", evaluation="passed"),
         ),
         case=Case(id="c"),
@@ -39,13 +44,21 @@ def test_score_outranks_task_observation_of_the_same_semantic_type() -> None:
     assert chosen is not None and chosen.source is ObservationSource.SCORE
 
 
-def test_same_source_disagreement_is_marked_ambiguous_and_errored_scores_are_not_projected() -> None:
+def test_same_source_disagreement_is_marked_ambiguous_and_errored_scores_are_not_projected() -> (
+    None
+):
     run = _run(
         (
             Observation(id="o1", name="a", value=1, semantic_type="llm.tokens.input"),
             Observation(id="o2", name="b", value=2, semantic_type="llm.tokens.input"),
         ),
-        (ScoreRecord(name="broken", error="path 'output.x' does not resolve", semantic_type="quality.score"),),
+        (
+            ScoreRecord(
+                name="broken",
+                error="path 'output.x' does not resolve",
+                semantic_type="quality.score",
+            ),
+        ),
     )
     projected = ObservationQuery(observations=run_observations(run)).projected()
     assert projected["llm.tokens.input"].ambiguous
@@ -55,4 +68,6 @@ def test_same_source_disagreement_is_marked_ambiguous_and_errored_scores_are_not
 
 def test_parent_selector_matches_child_types_in_raw_queries() -> None:
     observations = [Observation(id="o", name="serving", value=0.2, semantic_type="serving.cost")]
-    assert ObservationQuery(observations=observations).values("money.cost", projected=False) == [0.2]
+    assert ObservationQuery(observations=observations).values("money.cost", projected=False) == [
+        0.2
+    ]

@@ -1,20 +1,37 @@
 from __future__ import annotations
 
 import pytest
-
-from autobench.records import DEFAULT_SEMANTIC_REGISTRY, Semantic, SemanticDefinition, SemanticRegistry
+from autobench.records import (
+    DEFAULT_SEMANTIC_REGISTRY,
+    Semantic,
+    SemanticDefinition,
+    SemanticRegistry,
+)
 
 
 def test_catalog_constants_are_all_defined_in_the_default_registry() -> None:
     constants = {value for name, value in vars(Semantic).items() if name.isupper()}
     assert len(constants) > 50
-    missing = sorted(constant for constant in constants if constant not in DEFAULT_SEMANTIC_REGISTRY)
+    missing = sorted(
+        constant for constant in constants if constant not in DEFAULT_SEMANTIC_REGISTRY
+    )
     assert missing == []
 
 
 @pytest.mark.parametrize(
     "family",
-    ["llm.", "money.", "time.", "result.", "quality.", "agent.", "prompt.", "dataset.", "operation.", "workflow."],
+    [
+        "llm.",
+        "money.",
+        "time.",
+        "result.",
+        "quality.",
+        "agent.",
+        "prompt.",
+        "dataset.",
+        "operation.",
+        "workflow.",
+    ],
 )
 def test_every_family_named_by_the_spec_has_types(family: str) -> None:
     assert any(name.startswith(family) for name in DEFAULT_SEMANTIC_REGISTRY.names())
@@ -44,4 +61,6 @@ def test_custom_entries_merge_over_builtins() -> None:
 
 def test_parent_cycle_is_refused() -> None:
     with pytest.raises(ValueError, match="cycle"):
-        SemanticRegistry(types={"a.b": SemanticDefinition(parent="c.d"), "c.d": SemanticDefinition(parent="a.b")})
+        SemanticRegistry(
+            types={"a.b": SemanticDefinition(parent="c.d"), "c.d": SemanticDefinition(parent="a.b")}
+        )

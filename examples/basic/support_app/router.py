@@ -12,10 +12,30 @@ from dataclasses import asdict, dataclass
 
 QUEUE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "billing": ("refund", "invoice", "charged", "charge", "billed", "payment", "receipt", "vat"),
-    "account": ("password", "login", "log in", "2fa", "two-factor", "locked out", "email address", "sso"),
+    "account": (
+        "password",
+        "login",
+        "log in",
+        "2fa",
+        "two-factor",
+        "locked out",
+        "email address",
+        "sso",
+    ),
     "security": ("phishing", "suspicious", "breach", "compromised", "unauthorized"),
     "sales": ("quote", "pricing", "upgrade", "seats", "procurement", "demo"),
-    "technical": ("error", "bug", "crash", "api", "timeout", "down", "outage", "slow", "500", "sync"),
+    "technical": (
+        "error",
+        "bug",
+        "crash",
+        "api",
+        "timeout",
+        "down",
+        "outage",
+        "slow",
+        "500",
+        "sync",
+    ),
 }
 OUTAGE_WORDS = ("outage", "down", "unreachable", "not loading", "503", "500 errors")
 URGENT_WORDS = ("asap", "urgent", "immediately", "critical", "production")
@@ -44,7 +64,9 @@ class Decision:
 def extract_features(ticket: dict[str, str]) -> Features:
     """Lower-cased text, customer plan and keyword hits per queue."""
     text = f"{ticket.get('subject', '')} {ticket.get('body', '')}".lower()
-    matched = {queue: sum(word in text for word in words) for queue, words in QUEUE_KEYWORDS.items()}
+    matched = {
+        queue: sum(word in text for word in words) for queue, words in QUEUE_KEYWORDS.items()
+    }
     return Features(
         text=text,
         plan=ticket.get("plan", "free"),
@@ -59,9 +81,13 @@ def route(features: Features, *, rules: str) -> Decision:
     if rules not in ("v1", "v2"):
         raise ValueError(f"unknown rule set {rules!r}")
     if rules == "v2" and features.outage and features.plan == "enterprise":
-        return Decision(queue="incident", priority="urgent", confidence=0.97, rule="enterprise-outage")
+        return Decision(
+            queue="incident", priority="urgent", confidence=0.97, rule="enterprise-outage"
+        )
     if features.matched.get("security"):
-        return Decision(queue="security", priority="high", confidence=0.93, rule="security-keywords")
+        return Decision(
+            queue="security", priority="high", confidence=0.93, rule="security-keywords"
+        )
     if not features.matched:
         return Decision(queue="general", priority="normal", confidence=0.55, rule="fallback")
     queue = max(features.matched, key=lambda name: (features.matched[name], name))

@@ -139,7 +139,9 @@ def __getattr__(name: str) -> Any:
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        if exc.name is not None and (module_name == exc.name or module_name.startswith(exc.name + ".")):
+        if exc.name is not None and (
+            module_name == exc.name or module_name.startswith(exc.name + ".")
+        ):
             raise ImportError(
                 f"autobench.{name} is provided by the {distribution!r} distribution, which is not installed; "
                 f"install it with: pip install {distribution}"
@@ -154,10 +156,17 @@ def __dir__() -> list[str]:
     return sorted([*globals(), *_EXPORTS])
 
 
-__all__ = sorted(_EXPORTS)  # noqa: PLE0605
+__all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
-    from autobench.abp import InstrumentationScope, SpanKind, SpanRecord, SpanStatus, Trace, TraceEnvelope
+    from autobench.abp import (
+        InstrumentationScope,
+        SpanKind,
+        SpanRecord,
+        SpanStatus,
+        Trace,
+        TraceEnvelope,
+    )
     from autobench.core.scoring import (
         ExactScorer,
         MissingPathError,

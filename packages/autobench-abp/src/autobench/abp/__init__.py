@@ -10,6 +10,15 @@ This package depends on pydantic only: a replay-only worker can read traces
 without any instrumented SDK installed.
 """
 
+from autobench.abp._collector import TraceCollector
+from autobench.abp._context import (
+    MANUAL_SCOPE,
+    ActiveSpan,
+    active_collector,
+    active_span,
+    bind_collector,
+    start_span,
+)
 from autobench.abp._ids import new_span_id, new_trace_id
 from autobench.abp._model import (
     PROTOCOL_NAME,
@@ -23,15 +32,6 @@ from autobench.abp._model import (
     TraceEnvelope,
 )
 from autobench.abp._signals import Signal, SpanEndSignal, SpanStartSignal
-from autobench.abp._collector import TraceCollector
-from autobench.abp._context import (
-    ActiveSpan,
-    MANUAL_SCOPE,
-    active_collector,
-    active_span,
-    bind_collector,
-    start_span,
-)
 
 __all__ = [
     "MANUAL_SCOPE",

@@ -20,7 +20,16 @@ class TraceCollector:
     span ``offset`` values are seconds from it.
     """
 
-    __slots__ = ("_ends", "_lock", "_scopes", "_signals", "_starts", "name", "origin_ns", "trace_id")
+    __slots__ = (
+        "_ends",
+        "_lock",
+        "_scopes",
+        "_signals",
+        "_starts",
+        "name",
+        "origin_ns",
+        "trace_id",
+    )
 
     def __init__(self, trace_id: str | None = None, *, name: str | None = None) -> None:
         self.trace_id = trace_id or new_trace_id()
@@ -104,4 +113,6 @@ class TraceCollector:
                     partial=end.partial,
                 )
             )
-        return Trace(id=self.trace_id, name=self.name, scopes=scopes, spans=tuple(spans), partial=partial)
+        return Trace(
+            id=self.trace_id, name=self.name, scopes=scopes, spans=tuple(spans), partial=partial
+        )

@@ -36,9 +36,28 @@ _span: ContextVar[ActiveSpan | None] = ContextVar("autobench_abp_span", default=
 class ActiveSpan:
     """The mutable handle of a span while it runs; its data is frozen when it ends."""
 
-    __slots__ = ("_ended", "attributes", "collector", "id", "kind", "operation", "output", "parent_id", "start_ns", "usage")
+    __slots__ = (
+        "_ended",
+        "attributes",
+        "collector",
+        "id",
+        "kind",
+        "operation",
+        "output",
+        "parent_id",
+        "start_ns",
+        "usage",
+    )
 
-    def __init__(self, collector: TraceCollector, span_id: str, operation: str, kind: str, parent_id: str | None, start_ns: int) -> None:
+    def __init__(
+        self,
+        collector: TraceCollector,
+        span_id: str,
+        operation: str,
+        kind: str,
+        parent_id: str | None,
+        start_ns: int,
+    ) -> None:
         self.collector = collector
         self.id = span_id
         self.operation = operation
@@ -82,7 +101,9 @@ class ActiveSpan:
                 output=self.output,
                 attributes=self.attributes,
                 usage=self.usage,
-                error=None if error is None else SpanError(type=type(error).__name__, message=str(error)),
+                error=None
+                if error is None
+                else SpanError(type=type(error).__name__, message=str(error)),
             )
         )
         return duration
@@ -134,7 +155,9 @@ def start_span(
     parent = _span.get()
     scope_key = target.register_scope(scope)
     start_ns = time.perf_counter_ns()
-    handle = ActiveSpan(target, new_span_id(), operation, str(kind), None if parent is None else parent.id, start_ns)
+    handle = ActiveSpan(
+        target, new_span_id(), operation, str(kind), None if parent is None else parent.id, start_ns
+    )
     target.emit(
         SpanStartSignal(
             span_id=handle.id,

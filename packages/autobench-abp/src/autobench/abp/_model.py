@@ -87,7 +87,9 @@ class SpanRecord(BaseModel):
     scope: str = "autobench.manual"
     started_at: datetime
     offset: float = Field(default=0.0, description="Seconds from the trace start (monotonic).")
-    duration: float | None = Field(default=None, description="Seconds (monotonic); None if partial.")
+    duration: float | None = Field(
+        default=None, description="Seconds (monotonic); None if partial."
+    )
     status: SpanStatus = SpanStatus.OK
     input: Any = None
     output: Any = None

@@ -11,9 +11,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from autobench.abp._model import PROTOCOL_VERSION, SpanError, SpanStatus
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class SpanStartSignal(BaseModel):

@@ -5,7 +5,6 @@ from __future__ import annotations
 from importlib import metadata
 
 import click
-
 from autobench.cli._replay import replay_command
 from autobench.cli._run import run_command
 from autobench.cli._validate import validate_command

@@ -10,13 +10,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import click
-from rich.console import Console
-from rich.panel import Panel
-from rich.text import Text
-
 from autobench.core.runtime import TaskResolutionError
 from autobench.core.spec import SpecError
 from autobench.records import RecordFormatError, RecordingError
+from rich.console import Console
+from rich.panel import Panel
+from rich.text import Text
 
 EXIT_ERROR = 1
 
@@ -52,7 +51,11 @@ def user_errors() -> Iterator[None]:
     except SpecError as exc:
         raise show_error("Invalid benchmark spec", str(exc)) from None
     except TaskResolutionError as exc:
-        raise show_error("Task not found", str(exc), "Task targets are 'module:function', resolved from the spec's directory first.") from None
+        raise show_error(
+            "Task not found",
+            str(exc),
+            "Task targets are 'module:function', resolved from the spec's directory first.",
+        ) from None
     except RecordingError as exc:
         raise show_error("Recording failed", str(exc)) from None
     except RecordFormatError as exc:

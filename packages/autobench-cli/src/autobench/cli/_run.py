@@ -6,15 +6,19 @@ import asyncio
 from pathlib import Path
 
 import click
-from rich.console import Group
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
 from autobench.cli._console import stderr_console, stdout_console, user_errors
 from autobench.core.planning import new_experiment_id
-from autobench.core.runtime import ProgressEvent, ProgressEventKind, collect_benchmark_source_files, run_benchmark_spec
+from autobench.core.runtime import (
+    ProgressEvent,
+    ProgressEventKind,
+    collect_benchmark_source_files,
+    run_benchmark_spec,
+)
 from autobench.core.spec import load_benchmark_spec
 from autobench.records import RecordDirectoryWriter, RunStatus, safe_segment
 from autobench.report import render_experiment_overview, render_status_table
+from rich.console import Group
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 DEFAULT_RECORD_ROOT = Path(".autobench")
 
@@ -32,7 +36,9 @@ class _ProgressBar:
             self._progress.update(self._task, total=event.total)
         elif event.kind is ProgressEventKind.RUN_FINISHED and event.status is not None:
             self._counts[RunStatus(event.status)] += 1
-            summary = " ".join(f"{status.value} {count}" for status, count in self._counts.items() if count)
+            summary = " ".join(
+                f"{status.value} {count}" for status, count in self._counts.items() if count
+            )
             self._progress.update(self._task, advance=1, status=summary)
 
 
@@ -53,8 +59,14 @@ class _ProgressBar:
     show_default=True,
     help="Maximum number of runs active at once (sync tasks run in worker threads).",
 )
-@click.option("--experiment-id", metavar="ID", help="Experiment id (default: exp_<benchmark>_<UTC time>_<hex>).")
-@click.option("--progress/--no-progress", "show_progress", default=True, help="Show a progress bar on stderr.")
+@click.option(
+    "--experiment-id",
+    metavar="ID",
+    help="Experiment id (default: exp_<benchmark>_<UTC time>_<hex>).",
+)
+@click.option(
+    "--progress/--no-progress", "show_progress", default=True, help="Show a progress bar on stderr."
+)
 def run_command(
     spec_path: Path,
     record_dir: Path | None,
@@ -78,7 +90,9 @@ def run_command(
         experiment = experiment_id or new_experiment_id(spec.id)
         sink = None
         if not no_record:
-            target = record_dir or DEFAULT_RECORD_ROOT / safe_segment(spec.id) / safe_segment(experiment)
+            target = record_dir or DEFAULT_RECORD_ROOT / safe_segment(spec.id) / safe_segment(
+                experiment
+            )
             sink = RecordDirectoryWriter(target)
         source_files = collect_benchmark_source_files(spec)
         progress = Progress(

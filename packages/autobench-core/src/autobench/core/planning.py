@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from autobench.records import Case, Variant, run_record_path
-
 from autobench.core.spec import BenchmarkSpec
+from autobench.records import Case, Variant, run_record_path
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -103,8 +102,12 @@ def build_benchmark_plan(spec: BenchmarkSpec) -> BenchmarkPlan:
     if not spec.variants:
         warnings.append("the benchmark has no variants: nothing would run")
     if spec.task is None and spec.dataset.cases and spec.variants:
-        warnings.append("no task is set (run.python or task.target): the plan can be validated but not run")
-    return BenchmarkPlan(spec=spec, runs=expand_matrix(spec.dataset.cases, spec.variants), warnings=tuple(warnings))
+        warnings.append(
+            "no task is set (run.python or task.target): the plan can be validated but not run"
+        )
+    return BenchmarkPlan(
+        spec=spec, runs=expand_matrix(spec.dataset.cases, spec.variants), warnings=tuple(warnings)
+    )
 
 
 def canonical_json(value: Any) -> str:
@@ -119,7 +122,9 @@ def spec_hash(spec: BenchmarkSpec) -> str:
 
 def dataset_hash(cases: Sequence[Case]) -> str:
     """sha256 hex digest of the canonical JSON of the cases (content only, not their file paths)."""
-    return hashlib.sha256(canonical_json([case.model_dump(mode="json") for case in cases]).encode()).hexdigest()
+    return hashlib.sha256(
+        canonical_json([case.model_dump(mode="json") for case in cases]).encode()
+    ).hexdigest()
 
 
 def new_experiment_id(benchmark_id: str, now: datetime | None = None) -> str:

@@ -21,7 +21,13 @@ from typing import Any
 import pluggy
 
 from autobench.core import _builtin_plugin
-from autobench.core._hookspecs import ENTRY_POINT_GROUP, PROJECT_NAME, AutobenchSpecs, hookimpl, hookspec
+from autobench.core._hookspecs import (
+    ENTRY_POINT_GROUP,
+    PROJECT_NAME,
+    AutobenchSpecs,
+    hookimpl,
+    hookspec,
+)
 from autobench.core.scoring._base import ScorerSpec
 
 __all__ = [
@@ -35,6 +41,7 @@ __all__ = [
     "plugin_manager",
     "scorer_registry",
 ]
+
 
 class PluginLoadError(RuntimeError):
     """A plugin from the ``autobench`` entry-point group could not be loaded."""
@@ -54,7 +61,9 @@ def new_plugin_manager(*, load_entry_points: bool = True) -> pluggy.PluginManage
         try:
             manager.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
         except Exception as exc:  # pluggy re-raises the plugin's own import error
-            raise PluginLoadError(f"an 'autobench' plugin failed to load: {type(exc).__name__}: {exc}") from exc
+            raise PluginLoadError(
+                f"an 'autobench' plugin failed to load: {type(exc).__name__}: {exc}"
+            ) from exc
     return manager
 
 
@@ -77,12 +86,16 @@ class ScorerRegistry:
             kind = model.model_fields["kind"].default
             for table, key in ((self.by_kind, kind), (self.by_keyword, model.keyword)):
                 if key in table and table[key] is not model:
-                    raise ValueError(f"scorer {key!r} is registered twice ({table[key].__name__}, {model.__name__})")
+                    raise ValueError(
+                        f"scorer {key!r} is registered twice ({table[key].__name__}, {model.__name__})"
+                    )
                 table[key] = model
 
     @classmethod
     def from_manager(cls, manager: pluggy.PluginManager) -> ScorerRegistry:
-        return cls([model for contribution in manager.hook.autobench_scorers() for model in contribution])
+        return cls(
+            [model for contribution in manager.hook.autobench_scorers() for model in contribution]
+        )
 
     def validate(self, item: Any) -> ScorerSpec:
         """Turn a structured scorer mapping (with ``kind``) into its model; instances pass through.
@@ -96,7 +109,9 @@ class ScorerRegistry:
         kind = item.get("kind")
         model = self.by_kind.get(kind) if isinstance(kind, str) else None
         if model is None:
-            raise ValueError(f"unknown scorer kind {kind!r}; known kinds: {', '.join(sorted(self.by_kind))}")
+            raise ValueError(
+                f"unknown scorer kind {kind!r}; known kinds: {', '.join(sorted(self.by_kind))}"
+            )
         return model.model_validate(item)
 
 

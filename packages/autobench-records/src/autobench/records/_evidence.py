@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import Field, field_validator, model_serializer, model_validator
-
 from autobench.records._base import RecordModel
 from autobench.records._enums import Direction, ObservationKind, ObservationRole, ObservationSource
 from autobench.records._semantics import SemanticType
+from pydantic import Field, field_validator, model_serializer, model_validator
 
 
 class ArtifactRef(RecordModel):
@@ -174,8 +173,14 @@ class Observation(RecordModel):
 
     @model_validator(mode="after")
     def _direction_only_for_outcomes(self) -> Observation:
-        if self.direction is not None and self.kind in (ObservationKind.FACTOR, ObservationKind.EVENT, ObservationKind.ARTIFACT):
-            raise ValueError(f"a {self.kind.value} observation cannot declare an optimisation direction")
+        if self.direction is not None and self.kind in (
+            ObservationKind.FACTOR,
+            ObservationKind.EVENT,
+            ObservationKind.ARTIFACT,
+        ):
+            raise ValueError(
+                f"a {self.kind.value} observation cannot declare an optimisation direction"
+            )
         return self
 
 

@@ -24,11 +24,7 @@ _MAX_READABLE = 64
 def safe_segment(identifier: str) -> str:
     """One portable path segment for ``identifier`` (see the module docstring for the rule)."""
     readable = _UNSAFE.sub("_", identifier.lower()).strip("._-")[:_MAX_READABLE].rstrip("._-")
-    plain = (
-        readable == identifier
-        and readable != ""
-        and readable.split(".")[0] not in _RESERVED
-    )
+    plain = readable == identifier and readable != "" and readable.split(".")[0] not in _RESERVED
     if plain:
         return readable
     digest = hashlib.sha256(identifier.encode("utf-8", "surrogatepass")).hexdigest()[:10]

@@ -14,7 +14,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from autobench.records._enums import SOURCE_PRECEDENCE, ObservationKind, ObservationRole, ObservationSource
+from autobench.records._enums import (
+    SOURCE_PRECEDENCE,
+    ObservationKind,
+    ObservationRole,
+    ObservationSource,
+)
 from autobench.records._evidence import Observation, ScoreRecord
 from autobench.records._records import RunRecord
 from autobench.records._semantics import DEFAULT_SEMANTIC_REGISTRY, SemanticRegistry
@@ -22,7 +27,9 @@ from autobench.records._semantics import DEFAULT_SEMANTIC_REGISTRY, SemanticRegi
 _RANK = {source: rank for rank, source in enumerate(SOURCE_PRECEDENCE)}
 
 
-def score_observation(score: ScoreRecord, *, case_id: str | None = None, variant_id: str | None = None) -> Observation:
+def score_observation(
+    score: ScoreRecord, *, case_id: str | None = None, variant_id: str | None = None
+) -> Observation:
     """The observation a score projects to: kind metric, source ``score``, id ``score.<name>``."""
     return Observation(
         id=f"score.{score.name}",
@@ -140,7 +147,9 @@ class ObservationQuery:
 
     def select(self, semantic_type: str, **selectors: Any) -> list[Observation]:
         """Raw observations of ``semantic_type`` (descendants included) matching ``selectors``."""
-        return filter_observations(self.observations, semantic_type=semantic_type, registry=self.registry, **selectors)
+        return filter_observations(
+            self.observations, semantic_type=semantic_type, registry=self.registry, **selectors
+        )
 
     def values(self, semantic_type: str, *, projected: bool = True) -> list[Any]:
         """Values of ``semantic_type``: the projected one (at most one), or every raw one."""

@@ -11,13 +11,20 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import Field
-
 from autobench.abp import SpanRecord, Trace
 from autobench.records._base import RecordModel
 from autobench.records._enums import EvaluationStatus, RunStatus, TaskStatus
-from autobench.records._evidence import ArtifactRef, Case, ErrorRecord, FactorValue, Observation, ScoreRecord, Variant
+from autobench.records._evidence import (
+    ArtifactRef,
+    Case,
+    ErrorRecord,
+    FactorValue,
+    Observation,
+    ScoreRecord,
+    Variant,
+)
 from autobench.records._semantics import SemanticRegistry
+from pydantic import Field
 
 RUN_RECORD_VERSION = 1
 EXPERIMENT_RECORD_VERSION = 1

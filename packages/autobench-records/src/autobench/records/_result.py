@@ -57,10 +57,13 @@ class ExperimentResult:
                 counts[run.status] += 1
         return StatusCounts(**{status.value: count for status, count in counts.items()})
 
-    def runs_for(self, *, variant_id: str | None = None, case_id: str | None = None) -> tuple[RunRecord, ...]:
+    def runs_for(
+        self, *, variant_id: str | None = None, case_id: str | None = None
+    ) -> tuple[RunRecord, ...]:
         """Runs of one variant and/or one case, in plan order."""
         return tuple(
             run
             for run in self.runs
-            if (variant_id is None or run.variant_id == variant_id) and (case_id is None or run.case_id == case_id)
+            if (variant_id is None or run.variant_id == variant_id)
+            and (case_id is None or run.case_id == case_id)
         )

@@ -102,41 +102,84 @@ class SemanticDefinition(BaseModel):
     description: str | None = None
 
 
-def _d(parent: str | None = None, unit: str | None = None, shape: Shape | None = None, description: str | None = None) -> SemanticDefinition:
+def _d(
+    parent: str | None = None,
+    unit: str | None = None,
+    shape: Shape | None = None,
+    description: str | None = None,
+) -> SemanticDefinition:
     return SemanticDefinition(parent=parent, unit=unit, shape=shape, description=description)
 
 
 _BUILTIN_TYPES: dict[str, SemanticDefinition] = {
     # LLM usage and identity
-    Semantic.LLM_TOKENS_INPUT: _d(unit="tokens", shape="integer", description="Prompt (input) tokens."),
-    Semantic.LLM_TOKENS_OUTPUT: _d(unit="tokens", shape="integer", description="Completion (output) tokens."),
-    Semantic.LLM_TOKENS_TOTAL: _d(unit="tokens", shape="integer", description="Input plus output tokens."),
-    Semantic.LLM_TOKENS_CACHE_READ: _d(Semantic.LLM_TOKENS_INPUT, "tokens", "integer", "Input tokens served from a prompt cache."),
-    Semantic.LLM_TOKENS_CACHE_WRITE: _d(Semantic.LLM_TOKENS_INPUT, "tokens", "integer", "Input tokens written to a prompt cache."),
-    Semantic.LLM_REQUEST_COUNT: _d(unit="requests", shape="integer", description="Model requests made."),
+    Semantic.LLM_TOKENS_INPUT: _d(
+        unit="tokens", shape="integer", description="Prompt (input) tokens."
+    ),
+    Semantic.LLM_TOKENS_OUTPUT: _d(
+        unit="tokens", shape="integer", description="Completion (output) tokens."
+    ),
+    Semantic.LLM_TOKENS_TOTAL: _d(
+        unit="tokens", shape="integer", description="Input plus output tokens."
+    ),
+    Semantic.LLM_TOKENS_CACHE_READ: _d(
+        Semantic.LLM_TOKENS_INPUT, "tokens", "integer", "Input tokens served from a prompt cache."
+    ),
+    Semantic.LLM_TOKENS_CACHE_WRITE: _d(
+        Semantic.LLM_TOKENS_INPUT, "tokens", "integer", "Input tokens written to a prompt cache."
+    ),
+    Semantic.LLM_REQUEST_COUNT: _d(
+        unit="requests", shape="integer", description="Model requests made."
+    ),
     Semantic.LLM_MODEL_NAME: _d(shape="string", description="Model identifier."),
-    Semantic.LLM_MODEL_REQUESTED: _d(Semantic.LLM_MODEL_NAME, shape="string", description="Model the request asked for."),
-    Semantic.LLM_MODEL_RESPONSE: _d(Semantic.LLM_MODEL_NAME, shape="string", description="Model the provider reported answering."),
+    Semantic.LLM_MODEL_REQUESTED: _d(
+        Semantic.LLM_MODEL_NAME, shape="string", description="Model the request asked for."
+    ),
+    Semantic.LLM_MODEL_RESPONSE: _d(
+        Semantic.LLM_MODEL_NAME,
+        shape="string",
+        description="Model the provider reported answering.",
+    ),
     Semantic.LLM_PROVIDER: _d(shape="string", description="Model provider."),
-    Semantic.LLM_PROVIDER_NAME: _d(Semantic.LLM_PROVIDER, shape="string", description="Model provider name."),
+    Semantic.LLM_PROVIDER_NAME: _d(
+        Semantic.LLM_PROVIDER, shape="string", description="Model provider name."
+    ),
     Semantic.LLM_TEMPERATURE: _d(shape="number", description="Sampling temperature."),
     # Cost
     Semantic.MONEY_COST: _d(unit="usd", shape="number", description="Money spent."),
     Semantic.SERVING_COST: _d(Semantic.MONEY_COST, "usd", "number", "Cost of serving a request."),
-    Semantic.OPTIMIZATION_COST: _d(Semantic.MONEY_COST, "usd", "number", "Cost spent by an optimizer."),
+    Semantic.OPTIMIZATION_COST: _d(
+        Semantic.MONEY_COST, "usd", "number", "Cost spent by an optimizer."
+    ),
     Semantic.LIFETIME_COST: _d(Semantic.MONEY_COST, "usd", "number", "Cost over a lifetime."),
     # Time
-    Semantic.TIME_LATENCY: _d(unit="s", shape="number", description="Elapsed time of an operation."),
-    Semantic.TIME_FIRST_CHUNK: _d(Semantic.TIME_LATENCY, "s", "number", "Time to the first streamed chunk."),
-    Semantic.TIME_CRITICAL_PATH: _d(Semantic.TIME_LATENCY, "s", "number", "Observed makespan of a trace."),
-    Semantic.PERFORMANCE_SPEEDUP: _d(unit="ratio", shape="number", description="Baseline time over candidate time."),
+    Semantic.TIME_LATENCY: _d(
+        unit="s", shape="number", description="Elapsed time of an operation."
+    ),
+    Semantic.TIME_FIRST_CHUNK: _d(
+        Semantic.TIME_LATENCY, "s", "number", "Time to the first streamed chunk."
+    ),
+    Semantic.TIME_CRITICAL_PATH: _d(
+        Semantic.TIME_LATENCY, "s", "number", "Observed makespan of a trace."
+    ),
+    Semantic.PERFORMANCE_SPEEDUP: _d(
+        unit="ratio", shape="number", description="Baseline time over candidate time."
+    ),
     # Result and quality
-    Semantic.RESULT_SUCCESS: _d(unit="boolean", shape="boolean", description="Whether the run achieved its goal."),
+    Semantic.RESULT_SUCCESS: _d(
+        unit="boolean", shape="boolean", description="Whether the run achieved its goal."
+    ),
     Semantic.QUALITY_SCORE: _d(shape="number", description="A quality score, usually in [0, 1]."),
-    Semantic.QUALITY_CORRECTNESS: _d(Semantic.QUALITY_SCORE, shape="number", description="Correctness against an expected value."),
-    Semantic.COVERAGE_RATIO: _d(Semantic.QUALITY_SCORE, "ratio", "number", "Covered fraction in [0, 1]."),
+    Semantic.QUALITY_CORRECTNESS: _d(
+        Semantic.QUALITY_SCORE, shape="number", description="Correctness against an expected value."
+    ),
+    Semantic.COVERAGE_RATIO: _d(
+        Semantic.QUALITY_SCORE, "ratio", "number", "Covered fraction in [0, 1]."
+    ),
     # Agent
-    Semantic.AGENT_TASK_COMPLETION: _d(Semantic.RESULT_SUCCESS, shape="boolean", description="Agent completed its task."),
+    Semantic.AGENT_TASK_COMPLETION: _d(
+        Semantic.RESULT_SUCCESS, shape="boolean", description="Agent completed its task."
+    ),
     Semantic.AGENT_PLAN_QUALITY: _d(Semantic.QUALITY_SCORE, shape="number"),
     Semantic.AGENT_PLAN_ADHERENCE: _d(Semantic.QUALITY_SCORE, shape="number"),
     Semantic.AGENT_STEP_EFFICIENCY: _d(Semantic.QUALITY_SCORE, shape="number"),
@@ -154,9 +197,15 @@ _BUILTIN_TYPES: dict[str, SemanticDefinition] = {
     # Operations (trace topology)
     Semantic.OPERATION_COUNT: _d(unit="operations", shape="integer"),
     Semantic.OPERATION_DEPTH_MAX: _d(shape="integer", description="Deepest span nesting."),
-    Semantic.OPERATION_FANOUT_MAX: _d(shape="integer", description="Most direct children of one span."),
-    Semantic.OPERATION_INCOMPLETE: _d(unit="operations", shape="integer", description="Spans that never ended."),
-    Semantic.OPERATION_PARALLELISM: _d(unit="ratio", shape="number", description="Leaf work over makespan."),
+    Semantic.OPERATION_FANOUT_MAX: _d(
+        shape="integer", description="Most direct children of one span."
+    ),
+    Semantic.OPERATION_INCOMPLETE: _d(
+        unit="operations", shape="integer", description="Spans that never ended."
+    ),
+    Semantic.OPERATION_PARALLELISM: _d(
+        unit="ratio", shape="number", description="Leaf work over makespan."
+    ),
     Semantic.OPERATION_RETRIES: _d(unit="operations", shape="integer"),
     Semantic.OPERATION_RETRIES_RECOVERED: _d(Semantic.OPERATION_RETRIES, "operations", "integer"),
     Semantic.OPERATION_FIRST_ATTEMPT_SUCCESS: _d(Semantic.RESULT_SUCCESS, shape="boolean"),
@@ -168,7 +217,9 @@ _BUILTIN_TYPES: dict[str, SemanticDefinition] = {
     Semantic.WORKFLOW_TOOL_CALL_FAILURE: _d(unit="operations", shape="integer"),
     Semantic.WORKFLOW_MESSAGE_GROWTH: _d(unit="messages", shape="integer"),
     Semantic.WORKFLOW_EVIDENCE_REFERENCES: _d(unit="references", shape="integer"),
-    Semantic.POLICY_RESULT: _d(Semantic.RESULT_SUCCESS, shape="boolean", description="Whether a policy held."),
+    Semantic.POLICY_RESULT: _d(
+        Semantic.RESULT_SUCCESS, shape="boolean", description="Whether a policy held."
+    ),
 }
 
 _BUILTIN_ALIASES: dict[str, str] = {
@@ -202,7 +253,9 @@ class SemanticRegistry(BaseModel):
             parent = self.types[name].parent
             while parent is not None:
                 if parent in seen:
-                    raise ValueError(f"semantic type {name!r} has a parent cycle through {parent!r}")
+                    raise ValueError(
+                        f"semantic type {name!r} has a parent cycle through {parent!r}"
+                    )
                 seen.add(parent)
                 definition = self.types.get(parent)
                 parent = None if definition is None else definition.parent
@@ -225,7 +278,9 @@ class SemanticRegistry(BaseModel):
     def ancestors(self, name: str) -> tuple[SemanticType, ...]:
         """``name`` (normalised) followed by its parents up to the root."""
         chain = [self.normalize(name)]
-        while (definition := self.types.get(chain[-1])) is not None and definition.parent is not None:
+        while (
+            definition := self.types.get(chain[-1])
+        ) is not None and definition.parent is not None:
             chain.append(self.normalize(definition.parent))
         return tuple(chain)
 
@@ -241,7 +296,13 @@ class SemanticRegistry(BaseModel):
                 return definition.unit
         return None
 
-    def merged(self, other: SemanticRegistry | None = None, *, types: Mapping[str, SemanticDefinition] | None = None, aliases: Mapping[str, str] | None = None) -> SemanticRegistry:
+    def merged(
+        self,
+        other: SemanticRegistry | None = None,
+        *,
+        types: Mapping[str, SemanticDefinition] | None = None,
+        aliases: Mapping[str, str] | None = None,
+    ) -> SemanticRegistry:
         """A new registry with ``other``'s (or the given) entries laid over this one's."""
         new_types = dict(self.types)
         new_aliases = dict(self.aliases)

@@ -8,13 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from autobench.core.planning import BenchmarkPlan
+from autobench.records import (
+    ExperimentResult,
+    RunRecord,
+    RunStatus,
+    project_observations,
+    run_observations,
+)
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
-
-from autobench.core.planning import BenchmarkPlan
-from autobench.records import ExperimentResult, RunRecord, RunStatus, project_observations, run_observations
 
 _STATUS_STYLE = {
     RunStatus.PASSED: "green",
@@ -57,7 +62,11 @@ def render_plan(plan: BenchmarkPlan, *, spec_path: str | None = None) -> Rendera
     if hidden > 0:
         cases.caption = f"... and {hidden} more"
 
-    parts: list[RenderableType] = [Panel(overview, title="Benchmark", title_align="left"), variants, cases]
+    parts: list[RenderableType] = [
+        Panel(overview, title="Benchmark", title_align="left"),
+        variants,
+        cases,
+    ]
     for warning in plan.warnings:
         parts.append(Text(f"warning: {warning}", style="yellow"))
     return Group(*parts)
@@ -76,11 +85,15 @@ def render_experiment_overview(result: ExperimentResult) -> RenderableType:
         value = getattr(counts, run_status.value)
         if status:
             status.append("  ")
-        status.append(f"{run_status.value} {value}", style=_STATUS_STYLE[run_status] if value else "dim")
+        status.append(
+            f"{run_status.value} {value}", style=_STATUS_STYLE[run_status] if value else "dim"
+        )
     grid.add_row("runs", f"{len(result.runs)} of {len(result.experiment.plan)} planned")
     grid.add_row("status", status)
     if result.missing_runs:
-        grid.add_row("missing", Text(f"{len(result.missing_runs)} planned runs have no record", style="red"))
+        grid.add_row(
+            "missing", Text(f"{len(result.missing_runs)} planned runs have no record", style="red")
+        )
     return Panel(grid, title="Experiment", title_align="left")
 
 
@@ -121,7 +134,12 @@ def render_status_table(result: ExperimentResult) -> RenderableType:
         detail.add_column("status")
         detail.add_column("why")
         for run in problems[:_PREVIEW_CASES]:
-            detail.add_row(run.case_id, run.variant_id, Text(run.status.value, style=_STATUS_STYLE[run.status]), _why(run))
+            detail.add_row(
+                run.case_id,
+                run.variant_id,
+                Text(run.status.value, style=_STATUS_STYLE[run.status]),
+                _why(run),
+            )
         if len(problems) > _PREVIEW_CASES:
             detail.caption = f"... and {len(problems) - _PREVIEW_CASES} more"
         parts.append(detail)
@@ -135,6 +153,8 @@ def _why(run: RunRecord) -> str:
     reasons = [
         f"{observation.name}: {observation.reason or observation.value}"
         for observation in run_observations(run)
-        if observation.role is not None and observation.role.value == "constraint" and observation.value in (False, 0)
+        if observation.role is not None
+        and observation.role.value == "constraint"
+        and observation.value in (False, 0)
     ]
     return "; ".join(reasons)[:160]

@@ -1,0 +1,29 @@
+"""The runtime: execute a benchmark's case x variant matrix and produce its evidence.
+
+A task receives a :class:`RunContext` and a case; spans are ABP spans of the
+run's trace; scorers run after the task; statuses follow the rule documented
+in :mod:`autobench.core.runtime._status`.
+"""
+
+from autobench.core.runtime._api import run_benchmark_path, run_benchmark_spec
+from autobench.core.runtime._context import RunContext, get_active_run_context
+from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
+from autobench.core.runtime._progress import ProgressEvent, ProgressEventKind
+from autobench.core.runtime._run import ROOT_SPAN
+from autobench.core.runtime._span import DurationMetricSpec, Span
+from autobench.core.runtime._tasks import TaskResolutionError
+
+__all__ = [
+    "ROOT_SPAN",
+    "DurationMetricSpec",
+    "ProgressEvent",
+    "ProgressEventKind",
+    "RunContext",
+    "Span",
+    "TaskResolutionError",
+    "capture_environment",
+    "collect_benchmark_source_files",
+    "get_active_run_context",
+    "run_benchmark_path",
+    "run_benchmark_spec",
+]

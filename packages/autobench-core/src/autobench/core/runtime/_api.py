@@ -1,0 +1,134 @@
+"""The entry points: run a :class:`BenchmarkSpec` (or a spec file) and get an ExperimentResult.
+
+Order of work in :func:`run_benchmark_spec`:
+
+1. resolve the task (a :class:`TaskResolutionError` is raised here, before
+   anything is recorded or run) and build the plan;
+2. build the :class:`ExperimentRecord`, call ``sink.start`` and send
+   ``experiment_started``;
+3. execute the matrix (``_executor``), handing each run to
+   ``sink.run_finished`` as it ends;
+4. build the :class:`ExperimentSummary`, call ``sink.finish`` and send
+   ``experiment_finished``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+
+from autobench.core import spec as spec_package
+from autobench.core.planning import build_benchmark_plan, new_experiment_id
+from autobench.core.spec import BenchmarkSpec
+from autobench.records import (
+    DEFAULT_SEMANTIC_REGISTRY,
+    ExperimentResult,
+    ExperimentSink,
+)
+
+from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
+from autobench.core.runtime._executor import MatrixExecutor
+from autobench.core.runtime._experiment import build_experiment_record, build_summary
+from autobench.core.runtime._progress import ProgressCallback, ProgressEvent, ProgressEventKind, deliver
+from autobench.core.runtime._run import RunSetup
+from autobench.core.runtime._tasks import is_async_task, resolve_task
+
+
+async def run_benchmark_spec(
+    spec: BenchmarkSpec,
+    *,
+    experiment_id: str | None = None,
+    concurrency_limit: int = 1,
+    sink: ExperimentSink | None = None,
+    progress: ProgressCallback | None = None,
+    source_files: Mapping[str, str] | None = None,
+) -> ExperimentResult:
+    """Run every case x variant of ``spec`` and return the experiment result.
+
+    ``experiment_id`` defaults to ``exp_<benchmark slug>_<UTC YYYYmmddTHHMMSS>Z_<4 hex>``.
+    ``concurrency_limit`` (>= 1, else ``ValueError``) bounds the active runs.
+    ``sink`` receives the records as they are produced; without one, artifact
+    payloads are returned in ``result.artifact_payloads[(run_id, artifact_id)]``.
+    ``progress`` receives :class:`ProgressEvent` values. ``source_files``
+    (``{path: sha256}``) defaults to :func:`collect_benchmark_source_files`.
+    Raises :class:`TaskResolutionError` when the task cannot be resolved.
+    """
+    if concurrency_limit < 1:
+        raise ValueError(f"concurrency_limit must be at least 1, got {concurrency_limit}")
+    task = resolve_task(spec)
+    plan = build_benchmark_plan(spec)
+    experiment_id = experiment_id or new_experiment_id(spec.benchmark.id)
+    started = time.perf_counter()
+    experiment = build_experiment_record(
+        spec,
+        plan,
+        experiment_id=experiment_id,
+        started_at=datetime.now(UTC),
+        files=collect_benchmark_source_files(spec) if source_files is None else source_files,
+        environment=capture_environment(),
+    )
+    if sink is not None:
+        sink.start(experiment)
+    total = plan.run_count
+    deliver(progress, ProgressEvent(ProgressEventKind.EXPERIMENT_STARTED, experiment_id, total, 0))
+    task_is_async = is_async_task(task)
+    pool = None if task_is_async else ThreadPoolExecutor(concurrency_limit, thread_name_prefix="autobench-run")
+    setup = RunSetup(
+        experiment_id=experiment_id,
+        benchmark_id=spec.benchmark.id,
+        task=task,
+        task_is_async=task_is_async,
+        scorers=spec.scoring,
+        executor=pool,
+    )
+    executor = MatrixExecutor(setup, plan.runs, concurrency_limit=concurrency_limit, sink=sink, progress=progress)
+    try:
+        runs = await executor.run()
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+    summary = build_summary(experiment, runs, duration=time.perf_counter() - started)
+    if sink is not None:
+        sink.finish(summary)
+    deliver(
+        progress,
+        ProgressEvent(
+            ProgressEventKind.EXPERIMENT_FINISHED,
+            experiment_id,
+            total,
+            executor.completed,
+            payload={"duration": summary.duration, "counts": summary.status.model_dump()},
+        ),
+    )
+    return ExperimentResult(
+        experiment=experiment,
+        runs=runs,
+        summary=summary,
+        root_dir=getattr(sink, "root_dir", None),
+        artifact_payloads=executor.payloads,
+        registry=DEFAULT_SEMANTIC_REGISTRY.merged(spec.semantic_registry),
+    )
+
+
+async def run_benchmark_path(
+    path: str | Path,
+    *,
+    experiment_id: str | None = None,
+    concurrency_limit: int = 1,
+    sink: ExperimentSink | None = None,
+    progress: ProgressCallback | None = None,
+) -> ExperimentResult:
+    """Load the spec file at ``path`` (``load_benchmark_spec``, which raises ``SpecError``
+    on bad input) and run it with :func:`run_benchmark_spec`."""
+    spec = spec_package.load_benchmark_spec(Path(path))
+    return await run_benchmark_spec(
+        spec,
+        experiment_id=experiment_id,
+        concurrency_limit=concurrency_limit,
+        sink=sink,
+        progress=progress,
+        source_files=collect_benchmark_source_files(spec, spec_path=Path(path)),
+    )

@@ -1,0 +1,81 @@
+"""Shape checks on located YAML values, and pydantic validation with located errors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from autobench.core.spec._errors import SpecError, one_of
+from autobench.core.spec._yaml import Located, kind_of
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def expect_mapping(item: Located, what: str) -> dict[Any, Any]:
+    """The mapping ``item`` holds (``{}`` for null); raises :class:`SpecError` for anything else."""
+    if item.value is None:
+        return {}
+    if not isinstance(item.value, dict):
+        raise SpecError(item.location, f"{what} must be a mapping, not {kind_of(item.value)}", expected="a mapping")
+    return item.value
+
+
+def expect_list(item: Located, what: str) -> list[Any]:
+    """The list ``item`` holds (``[]`` for null); raises :class:`SpecError` for anything else."""
+    if item.value is None:
+        return []
+    if not isinstance(item.value, list):
+        raise SpecError(item.location, f"{what} must be a list, not {kind_of(item.value)}", expected="a list")
+    return item.value
+
+
+def expect_string(item: Located, what: str) -> str:
+    """The non-empty string ``item`` holds; raises :class:`SpecError` for anything else."""
+    if not isinstance(item.value, str) or not item.value:
+        raise SpecError(item.location, f"{what} must be a non-empty string, not {kind_of(item.value)}", expected="a string")
+    return item.value
+
+
+def expect_keys(item: Located, allowed: Iterable[str], what: str) -> None:
+    """Raise :class:`SpecError` at the first key of mapping ``item`` not in ``allowed``."""
+    names = frozenset(allowed)
+    for key, child in item.items():
+        if key not in names:
+            raise SpecError(child.key_location, f"unknown key {key!r} in {what}", expected=one_of(names))
+
+
+def model_keys(model: type[BaseModel], *, exclude: Iterable[str] = ()) -> frozenset[str]:
+    """The keys a model accepts: field names and their aliases, minus ``exclude``."""
+    keys = {alias for name, field in model.model_fields.items() for alias in (name, field.alias) if alias}
+    return frozenset(keys - set(exclude))
+
+
+def validate_model(model: type[M], data: Any, item: Located, what: str) -> M:
+    """``model.model_validate(data)``, with any failure raised as a :class:`SpecError`.
+
+    ``data`` must mirror the shape of ``item`` closely enough for the error's
+    field path to be followed into the YAML: the error points at the deepest
+    value along that path (at the key, for an unknown key).
+    """
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise located_validation_error(exc, item, what) from None
+    except (ValueError, TypeError) as exc:
+        raise SpecError(item.location, f"invalid {what}: {exc}") from None
+
+
+def located_validation_error(exc: ValidationError, item: Located, what: str) -> SpecError:
+    """The first error of ``exc`` as a :class:`SpecError` located through ``item``."""
+    error = exc.errors(include_url=False)[0]
+    loc = tuple(step for step in error["loc"] if isinstance(step, str | int))
+    target = item.descend(loc)
+    field = ".".join(str(step) for step in loc)
+    if error["type"] == "extra_forbidden" and loc:
+        return SpecError(target.key_location, f"unknown key {loc[-1]!r} in {what}" + (f" at '{field}'" if len(loc) > 1 else ""))
+    message = str(error["msg"]).removeprefix("Value error, ")
+    expected = (error.get("ctx") or {}).get("expected")
+    where = f"'{field}' of {what}" if field else what
+    return SpecError(target.location, f"invalid {where}: {message}", expected=None if expected is None else str(expected))
