@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 @pytest.fixture
 def runner() -> CliRunner:
-    return CliRunner()
+    return CliRunner(env={"COLUMNS": "200"})
 
 
 @pytest.fixture
@@ -45,6 +45,7 @@ def spec_dir(tmp_path: Path) -> Path:
                   correct:
                     exact: {actual: output.value, expected: case.expected.value}
                     semantic: quality.correctness
+                    role: constraint
             """
         )
     )

@@ -36,7 +36,7 @@ class ReportedError(click.exceptions.Exit):
 
 
 def show_error(title: str, message: str, hint: str | None = None) -> ReportedError:
-    body = Text(message)
+    body = Text(message, overflow="fold")
     if hint:
         body.append(f"\n\n{hint}", style="dim")
     stderr_console().print(Panel(body, title=title, title_align="left", border_style="red"))

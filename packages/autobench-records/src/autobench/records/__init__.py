@@ -4,6 +4,19 @@ Everything here works from recorded evidence alone: it never imports a task,
 a scorer module or an instrumented SDK.
 """
 
+from autobench.records._codec import (
+    artifact_payload_from_yaml,
+    artifact_payload_to_yaml,
+    experiment_record_from_yaml,
+    experiment_record_to_yaml,
+    experiment_summary_from_yaml,
+    experiment_summary_to_yaml,
+    run_record_from_yaml,
+    run_record_to_yaml,
+    trace_from_yaml,
+    trace_to_yaml,
+)
+from autobench.records._directory import TRACE_INLINE_LIMIT, RecordDirectoryWriter
 from autobench.records._enums import (
     SOURCE_PRECEDENCE,
     Direction,
@@ -14,6 +27,7 @@ from autobench.records._enums import (
     RunStatus,
     TaskStatus,
 )
+from autobench.records._errors import MissingRecordError, RecordFormatError, RecordingError
 from autobench.records._evidence import (
     ArtifactRef,
     Case,
@@ -37,6 +51,8 @@ from autobench.records._records import (
     EXPERIMENT_RECORD_VERSION,
     RUN_RECORD_VERSION,
     SUMMARY_RECORD_VERSION,
+    TRACE_MEDIA_TYPE,
+    TRACE_RECORD_VERSION,
     BenchmarkInfoRecord,
     DatasetInfo,
     ExperimentInfo,
@@ -48,9 +64,17 @@ from autobench.records._records import (
     RunRecord,
     SpecInfo,
     StatusCounts,
+    TraceSummary,
+)
+from autobench.records._replay import (
+    load_experiment_record,
+    load_experiment_summary,
+    load_run_record,
+    record_experiment,
+    replay_experiment,
 )
 from autobench.records._result import ExperimentResult
-from autobench.records._sink import ExperimentSink
+from autobench.records._schemas import RECORD_VERSIONS, record_schemas, schema_dir
 from autobench.records._semantics import (
     DEFAULT_SEMANTIC_REGISTRY,
     Semantic,
@@ -58,13 +82,19 @@ from autobench.records._semantics import (
     SemanticRegistry,
     SemanticType,
 )
+from autobench.records._sink import ExperimentSink
+from autobench.records._values import OpaqueValue, encode_value
 
 __all__ = [
     "DEFAULT_SEMANTIC_REGISTRY",
     "EXPERIMENT_RECORD_VERSION",
+    "RECORD_VERSIONS",
     "RUN_RECORD_VERSION",
     "SOURCE_PRECEDENCE",
     "SUMMARY_RECORD_VERSION",
+    "TRACE_INLINE_LIMIT",
+    "TRACE_MEDIA_TYPE",
+    "TRACE_RECORD_VERSION",
     "ArtifactRef",
     "BenchmarkInfoRecord",
     "Case",
@@ -78,13 +108,18 @@ __all__ = [
     "ExperimentSink",
     "ExperimentSummary",
     "FactorValue",
+    "MissingRecordError",
     "Observation",
     "ObservationKind",
     "ObservationQuery",
     "ObservationRole",
     "ObservationSource",
+    "OpaqueValue",
     "PlannedRun",
     "ProjectedMetric",
+    "RecordDirectoryWriter",
+    "RecordFormatError",
+    "RecordingError",
     "RunInfo",
     "RunOutcome",
     "RunRecord",
@@ -97,13 +132,32 @@ __all__ = [
     "SpecInfo",
     "StatusCounts",
     "TaskStatus",
+    "TraceSummary",
     "Variant",
     "artifact_dir",
+    "artifact_payload_from_yaml",
+    "artifact_payload_to_yaml",
+    "encode_value",
+    "experiment_record_from_yaml",
+    "experiment_record_to_yaml",
+    "experiment_summary_from_yaml",
+    "experiment_summary_to_yaml",
     "factors_from_mapping",
     "filter_observations",
+    "load_experiment_record",
+    "load_experiment_summary",
+    "load_run_record",
     "project_observations",
+    "record_experiment",
+    "record_schemas",
+    "replay_experiment",
     "run_observations",
+    "run_record_from_yaml",
     "run_record_path",
+    "run_record_to_yaml",
     "safe_segment",
+    "schema_dir",
     "score_observation",
+    "trace_from_yaml",
+    "trace_to_yaml",
 ]

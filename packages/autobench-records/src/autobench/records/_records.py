@@ -29,6 +29,9 @@ from pydantic import Field
 RUN_RECORD_VERSION = 1
 EXPERIMENT_RECORD_VERSION = 1
 SUMMARY_RECORD_VERSION = 1
+TRACE_RECORD_VERSION = 1
+TRACE_MEDIA_TYPE = "application/vnd.autobench.abp-trace+yaml"
+"""Media type of a trace stored as its own file (``artifacts/<run>/trace.yaml``)."""
 
 
 class RunOutcome(RecordModel):
@@ -54,6 +57,17 @@ class RunInfo(RecordModel):
     duration: float | None = None
 
 
+class TraceSummary(RecordModel):
+    """What ``run.yaml`` keeps of a trace too large to inline: its id, whether it is
+    partial, its span count and the reference to the ``trace.yaml`` artifact
+    (media :data:`TRACE_MEDIA_TYPE`) holding the full :class:`~autobench.abp.Trace`."""
+
+    id: str
+    partial: bool = False
+    spans: int = 0
+    artifact: ArtifactRef
+
+
 class RunRecord(RecordModel):
     """Everything one case x variant run produced.
 
@@ -68,7 +82,7 @@ class RunRecord(RecordModel):
     output: Any = None
     scores: tuple[ScoreRecord, ...] = ()
     observations: tuple[Observation, ...] = ()
-    trace: Trace | None = None
+    trace: Trace | TraceSummary | None = None
     artifacts: tuple[ArtifactRef, ...] = ()
     errors: tuple[ErrorRecord, ...] = ()
 
@@ -114,7 +128,8 @@ class RunRecord(RecordModel):
 
     @property
     def spans(self) -> tuple[SpanRecord, ...]:
-        return () if self.trace is None else self.trace.spans
+        """The spans of the trace; empty when there is none or only its summary was loaded."""
+        return self.trace.spans if isinstance(self.trace, Trace) else ()
 
     @property
     def error(self) -> ErrorRecord | None:

@@ -12,7 +12,7 @@ from autobench.records._records import ExperimentRecord, ExperimentSummary, RunR
 from autobench.records._semantics import DEFAULT_SEMANTIC_REGISTRY, SemanticRegistry
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ExperimentResult:
     """An experiment and its runs, in plan order.
 
@@ -29,6 +29,15 @@ class ExperimentResult:
     root_dir: Path | None = None
     artifact_payloads: Mapping[tuple[str, str], Any] = field(default_factory=dict)
     registry: SemanticRegistry = DEFAULT_SEMANTIC_REGISTRY
+
+    def __repr__(self) -> str:
+        # Short on purpose: the full records can be megabytes, and Python 3.11's
+        # asyncio.run formats the main task (result included) when it restores
+        # the SIGINT handler.
+        return (
+            f"ExperimentResult(experiment_id={self.experiment_id!r}, runs={len(self.runs)}, "
+            f"planned={len(self.experiment.plan)}, root_dir={self.root_dir!r})"
+        )
 
     @property
     def experiment_id(self) -> str:

@@ -65,7 +65,9 @@ class OpaqueValue:
     repr: str
 
 
-_NATIVE_SCALARS = frozenset({type(None), bool, int, float, str, bytes, Decimal, dt.date, OpaqueValue})
+_NATIVE_SCALARS = frozenset(
+    {type(None), bool, int, float, str, bytes, Decimal, dt.date, OpaqueValue}
+)
 
 
 def encode_value(value: Any) -> Any:
@@ -141,8 +143,14 @@ def _encode_other(value: Any) -> Any:
 def _encode_datetime(value: dt.datetime) -> dt.datetime:
     offset = value.utcoffset()
     plain = dt.datetime(
-        value.year, value.month, value.day, value.hour, value.minute, value.second,
-        value.microsecond, tzinfo=value.tzinfo,
+        value.year,
+        value.month,
+        value.day,
+        value.hour,
+        value.minute,
+        value.second,
+        value.microsecond,
+        tzinfo=value.tzinfo,
     )
     if offset is None:
         return plain.replace(tzinfo=None)

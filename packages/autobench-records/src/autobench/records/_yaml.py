@@ -1,4 +1,4 @@
-"""YAML text I/O of record files: the C-accelerated *safe* ruamel.yaml path, and nothing more.
+"""YAML text I/O of record files: ruamel.yaml's C-accelerated *safe* path, and nothing more.
 
 A record file is::
 
@@ -18,21 +18,32 @@ safe constructor plus the three tags of :mod:`autobench.records._values`
 arbitrary Python object. :func:`peek_header` reads the ``record:`` header
 from the first lines of the text without parsing the rest, so a file written
 by a newer Autobench is rejected before its body is interpreted.
+
+The parts are those ``YAML(typ="safe", pure=False)`` combines (libyaml's
+``CParser``/``CEmitter``, ``SafeConstructor``/``SafeRepresenter``, the YAML
+1.2 core resolver), composed once into a loader and a dumper class instead
+of through the ``YAML`` facade, which builds a new class on every call and
+resolves scalars through the per-document versioned resolver: that halves
+the cost of a small record. Scalar tags are shared ``Tag`` objects, and the
+common node types (plain strings, mappings, sequences) take a fast path;
+everything else goes through the safe constructor and representer.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import re
-import threading
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.constructor import SafeConstructor
+from ruamel.yaml.constructor import ConstructorError, SafeConstructor
+from ruamel.yaml.cyaml import CEmitter, CParser
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from ruamel.yaml.representer import SafeRepresenter
+from ruamel.yaml.resolver import Resolver
 from ruamel.yaml.tag import Tag
 
 from autobench.records._errors import RecordFormatError
@@ -54,6 +65,29 @@ def _tag(name: Any) -> Any:
     return tag
 
 
+_STR = _tag("tag:yaml.org,2002:str")
+_SEQ = _tag("tag:yaml.org,2002:seq")
+_MAP = _tag("tag:yaml.org,2002:map")
+_BOOL = _tag("tag:yaml.org,2002:bool")
+_INT = _tag("tag:yaml.org,2002:int")
+_NULL = _tag("tag:yaml.org,2002:null")
+_FLOAT = _tag("tag:yaml.org,2002:float")
+
+
+def _float_text(value: float) -> str:
+    """``repr`` of a float in YAML form: ``.nan``, ``.inf``, ``-.inf``, and a mantissa that
+    always has a dot (``1.0e-05``, not ``1e-05``, which YAML 1.1 readers take for a string)."""
+    if value != value:
+        return ".nan"
+    if value in (math.inf, -math.inf):
+        return ".inf" if value > 0 else "-.inf"
+    text = repr(value)
+    if "e" in text and "." not in text:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}.0e{exponent}"
+    return text
+
+
 class _Representer(SafeRepresenter):  # type: ignore[misc]
     """Safe representer: insertion order, no aliases, the record value tags."""
 
@@ -63,6 +97,34 @@ class _Representer(SafeRepresenter):  # type: ignore[misc]
 
     def ignore_aliases(self, data: Any) -> bool:
         return True
+
+    def represent_data(self, data: Any) -> Any:
+        # Fast path for the JSON-like bulk of a record; other types use the safe representers.
+        kind = type(data)
+        if kind is str:
+            return ScalarNode(_STR, data)
+        if kind is dict:
+            return MappingNode(
+                _MAP,
+                [
+                    (self.represent_data(key), self.represent_data(item))
+                    for key, item in data.items()
+                ],
+                flow_style=False,
+            )
+        if kind is list:
+            return SequenceNode(
+                _SEQ, [self.represent_data(item) for item in data], flow_style=False
+            )
+        if kind is bool:
+            return ScalarNode(_BOOL, "true" if data else "false")
+        if kind is int:
+            return ScalarNode(_INT, str(data))
+        if data is None:
+            return ScalarNode(_NULL, "null")
+        if kind is float:
+            return ScalarNode(_FLOAT, _float_text(data))
+        return super().represent_data(data)
 
     def represent_scalar(self, tag: Any, value: Any, style: Any = None, anchor: Any = None) -> Any:
         return super().represent_scalar(_tag(tag), value, style, anchor)
@@ -106,45 +168,135 @@ _Constructor.add_constructor(DECIMAL_TAG, _Constructor.construct_decimal)
 _Constructor.add_constructor(FROZENSET_TAG, _Constructor.construct_frozenset)
 _Constructor.add_constructor(OPAQUE_TAG, _Constructor.construct_opaque)
 
-_local = threading.local()
+
+class _Resolver(Resolver):  # type: ignore[misc]
+    """The YAML 1.2 core-schema resolver, returning shared tags (no per-document version
+    lookup: records are always YAML 1.2)."""
+
+    def __init__(self, version: Any = None, loader: Any = None, loadumper: Any = None) -> None:
+        super().__init__(loadumper=loadumper if loadumper is not None else loader)
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is ScalarNode:
+            if implicit[0]:
+                for tag, regexp in self.yaml_implicit_resolvers.get(value[:1], ()):
+                    if regexp.match(value):
+                        return _tag(tag)
+            return _STR
+        if kind is SequenceNode:
+            return _SEQ
+        if kind is MappingNode:
+            return _MAP
+        return super().resolve(kind, value, implicit)
 
 
-def _yaml() -> YAML:
-    """This thread's configured ``YAML`` instance (instances are not thread-safe)."""
-    yaml: YAML | None = getattr(_local, "yaml", None)
-    if yaml is None:
-        yaml = YAML(typ="safe", pure=False)
-        yaml.Representer = _Representer
-        yaml.Constructor = _Constructor
-        yaml.default_flow_style = False
-        yaml.allow_unicode = True
-        yaml.width = 1 << 30
-        _local.yaml = yaml
-    return yaml
+_MERGE = _tag("tag:yaml.org,2002:merge")
+
+
+class _Dumper(CEmitter, _Representer, _Resolver):  # type: ignore[misc]
+    """libyaml emitter + record representer: block style, unicode kept, lines never folded."""
+
+    def __init__(self, stream: Any) -> None:
+        CEmitter.__init__(self, stream, width=1 << 30, allow_unicode=True)
+        self._emitter = self._serializer = self._representer = self
+        _Representer.__init__(self, default_flow_style=False)
+        _Resolver.__init__(self, loadumper=self)
+
+
+class _Loader(CParser, _Constructor, _Resolver):  # type: ignore[misc]
+    """libyaml parser + record constructor (safe tags and the record value tags only)."""
+
+    def __init__(self, stream: Any) -> None:
+        CParser.__init__(self, stream)
+        self._parser = self._composer = self
+        _Constructor.__init__(self, loader=self)
+        _Resolver.__init__(self, loadumper=self)
+
+    def construct_document(self, node: Any) -> Any:
+        return self._build(node)
+
+    def _build(self, node: Any) -> Any:
+        tag = node.ctag
+        if tag is _STR and type(node) is ScalarNode:
+            return node.value
+        if tag is _MAP and type(node) is MappingNode:
+            result: dict[Any, Any] = {}
+            for key_node, value_node in node.value:
+                if key_node.ctag is _MERGE:
+                    return self._slow(node)
+                key = self._build(key_node)
+                if isinstance(key, list):
+                    key = tuple(key)
+                try:
+                    duplicate = key in result
+                except TypeError:
+                    raise ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        "found an unhashable key",
+                        key_node.start_mark,
+                    ) from None
+                if duplicate:
+                    raise ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        f"found duplicate key {key!r}",
+                        key_node.start_mark,
+                    )
+                result[key] = self._build(value_node)
+            return result
+        if tag is _SEQ and type(node) is SequenceNode:
+            return [self._build(item) for item in node.value]
+        return self._slow(node)
+
+    def _slow(self, node: Any) -> Any:
+        data = self.construct_object(node, deep=True)
+        self.constructed_objects = {}
+        self.recursive_objects = {}
+        return data
 
 
 def dump_document(document: Any) -> str:
     """YAML text of one document value (no header, no section spacing)."""
     stream = io.StringIO()
-    _yaml().dump(document, stream)
+    dumper = _Dumper(stream)
+    dumper.open()
+    dumper.represent(document)
+    dumper.close()
     return stream.getvalue()
 
 
-def dump_record(record_type: str, version: int, sections: dict[str, Any]) -> str:
-    """The text of a record file: schema comment, ``record:`` header, then ``sections``.
-
-    ``sections`` holds document values (see :mod:`autobench.records._values`)
-    keyed by section name, in the order they are written. Raises
-    ``ruamel.yaml`` representer errors for values that are not document values.
+def render_sections(sections: dict[str, Any]) -> str:
+    """The YAML text of top-level ``sections`` (document values), in order, with a blank
+    line before each. Only a top-level key starts a line with ``<name>:`` at column 0:
+    continuation lines of scalars are always indented, and sequence items start with ``-``.
     """
-    parts = [
-        f"# yaml-language-server: $schema={schema_url(record_type)}\n",
-        f"record:\n  type: {record_type}\n  version: {version}\n",
-    ]
-    for name, value in sections.items():
-        parts.append("\n")
-        parts.append(dump_document({name: value}))
+    text = dump_document(sections) if sections else ""
+    lines = text.splitlines(keepends=True)
+    expected = iter(sections)
+    upcoming = next(expected, None)
+    parts: list[str] = []
+    for line in lines:
+        if upcoming is not None and line.startswith(f"{upcoming}:"):
+            parts.append("\n")
+            upcoming = next(expected, None)
+        parts.append(line)
     return "".join(parts)
+
+
+def record_text(record_type: str, version: int, body: str) -> str:
+    """A record file: schema comment, ``record:`` header, then ``body`` (from
+    :func:`render_sections`)."""
+    return (
+        f"# yaml-language-server: $schema={schema_url(record_type)}\n"
+        f"record:\n  type: {record_type}\n  version: {version}\n{body}"
+    )
+
+
+def dump_record(record_type: str, version: int, sections: dict[str, Any]) -> str:
+    """The text of a record file whose ``sections`` (document values keyed by section name)
+    are written in order. Raises ``ruamel.yaml`` representer errors for non-document values."""
+    return record_text(record_type, version, render_sections(sections))
 
 
 _HEADER = re.compile(
@@ -172,8 +324,9 @@ def load_document(text: str, *, source: Path | str | None = None) -> Any:
     line:column when the parser located the problem) on malformed YAML,
     duplicate keys or unknown tags.
     """
+    loader = _Loader(text)
     try:
-        return _yaml().load(text)
+        return loader.get_single_data()
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         problem = error.problem or error.context or "malformed YAML"
@@ -183,5 +336,7 @@ def load_document(text: str, *, source: Path | str | None = None) -> Any:
             line=None if mark is None else mark.line + 1,
             column=None if mark is None else mark.column + 1,
         ) from error
-    except (YAMLError, ValueError, TypeError) as error:
+    except (YAMLError, ValueError, ArithmeticError) as error:
         raise RecordFormatError(f"malformed YAML: {error}", path=source) from error
+    finally:
+        loader.dispose()

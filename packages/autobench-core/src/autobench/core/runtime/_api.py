@@ -20,21 +20,24 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 
-from autobench.core import spec as spec_package
 from autobench.core.planning import build_benchmark_plan, new_experiment_id
-from autobench.core.spec import BenchmarkSpec
+from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
+from autobench.core.runtime._executor import MatrixExecutor
+from autobench.core.runtime._experiment import build_experiment_record, build_summary
+from autobench.core.runtime._progress import (
+    ProgressCallback,
+    ProgressEvent,
+    ProgressEventKind,
+    deliver,
+)
+from autobench.core.runtime._run import RunSetup
+from autobench.core.runtime._tasks import is_async_task, resolve_task
+from autobench.core.spec import BenchmarkSpec, load_benchmark_spec
 from autobench.records import (
     DEFAULT_SEMANTIC_REGISTRY,
     ExperimentResult,
     ExperimentSink,
 )
-
-from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
-from autobench.core.runtime._executor import MatrixExecutor
-from autobench.core.runtime._experiment import build_experiment_record, build_summary
-from autobench.core.runtime._progress import ProgressCallback, ProgressEvent, ProgressEventKind, deliver
-from autobench.core.runtime._run import RunSetup
-from autobench.core.runtime._tasks import is_async_task, resolve_task
 
 
 async def run_benchmark_spec(
@@ -75,7 +78,11 @@ async def run_benchmark_spec(
     total = plan.run_count
     deliver(progress, ProgressEvent(ProgressEventKind.EXPERIMENT_STARTED, experiment_id, total, 0))
     task_is_async = is_async_task(task)
-    pool = None if task_is_async else ThreadPoolExecutor(concurrency_limit, thread_name_prefix="autobench-run")
+    pool = (
+        None
+        if task_is_async
+        else ThreadPoolExecutor(concurrency_limit, thread_name_prefix="autobench-run")
+    )
     setup = RunSetup(
         experiment_id=experiment_id,
         benchmark_id=spec.benchmark.id,
@@ -84,7 +91,9 @@ async def run_benchmark_spec(
         scorers=spec.scoring,
         executor=pool,
     )
-    executor = MatrixExecutor(setup, plan.runs, concurrency_limit=concurrency_limit, sink=sink, progress=progress)
+    executor = MatrixExecutor(
+        setup, plan.runs, concurrency_limit=concurrency_limit, sink=sink, progress=progress
+    )
     try:
         runs = await executor.run()
     finally:
@@ -123,12 +132,11 @@ async def run_benchmark_path(
 ) -> ExperimentResult:
     """Load the spec file at ``path`` (``load_benchmark_spec``, which raises ``SpecError``
     on bad input) and run it with :func:`run_benchmark_spec`."""
-    spec = spec_package.load_benchmark_spec(Path(path))
+    spec = load_benchmark_spec(Path(path))
     return await run_benchmark_spec(
         spec,
         experiment_id=experiment_id,
         concurrency_limit=concurrency_limit,
         sink=sink,
         progress=progress,
-        source_files=collect_benchmark_source_files(spec, spec_path=Path(path)),
     )

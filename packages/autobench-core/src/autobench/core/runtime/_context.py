@@ -15,11 +15,10 @@ from contextvars import ContextVar
 from typing import Any
 
 from autobench.abp import SpanKind, TraceCollector, active_span
-from autobench.records import Case, Variant
-
 from autobench.core.runtime._evidence import EvidenceBuffer
 from autobench.core.runtime._recorder import EvidenceRecorder
 from autobench.core.runtime._span import DurationMetricSpec, Span, open_span
+from autobench.records import Case, Variant
 
 _active_context: ContextVar[RunContext | None] = ContextVar("autobench_run_context", default=None)
 
@@ -37,7 +36,15 @@ class RunContext(EvidenceRecorder):
     no user span is open), so concurrent branches link to their own spans.
     """
 
-    __slots__ = ("_collector", "_evidence", "benchmark_id", "case", "experiment_id", "run_id", "variant")
+    __slots__ = (
+        "_collector",
+        "_evidence",
+        "benchmark_id",
+        "case",
+        "experiment_id",
+        "run_id",
+        "variant",
+    )
 
     def __init__(
         self,
@@ -84,7 +91,9 @@ class RunContext(EvidenceRecorder):
             if factor.name == name:
                 return factor.value
         known = ", ".join(repr(f.name) for f in self.variant.factors) or "none"
-        raise KeyError(f"variant {self.variant.id!r} has no factor {name!r} (known factors: {known})")
+        raise KeyError(
+            f"variant {self.variant.id!r} has no factor {name!r} (known factors: {known})"
+        )
 
     def span(
         self,

@@ -13,13 +13,12 @@ import os
 import platform
 import socket
 import sys
-from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from autobench.core.runtime._tasks import task_module_file
-from autobench.core.spec import BenchmarkSpec
+from autobench.core.spec import BenchmarkSpec, load_benchmark_spec
 
 _DISTRIBUTIONS = (
     "autobench",
@@ -85,27 +84,24 @@ def _display_path(path: Path, base_dir: Path | None) -> str:
     return path.resolve().as_posix()
 
 
-def _spec_files(spec: BenchmarkSpec) -> list[Path]:
-    # ``source_files`` (spec file and dataset files) is filled by the YAML loader;
-    # a spec built in Python has none.
-    declared: Iterable[Any] = getattr(spec, "source_files", None) or ()
-    files = [Path(item) for item in declared]
-    spec_path = getattr(spec, "source_path", None)
-    if spec_path is not None:
-        files.insert(0, Path(spec_path))
-    return files
-
-
-def collect_benchmark_source_files(spec: BenchmarkSpec, *, spec_path: Path | str | None = None) -> dict[str, str]:
+def collect_benchmark_source_files(
+    spec: BenchmarkSpec | str | Path, *, spec_path: Path | str | None = None
+) -> dict[str, str]:
     """``{path: sha256}`` of the files a benchmark reads: the spec file, its dataset
-    files and the task module file (when it can be found without importing it).
+    files (``spec.source_files``, filled by the YAML loader) and the task module
+    file (when it can be found without importing it).
 
-    Paths are relative to ``spec.base_dir`` when they lie under it (posix
-    form), absolute otherwise. Missing files are skipped.
+    ``spec`` is a loaded spec or the path of a spec file (loaded with
+    ``load_benchmark_spec``, which raises ``SpecError``). ``spec_path`` adds a
+    spec file a Python-built spec did not record. Paths are relative to
+    ``spec.base_dir`` when they lie under it (posix form), absolute otherwise;
+    missing files are skipped.
     """
-    files = _spec_files(spec)
-    if spec_path is not None:
-        files.insert(0, Path(spec_path))
+    if not isinstance(spec, BenchmarkSpec):
+        spec_path = Path(spec)
+        spec = load_benchmark_spec(spec_path)
+    files: list[Path] = [] if spec_path is None else [Path(spec_path)]
+    files.extend(spec.source_files)
     task_file = task_module_file(spec)
     if task_file is not None:
         files.append(task_file)

@@ -92,7 +92,13 @@ class EvidenceBuffer:
         return observation
 
     def add_artifact(
-        self, name: str, payload: Any, *, media_type: str, tags: dict[str, str] | None, span_id: str | None
+        self,
+        name: str,
+        payload: Any,
+        *,
+        media_type: str,
+        tags: dict[str, str] | None,
+        span_id: str | None,
     ) -> ArtifactRef:
         """Store an artifact payload and return its reference (no path until a sink stores it)."""
         artifact_id = f"art_{next(self._artifact_ids)}"
@@ -133,7 +139,9 @@ def error_record(
     A plain message becomes type ``Error`` without a traceback.
     """
     if isinstance(error, BaseException):
-        trace = "".join(traceback.format_exception(error)) if error.__traceback__ is not None else None
+        trace = (
+            "".join(traceback.format_exception(error)) if error.__traceback__ is not None else None
+        )
         return ErrorRecord(
             stage=stage,
             type=type(error).__name__,
@@ -142,4 +150,6 @@ def error_record(
             source=source,
             span_id=span_id,
         )
-    return ErrorRecord(stage=stage, type="Error", message=str(error), source=source, span_id=span_id)
+    return ErrorRecord(
+        stage=stage, type="Error", message=str(error), source=source, span_id=span_id
+    )

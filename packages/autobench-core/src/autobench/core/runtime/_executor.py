@@ -1,9 +1,10 @@
 """Matrix execution: run every planned run on asyncio with a bound on active runs.
 
-* At most ``concurrency_limit`` runs are active at once (an
-  :class:`asyncio.Semaphore`); a run task is only created once a slot is free,
-  so a large plan never holds more than the limit in flight. Sync tasks run in
-  a thread pool of the same size.
+* At most ``concurrency_limit`` runs are active at once: that many workers
+  take the next planned run from a shared iterator, so a run task is only
+  created when a worker is free and a large plan never holds more than the
+  limit in flight (a counting semaphore without the wake-up cost of one).
+  Sync tasks run in a thread pool of the same size.
 * Each run is its own asyncio task and so has its own :mod:`contextvars`
   context: spans and the active run context never leak between runs.
 * The sink receives each run as it ends (completion order); the returned
@@ -15,14 +16,18 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from autobench.core.planning import MatrixRunSpec
-from autobench.records import ExperimentSink, RunRecord
-
-from autobench.core.runtime._progress import ProgressCallback, ProgressEvent, ProgressEventKind, deliver
+from autobench.core.runtime._progress import (
+    ProgressCallback,
+    ProgressEvent,
+    ProgressEventKind,
+    deliver,
+)
 from autobench.core.runtime._run import RunSetup, execute_run
+from autobench.records import ExperimentSink, RunRecord
 
 
 class MatrixExecutor:
@@ -86,38 +91,25 @@ class MatrixExecutor:
 
     async def run(self) -> tuple[RunRecord, ...]:
         """Execute all runs; return the records of the finished ones in plan order."""
-        if self._limit == 1:
-            for position, planned in enumerate(self._runs):
-                await asyncio.create_task(self._one(position, planned))
-            return self._finished()
-        slots = asyncio.Semaphore(self._limit)
-        active: set[asyncio.Task[None]] = set()
-        failure: list[BaseException] = []
-
-        def _done(task: asyncio.Task[None]) -> None:
-            active.discard(task)
-            slots.release()
-            if not task.cancelled() and task.exception() is not None:
-                failure.append(task.exception())  # type: ignore[arg-type]
-
+        pending = iter(enumerate(self._runs))
+        workers = [
+            asyncio.create_task(self._worker(pending))
+            for _ in range(min(self._limit, len(self._runs)))
+        ]
         try:
-            for position, planned in enumerate(self._runs):
-                await slots.acquire()
-                if failure:
-                    break
-                task = asyncio.create_task(self._one(position, planned))
-                active.add(task)
-                task.add_done_callback(_done)
-            while active:
-                await asyncio.wait(set(active))
+            await asyncio.gather(*workers)
         except BaseException:
-            for task in active:
-                task.cancel()
-            await asyncio.gather(*active, return_exceptions=True)
+            for worker in workers:
+                worker.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
             raise
-        if failure:
-            raise failure[0]
         return self._finished()
+
+    async def _worker(self, pending: Iterator[tuple[int, MatrixRunSpec]]) -> None:
+        # One of ``concurrency_limit`` workers: each takes the next planned run and
+        # executes it in a task of its own (a fresh contextvars context per run).
+        for position, planned in pending:
+            await asyncio.create_task(self._one(position, planned))
 
     def _finished(self) -> tuple[RunRecord, ...]:
         return tuple(record for record in self._results if record is not None)

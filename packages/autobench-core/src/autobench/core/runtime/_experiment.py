@@ -38,7 +38,10 @@ def build_experiment_record(
     dataset = spec.dataset
     return ExperimentRecord(
         experiment=ExperimentInfo(
-            id=experiment_id, benchmark=spec.benchmark.id, started_at=started_at, autobench=__version__
+            id=experiment_id,
+            benchmark=spec.benchmark.id,
+            started_at=started_at,
+            autobench=__version__,
         ),
         benchmark=BenchmarkInfoRecord(
             id=spec.benchmark.id,
@@ -52,10 +55,13 @@ def build_experiment_record(
             variants=spec.variants,
             cases=plan.case_count,
             runs=plan.run_count,
-            spec=SpecInfo(hash=spec_hash(spec), snapshot=spec.model_dump(mode="json", exclude_defaults=True)),
+            spec=SpecInfo(
+                hash=spec_hash(spec), snapshot=spec.model_dump(mode="json", exclude_defaults=True)
+            ),
         ),
         plan=tuple(
-            PlannedRun(id=run.run_id, case=run.case_id, variant=run.variant_id, path=run.path) for run in plan.runs
+            PlannedRun(id=run.run_id, case=run.case_id, variant=run.variant_id, path=run.path)
+            for run in plan.runs
         ),
         files=dict(files),
         environment=dict(environment),
@@ -85,5 +91,7 @@ def build_summary(
         complete=len(runs) == len(experiment.plan),
         runs=len(runs),
         status=_counts(runs),
-        variants={vid: _counts([run for run in runs if run.variant_id == vid]) for vid in variant_ids},
+        variants={
+            vid: _counts([run for run in runs if run.variant_id == vid]) for vid in variant_ids
+        },
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from autobench.core.runtime._evidence import EvidenceBuffer, error_record
 from autobench.records import (
     ArtifactRef,
     Direction,
@@ -23,8 +24,6 @@ from autobench.records import (
     ObservationRole,
     Semantic,
 )
-
-from autobench.core.runtime._evidence import EvidenceBuffer, error_record
 
 
 class EvidenceRecorder:
@@ -76,12 +75,20 @@ class EvidenceRecorder:
         """Record several metrics from ``{name: value}`` or ``(name, value)`` pairs,
         sharing ``unit``, ``role`` and ``tags``; returns them in input order."""
         items = values.items() if isinstance(values, Mapping) else values
-        return tuple(self.metric(name, value, unit=unit, role=role, tags=tags) for name, value in items)
+        return tuple(
+            self.metric(name, value, unit=unit, role=role, tags=tags) for name, value in items
+        )
 
-    def factor_observation(self, name: str, value: Any, *, semantic_type: str | None = None) -> Observation:
+    def factor_observation(
+        self, name: str, value: Any, *, semantic_type: str | None = None
+    ) -> Observation:
         """Record a factor discovered at run time (for example the model a provider answered with)."""
         return self._evidence.add_observation(
-            name, value, kind=ObservationKind.FACTOR, span_id=self._link_span_id(), semantic_type=semantic_type
+            name,
+            value,
+            kind=ObservationKind.FACTOR,
+            span_id=self._link_span_id(),
+            semantic_type=semantic_type,
         )
 
     def event(
@@ -168,7 +175,11 @@ class EvidenceRecorder:
         """Attach a payload; the record keeps only the returned reference, and the sink
         (or ``ExperimentResult.artifact_payloads`` without one) keeps the payload."""
         return self._evidence.add_artifact(
-            name, value, media_type=media_type, tags=dict(tags) if tags else None, span_id=self._link_span_id()
+            name,
+            value,
+            media_type=media_type,
+            tags=dict(tags) if tags else None,
+            span_id=self._link_span_id(),
         )
 
     def error(self, error: BaseException | str, *, source: str | None = None) -> ErrorRecord:

@@ -26,13 +26,12 @@ from typing import Any
 
 from autobench.abp import SpanKind, SpanStatus, TraceCollector, bind_collector, start_span
 from autobench.core.planning import MatrixRunSpec
-from autobench.core.scoring import ScorerSpec, ScoringCall
-from autobench.records import RunInfo, RunRecord, TaskStatus
-
 from autobench.core.runtime._context import RunContext, bind_run_context
 from autobench.core.runtime._evidence import EvidenceBuffer, error_record
 from autobench.core.runtime._scoring import score_run
 from autobench.core.runtime._status import decide_outcome
+from autobench.core.scoring import ScorerSpec, ScoringCall
+from autobench.records import RunInfo, RunRecord, TaskStatus
 
 ROOT_SPAN = "benchmark.run"
 """Operation name of the root span of every run."""

@@ -21,10 +21,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from autobench.records import ErrorRecord, ScoreRecord
-
 from autobench.core.runtime._evidence import error_record
 from autobench.core.scoring import ScorerSpec, ScoringCall
+from autobench.records import ErrorRecord, ScoreRecord
 
 
 def _filled(record: ScoreRecord, scorer: ScorerSpec) -> ScoreRecord:
@@ -78,5 +77,9 @@ async def score_run(
             )
             errors.append(error_record(exc, stage="scorer", source=scorer.name))
             continue
-        scores.append(_filled(result, scorer) if isinstance(result, ScoreRecord) else _from_value(result, scorer))
+        scores.append(
+            _filled(result, scorer)
+            if isinstance(result, ScoreRecord)
+            else _from_value(result, scorer)
+        )
     return tuple(scores), tuple(errors)

@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from autobench.abp import ActiveSpan, SpanStatus, TraceCollector, start_span
-from autobench.records import Direction, ObservationKind, ObservationRole, Semantic
-
 from autobench.core.runtime._evidence import EvidenceBuffer
 from autobench.core.runtime._recorder import EvidenceRecorder
+from autobench.records import Direction, ObservationKind, ObservationRole, Semantic
 
 _UNIT_FACTORS: dict[str, float] = {"s": 1.0, "ms": 1e3, "us": 1e6, "µs": 1e6, "ns": 1e9}
 
@@ -43,7 +42,9 @@ class DurationMetricSpec:
 
     def __post_init__(self) -> None:
         if self.unit not in _UNIT_FACTORS:
-            raise ValueError(f"duration unit {self.unit!r} is not one of {', '.join(_UNIT_FACTORS)}")
+            raise ValueError(
+                f"duration unit {self.unit!r} is not one of {', '.join(_UNIT_FACTORS)}"
+            )
 
     def convert(self, seconds: float) -> float:
         """``seconds`` expressed in :attr:`unit`."""
@@ -125,7 +126,11 @@ def open_span(
             yield handle
         except BaseException as exc:
             evidence.note_exception_span(exc, active.id)
-            status = SpanStatus.CANCELLED if isinstance(exc, asyncio.CancelledError) else SpanStatus.ERROR
+            status = (
+                SpanStatus.CANCELLED
+                if isinstance(exc, asyncio.CancelledError)
+                else SpanStatus.ERROR
+            )
             _record_duration(evidence, active, active.end(status, exc), duration_metric)
             raise
         _record_duration(evidence, active, active.end(SpanStatus.OK), duration_metric)

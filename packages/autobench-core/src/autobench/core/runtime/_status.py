@@ -42,7 +42,9 @@ def is_failing_value(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value == 0
 
 
-def evaluation_status(scores: Iterable[ScoreRecord], observations: Iterable[Observation]) -> EvaluationStatus:
+def evaluation_status(
+    scores: Iterable[ScoreRecord], observations: Iterable[Observation]
+) -> EvaluationStatus:
     """Evaluation status of a run whose task did not raise (rule 2)."""
     failed = False
     for score in scores:
@@ -54,7 +56,8 @@ def evaluation_status(scores: Iterable[ScoreRecord], observations: Iterable[Obse
             failed = True
     if not failed:
         failed = any(
-            obs.role == ObservationRole.CONSTRAINT and is_failing_value(obs.value) for obs in observations
+            obs.role == ObservationRole.CONSTRAINT and is_failing_value(obs.value)
+            for obs in observations
         )
     return EvaluationStatus.FAILED if failed else EvaluationStatus.PASSED
 
@@ -78,4 +81,6 @@ def decide_outcome(
         evaluation = EvaluationStatus.SKIPPED
     else:
         evaluation = evaluation_status(scores, observations)
-    return run_status(task, evaluation), RunOutcome.model_construct(task=task, evaluation=evaluation)
+    return run_status(task, evaluation), RunOutcome.model_construct(
+        task=task, evaluation=evaluation
+    )

@@ -104,13 +104,15 @@ def resolve_task(spec: BenchmarkSpec) -> Callable[..., Any]:
             ) from exc
         walked = f"{walked}.{part}"
     if not callable(value):
-        raise TaskResolutionError(f"task {target!r} resolves to a {type(value).__name__}, which is not callable")
+        raise TaskResolutionError(
+            f"task {target!r} resolves to a {type(value).__name__}, which is not callable"
+        )
     return value
 
 
 def is_async_task(task: Callable[..., Any]) -> bool:
     """Whether calling ``task`` returns a coroutine (async functions and async ``__call__``)."""
-    return inspect.iscoroutinefunction(task) or inspect.iscoroutinefunction(getattr(task, "__call__", None))  # noqa: B004
+    return inspect.iscoroutinefunction(task) or inspect.iscoroutinefunction(type(task).__call__)
 
 
 def task_module_file(spec: BenchmarkSpec) -> Path | None:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from autobench.abp import SpanRecord
-from autobench.records import Case, Direction, Observation, ObservationRole, ScoreRecord, Variant
-
 from autobench.core.scoring._paths import resolve_dotted_path
+from autobench.records import Case, Direction, Observation, ObservationRole, ScoreRecord, Variant
 
 
 @dataclass(frozen=True)
@@ -93,6 +92,35 @@ class ScorerSpec(BaseModel):
         scorer error for this run only.
         """
         raise NotImplementedError
+
+    @classmethod
+    def dsl_options(cls) -> frozenset[str]:
+        """Keys a DSL ``score`` entry of this kind may hold beside its keyword.
+
+        The default is the common options: ``semantic``, ``unit``, ``goal``,
+        ``role`` and ``optional``. A kind with more top-level options extends it.
+        """
+        return frozenset({"semantic", "unit", "goal", "role", "optional"})
+
+    @classmethod
+    def from_dsl(cls, name: str, action: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The structured mapping (with ``kind`` and ``name``) of a DSL ``score`` entry.
+
+        ``action`` is the value under this kind's keyword and ``options`` the
+        entry's other keys. Default rule: a string action is the ``path``
+        field; a mapping action is merged with the options (its keys must not
+        repeat an option, ``kind`` or ``name``). Raises ``ValueError`` for any
+        other action value. Kinds with a different DSL shape override this.
+        """
+        kind = cls.model_fields["kind"].default
+        if isinstance(action, str):
+            return {"kind": kind, "name": name, "path": action, **options}
+        if isinstance(action, Mapping):
+            clash = sorted(str(key) for key in action if key in options or key in ("kind", "name"))
+            if clash:
+                raise ValueError(f"'{cls.keyword}' repeats {', '.join(clash)}, which belong beside it")
+            return {"kind": kind, "name": name, **action, **options}
+        raise ValueError(f"'{cls.keyword}' takes a dotted path or a mapping, not {type(action).__name__}")
 
     def action_dsl(self) -> Any:
         """The value this scorer's DSL keyword holds when the spec is written back to YAML."""

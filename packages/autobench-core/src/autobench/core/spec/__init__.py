@@ -1,5 +1,7 @@
 """The benchmark spec: typed models and the YAML loader."""
 
+from autobench.core.spec._errors import Location, SpecError
+from autobench.core.spec._loader import is_structured, load_benchmark_spec, load_benchmark_spec_text
 from autobench.core.spec._models import (
     BenchmarkInfo,
     BenchmarkSpec,
@@ -22,8 +24,13 @@ __all__ = [
     "DatasetSpec",
     "DistributionReportSpec",
     "LeaderboardReportSpec",
+    "Location",
     "MatrixReportSpec",
     "MetricAggregation",
     "ReportSpec",
+    "SpecError",
     "TaskSpec",
+    "is_structured",
+    "load_benchmark_spec",
+    "load_benchmark_spec_text",
 ]

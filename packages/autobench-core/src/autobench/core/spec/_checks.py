@@ -18,7 +18,11 @@ def expect_mapping(item: Located, what: str) -> dict[Any, Any]:
     if item.value is None:
         return {}
     if not isinstance(item.value, dict):
-        raise SpecError(item.location, f"{what} must be a mapping, not {kind_of(item.value)}", expected="a mapping")
+        raise SpecError(
+            item.location,
+            f"{what} must be a mapping, not {kind_of(item.value)}",
+            expected="a mapping",
+        )
     return item.value
 
 
@@ -27,14 +31,20 @@ def expect_list(item: Located, what: str) -> list[Any]:
     if item.value is None:
         return []
     if not isinstance(item.value, list):
-        raise SpecError(item.location, f"{what} must be a list, not {kind_of(item.value)}", expected="a list")
+        raise SpecError(
+            item.location, f"{what} must be a list, not {kind_of(item.value)}", expected="a list"
+        )
     return item.value
 
 
 def expect_string(item: Located, what: str) -> str:
     """The non-empty string ``item`` holds; raises :class:`SpecError` for anything else."""
     if not isinstance(item.value, str) or not item.value:
-        raise SpecError(item.location, f"{what} must be a non-empty string, not {kind_of(item.value)}", expected="a string")
+        raise SpecError(
+            item.location,
+            f"{what} must be a non-empty string, not {kind_of(item.value)}",
+            expected="a string",
+        )
     return item.value
 
 
@@ -43,12 +53,19 @@ def expect_keys(item: Located, allowed: Iterable[str], what: str) -> None:
     names = frozenset(allowed)
     for key, child in item.items():
         if key not in names:
-            raise SpecError(child.key_location, f"unknown key {key!r} in {what}", expected=one_of(names))
+            raise SpecError(
+                child.key_location, f"unknown key {key!r} in {what}", expected=one_of(names)
+            )
 
 
 def model_keys(model: type[BaseModel], *, exclude: Iterable[str] = ()) -> frozenset[str]:
     """The keys a model accepts: field names and their aliases, minus ``exclude``."""
-    keys = {alias for name, field in model.model_fields.items() for alias in (name, field.alias) if alias}
+    keys = {
+        alias
+        for name, field in model.model_fields.items()
+        for alias in (name, field.alias)
+        if alias
+    }
     return frozenset(keys - set(exclude))
 
 
@@ -62,20 +79,48 @@ def validate_model(model: type[M], data: Any, item: Located, what: str) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise located_validation_error(exc, item, what) from None
+        raise located_validation_error(exc, item, what, model_keys(model)) from None
     except (ValueError, TypeError) as exc:
         raise SpecError(item.location, f"invalid {what}: {exc}") from None
 
 
-def located_validation_error(exc: ValidationError, item: Located, what: str) -> SpecError:
-    """The first error of ``exc`` as a :class:`SpecError` located through ``item``."""
+_FRIENDLY = (
+    ("a valid tuple", "a list"),
+    ("a valid list", "a list"),
+    ("a valid dictionary", "a mapping"),
+)
+
+
+def located_validation_error(
+    exc: ValidationError, item: Located, what: str, keys: Iterable[str] = ()
+) -> SpecError:
+    """The first error of ``exc`` as a :class:`SpecError` located through ``item``.
+
+    ``keys`` (the validated model's keys) is offered as the expected choice
+    for an unknown key at the top level of the model.
+    """
     error = exc.errors(include_url=False)[0]
     loc = tuple(step for step in error["loc"] if isinstance(step, str | int))
     target = item.descend(loc)
     field = ".".join(str(step) for step in loc)
     if error["type"] == "extra_forbidden" and loc:
-        return SpecError(target.key_location, f"unknown key {loc[-1]!r} in {what}" + (f" at '{field}'" if len(loc) > 1 else ""))
-    message = str(error["msg"]).removeprefix("Value error, ")
-    expected = (error.get("ctx") or {}).get("expected")
+        expected = one_of(keys) if keys and len(loc) == 1 else None
+        return SpecError(
+            target.key_location,
+            f"unknown key {loc[-1]!r} in {what}" + (f" at '{field}'" if len(loc) > 1 else ""),
+            expected=expected,
+        )
     where = f"'{field}' of {what}" if field else what
-    return SpecError(target.location, f"invalid {where}: {message}", expected=None if expected is None else str(expected))
+    choices = (error.get("ctx") or {}).get("expected")
+    if choices is not None:
+        return SpecError(
+            target.location,
+            f"invalid {where}: {error['input']!r} is not allowed",
+            expected=str(choices),
+        )
+    message = str(error["msg"]).removeprefix("Value error, ")
+    for pydantic_name, yaml_name in _FRIENDLY:
+        message = message.replace(pydantic_name, yaml_name)
+    if error["type"].endswith("_type"):
+        message = f"{message}, not {kind_of(error['input'])}"
+    return SpecError(target.location, f"invalid {where}: {message}")

@@ -58,9 +58,15 @@ class SpecFiles:
         if not _GLOB_CHARS.intersection(target):
             return [self._checked(ref, relative)]
         matches = sorted(glob.glob(relative, root_dir=self.spec_dir, recursive=True))
-        files = [self._checked(ref, match) for match in matches if (self.spec_dir / match).is_file()]
+        files = [
+            self._checked(ref, match) for match in matches if (self.spec_dir / match).is_file()
+        ]
         if not files:
-            raise SpecError(ref.location, f"{what} pattern '{target}' matches no file", expected="a glob matching at least one file")
+            raise SpecError(
+                ref.location,
+                f"{what} pattern '{target}' matches no file",
+                expected="a glob matching at least one file",
+            )
         return files
 
     def _relative(self, ref: Located, target: str) -> str:
@@ -69,20 +75,32 @@ class SpecFiles:
             try:
                 return os.path.normpath(path.relative_to(self.root))
             except ValueError:
-                raise SpecError(ref.location, f"path '{target}' is outside the spec directory", expected=_LOCAL) from None
+                raise SpecError(
+                    ref.location, f"path '{target}' is outside the spec directory", expected=_LOCAL
+                ) from None
         normal = os.path.normpath(target)
         if normal == ".." or normal.startswith(".." + os.sep):
-            raise SpecError(ref.location, f"path '{target}' escapes the spec directory", expected=_LOCAL)
+            raise SpecError(
+                ref.location, f"path '{target}' escapes the spec directory", expected=_LOCAL
+            )
         return normal
 
     def _checked(self, ref: Located, relative: str) -> Path:
         display = self.spec_dir / relative
         resolved = display.resolve()
         if not resolved.is_relative_to(self.root):
-            raise SpecError(ref.location, f"path '{relative}' resolves outside the spec directory", expected=_LOCAL)
+            raise SpecError(
+                ref.location,
+                f"path '{relative}' resolves outside the spec directory",
+                expected=_LOCAL,
+            )
         if not resolved.is_file():
             problem = "is not a file" if resolved.exists() else "does not exist"
-            raise SpecError(ref.location, f"file '{display}' {problem}", expected="a YAML file relative to the spec")
+            raise SpecError(
+                ref.location,
+                f"file '{display}' {problem}",
+                expected="a YAML file relative to the spec",
+            )
         return display
 
 
@@ -95,7 +113,9 @@ def local_target(ref: Located, what: str) -> str:
     if scheme is None:
         return value
     if scheme["scheme"].lower() != "file":
-        raise SpecError(ref.location, f"remote reference '{value}' is not allowed in {what}", expected=_LOCAL)
+        raise SpecError(
+            ref.location, f"remote reference '{value}' is not allowed in {what}", expected=_LOCAL
+        )
     target = value[scheme.end() :]
     if not target:
         raise SpecError(ref.location, f"{what} '{value}' names no file", expected=_LOCAL)

@@ -12,10 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator, model_validator
 
-from autobench.records import Case, SemanticRegistry, Variant
-
 from autobench.core.plugins import scorer_registry
 from autobench.core.scoring._base import ScorerSpec
+from autobench.records import DEFAULT_SEMANTIC_REGISTRY, Case, SemanticRegistry, Variant
 
 
 class SpecModel(BaseModel):
@@ -166,6 +165,8 @@ class BenchmarkSpec(SpecModel):
     reports: ReportSpec = Field(default_factory=ReportSpec)
     semantic_registry: SemanticRegistry = Field(default_factory=SemanticRegistry)
     base_dir: Path | None = Field(default=None, exclude=True)
+    source_files: tuple[Path, ...] = Field(default=(), exclude=True)
+    """Resolved paths of every file the loader read (the spec, then dataset files), in read order."""
 
     @field_validator("scoring", mode="before")
     @classmethod
@@ -191,3 +192,8 @@ class BenchmarkSpec(SpecModel):
     @property
     def cases(self) -> tuple[Case, ...]:
         return self.dataset.cases
+
+    @property
+    def registry(self) -> SemanticRegistry:
+        """The built-in semantic registry with this spec's own types and aliases laid over it."""
+        return DEFAULT_SEMANTIC_REGISTRY.merged(self.semantic_registry)

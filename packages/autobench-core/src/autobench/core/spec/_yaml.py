@@ -74,7 +74,14 @@ class Located:
 
     __slots__ = ("_fallback", "doc", "key_node", "node", "value")
 
-    def __init__(self, doc: YamlDocument, value: Any, node: Node | None, key_node: Node | None, fallback: Location) -> None:
+    def __init__(
+        self,
+        doc: YamlDocument,
+        value: Any,
+        node: Node | None,
+        key_node: Node | None,
+        fallback: Location,
+    ) -> None:
         self.doc = doc
         self.value = value
         self.node = node
@@ -91,30 +98,42 @@ class Located:
 
     @property
     def key_location(self) -> Location:
-        return self.location if self.key_node is None else node_location(self.doc.path, self.key_node)
+        return (
+            self.location if self.key_node is None else node_location(self.doc.path, self.key_node)
+        )
 
     def get(self, key: Any) -> Located | None:
         """The entry ``key`` of a mapping value, or ``None`` when absent (or not a mapping)."""
         if not isinstance(self.value, dict) or key not in self.value:
             return None
-        key_node = value_node = None
-        if isinstance(self.node, MappingNode) and isinstance(key, str):
-            key_node, value_node = self.doc.mapping_index(self.node).get(key, (None, None))
-        return Located(self.doc, self.value[key], value_node, key_node, self.location)
+        return self._entry(key)
 
     def items(self) -> list[tuple[Any, Located]]:
         """The entries of a mapping value in file order (empty for other values)."""
         if not isinstance(self.value, dict):
             return []
-        return [(key, self.get(key)) for key in self.value]  # type: ignore[misc]
+        return [(key, self._entry(key)) for key in self.value]
+
+    def _entry(self, key: Any) -> Located:
+        key_node = value_node = None
+        if isinstance(self.node, MappingNode) and isinstance(key, str):
+            key_node, value_node = self.doc.mapping_index(self.node).get(key, (None, None))
+        return Located(self.doc, self.value[key], value_node, key_node, self.location)
 
     def elements(self) -> list[Located]:
         """The items of a list value in order (empty for other values)."""
         if not isinstance(self.value, list):
             return []
-        nodes = self.node.value if isinstance(self.node, SequenceNode) and len(self.node.value) == len(self.value) else None
+        nodes = (
+            self.node.value
+            if isinstance(self.node, SequenceNode) and len(self.node.value) == len(self.value)
+            else None
+        )
         here = self.location
-        return [Located(self.doc, item, None if nodes is None else nodes[i], None, here) for i, item in enumerate(self.value)]
+        return [
+            Located(self.doc, item, None if nodes is None else nodes[i], None, here)
+            for i, item in enumerate(self.value)
+        ]
 
     def descend(self, loc: Sequence[str | int]) -> Located:
         """The deepest value reachable along ``loc`` (a pydantic error location).
@@ -126,9 +145,17 @@ class Located:
         current = self
         for step in loc:
             nxt: Located | None = None
-            if isinstance(step, int) and isinstance(current.value, list) and 0 <= step < len(current.value):
+            if (
+                isinstance(step, int)
+                and isinstance(current.value, list)
+                and 0 <= step < len(current.value)
+            ):
                 nxt = current.elements()[step]
-            elif isinstance(step, int) and isinstance(current.value, dict) and 0 <= step < len(current.value):
+            elif (
+                isinstance(step, int)
+                and isinstance(current.value, dict)
+                and 0 <= step < len(current.value)
+            ):
                 nxt = current.items()[step][1]
             else:
                 nxt = current.get(step)
@@ -144,7 +171,13 @@ def kind_of(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "a boolean"
-    for types, name in ((dict, "a mapping"), (list, "a list"), (str, "a string"), (int, "an integer"), (float, "a number")):
+    for types, name in (
+        (dict, "a mapping"),
+        (list, "a list"),
+        (str, "a string"),
+        (int, "an integer"),
+        (float, "a number"),
+    ):
         if isinstance(value, types):
             return name
     return f"a {type(value).__name__} value"
@@ -153,12 +186,19 @@ def kind_of(value: Any) -> str:
 def parse_yaml(text: str, path: Path) -> YamlDocument:
     """Parse one YAML document; ``path`` is only used in messages.
 
-    Raises :class:`SpecError` (located) on syntax errors, duplicate keys,
-    unknown tags, undefined or recursive aliases and multi-document streams.
+    The C parser (libyaml) is tried first; it is stricter than YAML 1.2 in a
+    few places (``{python: app:run}``), so text it refuses is parsed again
+    by ruamel's own parser, whose verdict stands. Raises :class:`SpecError`
+    (located) on syntax errors, duplicate keys, unknown tags, undefined or
+    recursive aliases and multi-document streams.
     """
-    yaml = YAML(typ="safe", pure=False)
     try:
-        root = yaml.compose(text)
+        yaml = YAML(typ="safe", pure=False)
+        try:
+            root = yaml.compose(text)
+        except MarkedYAMLError:
+            yaml = YAML(typ="safe", pure=True)
+            root = yaml.compose(text)
         if root is not None and "*" in text:
             _refuse_recursive_aliases(path, root)
         data = None if root is None else yaml.constructor.construct_document(root)
@@ -167,9 +207,15 @@ def parse_yaml(text: str, path: Path) -> YamlDocument:
     except MarkedYAMLError as exc:
         raise _located_yaml_error(path, exc) from None
     except ReaderError as exc:
-        raise SpecError(_offset_location(path, text, exc.position), f"invalid character in YAML: {exc.reason}") from None
-    except Exception as exc:  # the parser is third-party code: any failure means the text is not usable YAML
-        raise SpecError(Location(path, 1, 1), f"could not parse YAML: {type(exc).__name__}: {exc}") from None
+        raise SpecError(
+            _offset_location(path, text, exc.position), f"invalid character in YAML: {exc.reason}"
+        ) from None
+    except (
+        Exception
+    ) as exc:  # the parser is third-party code: any failure means the text is not usable YAML
+        raise SpecError(
+            Location(path, 1, 1), f"could not parse YAML: {type(exc).__name__}: {exc}"
+        ) from None
     return YamlDocument(path, data, root)
 
 
@@ -191,17 +237,26 @@ def read_yaml(file: Path, display: Path, *, referenced_at: Location | None = Non
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise SpecError(_offset_location(display, raw[: exc.start].decode("utf-8", "replace"), exc.start), "the file is not valid UTF-8 text") from None
+        raise SpecError(
+            _offset_location(display, raw[: exc.start].decode("utf-8", "replace"), exc.start),
+            "the file is not valid UTF-8 text",
+        ) from None
     return parse_yaml(text, display)
 
 
 def _located_yaml_error(path: Path, exc: MarkedYAMLError) -> SpecError:
     mark = exc.problem_mark or exc.context_mark
-    location = Location(path, 1, 1) if mark is None else Location(path, mark.line + 1, mark.column + 1)
+    location = (
+        Location(path, 1, 1) if mark is None else Location(path, mark.line + 1, mark.column + 1)
+    )
     problem = str(exc.problem or exc.context or "invalid YAML")
     duplicate = _DUPLICATE_KEY.match(problem)
     if duplicate:
-        return SpecError(location, f"duplicate key '{duplicate['key']}'", expected="each key at most once per mapping")
+        return SpecError(
+            location,
+            f"duplicate key '{duplicate['key']}'",
+            expected="each key at most once per mapping",
+        )
     if exc.context and exc.problem:
         problem = f"{problem} ({exc.context})"
     return SpecError(location, f"invalid YAML: {problem}")
@@ -225,10 +280,17 @@ def _refuse_recursive_aliases(path: Path, root: Node) -> None:
             done.add(id(node))
             continue
         if id(node) in on_path:
-            raise SpecError(node_location(path, node), "an alias refers to a value that contains it (recursive data)")
+            raise SpecError(
+                node_location(path, node),
+                "an alias refers to a value that contains it (recursive data)",
+            )
         if id(node) in done or isinstance(node, ScalarNode):
             continue
         on_path.add(id(node))
         stack.append((node, True))
-        children = [item for pair in node.value for item in pair] if isinstance(node, MappingNode) else list(node.value)
+        children = (
+            [item for pair in node.value for item in pair]
+            if isinstance(node, MappingNode)
+            else list(node.value)
+        )
         stack.extend((child, False) for child in reversed(children))

@@ -1,0 +1,227 @@
+"""Load a benchmark spec from YAML, in the authoring DSL or the structured form."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from autobench.core.spec._checks import expect_keys, expect_mapping, validate_model
+from autobench.core.spec._datasets import load_dataset
+from autobench.core.spec._dsl import report_from_dsl, scorers_from_dsl, task_from_run
+from autobench.core.spec._errors import Location, SpecError, one_of
+from autobench.core.spec._files import SpecFiles
+from autobench.core.spec._models import BenchmarkInfo, BenchmarkSpec
+from autobench.core.spec._sections import (
+    check_report_variants,
+    load_semantic_registry,
+    load_structured_reports,
+    load_structured_scorers,
+    load_task,
+    load_variants,
+)
+from autobench.core.spec._yaml import Located, YamlDocument, kind_of, parse_yaml, read_yaml
+
+STRUCTURED_KEYS = frozenset(
+    {"benchmark", "dataset", "task", "variants", "scoring", "reports", "semantic_registry"}
+)
+DSL_KEYS = frozenset(
+    {
+        "description",
+        "dataset",
+        "cases",
+        "run",
+        "task",
+        "variants",
+        "score",
+        "report",
+        "reports",
+        "semantic_registry",
+    }
+)
+_SHAPES = (
+    "benchmark: {<id>: {...}} (authoring DSL) or benchmark: {id, description} (structured form)"
+)
+
+
+def load_benchmark_spec(path: Path | str) -> BenchmarkSpec:
+    """Load the benchmark spec at ``path`` and the dataset files it references.
+
+    Two YAML forms are accepted. The **authoring DSL** names the benchmark
+    once and keeps every section under that name::
+
+        benchmark:
+          <id>:
+            description: ...
+            dataset: {id, version, metadata, source, defaults, cases}   # or
+            cases: [...] | datasets/cases.yaml
+            run: {python: module:function}          # or task: {kind: python, target: ...}
+            variants: {<id>: {label, description, factors}} | [{id, label, factors}]
+            score: {<name>: {<keyword>: <action>, semantic, role, goal, unit, optional}}
+            report: {leaderboard: {show: {...}}, matrix: {metric}, compare: {"a -> b": {show}}, distributions: [...]}
+            semantic_registry: {version, types: {<type>: {parent, unit, shape, description}}, aliases}
+
+    The **structured form** is the shape of ``BenchmarkSpec.model_dump()``::
+
+        benchmark: {id, description}
+        dataset: {id, version, source, metadata, defaults, cases}
+        task: {kind: python, target: module:function}
+        variants: [{id, label, description, factors}]
+        scoring: [{kind, name, ...}]
+        reports: {leaderboard: {metrics: [...]}, matrix, comparisons: [...], distributions: [...]}
+        semantic_registry: {version, types, aliases}
+
+    Detection rule: a document is in the structured form when it has a
+    top-level key besides ``benchmark``, or when ``benchmark.id`` holds
+    something other than a mapping; otherwise it is the authoring DSL, whose
+    ``benchmark`` mapping must hold exactly one entry (id -> sections).
+
+    Dataset references, case defaults and file rules are described in
+    :mod:`autobench.core.spec._datasets`; every referenced file must stay inside
+    the spec's directory and remote URLs are refused. The task target is kept
+    as written (it is imported at run time, relative to ``base_dir``, the
+    spec's resolved directory). ``source_files`` lists every file read.
+
+    Raises :class:`SpecError` (a ``ValueError``) naming the file, line and
+    column and what was expected, for: a missing or empty file, YAML syntax
+    errors and duplicate keys, a spec that is not a mapping, unknown keys at
+    any level, values of the wrong type, duplicate case, variant or scorer
+    ids, a scorer with no or several action keywords, remote or escaping
+    paths, missing dataset files, globs that match nothing and task targets
+    not of the form ``module:function``.
+    """
+    spec_path = Path(path)
+    document = read_yaml(spec_path, spec_path)
+    files = SpecFiles(spec_path.parent)
+    files.add(spec_path.resolve(), document)
+    return _compile(document, files)
+
+
+def load_benchmark_spec_text(text: str, *, path: Path | str = "autobench.yaml") -> BenchmarkSpec:
+    """Load a spec from ``text`` as if it were the file ``path``.
+
+    ``path`` names the spec in error messages and its directory is where
+    relative dataset references resolve (the file itself need not exist).
+    Same forms, rules and :class:`SpecError` as :func:`load_benchmark_spec`.
+    """
+    spec_path = Path(path)
+    return _compile(parse_yaml(text, spec_path), SpecFiles(spec_path.parent))
+
+
+def is_structured(document: Mapping[Any, Any]) -> bool:
+    """Whether a spec mapping is in the structured form (see :func:`load_benchmark_spec`)."""
+    if set(document) - {"benchmark"}:
+        return True
+    benchmark = document.get("benchmark")
+    return (
+        isinstance(benchmark, dict) and "id" in benchmark and not isinstance(benchmark["id"], dict)
+    )
+
+
+def _compile(document: YamlDocument, files: SpecFiles) -> BenchmarkSpec:
+    top = document.located
+    if document.root is None:
+        raise SpecError(Location(document.path, 1, 1), "the spec file is empty", expected=_SHAPES)
+    if not isinstance(top.value, dict):
+        raise SpecError(
+            top.location,
+            f"a benchmark spec must be a mapping, not {kind_of(top.value)}",
+            expected=_SHAPES,
+        )
+    if "benchmark" not in top.value:
+        expect_keys(top, STRUCTURED_KEYS, "the spec")
+        raise SpecError(top.location, "the spec has no 'benchmark' key", expected=_SHAPES)
+    sections = _structured(top, files) if is_structured(top.value) else _authoring(top, files)
+    sections["base_dir"] = files.root
+    sections["source_files"] = files.read_paths
+    return validate_model(BenchmarkSpec, sections, top, "the spec")
+
+
+def _present(item: Located | None) -> Located | None:
+    return None if item is None or item.value is None else item
+
+
+def _authoring(top: Located, files: SpecFiles) -> dict[str, Any]:
+    container = top.get("benchmark")
+    assert container is not None
+    expect_mapping(container, "benchmark")
+    entries = container.items()
+    if not entries:
+        raise SpecError(container.location, "'benchmark' names no benchmark", expected=_SHAPES)
+    if len(entries) > 1:
+        raise SpecError(
+            entries[1][1].key_location,
+            "a spec file holds one benchmark",
+            expected="a single <id> under 'benchmark'",
+        )
+    benchmark_id, body = entries[0]
+    if not isinstance(benchmark_id, str) or not benchmark_id:
+        raise SpecError(
+            body.key_location,
+            f"benchmark id {benchmark_id!r} must be a non-empty string",
+            expected="a string",
+        )
+    what = f"benchmark '{benchmark_id}'"
+    fields = expect_mapping(body, what)
+    expect_keys(body, DSL_KEYS, what)
+    for first, second in (("run", "task"), ("report", "reports")):
+        if fields.get(first) is not None and (duplicate := _present(body.get(second))) is not None:
+            raise SpecError(
+                duplicate.key_location,
+                f"{what} has both '{first}' and '{second}'",
+                expected=f"one of: {first}, {second}",
+            )
+    info = validate_model(
+        BenchmarkInfo, {"id": benchmark_id, "description": fields.get("description")}, body, what
+    )
+    sections: dict[str, Any] = {
+        "benchmark": info,
+        "dataset": load_dataset(_present(body.get("dataset")), _present(body.get("cases")), files),
+    }
+    if (run := _present(body.get("run"))) is not None:
+        sections["task"] = task_from_run(run)
+    elif (task := _present(body.get("task"))) is not None:
+        sections["task"] = load_task(task)
+    variants = load_variants(item) if (item := _present(body.get("variants"))) is not None else ()
+    sections["variants"] = variants
+    if (score := _present(body.get("score"))) is not None:
+        sections["scoring"] = scorers_from_dsl(score)
+    variant_ids = frozenset(variant.id for variant in variants)
+    if (report := _present(body.get("report"))) is not None:
+        sections["reports"] = report_from_dsl(report, variant_ids)
+    elif (reports := _present(body.get("reports"))) is not None:
+        sections["reports"] = load_structured_reports(reports)
+        check_report_variants(sections["reports"], reports, variant_ids)
+    if (registry := _present(body.get("semantic_registry"))) is not None:
+        sections["semantic_registry"] = load_semantic_registry(registry)
+    return sections
+
+
+def _structured(top: Located, files: SpecFiles) -> dict[str, Any]:
+    expect_keys(top, STRUCTURED_KEYS, "the spec")
+    benchmark = top.get("benchmark")
+    assert benchmark is not None
+    fields = expect_mapping(benchmark, "benchmark")
+    expect_keys(benchmark, {"id", "description"}, "benchmark")
+    if "id" not in fields:
+        raise SpecError(
+            benchmark.location, "benchmark needs an 'id'", expected=one_of({"id", "description"})
+        )
+    sections: dict[str, Any] = {
+        "benchmark": validate_model(BenchmarkInfo, fields, benchmark, "benchmark"),
+        "dataset": load_dataset(_present(top.get("dataset")), None, files),
+    }
+    if (task := _present(top.get("task"))) is not None:
+        sections["task"] = load_task(task)
+    variants = load_variants(item) if (item := _present(top.get("variants"))) is not None else ()
+    sections["variants"] = variants
+    if (scoring := _present(top.get("scoring"))) is not None:
+        sections["scoring"] = load_structured_scorers(scoring)
+    if (reports := _present(top.get("reports"))) is not None:
+        sections["reports"] = load_structured_reports(reports)
+        check_report_variants(
+            sections["reports"], reports, frozenset(variant.id for variant in variants)
+        )
+    if (registry := _present(top.get("semantic_registry"))) is not None:
+        sections["semantic_registry"] = load_semantic_registry(registry)
+    return sections

@@ -1,0 +1,248 @@
+"""Record codec: run, experiment, summary and trace models <-> record file text.
+
+Writing: ``model_dump(mode="python", exclude_defaults=True)``, then
+:func:`~autobench.records._values.encode_value` (so NaN, bytes, big integers
+and datetimes keep their type), then YAML sections in the model's field
+order. Fields equal to their defaults (empty sections included) are omitted. In a run record each
+observation's ``case``/``variant`` is left out when it equals the run's (it
+is in ``run:``); the reader puts the run's back into every observation that
+has none. A trace keeps its ``protocol`` and ``protocol_version`` even when
+they are the defaults, so a file always says which ABP revision wrote it, and
+drops each scope's ``name`` when it equals the scope's key (restored on read).
+
+Reading: the ``record:`` header is checked first (from the leading lines,
+before the body is parsed): a different record type, or a version newer than
+this Autobench supports, raises :class:`RecordFormatError` naming the file.
+Older supported versions read unchanged. Malformed YAML and content that does
+not match the model raise :class:`RecordFormatError` naming the file (with
+line:column from the YAML parser when it has one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from autobench.abp import Trace
+from autobench.records._errors import RecordFormatError
+from autobench.records._evidence import ArtifactRef
+from autobench.records._records import (
+    EXPERIMENT_RECORD_VERSION,
+    RUN_RECORD_VERSION,
+    SUMMARY_RECORD_VERSION,
+    TRACE_RECORD_VERSION,
+    ExperimentRecord,
+    ExperimentSummary,
+    RunRecord,
+    TraceSummary,
+)
+from autobench.records._schemas import ARTIFACT_PAYLOAD_RECORD_VERSION, RECORD_VERSIONS
+from autobench.records._values import encode_value
+from autobench.records._yaml import (
+    dump_record,
+    load_document,
+    peek_header,
+    record_text,
+    render_sections,
+)
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+_TRACE_IDENTITY = ("protocol", "protocol_version")
+
+
+def model_sections(model: BaseModel) -> dict[str, Any]:
+    """The non-default top-level sections of ``model`` as document values, in field order."""
+    dumped = model.model_dump(mode="python", exclude_defaults=True)
+    return {name: encode_value(value) for name, value in dumped.items()}
+
+
+def trace_document(trace: Trace) -> dict[str, Any]:
+    """A trace as a document value: non-default fields plus its protocol identity."""
+    document = encode_value(trace.model_dump(mode="python", exclude_defaults=True))
+    identity = {name: getattr(trace, name) for name in _TRACE_IDENTITY}
+    for key, scope in document.get("scopes", {}).items():
+        if isinstance(scope, dict) and scope.get("name") == key:
+            del scope["name"]
+    return {"id": document.pop("id"), **identity, **document}
+
+
+def _restore_trace(trace: dict[str, Any]) -> dict[str, Any]:
+    """Undo :func:`trace_document`'s shortening: a scope's name is its key."""
+    scopes = trace.get("scopes")
+    if isinstance(scopes, dict):
+        for key, scope in scopes.items():
+            if isinstance(scope, dict):
+                scope.setdefault("name", key)
+    return trace
+
+
+def run_sections(run: RunRecord) -> dict[str, Any]:
+    """The sections of ``run.yaml`` as document values (trace inline, as in ``run.trace``)."""
+    sections = model_sections(run)
+    observations = sections.get("observations")
+    if observations:
+        for observation in observations:
+            if observation.get("case") == run.case_id:
+                del observation["case"]
+            if observation.get("variant") == run.variant_id:
+                del observation["variant"]
+    if isinstance(run.trace, Trace):
+        sections["trace"] = trace_document(run.trace)
+    return sections
+
+
+def render_run(sections: dict[str, Any]) -> str:
+    """The text of ``run.yaml`` from :func:`run_sections` (possibly with a trace summary)."""
+    return record_text("run", RUN_RECORD_VERSION, render_sections(sections))
+
+
+def run_record_to_yaml(run: RunRecord) -> str:
+    """The ``run.yaml`` text of ``run``, its trace inline (the writer moves large traces out)."""
+    return render_run(run_sections(run))
+
+
+def experiment_record_to_yaml(experiment: ExperimentRecord) -> str:
+    """The ``experiment.yaml`` text of ``experiment``."""
+    return dump_record("experiment", EXPERIMENT_RECORD_VERSION, model_sections(experiment))
+
+
+def experiment_summary_to_yaml(summary: ExperimentSummary) -> str:
+    """The ``summary.yaml`` text of ``summary``."""
+    sections = encode_value(summary.model_dump(mode="python", exclude_defaults=True))
+    for required in ("complete", "runs"):
+        sections.setdefault(required, getattr(summary, required))
+    ordered = {name: sections[name] for name in type(summary).model_fields if name in sections}
+    return dump_record("summary", SUMMARY_RECORD_VERSION, ordered)
+
+
+def trace_to_yaml(trace: Trace) -> str:
+    """The text of a ``trace.yaml`` artifact: the trace's fields as top-level sections."""
+    return dump_record("trace", TRACE_RECORD_VERSION, trace_document(trace))
+
+
+def artifact_payload_to_yaml(ref: ArtifactRef, payload: Any) -> str:
+    """The text of a structured artifact payload file: ``artifact`` (id, name, media)
+    then ``payload`` (the payload as a document value)."""
+    artifact = {"id": ref.id, "name": ref.name, "media": ref.media_type}
+    return dump_record(
+        "artifact_payload",
+        ARTIFACT_PAYLOAD_RECORD_VERSION,
+        {"artifact": artifact, "payload": encode_value(payload)},
+    )
+
+
+def record_body(text: str, record_type: str, *, source: Path | str | None = None) -> dict[str, Any]:
+    """Check the header of a record file of type ``record_type`` and return its other sections.
+
+    Raises :class:`RecordFormatError` (naming ``source``) for a wrong type, a
+    version newer than supported, a missing header or malformed YAML.
+    """
+    supported = RECORD_VERSIONS[record_type]
+    header = peek_header(text)
+    if header is not None:
+        _check_header(header[0], header[1], record_type, supported, source)
+    document = load_document(text, source=source)
+    if not isinstance(document, dict):
+        raise RecordFormatError(f"expected a {record_type} record (a mapping)", path=source)
+    record = document.pop("record", None)
+    if not isinstance(record, dict) or not isinstance(record.get("version"), int):
+        raise RecordFormatError(
+            "missing `record: {type, version}` header; not an Autobench record", path=source
+        )
+    _check_header(record.get("type"), record["version"], record_type, supported, source)
+    return document
+
+
+def _check_header(
+    found_type: Any, version: int, record_type: str, supported: int, source: Path | str | None
+) -> None:
+    if found_type != record_type:
+        raise RecordFormatError(
+            f"expected a {record_type} record, found {found_type!r}", path=source
+        )
+    if version > supported:
+        raise RecordFormatError(
+            f"{record_type} record version {version} is newer than this Autobench supports "
+            f"(up to {supported}); upgrade Autobench to read it",
+            path=source,
+        )
+    if version < 1:
+        raise RecordFormatError(f"invalid {record_type} record version {version}", path=source)
+
+
+def validate_record(model: type[ModelT], body: Any, *, source: Path | str | None = None) -> ModelT:
+    """``model.model_validate(body)``; a mismatch raises :class:`RecordFormatError` naming
+    ``source`` and the first offending fields."""
+    try:
+        return model.model_validate(body)
+    except ValidationError as error:
+        raise RecordFormatError(
+            f"does not match the {model.__name__} model: {_describe(error.errors())}", path=source
+        ) from error
+
+
+def _describe(errors: Iterable[Any]) -> str:
+    listed = list(errors)
+    parts = [
+        f"{'.'.join(str(part) for part in item['loc']) or '<root>'}: {item['msg']}"
+        for item in listed[:3]
+    ]
+    more = f" (and {len(listed) - 3} more)" if len(listed) > 3 else ""
+    return "; ".join(parts) + more
+
+
+def run_record_from_yaml(text: str, *, source: Path | str | None = None) -> RunRecord:
+    """Read ``run.yaml`` text. The trace is a :class:`Trace`, or a :class:`TraceSummary` when
+    it was stored as an artifact (see :func:`autobench.records.load_run_record`)."""
+    body = record_body(text, "run", source=source)
+    run = body.get("run")
+    observations = body.get("observations")
+    if isinstance(run, dict) and isinstance(observations, list):
+        for observation in observations:
+            if isinstance(observation, dict):
+                observation.setdefault("case", run.get("case"))
+                observation.setdefault("variant", run.get("variant"))
+    trace = body.get("trace")
+    if isinstance(trace, dict):
+        if "artifact" in trace:
+            body["trace"] = validate_record(TraceSummary, trace, source=source)
+        else:
+            body["trace"] = validate_record(Trace, _restore_trace(trace), source=source)
+    return validate_record(RunRecord, body, source=source)
+
+
+def experiment_record_from_yaml(text: str, *, source: Path | str | None = None) -> ExperimentRecord:
+    """Read ``experiment.yaml`` text."""
+    return validate_record(
+        ExperimentRecord, record_body(text, "experiment", source=source), source=source
+    )
+
+
+def experiment_summary_from_yaml(
+    text: str, *, source: Path | str | None = None
+) -> ExperimentSummary:
+    """Read ``summary.yaml`` text."""
+    return validate_record(
+        ExperimentSummary, record_body(text, "summary", source=source), source=source
+    )
+
+
+def trace_from_yaml(text: str, *, source: Path | str | None = None) -> Trace:
+    """Read a ``trace.yaml`` artifact back into the :class:`Trace` it was written from."""
+    body = _restore_trace(record_body(text, "trace", source=source))
+    return validate_record(Trace, body, source=source)
+
+
+def artifact_payload_from_yaml(
+    text: str, *, source: Path | str | None = None
+) -> tuple[dict[str, Any], Any]:
+    """Read a structured artifact payload file: ``(artifact metadata, payload)``."""
+    body = record_body(text, "artifact_payload", source=source)
+    if "payload" not in body:
+        raise RecordFormatError("artifact payload file has no `payload` section", path=source)
+    artifact = body.get("artifact")
+    return (artifact if isinstance(artifact, dict) else {}), body["payload"]

@@ -1,0 +1,239 @@
+"""The durable record directory: :class:`RecordDirectoryWriter`, the recording sink.
+
+Layout (all paths relative to the experiment directory, ids made safe with
+:func:`~autobench.records.safe_segment`; records keep the original ids)::
+
+    experiment.yaml                       written by start()
+    cases/<case>/<variant>/run.yaml       one per run, as it ends
+    artifacts/<run>/<name><ext>           artifact payloads of that run
+    artifacts/<run>/trace.yaml            a trace larger than TRACE_INLINE_LIMIT
+    summary.yaml                          written by finish()
+
+Artifact payloads: ``str`` with a text media type (``text/*``, JSON, YAML,
+XML, ``+json``/``+yaml``/``+xml``) is stored as UTF-8 text; ``bytes`` as they
+are; anything else as a YAML file with an ``artifact_payload`` header. The
+file name is the safe form of the artifact name plus an extension from the
+media type; a name used twice in a run gets a hash of the artifact id.
+Nothing is ever overwritten and every file is written atomically
+(:mod:`autobench.records._atomic`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from autobench.abp import Trace
+from autobench.records._atomic import AtomicFiles
+from autobench.records._codec import (
+    artifact_payload_to_yaml,
+    experiment_record_to_yaml,
+    experiment_summary_to_yaml,
+    render_run,
+    run_sections,
+    trace_to_yaml,
+)
+from autobench.records._errors import RecordingError
+from autobench.records._evidence import ArtifactRef
+from autobench.records._paths import artifact_dir, run_record_path, safe_segment
+from autobench.records._records import (
+    TRACE_MEDIA_TYPE,
+    ExperimentRecord,
+    ExperimentSummary,
+    RunRecord,
+    TraceSummary,
+)
+from autobench.records._yaml import render_sections
+
+TRACE_INLINE_LIMIT = 64 * 1024
+"""UTF-8 bytes of the rendered ``trace:`` section above which the trace is stored as
+``artifacts/<run>/trace.yaml`` and ``run.yaml`` keeps a :class:`TraceSummary`."""
+
+DIRECTORY_SYNC_BATCH = 64
+"""Directories waiting for an fsync after which the writer syncs them (runs in between
+are durable as files; their directory entries are synced in batches)."""
+
+TRACE_FILE = "trace.yaml"
+TRACE_ARTIFACT_ID = "abp_trace"
+
+_TEXT_MEDIA = frozenset(
+    {
+        "application/json",
+        "application/x-yaml",
+        "application/yaml",
+        "application/xml",
+        "application/toml",
+        "application/javascript",
+        "application/x-ndjson",
+        "application/jsonl",
+    }
+)
+_EXTENSIONS = {
+    "text/plain": ".txt",
+    "text/markdown": ".md",
+    "text/html": ".html",
+    "text/csv": ".csv",
+    "text/x-python": ".py",
+    "text/yaml": ".yaml",
+    "application/json": ".json",
+    "application/x-yaml": ".yaml",
+    "application/yaml": ".yaml",
+    "application/xml": ".xml",
+    "application/toml": ".toml",
+    "application/x-ndjson": ".jsonl",
+    "application/jsonl": ".jsonl",
+    "application/pdf": ".pdf",
+    "image/png": ".png",
+    "image/jpeg": ".jpg",
+    "image/gif": ".gif",
+    "image/svg+xml": ".svg",
+    "image/webp": ".webp",
+    "audio/wav": ".wav",
+    "audio/mpeg": ".mp3",
+}
+
+
+def is_text_media(media_type: str) -> bool:
+    """Whether ``media_type`` names text (``text/*``, JSON, YAML, XML and their ``+`` suffixes)."""
+    base = media_type.split(";", 1)[0].strip().lower()
+    return (
+        base.startswith("text/") or base in _TEXT_MEDIA or base.endswith(("+json", "+yaml", "+xml"))
+    )
+
+
+def _extension(media_type: str, *, binary: bool) -> str:
+    base = media_type.split(";", 1)[0].strip().lower()
+    known = _EXTENSIONS.get(base)
+    if known:
+        return known
+    if base.endswith("+json"):
+        return ".json"
+    if base.endswith("+yaml"):
+        return ".yaml"
+    if base.endswith("+xml"):
+        return ".xml"
+    return ".bin" if binary else ".txt"
+
+
+def _payload_file(ref: ArtifactRef, payload: Any) -> tuple[str, bytes]:
+    """``(extension, bytes)`` of one payload, following the module's storage rules."""
+    if isinstance(payload, bytes | bytearray | memoryview):
+        return _extension(ref.media_type, binary=True), bytes(payload)
+    if isinstance(payload, str) and is_text_media(ref.media_type):
+        return _extension(ref.media_type, binary=False), payload.encode("utf-8")
+    return ".yaml", artifact_payload_to_yaml(ref, payload).encode("utf-8")
+
+
+class RecordDirectoryWriter:
+    """Writes an experiment into ``root`` as it runs; an :class:`ExperimentSink`.
+
+    ``start`` refuses a ``root`` that exists and is not an empty directory;
+    ``run_finished`` stores payloads and ``run.yaml`` and returns the stored
+    record; ``finish`` writes ``summary.yaml`` and syncs pending directories.
+    Every error is a :class:`RecordingError` naming the path.
+    """
+
+    def __init__(self, root: Path, *, fsync: bool = True) -> None:
+        self.root = Path(root)
+        self._files = AtomicFiles(self.root, fsync=fsync)
+        self._plan_paths: dict[str, str] = {}
+        self._started = False
+
+    def start(self, experiment: ExperimentRecord) -> None:
+        """Create the directory and write ``experiment.yaml``."""
+        root = self.root
+        if root.exists() or root.is_symlink():
+            if not root.is_dir():
+                raise RecordingError(f"cannot record into {root}: it is not a directory", path=root)
+            if any(root.iterdir()):
+                what = "an experiment" if (root / "experiment.yaml").exists() else "files"
+                raise RecordingError(
+                    f"cannot record into {root}: it already holds {what}; records are never "
+                    "overwritten, choose a new directory",
+                    path=root,
+                )
+        self._files.ensure_dir(root)
+        self._plan_paths = {planned.id: planned.path for planned in experiment.plan}
+        self._write(root / "experiment.yaml", experiment_record_to_yaml(experiment))
+        self._files.sync()
+        self._started = True
+
+    def run_finished(self, run: RunRecord, payloads: Mapping[str, Any]) -> RunRecord:
+        """Store the payloads of ``run``'s artifacts (keyed by artifact id; payloads of
+        unknown ids are ignored), then its ``run.yaml``; return the record as stored:
+        artifact references completed with path, size and sha256, the trace in full."""
+        if not self._started:
+            raise RecordingError(
+                f"cannot record a run into {self.root}: start() was not called", path=self.root
+            )
+        run_dir = artifact_dir(run.run_id)
+        used = {TRACE_FILE}
+        artifacts = tuple(
+            self._store_artifact(run_dir, ref, payloads, used) for ref in run.artifacts
+        )
+        if artifacts != run.artifacts:
+            run = run.model_copy(update={"artifacts": artifacts})
+        sections = run_sections(run)
+        text = render_run(sections)
+        if len(text) > TRACE_INLINE_LIMIT and isinstance(run.trace, Trace):
+            trace_text = render_sections({"trace": sections["trace"]})
+            if len(trace_text.encode("utf-8")) > TRACE_INLINE_LIMIT:
+                summary = self._store_trace(run_dir, run.trace)
+                sections["trace"] = summary.model_dump(mode="python", exclude_defaults=True)
+                text = render_run(sections)
+        self._write(self._run_path(run), text)
+        if self._files.pending >= DIRECTORY_SYNC_BATCH:
+            self._files.sync()
+        return run
+
+    def finish(self, summary: ExperimentSummary) -> None:
+        """Write ``summary.yaml`` and sync every directory still pending."""
+        self._write(self.root / "summary.yaml", experiment_summary_to_yaml(summary))
+        self._files.sync()
+
+    def _run_path(self, run: RunRecord) -> Path:
+        relative = self._plan_paths.get(run.run_id) or run_record_path(run.case_id, run.variant_id)
+        parts = PurePosixPath(relative).parts
+        if PurePosixPath(relative).is_absolute() or ".." in parts or not parts:
+            raise RecordingError(
+                f"run path {relative!r} of {run.run_id!r} leaves {self.root}", path=relative
+            )
+        return self.root.joinpath(*parts)
+
+    def _store_artifact(
+        self, run_dir: str, ref: ArtifactRef, payloads: Mapping[str, Any], used: set[str]
+    ) -> ArtifactRef:
+        if ref.id not in payloads:
+            return ref
+        extension, data = _payload_file(ref, payloads[ref.id])
+        stem = safe_segment(ref.name)
+        name = stem if stem.endswith(extension) else stem + extension
+        if name in used:
+            name = safe_segment(f"{ref.name}#{ref.id}") + extension
+        used.add(name)
+        relative = f"{run_dir}/{name}"
+        self._files.create(self.root / run_dir / name, data)
+        return ref.model_copy(
+            update={"path": relative, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        )
+
+    def _store_trace(self, run_dir: str, trace: Trace) -> TraceSummary:
+        data = trace_to_yaml(trace).encode("utf-8")
+        relative = f"{run_dir}/{TRACE_FILE}"
+        self._files.create(self.root / run_dir / TRACE_FILE, data)
+        ref = ArtifactRef(
+            id=TRACE_ARTIFACT_ID,
+            name="ABP trace",
+            media_type=TRACE_MEDIA_TYPE,
+            path=relative,
+            size=len(data),
+            sha256=hashlib.sha256(data).hexdigest(),
+        )
+        return TraceSummary(
+            id=trace.id, partial=trace.partial, spans=len(trace.spans), artifact=ref
+        )
+
+    def _write(self, path: Path, text: str) -> None:
+        self._files.create(path, text.encode("utf-8"))

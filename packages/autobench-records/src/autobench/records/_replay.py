@@ -1,0 +1,243 @@
+"""Loading record directories, replay, and recording a finished in-memory result.
+
+Replay reads ``experiment.yaml``, ``summary.yaml`` (when present) and every
+planned ``run.yaml`` that exists, in plan order, into an
+:class:`ExperimentResult`. It imports no task or scorer module and never
+writes into the directory. Trace artifacts are only read from inside the
+experiment directory.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Iterable, Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from autobench.abp import Trace
+from autobench.records._codec import (
+    experiment_record_from_yaml,
+    experiment_summary_from_yaml,
+    run_record_from_yaml,
+    trace_from_yaml,
+)
+from autobench.records._directory import RecordDirectoryWriter
+from autobench.records._errors import MissingRecordError, RecordFormatError
+from autobench.records._records import (
+    ExperimentRecord,
+    ExperimentSummary,
+    RunRecord,
+    StatusCounts,
+    TraceSummary,
+)
+from autobench.records._result import ExperimentResult
+from autobench.records._semantics import DEFAULT_SEMANTIC_REGISTRY
+
+EXPERIMENT_FILE = "experiment.yaml"
+SUMMARY_FILE = "summary.yaml"
+
+
+def _read_text(path: Path, what: str) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise MissingRecordError(f"no {what} here", path=path) from None
+    except IsADirectoryError:
+        raise RecordFormatError(f"expected a {what} file, found a directory", path=path) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise RecordFormatError(f"not UTF-8 text (byte {error.start})", path=path) from error
+
+
+def _inside(root: Path, relative: str, *, what: str, source: Path) -> Path:
+    """``root / relative`` when that stays inside ``root``; else :class:`RecordFormatError`."""
+    pure = PurePosixPath(relative)
+    resolved_root = root.resolve()
+    target = (root.joinpath(*pure.parts)).resolve()
+    if pure.is_absolute() or ".." in pure.parts or not target.is_relative_to(resolved_root):
+        raise RecordFormatError(
+            f"{what} path {relative!r} leaves the experiment directory {root}", path=source
+        )
+    return root.joinpath(*pure.parts)
+
+
+def load_experiment_record(root: Path) -> ExperimentRecord:
+    """Read ``<root>/experiment.yaml``.
+
+    Raises :class:`MissingRecordError` (also a ``FileNotFoundError``) naming the
+    path when ``root`` or its ``experiment.yaml`` does not exist, and
+    :class:`RecordFormatError` when the file is malformed or too new.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise MissingRecordError("no record directory here", path=root)
+    path = root / EXPERIMENT_FILE
+    return experiment_record_from_yaml(
+        _read_text(path, "experiment record (experiment.yaml)"), source=path
+    )
+
+
+def load_experiment_summary(root: Path) -> ExperimentSummary | None:
+    """Read ``<root>/summary.yaml``; ``None`` when the experiment never finished (no file)."""
+    path = Path(root) / SUMMARY_FILE
+    if not path.exists():
+        return None
+    return experiment_summary_from_yaml(_read_text(path, "experiment summary"), source=path)
+
+
+def load_run_record(path: Path, *, root: Path | None = None) -> RunRecord:
+    """Read one ``run.yaml``.
+
+    A trace stored as an artifact is loaded back into a full :class:`Trace`
+    from the experiment directory ``root``; when ``root`` is ``None`` it is
+    taken as the directory three levels above ``path``
+    (``<root>/cases/<case>/<variant>/run.yaml``) if that holds an
+    ``experiment.yaml``, and otherwise the :class:`TraceSummary` is kept.
+    Raises :class:`MissingRecordError` when the file does not exist and
+    :class:`RecordFormatError` when it (or its trace artifact) is malformed,
+    too new, altered (size or sha256 mismatch) or points outside ``root``.
+    """
+    path = Path(path)
+    run = run_record_from_yaml(_read_text(path, "run record"), source=path)
+    if isinstance(run.trace, TraceSummary):
+        if root is None:
+            candidate = path.parent.parent.parent.parent
+            root = candidate if (candidate / EXPERIMENT_FILE).is_file() else None
+        if root is not None:
+            run = run.model_copy(
+                update={"trace": load_trace_artifact(Path(root), run.trace, source=path)}
+            )
+    return run
+
+
+def load_trace_artifact(root: Path, summary: TraceSummary, *, source: Path) -> Trace:
+    """The full trace a :class:`TraceSummary` refers to, read from inside ``root``."""
+    relative = summary.artifact.path
+    if relative is None:
+        raise RecordFormatError("the trace summary has no artifact path", path=source)
+    path = _inside(root, relative, what="trace artifact", source=source)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise MissingRecordError(f"trace artifact of {source} is missing", path=path) from None
+    expected = summary.artifact.sha256
+    if expected is not None and hashlib.sha256(data).hexdigest() != expected:
+        raise RecordFormatError(
+            "trace artifact does not match the sha256 in its run record", path=path
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise RecordFormatError(f"not UTF-8 text (byte {error.start})", path=path) from error
+    return trace_from_yaml(text, source=path)
+
+
+def replay_experiment(
+    source: Path | ExperimentRecord, root_dir: Path | None = None
+) -> ExperimentResult:
+    """Rebuild an :class:`ExperimentResult` from a record directory.
+
+    ``source`` is the directory, or an already loaded :class:`ExperimentRecord`
+    (``root_dir`` then names its directory and is required). Runs come in plan
+    order; planned runs without a ``run.yaml`` are allowed and listed by
+    ``result.missing_runs``. ``registry`` is the built-in semantic registry
+    with the experiment's own entries laid over it. Raises
+    :class:`MissingRecordError` / :class:`RecordFormatError` as the loaders do.
+    """
+    if isinstance(source, ExperimentRecord):
+        if root_dir is None:
+            raise TypeError("replay_experiment(record) needs root_dir, the record directory")
+        experiment = source
+        root = Path(root_dir)
+    else:
+        root = Path(root_dir if root_dir is not None else source)
+        experiment = load_experiment_record(Path(source))
+    experiment_file = root / EXPERIMENT_FILE
+    runs: list[RunRecord] = []
+    for planned in experiment.plan:
+        path = _inside(root, planned.path, what=f"run {planned.id!r}", source=experiment_file)
+        if not path.is_file():
+            continue
+        run = load_run_record(path, root=root)
+        if run.run_id != planned.id:
+            raise RecordFormatError(
+                f"holds run {run.run_id!r}, but the plan puts run {planned.id!r} here", path=path
+            )
+        runs.append(run)
+    return ExperimentResult(
+        experiment=experiment,
+        runs=tuple(runs),
+        summary=load_experiment_summary(root),
+        root_dir=root,
+        registry=DEFAULT_SEMANTIC_REGISTRY.merged(experiment.semantic_registry),
+    )
+
+
+def _hash_sources(source_files: Mapping[str, str] | Iterable[str | Path]) -> dict[str, str]:
+    if isinstance(source_files, Mapping):
+        return {str(name): str(digest) for name, digest in source_files.items()}
+    hashes: dict[str, str] = {}
+    for name in source_files:
+        path = Path(name)
+        try:
+            hashes[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            continue
+    return hashes
+
+
+def summarize(result: ExperimentResult) -> ExperimentSummary:
+    """The summary of an in-memory result that has none: run and status counts per variant."""
+    variants: dict[str, StatusCounts] = {}
+    for run in result.runs:
+        if run.variant_id not in variants:
+            variants[run.variant_id] = result.status_counts(run.variant_id)
+    return ExperimentSummary(
+        experiment=result.experiment_id,
+        benchmark=result.benchmark_id,
+        complete=result.complete,
+        runs=len(result.runs),
+        status=result.status_counts(),
+        variants=variants,
+    )
+
+
+def record_experiment(
+    result: ExperimentResult,
+    root: Path,
+    *,
+    source_files: Mapping[str, str] | Iterable[str | Path] | None = None,
+) -> ExperimentResult:
+    """Write a finished in-memory ``result`` into the new directory ``root``.
+
+    Uses :class:`RecordDirectoryWriter` and ``result.artifact_payloads``
+    (keyed by ``(run_id, artifact_id)``). ``source_files`` adds entries to
+    the experiment's ``files``: a mapping of path to sha256, or paths to hash
+    (unreadable ones are skipped). A result without a summary gets one
+    computed from its runs. Returns the result as recorded (``root_dir`` set,
+    artifact references completed, payloads dropped). Raises
+    :class:`RecordingError` when ``root`` is not a new or empty directory or a
+    write fails.
+    """
+    experiment = result.experiment
+    if source_files is not None:
+        files = {**experiment.files, **_hash_sources(source_files)}
+        experiment = experiment.model_copy(update={"files": files})
+    payloads: dict[str, dict[str, Any]] = {}
+    for (run_id, artifact_id), payload in result.artifact_payloads.items():
+        payloads.setdefault(run_id, {})[artifact_id] = payload
+    writer = RecordDirectoryWriter(Path(root))
+    writer.start(experiment)
+    runs = tuple(writer.run_finished(run, payloads.get(run.run_id, {})) for run in result.runs)
+    summary = result.summary or summarize(result)
+    writer.finish(summary)
+    return dataclasses.replace(
+        result,
+        experiment=experiment,
+        runs=runs,
+        summary=summary,
+        root_dir=Path(root),
+        artifact_payloads={},
+    )

@@ -1,0 +1,193 @@
+"""JSON schemas of the record files, and the versioned schema cache editors point to.
+
+Each record file's first line is ``# yaml-language-server: $schema=<url>``
+where the URL is a ``file://`` URL into
+``$AUTOBENCH_HOME/<version>/schemas/<type>.schema.json`` (``AUTOBENCH_HOME``
+defaults to ``~/.autobench``). The cache is filled lazily, once per process,
+only with files that are missing. The repository's ``schemas/`` directory
+holds the same files, produced by ``tools/generate_schemas.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import os
+import threading
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from autobench.abp import Trace
+from autobench.records._evidence import ArtifactRef
+from autobench.records._records import (
+    EXPERIMENT_RECORD_VERSION,
+    RUN_RECORD_VERSION,
+    SUMMARY_RECORD_VERSION,
+    TRACE_RECORD_VERSION,
+    ExperimentRecord,
+    ExperimentSummary,
+    RunRecord,
+)
+
+ARTIFACT_RECORD_VERSION = 1
+ARTIFACT_PAYLOAD_RECORD_VERSION = 1
+
+RECORD_VERSIONS: dict[str, int] = {
+    "run": RUN_RECORD_VERSION,
+    "experiment": EXPERIMENT_RECORD_VERSION,
+    "summary": SUMMARY_RECORD_VERSION,
+    "trace": TRACE_RECORD_VERSION,
+    "artifact": ARTIFACT_RECORD_VERSION,
+    "artifact_payload": ARTIFACT_PAYLOAD_RECORD_VERSION,
+}
+"""Record type -> the newest version this Autobench writes and reads."""
+
+_TITLES = {
+    "run": "Autobench run record (run.yaml)",
+    "experiment": "Autobench experiment record (experiment.yaml)",
+    "summary": "Autobench experiment summary (summary.yaml)",
+    "trace": "Autobench ABP trace artifact (trace.yaml)",
+    "artifact": "Autobench artifact reference",
+    "artifact_payload": "Autobench structured artifact payload",
+}
+
+
+@functools.cache
+def autobench_version() -> str:
+    """The installed Autobench version (of the ``autobench-records`` distribution)."""
+    try:
+        return metadata.version("autobench-records")
+    except metadata.PackageNotFoundError:
+        return "0.1.0"
+
+
+def schema_dir() -> Path:
+    """``$AUTOBENCH_HOME/<version>/schemas`` (``AUTOBENCH_HOME`` defaults to ``~/.autobench``)."""
+    home = os.environ.get("AUTOBENCH_HOME")
+    base = Path(home).expanduser() if home else Path.home() / ".autobench"
+    return base / autobench_version() / "schemas"
+
+
+def _header_schema(record_type: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "description": "Record type and format version.",
+        "properties": {
+            "type": {"const": record_type},
+            "version": {"type": "integer", "minimum": 1},
+        },
+        "required": ["type", "version"],
+        "additionalProperties": False,
+    }
+
+
+def _file_schema(record_type: str, model: type[BaseModel] | None) -> dict[str, Any]:
+    body: dict[str, Any] = {"properties": {}, "required": []}
+    if model is not None:
+        body = copy.deepcopy(model.model_json_schema())
+    defs = body.get("$defs", {})
+    variant = defs.get("Variant")
+    if variant is not None:
+        listed = variant["properties"]["factors"]
+        variant["properties"]["factors"] = {
+            "title": "Factors",
+            "description": "Factor name -> value, or {value, semantic, optimize, description}.",
+            "anyOf": [{"type": "object"}, {"type": "array", "items": listed["items"]}],
+        }
+    schema: dict[str, Any] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": _TITLES[record_type],
+        "type": "object",
+        "properties": {"record": _header_schema(record_type), **body.get("properties", {})},
+        "required": ["record", *body.get("required", [])],
+        "additionalProperties": model is None or model.model_config.get("extra") != "allow",
+    }
+    if defs:
+        schema["$defs"] = defs
+    return schema
+
+
+def _artifact_payload_schema() -> dict[str, Any]:
+    schema = _file_schema("artifact_payload", None)
+    schema["properties"]["artifact"] = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "name": {"type": "string"},
+            "media": {"type": "string"},
+        },
+        "required": ["id", "name"],
+    }
+    schema["properties"]["payload"] = {"description": "The payload, any YAML value."}
+    schema["required"].append("payload")
+    return schema
+
+
+def _artifact_schema() -> dict[str, Any]:
+    schema = _file_schema("artifact", None)
+    ref = copy.deepcopy(ArtifactRef.model_json_schema())
+    schema["properties"]["artifact"] = ref
+    schema["required"].append("artifact")
+    return schema
+
+
+def record_schemas() -> dict[str, dict[str, Any]]:
+    """Record type -> JSON schema (draft 2020-12) of that record file."""
+    return {
+        "run": _file_schema("run", RunRecord),
+        "experiment": _file_schema("experiment", ExperimentRecord),
+        "summary": _file_schema("summary", ExperimentSummary),
+        "trace": _file_schema("trace", Trace),
+        "artifact": _artifact_schema(),
+        "artifact_payload": _artifact_payload_schema(),
+    }
+
+
+def schema_text(schema: dict[str, Any]) -> str:
+    """The canonical text of a schema file (2-space JSON, trailing newline)."""
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+_ensured: set[Path] = set()
+_lock = threading.Lock()
+
+
+def ensure_schema_cache() -> Path:
+    """Write missing schema files into :func:`schema_dir` (once per process and directory).
+
+    Storage errors are ignored: an unwritable cache only costs editor completion.
+    """
+    directory = schema_dir()
+    with _lock:
+        if directory in _ensured:
+            return directory
+        _ensured.add(directory)
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            for record_type, schema in record_schemas().items():
+                target = directory / f"{record_type}.schema.json"
+                if target.exists():
+                    continue
+                temporary = directory / f".{target.name}.{os.getpid()}.tmp"
+                temporary.write_text(schema_text(schema), encoding="utf-8")
+                os.replace(temporary, target)
+        except OSError:
+            pass
+    return directory
+
+
+_urls: dict[tuple[Path, str], str] = {}
+
+
+def schema_url(record_type: str) -> str:
+    """The ``file://`` URL of the cached schema of ``record_type`` (filling the cache first)."""
+    directory = ensure_schema_cache()
+    url = _urls.get((directory, record_type))
+    if url is None:
+        url = (directory / f"{record_type}.schema.json").absolute().as_uri()
+        _urls[(directory, record_type)] = url
+    return url

@@ -1,0 +1,211 @@
+"""RecordDirectoryWriter: layout, artifacts, large traces, never overwriting, storage errors."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import resource
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _factories import BENCHMARK_ID, EXPERIMENT_ID, experiment_for, trivial_run, trivial_trace
+
+from autobench.records import (
+    TRACE_INLINE_LIMIT,
+    TRACE_MEDIA_TYPE,
+    ArtifactRef,
+    ExperimentSink,
+    ExperimentSummary,
+    RecordDirectoryWriter,
+    RecordingError,
+    TraceSummary,
+    artifact_payload_from_yaml,
+    load_run_record,
+    run_record_from_yaml,
+    run_record_path,
+)
+
+
+def files_under(root: Path) -> list[str]:
+    return sorted(str(path.relative_to(root)) for path in root.rglob("*") if path.is_file())
+
+
+def started(root: Path, pairs: list[tuple[str, str]]) -> RecordDirectoryWriter:
+    writer = RecordDirectoryWriter(root)
+    writer.start(experiment_for(pairs))
+    return writer
+
+
+def test_writer_is_a_sink_and_writes_the_layout(tmp_path: Path) -> None:
+    root = tmp_path / "runs" / "demo"
+    writer: ExperimentSink = RecordDirectoryWriter(root)
+    writer.start(experiment_for([("ticket_1", "route_v1")]))
+    stored = writer.run_finished(trivial_run(), {})
+    writer.finish(ExperimentSummary(experiment=EXPERIMENT_ID, benchmark=BENCHMARK_ID, runs=1))
+    assert files_under(root) == [
+        "cases/ticket_1/route_v1/run.yaml",
+        "experiment.yaml",
+        "summary.yaml",
+    ]
+    assert stored == trivial_run()
+    text = (root / "cases/ticket_1/route_v1/run.yaml").read_text(encoding="utf-8")
+    assert run_record_from_yaml(text) == stored
+
+
+def test_existing_directory_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "rec"
+    started(root, [("c", "v")])
+    before = (root / "experiment.yaml").read_bytes()
+    with pytest.raises(RecordingError, match="already holds an experiment") as caught:
+        RecordDirectoryWriter(root).start(experiment_for([("c", "v")]))
+    assert caught.value.path == root and str(root) in str(caught.value)
+    assert (root / "experiment.yaml").read_bytes() == before
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("x")
+    with pytest.raises(RecordingError, match="already holds files"):
+        RecordDirectoryWriter(other).start(experiment_for([("c", "v")]))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    RecordDirectoryWriter(empty).start(experiment_for([("c", "v")]))
+
+
+def test_a_run_is_never_overwritten(tmp_path: Path) -> None:
+    writer = started(tmp_path / "rec", [("c", "v")])
+    writer.run_finished(trivial_run("c", "v"), {})
+    path = tmp_path / "rec" / run_record_path("c", "v")
+    before = path.read_bytes()
+    with pytest.raises(RecordingError, match="already exists") as caught:
+        writer.run_finished(trivial_run("c", "v", output={"changed": True}), {})
+    assert caught.value.path == path
+    assert path.read_bytes() == before
+    assert not [name for name in os.listdir(path.parent) if name.endswith(".tmp")]
+
+
+def test_artifact_payloads_by_kind(tmp_path: Path) -> None:
+    root = tmp_path / "rec"
+    writer = started(root, [("c", "v")])
+    refs = (
+        ArtifactRef(id="a1", name="report.md", media_type="text/markdown"),
+        ArtifactRef(id="a2", name="plot", media_type="image/png"),
+        ArtifactRef(id="a3", name="steps"),
+        ArtifactRef(id="a4", name="steps"),
+        ArtifactRef(id="a5", name="trace"),
+        ArtifactRef(id="a6", name="not stored"),
+    )
+    payloads = {
+        "a1": "# Report\n\nfine\n",
+        "a2": b"\x89PNG\x00",
+        "a3": {"steps": [{"tool": "route", "n": float("nan")}]},
+        "a4": [1, 2],
+        "a5": {"x": 1},
+        "unknown": "ignored",
+    }
+    stored = writer.run_finished(trivial_run("c", "v", artifacts=refs), payloads)
+    by_id = {ref.id: ref for ref in stored.artifacts}
+    run_dir = "artifacts/run_c_v"
+    assert by_id["a1"].path == f"{run_dir}/report.md"
+    assert by_id["a2"].path == f"{run_dir}/plot.png"
+    assert by_id["a3"].path == f"{run_dir}/steps.yaml"
+    assert by_id["a4"].path not in (None, by_id["a3"].path)
+    assert by_id["a5"].path not in (None, f"{run_dir}/trace.yaml")
+    assert by_id["a6"].path is None
+    assert (root / by_id["a1"].path).read_text(encoding="utf-8") == payloads["a1"]
+    assert (root / by_id["a2"].path).read_bytes() == payloads["a2"]
+    for ref in stored.artifacts[:5]:
+        data = (root / ref.path).read_bytes()
+        assert ref.size == len(data) and ref.sha256 == hashlib.sha256(data).hexdigest()
+    meta, payload = artifact_payload_from_yaml((root / by_id["a3"].path).read_text(encoding="utf-8"))
+    assert meta == {"id": "a3", "name": "steps", "media": "application/x-yaml"}
+    assert payload["steps"][0]["tool"] == "route"
+    assert load_run_record(root / run_record_path("c", "v")).artifacts == stored.artifacts
+
+
+HOSTILE_IDS = ["../../etc/passwd", "a/b", "A/b", "a_b", ".hidden", "..", "CON", "ünï cödé", "x" * 300, "Case", "case"]
+
+
+def test_hostile_ids_and_names_stay_inside_and_distinct(tmp_path: Path) -> None:
+    root = tmp_path / "rec"
+    pairs = [(case, "v") for case in HOSTILE_IDS]
+    writer = started(root, pairs)
+    refs = tuple(ArtifactRef(id=f"id-{name}", name=name, media_type="text/plain") for name in HOSTILE_IDS)
+    for case, variant in pairs:
+        payloads = {ref.id: f"payload of {ref.name}" for ref in refs}
+        writer.run_finished(trivial_run(case, variant, artifacts=refs), payloads)
+    resolved = root.resolve()
+    paths = [path for path in root.rglob("*") if path.is_file()]
+    assert all(path.resolve().is_relative_to(resolved) for path in paths)
+    assert all(len(part) <= 120 for path in paths for part in path.relative_to(root).parts)
+    run_files = {path.relative_to(root).as_posix().lower() for path in paths if path.name == "run.yaml"}
+    assert len(run_files) == len(HOSTILE_IDS)
+    for case, variant in pairs:
+        back = load_run_record(root / run_record_path(case, variant))
+        assert back.case_id == case
+        assert len({ref.path.lower() for ref in back.artifacts if ref.path}) == len(HOSTILE_IDS)
+        assert [ref.name for ref in back.artifacts] == HOSTILE_IDS
+
+
+def test_large_trace_is_stored_as_an_artifact(tmp_path: Path) -> None:
+    root = tmp_path / "rec"
+    writer = started(root, [("c", "v")])
+    trace = trivial_trace(spans=800)
+    run = trivial_run("c", "v", trace=trace)
+    stored = writer.run_finished(run, {})
+    assert stored.trace == trace
+    path = root / run_record_path("c", "v")
+    assert path.stat().st_size < 4096
+    summary = run_record_from_yaml(path.read_text(encoding="utf-8")).trace
+    assert isinstance(summary, TraceSummary)
+    assert summary.spans == 801 and summary.id == trace.id
+    assert summary.artifact.media_type == TRACE_MEDIA_TYPE
+    assert summary.artifact.path == "artifacts/run_c_v/trace.yaml"
+    artifact = root / summary.artifact.path
+    assert artifact.stat().st_size > TRACE_INLINE_LIMIT
+    assert artifact.read_text(encoding="utf-8").splitlines()[1:3] == ["record:", "  type: trace"]
+    assert load_run_record(path, root=root) == run
+    assert load_run_record(path) == run  # root found three levels up
+
+
+def test_storage_error_when_a_file_is_in_the_way(tmp_path: Path) -> None:
+    root = tmp_path / "rec"
+    writer = started(root, [("c", "v")])
+    (root / "cases").write_text("not a directory")
+    with pytest.raises(RecordingError) as caught:
+        writer.run_finished(trivial_run("c", "v"), {})
+    final = root / run_record_path("c", "v")
+    assert caught.value.path == final and str(final) in str(caught.value)
+    assert not final.exists()
+
+
+@pytest.fixture
+def file_size_limit() -> Iterator[int]:
+    """Make writes beyond 4 KiB fail with EFBIG, as a full disk would fail them."""
+    limit = 4096
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+    try:
+        yield limit
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, previous)
+
+
+def test_failed_write_leaves_nothing_under_the_final_name(tmp_path: Path, file_size_limit: int) -> None:
+    root = tmp_path / "rec"
+    writer = started(root, [("c", "v")])
+    ref = ArtifactRef(id="big", name="big", media_type="application/octet-stream")
+    with pytest.raises(RecordingError, match="File too large") as caught:
+        writer.run_finished(trivial_run("c", "v", artifacts=(ref,)), {"big": b"x" * (file_size_limit * 4)})
+    target = root / "artifacts" / "run_c_v" / "big.bin"
+    assert caught.value.path == target and str(target) in str(caught.value)
+    assert not target.exists()
+    assert os.listdir(target.parent) == []
+    assert not (root / run_record_path("c", "v")).exists()
+
+
+def test_run_before_start_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(RecordingError, match="start"):
+        RecordDirectoryWriter(tmp_path / "rec").run_finished(trivial_run(), {})

@@ -1,0 +1,173 @@
+"""Loaders, replay and record_experiment on real record directories."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from _factories import BENCHMARK_ID, EXPERIMENT_ID, experiment_for, run_id, trivial_run, trivial_trace
+
+from autobench.records import (
+    DEFAULT_SEMANTIC_REGISTRY,
+    ArtifactRef,
+    ExperimentResult,
+    ExperimentSummary,
+    MissingRecordError,
+    RecordDirectoryWriter,
+    RecordFormatError,
+    SemanticDefinition,
+    SemanticRegistry,
+    load_experiment_record,
+    load_experiment_summary,
+    load_run_record,
+    record_experiment,
+    replay_experiment,
+    run_record_path,
+)
+
+
+def snapshot(root: Path) -> dict[str, tuple[int, int]]:
+    return {
+        str(path.relative_to(root)): (path.stat().st_mtime_ns, path.stat().st_size)
+        for path in sorted(root.rglob("*"))
+    }
+
+
+def write_experiment(root: Path, pairs: list[tuple[str, str]], *, skip: int = 0, finish: bool = True, **updates: object) -> None:
+    writer = RecordDirectoryWriter(root)
+    writer.start(experiment_for(pairs, **updates))
+    for index, (case, variant) in enumerate(pairs[skip:]):
+        writer.run_finished(trivial_run(case, variant, index=index), {})
+    if finish:
+        writer.finish(ExperimentSummary(experiment=EXPERIMENT_ID, benchmark=BENCHMARK_ID, runs=len(pairs) - skip))
+
+
+def test_replay_loads_runs_in_plan_order_without_writing(tmp_path: Path) -> None:
+    root = tmp_path / "rec"
+    pairs = [("c2", "v1"), ("c1", "v1"), ("c1", "v2")]
+    registry = SemanticRegistry(types={"acme.score": SemanticDefinition(parent="quality.score")})
+    write_experiment(root, pairs, semantic_registry=registry)
+    before = snapshot(root)
+    result = replay_experiment(root)
+    assert snapshot(root) == before
+    assert [run.run_id for run in result.runs] == [run_id(c, v) for c, v in pairs]
+    assert result.complete and result.missing_runs == ()
+    assert result.summary is not None and result.summary.runs == 3
+    assert result.root_dir == root
+    assert result.registry.is_a("acme.score", "quality.score")
+    assert result.registry.is_a("serving.cost", "money.cost")
+    assert "acme.score" not in DEFAULT_SEMANTIC_REGISTRY
+    record = load_experiment_record(root)
+    again = replay_experiment(record, root_dir=root)
+    assert again.runs == result.runs
+
+
+def test_replay_of_an_interrupted_experiment(tmp_path: Path) -> None:
+    root = tmp_path / "rec"
+    pairs = [("c1", "v"), ("c2", "v"), ("c3", "v")]
+    write_experiment(root, pairs, skip=1, finish=False)
+    result = replay_experiment(root)
+    assert result.missing_runs == (run_id("c1", "v"),)
+    assert not result.complete
+    assert result.summary is None and load_experiment_summary(root) is None
+
+
+def test_missing_directory_and_experiment_file(tmp_path: Path) -> None:
+    with pytest.raises(MissingRecordError, match="no record directory") as caught:
+        replay_experiment(tmp_path / "nope")
+    assert isinstance(caught.value, FileNotFoundError)
+    assert str(tmp_path / "nope") in str(caught.value)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(MissingRecordError, match="experiment.yaml"):
+        load_experiment_record(tmp_path / "empty")
+    with pytest.raises(MissingRecordError):
+        load_run_record(tmp_path / "empty" / "run.yaml")
+    with pytest.raises(TypeError, match="root_dir"):
+        replay_experiment(experiment_for([]))
+
+
+def test_run_in_the_wrong_place_is_reported(tmp_path: Path) -> None:
+    root = tmp_path / "rec"
+    write_experiment(root, [("c1", "v"), ("c2", "v")])
+    first, second = (root / run_record_path(c, "v") for c in ("c1", "c2"))
+    text = first.read_text(encoding="utf-8")
+    first.unlink()
+    first.write_text(second.read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(RecordFormatError, match="plan puts run"):
+        replay_experiment(root)
+    assert text
+
+
+def test_trace_artifact_must_stay_inside_the_directory(tmp_path: Path) -> None:
+    root = tmp_path / "rec"
+    writer = RecordDirectoryWriter(root)
+    writer.start(experiment_for([("c", "v")]))
+    writer.run_finished(trivial_run("c", "v", trace=trivial_trace(spans=800)), {})
+    path = root / run_record_path("c", "v")
+    text = path.read_text(encoding="utf-8")
+    outside = tmp_path / "trace.yaml"
+    outside.write_bytes((root / "artifacts/run_c_v/trace.yaml").read_bytes())
+    path.unlink()
+    path.write_text(text.replace("path: artifacts/run_c_v/trace.yaml", "path: ../trace.yaml"), encoding="utf-8")
+    with pytest.raises(RecordFormatError, match="leaves the experiment directory"):
+        load_run_record(path, root=root)
+    path.unlink()
+    path.write_text(text, encoding="utf-8")
+    artifact = root / "artifacts/run_c_v/trace.yaml"
+    artifact.write_bytes(artifact.read_bytes().replace(b"call_router", b"call_hacker"))
+    with pytest.raises(RecordFormatError, match="sha256"):
+        load_run_record(path, root=root)
+
+
+def test_record_experiment_writes_an_in_memory_result(tmp_path: Path) -> None:
+    pairs = [("c1", "v"), ("c2", "v")]
+    ref = ArtifactRef(id="answer", name="answer", media_type="text/plain")
+    runs = tuple(trivial_run(c, v, index=i, artifacts=(ref,)) for i, (c, v) in enumerate(pairs))
+    source = tmp_path / "autobench.yaml"
+    source.write_text("benchmark: {id: demo}\n")
+    result = ExperimentResult(
+        experiment=experiment_for(pairs),
+        runs=runs,
+        artifact_payloads={(run.run_id, "answer"): f"answer of {run.case_id}" for run in runs},
+    )
+    root = tmp_path / "rec"
+    recorded = record_experiment(result, root, source_files=[source])
+    assert recorded.root_dir == root and recorded.artifact_payloads == {}
+    assert recorded.summary is not None and recorded.summary.status.passed == 2
+    assert list(recorded.experiment.files) == [str(source)]
+    replayed = replay_experiment(root)
+    assert replayed.runs == recorded.runs
+    assert replayed.experiment == recorded.experiment
+    assert replayed.summary == recorded.summary
+    assert (root / "artifacts/run_c2_v/answer.txt").read_text() == "answer of c2"
+
+
+def test_replay_imports_no_task_module(tmp_path: Path) -> None:
+    root = tmp_path / "rec"
+    write_experiment(root, [("c", "v")], files={"tasks/my_secret_task.py": "ab12"})
+    replay_experiment(root)
+    assert "my_secret_task" not in sys.modules
+    assert not any(name.startswith(("rich", "click", "autobench.core")) for name in sys.modules if name.startswith(("rich", "click")))
+
+
+def test_write_and_replay_one_thousand_runs_is_fast(tmp_path: Path) -> None:
+    pairs = [(f"case_{index:04d}", "v1") for index in range(1000)]
+    runs = [trivial_run(case, variant, index=index) for index, (case, variant) in enumerate(pairs)]
+    root = tmp_path / "rec"
+    writer = RecordDirectoryWriter(root)
+    writer.start(experiment_for(pairs))
+    started = time.perf_counter()
+    for run in runs:
+        writer.run_finished(run, {})
+    writer.finish(ExperimentSummary(experiment=EXPERIMENT_ID, benchmark=BENCHMARK_ID, runs=1000))
+    written = time.perf_counter() - started
+    started = time.perf_counter()
+    result = replay_experiment(root)
+    replayed = time.perf_counter() - started
+    print(f"\n1000 runs: write {written * 1000:.0f} ms ({written:.3f} ms/run), replay {replayed * 1000:.0f} ms")
+    assert result.runs == tuple(runs)
+    assert len(os.listdir(root / "cases")) == 1000
+    assert written < 5.0 and replayed < 2.0  # generous bounds for shared CI machines
