@@ -7,11 +7,11 @@ from typing import Any
 
 from autobench.abp import InstrumentationScope, SpanRecord, Trace
 from autobench.records import (
+    BenchmarkInfoRecord,
     Case,
     EvaluationStatus,
     ExperimentInfo,
     ExperimentRecord,
-    BenchmarkInfoRecord,
     Observation,
     ObservationRole,
     PlannedRun,

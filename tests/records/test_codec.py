@@ -45,8 +45,9 @@ VALUES = st.recursive(
     | st.floats(allow_nan=False)
     | st.text(max_size=20)
     | st.binary(max_size=8),
-    lambda children: st.lists(children, max_size=3)
-    | st.dictionaries(st.text(max_size=8), children, max_size=3),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3)
+    ),
     max_leaves=8,
 )
 IDS = st.text(min_size=1, max_size=24)
@@ -91,11 +92,18 @@ def runs(draw: st.DrawFn) -> RunRecord:
                 label=draw(st.none() | st.text(max_size=10)),
                 factors=tuple(
                     FactorValue(name=name, value=draw(VALUES), optimize=draw(st.booleans()))
-                    for name in draw(st.lists(st.text(min_size=1, max_size=6), max_size=3, unique=True))
+                    for name in draw(
+                        st.lists(st.text(min_size=1, max_size=6), max_size=3, unique=True)
+                    )
                 ),
             ),
             "scores": tuple(
-                ScoreRecord(name=name, value=draw(VALUES), actual_value=draw(VALUES), reason=draw(st.none() | st.text(max_size=10)))
+                ScoreRecord(
+                    name=name,
+                    value=draw(VALUES),
+                    actual_value=draw(VALUES),
+                    reason=draw(st.none() | st.text(max_size=10)),
+                )
                 for name in draw(st.lists(st.text(min_size=1, max_size=8), max_size=3, unique=True))
             ),
             "observations": tuple(
@@ -108,13 +116,20 @@ def runs(draw: st.DrawFn) -> RunRecord:
                 )
                 for index in range(draw(st.integers(0, 3)))
             ),
-            "trace": draw(st.none() | st.just(Trace(id=draw(IDS), spans=tuple(spans), partial=draw(st.booleans())))),
+            "trace": draw(
+                st.none()
+                | st.just(Trace(id=draw(IDS), spans=tuple(spans), partial=draw(st.booleans())))
+            ),
             "artifacts": tuple(
                 ArtifactRef(id=f"a{index}", name=draw(st.text(min_size=1, max_size=10)))
                 for index in range(draw(st.integers(0, 2)))
             ),
             "errors": tuple(
-                ErrorRecord(type="ValueError", message=draw(st.text(max_size=20)), traceback=draw(st.none() | st.text(max_size=40)))
+                ErrorRecord(
+                    type="ValueError",
+                    message=draw(st.text(max_size=20)),
+                    traceback=draw(st.none() | st.text(max_size=40)),
+                )
                 for _ in range(draw(st.integers(0, 1)))
             ),
         }
@@ -136,7 +151,9 @@ def test_trivial_run_yaml_is_small_and_grouped() -> None:
     print(f"\ntrivial run.yaml: {size} bytes\n{text}")
     assert size < SIZE_LIMIT
     lines = text.splitlines()
-    assert lines[0] == f"# yaml-language-server: $schema={(schema_dir() / 'run.schema.json').as_uri()}"
+    assert (
+        lines[0] == f"# yaml-language-server: $schema={(schema_dir() / 'run.schema.json').as_uri()}"
+    )
     assert lines[1:4] == ["record:", "  type: run", f"  version: {RUN_RECORD_VERSION}"]
     sections = [line[:-1] for line in lines[4:] if line.endswith(":") and not line.startswith(" ")]
     assert sections == ["run", "case", "variant", "output", "scores", "observations", "trace"]
@@ -216,10 +233,14 @@ def test_malformed_yaml_names_file_line_and_column() -> None:
     with pytest.raises(RecordFormatError) as caught:
         run_record_from_yaml(text, source="cases/a/b/run.yaml")
     assert caught.value.line is not None and caught.value.column is not None
-    assert str(caught.value).startswith(f"cases/a/b/run.yaml:{caught.value.line}:{caught.value.column}: ")
+    assert str(caught.value).startswith(
+        f"cases/a/b/run.yaml:{caught.value.line}:{caught.value.column}: "
+    )
 
 
 def test_model_mismatch_names_file_and_field() -> None:
     text = run_record_to_yaml(trivial_run()).replace("  status: passed\n", "  status: exploded\n")
-    with pytest.raises(RecordFormatError, match=r"^r.yaml: does not match the RunRecord model: run.status"):
+    with pytest.raises(
+        RecordFormatError, match=r"^r.yaml: does not match the RunRecord model: run.status"
+    ):
         run_record_from_yaml(text, source="r.yaml")

@@ -117,20 +117,36 @@ def test_artifact_payloads_by_kind(tmp_path: Path) -> None:
     for ref in stored.artifacts[:5]:
         data = (root / ref.path).read_bytes()
         assert ref.size == len(data) and ref.sha256 == hashlib.sha256(data).hexdigest()
-    meta, payload = artifact_payload_from_yaml((root / by_id["a3"].path).read_text(encoding="utf-8"))
+    meta, payload = artifact_payload_from_yaml(
+        (root / by_id["a3"].path).read_text(encoding="utf-8")
+    )
     assert meta == {"id": "a3", "name": "steps", "media": "application/x-yaml"}
     assert payload["steps"][0]["tool"] == "route"
     assert load_run_record(root / run_record_path("c", "v")).artifacts == stored.artifacts
 
 
-HOSTILE_IDS = ["../../etc/passwd", "a/b", "A/b", "a_b", ".hidden", "..", "CON", "ünï cödé", "x" * 300, "Case", "case"]
+HOSTILE_IDS = [
+    "../../etc/passwd",
+    "a/b",
+    "A/b",
+    "a_b",
+    ".hidden",
+    "..",
+    "CON",
+    "ünï cödé",
+    "x" * 300,
+    "Case",
+    "case",
+]
 
 
 def test_hostile_ids_and_names_stay_inside_and_distinct(tmp_path: Path) -> None:
     root = tmp_path / "rec"
     pairs = [(case, "v") for case in HOSTILE_IDS]
     writer = started(root, pairs)
-    refs = tuple(ArtifactRef(id=f"id-{name}", name=name, media_type="text/plain") for name in HOSTILE_IDS)
+    refs = tuple(
+        ArtifactRef(id=f"id-{name}", name=name, media_type="text/plain") for name in HOSTILE_IDS
+    )
     for case, variant in pairs:
         payloads = {ref.id: f"payload of {ref.name}" for ref in refs}
         writer.run_finished(trivial_run(case, variant, artifacts=refs), payloads)
@@ -138,7 +154,9 @@ def test_hostile_ids_and_names_stay_inside_and_distinct(tmp_path: Path) -> None:
     paths = [path for path in root.rglob("*") if path.is_file()]
     assert all(path.resolve().is_relative_to(resolved) for path in paths)
     assert all(len(part) <= 120 for path in paths for part in path.relative_to(root).parts)
-    run_files = {path.relative_to(root).as_posix().lower() for path in paths if path.name == "run.yaml"}
+    run_files = {
+        path.relative_to(root).as_posix().lower() for path in paths if path.name == "run.yaml"
+    }
     assert len(run_files) == len(HOSTILE_IDS)
     for case, variant in pairs:
         back = load_run_record(root / run_record_path(case, variant))
@@ -193,12 +211,16 @@ def file_size_limit() -> Iterator[int]:
         signal.signal(signal.SIGXFSZ, previous)
 
 
-def test_failed_write_leaves_nothing_under_the_final_name(tmp_path: Path, file_size_limit: int) -> None:
+def test_failed_write_leaves_nothing_under_the_final_name(
+    tmp_path: Path, file_size_limit: int
+) -> None:
     root = tmp_path / "rec"
     writer = started(root, [("c", "v")])
     ref = ArtifactRef(id="big", name="big", media_type="application/octet-stream")
     with pytest.raises(RecordingError, match="File too large") as caught:
-        writer.run_finished(trivial_run("c", "v", artifacts=(ref,)), {"big": b"x" * (file_size_limit * 4)})
+        writer.run_finished(
+            trivial_run("c", "v", artifacts=(ref,)), {"big": b"x" * (file_size_limit * 4)}
+        )
     target = root / "artifacts" / "run_c_v" / "big.bin"
     assert caught.value.path == target and str(target) in str(caught.value)
     assert not target.exists()

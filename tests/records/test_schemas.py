@@ -6,11 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from _factories import trivial_run
 
 from autobench.records import record_schemas, run_record_to_yaml
 from autobench.records._schemas import schema_text
-
-from _factories import trivial_run
 
 REPOSITORY_SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 

@@ -41,10 +41,12 @@ SCALARS = (
 KEYS = st.text() | st.integers() | st.booleans() | st.none()
 DOCUMENTS = st.recursive(
     SCALARS,
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(KEYS, children, max_size=4)
-    | st.frozensets(st.text() | st.integers(), max_size=3)
-    | st.sets(st.text() | st.integers(), max_size=3),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(KEYS, children, max_size=4)
+        | st.frozensets(st.text() | st.integers(), max_size=3)
+        | st.sets(st.text() | st.integers(), max_size=3)
+    ),
     max_leaves=20,
 )
 
@@ -67,11 +69,45 @@ def test_encoding_a_document_changes_nothing(document: object) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["yes", "no", "on", "null", "Null", "~", "", "1e3", "0x10", "0o7", "007", "-0", ".5",
-     "2024-01-01", "2024-01-01 10:00:00", "true", "True", ".nan", "-.inf", "<<", "=",
-     "!decimal 1", "&anchor", "*alias", "- item", "key: value", "# comment", " lead", "trail ",
-     "a\nb", "tab\there", "\x00\x01\x7f", "\x85\u2028\u2029", "\ufeffbom", "é ü 中文 🙂", "'\"",
-     "x" * 5000],
+    [
+        "yes",
+        "no",
+        "on",
+        "null",
+        "Null",
+        "~",
+        "",
+        "1e3",
+        "0x10",
+        "0o7",
+        "007",
+        "-0",
+        ".5",
+        "2024-01-01",
+        "2024-01-01 10:00:00",
+        "true",
+        "True",
+        ".nan",
+        "-.inf",
+        "<<",
+        "=",
+        "!decimal 1",
+        "&anchor",
+        "*alias",
+        "- item",
+        "key: value",
+        "# comment",
+        " lead",
+        "trail ",
+        "a\nb",
+        "tab\there",
+        "\x00\x01\x7f",
+        "\x85\u2028\u2029",
+        "\ufeffbom",
+        "é ü 中文 🙂",
+        "'\"",
+        "x" * 5000,
+    ],
 )
 def test_strings_yaml_might_retype_stay_strings(text: str) -> None:
     assert round_trip({text: [text]}) == {text: [text]}
@@ -160,7 +196,9 @@ def test_offsets_that_are_not_whole_minutes_become_utc() -> None:
 
 
 def test_loader_refuses_python_object_tags() -> None:
-    with pytest.raises(RecordFormatError, match=r"evil.yaml:1:1: .*could not determine a constructor"):
+    with pytest.raises(
+        RecordFormatError, match=r"evil.yaml:1:1: .*could not determine a constructor"
+    ):
         load_document("!!python/object/apply:os.system ['true']\n", source="evil.yaml")
     with pytest.raises(RecordFormatError, match=r"evil.yaml:1:\d+"):
         load_document("x: !!python/name:os.system\n", source="evil.yaml")

@@ -1,7 +1,7 @@
 """Atomic, never-clobbering file creation for record directories.
 
 :meth:`AtomicFiles.create` writes bytes to a temporary file in the target's
-directory, flushes and fsyncs it, then hard-links it to the final name (which
+directory, flushes and fdatasyncs (fsync where unavailable) it, then hard-links it to the final name (which
 fails, instead of replacing, when the name exists) and removes the temporary
 name. On file systems without hard links it falls back to ``os.replace``
 after an existence check. A failure leaves nothing under the final name and

@@ -74,6 +74,8 @@ class RunRecord(RecordModel):
     ``observations`` holds what the task (and derivers) recorded; scores live in
     ``scores`` and are projected into observations on demand
     (:func:`autobench.records.run_observations`), so nothing is stored twice.
+    ``trace`` is the full trace, or a :class:`TraceSummary` when the trace was
+    stored as an artifact and the record was read without its directory.
     """
 
     run: RunInfo

@@ -88,7 +88,7 @@ def _float_text(value: float) -> str:
     return text
 
 
-class _Representer(SafeRepresenter):  # type: ignore[misc]
+class _Representer(SafeRepresenter):
     """Safe representer: insertion order, no aliases, the record value tags."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -150,7 +150,7 @@ _Representer.add_representer(frozenset, _Representer.represent_frozenset)
 _Representer.add_representer(OpaqueValue, _Representer.represent_opaque)
 
 
-class _Constructor(SafeConstructor):  # type: ignore[misc]
+class _Constructor(SafeConstructor):
     """Safe constructor plus the record value tags; nothing else is constructed."""
 
     def construct_decimal(self, node: Any) -> Decimal:
@@ -169,7 +169,7 @@ _Constructor.add_constructor(FROZENSET_TAG, _Constructor.construct_frozenset)
 _Constructor.add_constructor(OPAQUE_TAG, _Constructor.construct_opaque)
 
 
-class _Resolver(Resolver):  # type: ignore[misc]
+class _Resolver(Resolver):
     """The YAML 1.2 core-schema resolver, returning shared tags (no per-document version
     lookup: records are always YAML 1.2)."""
 
@@ -193,7 +193,7 @@ class _Resolver(Resolver):  # type: ignore[misc]
 _MERGE = _tag("tag:yaml.org,2002:merge")
 
 
-class _Dumper(CEmitter, _Representer, _Resolver):  # type: ignore[misc]
+class _Dumper(CEmitter, _Representer, _Resolver):
     """libyaml emitter + record representer: block style, unicode kept, lines never folded."""
 
     def __init__(self, stream: Any) -> None:
@@ -203,7 +203,7 @@ class _Dumper(CEmitter, _Representer, _Resolver):  # type: ignore[misc]
         _Resolver.__init__(self, loadumper=self)
 
 
-class _Loader(CParser, _Constructor, _Resolver):  # type: ignore[misc]
+class _Loader(CParser, _Constructor, _Resolver):
     """libyaml parser + record constructor (safe tags and the record value tags only)."""
 
     def __init__(self, stream: Any) -> None:
