@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
 from autobench import BenchmarkSpec, Case, Variant, run_benchmark_spec
 from autobench.records import RecordDirectoryWriter
 

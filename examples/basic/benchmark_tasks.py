@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from autobench import Case, DurationMetricSpec, ObservationRole, RunContext, Semantic, SpanKind
 from support_app.router import extract_features, route
+
+from autobench import Case, DurationMetricSpec, ObservationRole, RunContext, Semantic, SpanKind
 
 
 def route_ticket_case(ctx: RunContext, case: Case) -> dict[str, object]:

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autobench.cli import cli
 from click.testing import CliRunner
+
+from autobench.cli import cli
 
 
 def test_version_names_every_distribution(runner: CliRunner) -> None:

@@ -3,8 +3,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import autobench
 import pytest
+
+import autobench
 
 
 def _python(code: str) -> subprocess.CompletedProcess[str]:

@@ -4,6 +4,7 @@ import types
 from typing import Any, ClassVar, Literal
 
 import pytest
+
 from autobench.core.plugins import ScorerRegistry, hookimpl, new_plugin_manager, scorer_registry
 from autobench.core.scoring import BUILTIN_SCORERS, ScorerSpec, ScoringCall
 from autobench.records import ScoreRecord

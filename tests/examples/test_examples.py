@@ -6,9 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from click.testing import CliRunner
+
 from autobench.cli import cli
 from autobench.records import RunStatus, replay_experiment
-from click.testing import CliRunner
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

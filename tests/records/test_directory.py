@@ -75,6 +75,7 @@ def test_existing_directory_is_refused(tmp_path: Path) -> None:
 def test_a_run_is_never_overwritten(tmp_path: Path) -> None:
     writer = started(tmp_path / "rec", [("c", "v")])
     writer.run_finished(trivial_run("c", "v"), {})
+    writer.flush()
     path = tmp_path / "rec" / run_record_path("c", "v")
     before = path.read_bytes()
     with pytest.raises(RecordingError, match="already exists") as caught:
@@ -104,6 +105,7 @@ def test_artifact_payloads_by_kind(tmp_path: Path) -> None:
         "unknown": "ignored",
     }
     stored = writer.run_finished(trivial_run("c", "v", artifacts=refs), payloads)
+    writer.flush()
     by_id = {ref.id: ref for ref in stored.artifacts}
     run_dir = "artifacts/run_c_v"
     assert by_id["a1"].path == f"{run_dir}/report.md"
@@ -150,6 +152,7 @@ def test_hostile_ids_and_names_stay_inside_and_distinct(tmp_path: Path) -> None:
     for case, variant in pairs:
         payloads = {ref.id: f"payload of {ref.name}" for ref in refs}
         writer.run_finished(trivial_run(case, variant, artifacts=refs), payloads)
+    writer.flush()
     resolved = root.resolve()
     paths = [path for path in root.rglob("*") if path.is_file()]
     assert all(path.resolve().is_relative_to(resolved) for path in paths)
@@ -171,6 +174,7 @@ def test_large_trace_is_stored_as_an_artifact(tmp_path: Path) -> None:
     trace = trivial_trace(spans=800)
     run = trivial_run("c", "v", trace=trace)
     stored = writer.run_finished(run, {})
+    writer.flush()
     assert stored.trace == trace
     path = root / run_record_path("c", "v")
     assert path.stat().st_size < 4096
@@ -192,6 +196,7 @@ def test_storage_error_when_a_file_is_in_the_way(tmp_path: Path) -> None:
     (root / "cases").write_text("not a directory")
     with pytest.raises(RecordingError) as caught:
         writer.run_finished(trivial_run("c", "v"), {})
+        writer.flush()
     final = root / run_record_path("c", "v")
     assert caught.value.path == final and str(final) in str(caught.value)
     assert not final.exists()
@@ -221,6 +226,7 @@ def test_failed_write_leaves_nothing_under_the_final_name(
         writer.run_finished(
             trivial_run("c", "v", artifacts=(ref,)), {"big": b"x" * (file_size_limit * 4)}
         )
+        writer.flush()
     target = root / "artifacts" / "run_c_v" / "big.bin"
     assert caught.value.path == target and str(target) in str(caught.value)
     assert not target.exists()
@@ -231,3 +237,20 @@ def test_failed_write_leaves_nothing_under_the_final_name(
 def test_run_before_start_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(RecordingError, match="start"):
         RecordDirectoryWriter(tmp_path / "rec").run_finished(trivial_run(), {})
+
+
+def test_a_failed_background_write_stops_finish_before_the_summary(
+    tmp_path: Path, file_size_limit: int
+) -> None:
+    root = tmp_path / "rec"
+    writer = started(root, [("c", "v"), ("d", "v")])
+    writer.run_finished(trivial_run("c", "v"), {})
+    ref = ArtifactRef(id="big", name="big", media_type="application/octet-stream")
+    writer.run_finished(
+        trivial_run("d", "v", artifacts=(ref,)), {"big": b"x" * (file_size_limit * 4)}
+    )
+    with pytest.raises(RecordingError, match="File too large"):
+        writer.finish(ExperimentSummary(experiment=EXPERIMENT_ID, benchmark=BENCHMARK_ID, runs=2))
+    assert (root / run_record_path("c", "v")).is_file()
+    assert not (root / run_record_path("d", "v")).exists()
+    assert not (root / "summary.yaml").exists()

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 import pytest
-from autobench.records import Case, FactorValue, Observation, ObservationKind, Variant
 from pydantic import ValidationError
+
+from autobench.records import Case, FactorValue, Observation, ObservationKind, Variant
 
 
 def test_factor_mapping_form_and_bare_values_round_trip() -> None:

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
-from autobench.records import run_record_path, safe_segment
 from hypothesis import given
 from hypothesis import strategies as st
+
+from autobench.records import run_record_path, safe_segment
 
 _ALLOWED = set("abcdefghijklmnopqrstuvwxyz0123456789_.-")
 

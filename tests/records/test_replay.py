@@ -56,6 +56,7 @@ def write_experiment(
     writer.start(experiment_for(pairs, **updates))
     for index, (case, variant) in enumerate(pairs[skip:]):
         writer.run_finished(trivial_run(case, variant, index=index), {})
+    writer.flush()
     if finish:
         writer.finish(
             ExperimentSummary(
@@ -125,6 +126,7 @@ def test_trace_artifact_must_stay_inside_the_directory(tmp_path: Path) -> None:
     writer = RecordDirectoryWriter(root)
     writer.start(experiment_for([("c", "v")]))
     writer.run_finished(trivial_run("c", "v", trace=trivial_trace(spans=800)), {})
+    writer.flush()
     path = root / run_record_path("c", "v")
     text = path.read_text(encoding="utf-8")
     outside = tmp_path / "trace.yaml"

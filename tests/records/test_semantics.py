@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+
 from autobench.records import (
     DEFAULT_SEMANTIC_REGISTRY,
     Semantic,

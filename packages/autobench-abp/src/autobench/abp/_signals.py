@@ -11,8 +11,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from autobench.abp._model import PROTOCOL_VERSION, SpanError, SpanStatus
 from pydantic import BaseModel, ConfigDict, Field
+
+from autobench.abp._model import PROTOCOL_VERSION, SpanError, SpanStatus
 
 
 class SpanStartSignal(BaseModel):

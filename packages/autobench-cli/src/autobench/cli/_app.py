@@ -1,13 +1,16 @@
-"""The click application: the ``autobench`` group and ``--version``."""
+"""The click application: the ``autobench`` group, lazy subcommands and ``--version``.
+
+Subcommands are imported only when invoked: ``autobench --help`` lists them
+from the short descriptions below without importing the runtime, so it stays
+fast.
+"""
 
 from __future__ import annotations
 
+import importlib
 from importlib import metadata
 
 import click
-from autobench.cli._replay import replay_command
-from autobench.cli._run import run_command
-from autobench.cli._validate import validate_command
 
 DISTRIBUTIONS = (
     "autobench",
@@ -17,6 +20,42 @@ DISTRIBUTIONS = (
     "autobench-report",
     "autobench-cli",
 )
+
+# name -> (module:attribute of the click command, one-line description for the listing)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": (
+        "autobench.cli._validate:validate_command",
+        "Validate a spec and show its planned matrix (never runs the task).",
+    ),
+    "run": (
+        "autobench.cli._run:run_command",
+        "Run a benchmark matrix, record the evidence, show the status.",
+    ),
+    "replay": (
+        "autobench.cli._replay:replay_command",
+        "Rebuild a recorded experiment without importing its task.",
+    ),
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use (the pattern from click's docs)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return super().get_command(ctx, cmd_name)
+        module_name, _, attribute = COMMANDS[cmd_name][0].partition(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][1]) for name in sorted(COMMANDS)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 def _installed_versions() -> str:
@@ -35,7 +74,10 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
         ctx.exit()
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.option(
     "--version",
     is_flag=True,
@@ -57,11 +99,6 @@ def cli() -> None:
     1 for invalid specs, unresolved tasks, recording collisions and missing
     records, 2 for wrong command-line usage.
     """
-
-
-cli.add_command(validate_command)
-cli.add_command(run_command)
-cli.add_command(replay_command)
 
 
 def main() -> None:

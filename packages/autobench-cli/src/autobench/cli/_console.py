@@ -10,12 +10,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import click
-from autobench.core.runtime import TaskResolutionError
-from autobench.core.spec import SpecError
-from autobench.records import RecordFormatError, RecordingError
 from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
+
+from autobench.core.runtime import TaskResolutionError
+from autobench.core.spec import SpecError
+from autobench.records import RecordFormatError, RecordingError
 
 EXIT_ERROR = 1
 

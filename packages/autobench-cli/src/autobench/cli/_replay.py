@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from rich.console import Group
+
 from autobench.cli._console import stdout_console, user_errors
 from autobench.records import replay_experiment
 from autobench.report import render_experiment_overview, render_status_table
-from rich.console import Group
 
 
 @click.command("replay")

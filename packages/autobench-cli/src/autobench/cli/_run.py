@@ -6,6 +6,9 @@ import asyncio
 from pathlib import Path
 
 import click
+from rich.console import Group
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
 from autobench.cli._console import stderr_console, stdout_console, user_errors
 from autobench.core.planning import new_experiment_id
 from autobench.core.runtime import (
@@ -17,8 +20,6 @@ from autobench.core.runtime import (
 from autobench.core.spec import load_benchmark_spec
 from autobench.records import RecordDirectoryWriter, RunStatus, safe_segment
 from autobench.report import render_experiment_overview, render_status_table
-from rich.console import Group
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 DEFAULT_RECORD_ROOT = Path(".autobench")
 

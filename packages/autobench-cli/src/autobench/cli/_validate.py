@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+
 from autobench.cli._console import stdout_console, user_errors
 from autobench.core.planning import build_benchmark_plan
 from autobench.core.spec import load_benchmark_spec

@@ -20,6 +20,7 @@ import contextlib
 import errno
 import itertools
 import os
+import threading
 from pathlib import Path
 
 from autobench.records._errors import RecordingError
@@ -38,6 +39,8 @@ class AtomicFiles:
         self.fsync = fsync
         self._known_dirs: set[Path] = set()
         self._dirty: set[Path] = set()
+        self._lock = threading.Lock()
+        self._sync_lock = threading.Lock()
 
     def create(self, path: Path, data: bytes) -> None:
         """Create ``path`` holding ``data``; raises :class:`RecordingError` if it exists or
@@ -64,7 +67,8 @@ class AtomicFiles:
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
-        self._dirty.add(directory)
+        with self._lock:
+            self._dirty.add(directory)
 
     def _publish(self, temporary: Path, path: Path) -> None:
         try:
@@ -105,8 +109,10 @@ class AtomicFiles:
                 raise _dir_error(
                     for_path or directory, new, error.strerror or str(error)
                 ) from error
-            self._dirty.add(new.parent)
-        self._known_dirs.add(directory)
+            with self._lock:
+                self._dirty.add(new.parent)
+        with self._lock:
+            self._known_dirs.add(directory)
 
     @property
     def pending(self) -> int:
@@ -115,9 +121,13 @@ class AtomicFiles:
 
     def sync(self) -> None:
         """fsync every directory whose entries changed since the last call."""
-        dirty, self._dirty = self._dirty, set()
-        if not self.fsync:
-            return
+        with self._sync_lock:
+            with self._lock:
+                dirty, self._dirty = self._dirty, set()
+            if self.fsync:
+                self._sync_dirs(dirty)
+
+    def _sync_dirs(self, dirty: set[Path]) -> None:
         for directory in sorted(dirty, key=lambda item: len(item.parts), reverse=True):
             try:
                 descriptor = os.open(directory, os.O_RDONLY)

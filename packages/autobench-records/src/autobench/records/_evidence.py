@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import Field, field_validator, model_serializer, model_validator
+
 from autobench.records._base import RecordModel
 from autobench.records._enums import Direction, ObservationKind, ObservationRole, ObservationSource
 from autobench.records._semantics import SemanticType
-from pydantic import Field, field_validator, model_serializer, model_validator
 
 
 class ArtifactRef(RecordModel):

@@ -11,6 +11,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from pydantic import Field
+
 from autobench.abp import SpanRecord, Trace
 from autobench.records._base import RecordModel
 from autobench.records._enums import EvaluationStatus, RunStatus, TaskStatus
@@ -24,7 +26,6 @@ from autobench.records._evidence import (
     Variant,
 )
 from autobench.records._semantics import SemanticRegistry
-from pydantic import Field
 
 RUN_RECORD_VERSION = 1
 EXPERIMENT_RECORD_VERSION = 1

@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
 from autobench.core.planning import BenchmarkPlan
 from autobench.records import (
     ExperimentResult,
@@ -16,10 +21,6 @@ from autobench.records import (
     project_observations,
     run_observations,
 )
-from rich.console import Group, RenderableType
-from rich.panel import Panel
-from rich.table import Table
-from rich.text import Text
 
 _STATUS_STYLE = {
     RunStatus.PASSED: "green",

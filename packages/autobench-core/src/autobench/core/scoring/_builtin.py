@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from autobench.records import ObservationRole, ScoreRecord
-
 from autobench.core.scoring._base import ScorerSpec, ScoringCall
+from autobench.records import ObservationRole, ScoreRecord
 
 
 class OutputMetricScorer(ScorerSpec):
