@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 
 from autobench.abp import (
@@ -8,6 +11,8 @@ from autobench.abp import (
     TraceCollector,
     TraceEnvelope,
     bind_collector,
+    new_span_id,
+    new_trace_id,
     start_span,
 )
 
@@ -58,3 +63,12 @@ def test_spans_need_an_active_collector() -> None:
 def test_unknown_additive_fields_survive_a_round_trip() -> None:
     data = {"id": "t", "spans": [], "future_field": {"x": 1}}
     assert Trace.model_validate(data).model_dump()["future_field"] == {"x": 1}
+
+
+def test_ids_have_the_w3c_sizes_and_ignore_the_global_random_seed() -> None:
+    random.seed(7)
+    first = new_span_id()
+    random.seed(7)
+    assert new_span_id() != first
+    assert re.fullmatch(r"[0-9a-f]{16}", first)
+    assert re.fullmatch(r"[0-9a-f]{32}", new_trace_id())

@@ -71,48 +71,34 @@ class TraceCollector:
             ends = dict(self._ends)
             scopes = dict(self._scopes)
         spans: list[SpanRecord] = []
-        partial = False
         for start in starts:
             end = ends.get(start.span_id)
+            fields: dict[str, object] = {
+                "id": start.span_id,
+                "operation": start.operation,
+                "kind": start.kind,
+                "parent": start.parent_id,
+                "scope": start.scope,
+                "started_at": start.started_at,
+                "offset": start.offset,
+                "input": start.input,
+                "attributes": start.attributes,
+                "tags": start.tags,
+            }
             if end is None:
-                partial = True
-                spans.append(
-                    SpanRecord(
-                        id=start.span_id,
-                        operation=start.operation,
-                        kind=start.kind,
-                        parent=start.parent_id,
-                        scope=start.scope,
-                        started_at=start.started_at,
-                        offset=start.offset,
-                        input=start.input,
-                        attributes=start.attributes,
-                        tags=start.tags,
-                        partial=True,
-                    )
-                )
-                continue
-            partial = partial or end.partial
-            spans.append(
-                SpanRecord(
-                    id=start.span_id,
-                    operation=start.operation,
-                    kind=start.kind,
-                    parent=start.parent_id,
-                    scope=start.scope,
-                    started_at=start.started_at,
-                    offset=start.offset,
+                fields["partial"] = True
+            else:
+                fields.update(
                     duration=end.duration,
                     status=end.status,
-                    input=start.input,
                     output=end.output,
                     attributes={**start.attributes, **end.attributes},
                     usage=end.usage,
-                    tags=start.tags,
                     error=end.error,
                     partial=end.partial,
                 )
-            )
+            spans.append(SpanRecord.model_validate(fields))
+        partial = any(span.partial for span in spans)
         return Trace(
             id=self.trace_id, name=self.name, scopes=scopes, spans=tuple(spans), partial=partial
         )

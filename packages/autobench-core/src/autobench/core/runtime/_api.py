@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from autobench.core.runtime._progress import (
     deliver,
 )
 from autobench.core.runtime._run import RunSetup
+from autobench.core.runtime._scoring import scores_inline
 from autobench.core.runtime._tasks import is_async_task, resolve_task
 from autobench.core.spec import BenchmarkSpec, load_benchmark_spec
 from autobench.records import (
@@ -77,28 +77,18 @@ async def run_benchmark_spec(
         sink.start(experiment)
     total = plan.run_count
     deliver(progress, ProgressEvent(ProgressEventKind.EXPERIMENT_STARTED, experiment_id, total, 0))
-    task_is_async = is_async_task(task)
-    pool = (
-        None
-        if task_is_async
-        else ThreadPoolExecutor(concurrency_limit, thread_name_prefix="autobench-run")
-    )
     setup = RunSetup(
         experiment_id=experiment_id,
         benchmark_id=spec.benchmark.id,
         task=task,
-        task_is_async=task_is_async,
+        task_is_async=is_async_task(task),
         scorers=spec.scoring,
-        executor=pool,
+        scores_inline=scores_inline(spec.scoring),
     )
     executor = MatrixExecutor(
         setup, plan.runs, concurrency_limit=concurrency_limit, sink=sink, progress=progress
     )
-    try:
-        runs = await executor.run()
-    finally:
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+    runs = await executor.run()
     summary = build_summary(experiment, runs, duration=time.perf_counter() - started)
     if sink is not None:
         sink.finish(summary)

@@ -1,16 +1,21 @@
-"""Matrix execution: run every planned run on asyncio with a bound on active runs.
+"""Matrix execution: run every planned run with a bound on active runs.
 
 * At most ``concurrency_limit`` runs are active at once: that many workers
-  take the next planned run from a shared iterator, so a run task is only
-  created when a worker is free and a large plan never holds more than the
-  limit in flight (a counting semaphore without the wake-up cost of one).
-  Sync tasks run in a thread pool of the same size.
-* Each run is its own asyncio task and so has its own :mod:`contextvars`
-  context: spans and the active run context never leak between runs.
-* The sink receives each run as it ends (completion order); the returned
-  runs are in plan order whatever the completion order.
-* Cancelling :meth:`MatrixExecutor.run` cancels the active runs, waits for
-  them to unwind, and re-raises :class:`asyncio.CancelledError`.
+  take the next planned run from a shared iterator, so a large plan never
+  holds more than the limit in flight (a counting semaphore without the
+  wake-up cost of one).
+* Async tasks: the workers are asyncio tasks, and each run is an asyncio task
+  of its own, so it has its own :mod:`contextvars` context.
+* Sync tasks: the workers are threads that each execute whole runs, with no
+  event loop running in them and a fresh :mod:`contextvars` context per run,
+  and hand finished runs back to the loop thread in batches (``_threads``).
+* Spans and the active run context never leak between runs. The sink and the
+  progress callback are only called on the event loop thread; the sink
+  receives each run as it ends (completion order); the returned runs are in
+  plan order whatever the completion order.
+* Cancelling :meth:`MatrixExecutor.run` cancels the active async runs, waits
+  for them to unwind, and re-raises :class:`asyncio.CancelledError`; sync runs
+  cannot be interrupted: no new ones start, and active ones are dropped.
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ from autobench.core.runtime._progress import (
     ProgressEventKind,
     deliver,
 )
-from autobench.core.runtime._run import RunSetup, execute_run
+from autobench.core.runtime._run import RunOutput, RunSetup, execute_run
+from autobench.core.runtime._threads import RunThreads
 from autobench.records import ExperimentSink, RunRecord
 
 
@@ -71,9 +77,14 @@ class MatrixExecutor:
             ),
         )
 
-    async def _one(self, position: int, planned: MatrixRunSpec) -> None:
+    def _started(self, planned: MatrixRunSpec) -> None:
         self._event(ProgressEventKind.RUN_STARTED, planned)
-        output = await execute_run(self._setup, planned)
+
+    async def _one(self, position: int, planned: MatrixRunSpec) -> None:
+        self._started(planned)
+        self._finished_run(position, planned, await execute_run(self._setup, planned))
+
+    def _finished_run(self, position: int, planned: MatrixRunSpec, output: RunOutput) -> None:
         record = output.record
         if self._sink is not None:
             record = self._sink.run_finished(record, output.payloads)
@@ -82,16 +93,27 @@ class MatrixExecutor:
                 self.payloads[(record.run_id, artifact_id)] = payload
         self._results[position] = record
         self.completed += 1
-        self._event(
-            ProgressEventKind.RUN_FINISHED,
-            planned,
-            status=record.status.value,
-            payload=_finished_payload(record),
-        )
+        if self._progress is not None:
+            self._event(
+                ProgressEventKind.RUN_FINISHED,
+                planned,
+                status=record.status.value,
+                payload=_finished_payload(record),
+            )
 
     async def run(self) -> tuple[RunRecord, ...]:
         """Execute all runs; return the records of the finished ones in plan order."""
         pending = iter(enumerate(self._runs))
+        if not self._setup.task_is_async:
+            await RunThreads(
+                self._setup,
+                pending,
+                threads=min(self._limit, len(self._runs)),
+                runs=len(self._runs),
+                on_started=None if self._progress is None else self._started,
+                on_finished=self._finished_run,
+            ).run()
+            return self._finished()
         workers = [
             asyncio.create_task(self._worker(pending))
             for _ in range(min(self._limit, len(self._runs)))

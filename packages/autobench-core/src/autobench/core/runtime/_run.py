@@ -2,10 +2,14 @@
 
 The run's spans are recorded by one ABP :class:`TraceCollector` bound to the
 run's task. The root span ``benchmark.run`` (kind ``task``) wraps the task
-call; user spans nest under it. Async tasks are awaited on the event loop;
-sync tasks run in a worker thread with a copy of the run's
-:mod:`contextvars` context, so span parentage and
-:func:`get_active_run_context` work inside the thread.
+call; user spans nest under it. :func:`execute_run` is the run of an async
+task, awaited on the event loop. :func:`execute_sync_run` is the whole run of
+a sync task (context, task call, scoring, record), called in a worker thread
+(``_threads``) inside a fresh :mod:`contextvars` context: no event loop runs
+in that thread, so the task may call ``asyncio.run(...)``, and span parentage
+and :func:`get_active_run_context` work there and in threads the task starts
+with a copied context. An awaitable returned by a sync task, and scorers that
+may suspend, are awaited on the experiment's loop (``_bridge``).
 
 A task that raises gives an errored run whose record keeps the evidence
 recorded before the raise; only ``Exception`` is caught, so cancellation and
@@ -15,23 +19,30 @@ recorded before the raise; only ``Exception`` is caught, so cancellation and
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import inspect
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Executor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from autobench.abp import SpanKind, SpanStatus, TraceCollector, bind_collector, start_span
+from autobench.abp import (
+    ActiveSpan,
+    SpanKind,
+    SpanStatus,
+    Trace,
+    TraceCollector,
+    bind_collector,
+    start_span,
+)
 from autobench.core.planning import MatrixRunSpec
+from autobench.core.runtime._bridge import run_on_loop
 from autobench.core.runtime._context import RunContext, bind_run_context
 from autobench.core.runtime._evidence import EvidenceBuffer, error_record
-from autobench.core.runtime._scoring import score_run
+from autobench.core.runtime._scoring import ScoringResult, score_run, score_run_inline
 from autobench.core.runtime._status import decide_outcome
 from autobench.core.scoring import ScorerSpec, ScoringCall
-from autobench.records import RunInfo, RunRecord, TaskStatus
+from autobench.records import Observation, RunInfo, RunRecord, TaskStatus
 
 ROOT_SPAN = "benchmark.run"
 """Operation name of the root span of every run."""
@@ -46,7 +57,8 @@ class RunSetup:
     task: Callable[..., Any]
     task_is_async: bool
     scorers: Sequence[ScorerSpec]
-    executor: Executor | None
+    scores_inline: bool
+    """Whether a worker thread may score with ``score_run_inline`` (``_scoring.scores_inline``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,82 +69,144 @@ class RunOutput:
     payloads: Mapping[str, Any]
 
 
-async def _call_task(setup: RunSetup, ctx: RunContext) -> Any:
-    if setup.task_is_async:
-        return await setup.task(ctx, ctx.case)
-    loop = asyncio.get_running_loop()
-    context = contextvars.copy_context()
-    result = await loop.run_in_executor(setup.executor, context.run, setup.task, ctx, ctx.case)
-    if inspect.isawaitable(result):
-        result = await result
-    return result
+class _Run:
+    """The state of one run between its start and its record."""
+
+    __slots__ = (
+        "collector",
+        "ctx",
+        "evidence",
+        "observations",
+        "output",
+        "planned",
+        "started",
+        "started_at",
+        "trace",
+    )
+
+    def __init__(self, setup: RunSetup, planned: MatrixRunSpec) -> None:
+        self.started_at = datetime.now(UTC)
+        self.started = time.perf_counter()
+        self.planned = planned
+        self.evidence = EvidenceBuffer(planned.case.id, planned.variant.id)
+        self.collector = TraceCollector(name=planned.run_id)
+        self.ctx = RunContext(
+            case=planned.case,
+            variant=planned.variant,
+            run_id=planned.run_id,
+            experiment_id=setup.experiment_id,
+            benchmark_id=setup.benchmark_id,
+            collector=self.collector,
+            evidence=self.evidence,
+        )
+        self.output: Any = None
+        self.trace: Trace | None = None
+        self.observations: tuple[Observation, ...] = ()
+
+    def task_raised(self, exc: Exception, root: ActiveSpan) -> TaskStatus:
+        """Close the root span with the error and record it (linked to the innermost span)."""
+        root.end(SpanStatus.ERROR, exc)
+        span_id = self.evidence.exception_span(exc) or root.id
+        self.evidence.errors.insert(0, error_record(exc, stage="task", span_id=span_id))
+        return TaskStatus.ERRORED
 
 
 async def execute_run(setup: RunSetup, planned: MatrixRunSpec) -> RunOutput:
-    """Execute one planned run and return its record (statuses per ``_status``)."""
-    started_at = datetime.now(UTC)
-    started = time.perf_counter()
-    case, variant = planned.case, planned.variant
-    evidence = EvidenceBuffer(case.id, variant.id)
-    collector = TraceCollector(name=planned.run_id)
-    ctx = RunContext(
-        case=case,
-        variant=variant,
-        run_id=planned.run_id,
-        experiment_id=setup.experiment_id,
-        benchmark_id=setup.benchmark_id,
-        collector=collector,
-        evidence=evidence,
-    )
-    output: Any = None
+    """Execute one planned run of an async task and return its record (statuses per ``_status``)."""
+    run = _Run(setup, planned)
+    ctx = run.ctx
     task_status = TaskStatus.PASSED
-    with bind_collector(collector), bind_run_context(ctx):
-        with start_span(ROOT_SPAN, kind=SpanKind.TASK, collector=collector) as root:
+    with bind_collector(run.collector), bind_run_context(ctx):
+        with start_span(ROOT_SPAN, kind=SpanKind.TASK, collector=run.collector) as root:
             try:
-                output = await _call_task(setup, ctx)
+                run.output = await setup.task(ctx, ctx.case)
             except Exception as exc:
-                task_status = TaskStatus.ERRORED
-                root.end(SpanStatus.ERROR, exc)
-                span_id = evidence.exception_span(exc) or root.id
-                evidence.errors.insert(0, error_record(exc, stage="task", span_id=span_id))
-    trace = collector.materialize()
-    observations = tuple(evidence.observations)
-    scores: tuple[Any, ...] = ()
-    if task_status is TaskStatus.PASSED:
-        if any(error.stage == "context" for error in evidence.errors):
-            task_status = TaskStatus.FAILED
-        call = ScoringCall(
-            case=case,
-            variant=variant,
-            output=output,
-            observations=observations,
-            spans=trace.spans,
-            selected_spans=trace.spans,
-            ctx=ctx,
+                task_status = run.task_raised(exc, root)
+    call = _scoring_call(run, task_status)
+    scoring: ScoringResult = ((), ()) if call is None else await score_run(setup.scorers, call)
+    return _finish(setup, run, task_status, scoring)
+
+
+def execute_sync_run(
+    setup: RunSetup, planned: MatrixRunSpec, loop: asyncio.AbstractEventLoop
+) -> RunOutput:
+    """Execute one planned run of a sync task in the calling (worker) thread.
+
+    Call it inside a fresh :mod:`contextvars` context. ``loop`` is the
+    experiment's event loop, running in another thread.
+    """
+    run = _Run(setup, planned)
+    ctx = run.ctx
+    task_status = TaskStatus.PASSED
+    with bind_collector(run.collector), bind_run_context(ctx):
+        with start_span(ROOT_SPAN, kind=SpanKind.TASK, collector=run.collector) as root:
+            try:
+                output = setup.task(ctx, ctx.case)
+                if inspect.isawaitable(output):
+                    output = run_on_loop(loop, output)
+                run.output = output
+            except Exception as exc:
+                task_status = run.task_raised(exc, root)
+    call = _scoring_call(run, task_status)
+    scoring: ScoringResult = ((), ())
+    if call is not None:
+        scoring = (
+            score_run_inline(setup.scorers, call)
+            if setup.scores_inline
+            else run_on_loop(loop, score_run(setup.scorers, call))
         )
-        scores, scorer_errors = await score_run(setup.scorers, call)
-        evidence.errors.extend(scorer_errors)
-    status, outcome = decide_outcome(task_status, scores, observations)
+    return _finish(setup, run, task_status, scoring)
+
+
+def _scoring_call(run: _Run, task_status: TaskStatus) -> ScoringCall | None:
+    """Freeze the run's trace and observations; return the call the scorers receive, or
+    ``None`` when the task raised (scorers do not run)."""
+    run.trace = run.collector.materialize()
+    run.observations = tuple(run.evidence.observations)
+    if task_status is not TaskStatus.PASSED:
+        return None
+    return ScoringCall(
+        case=run.planned.case,
+        variant=run.planned.variant,
+        output=run.output,
+        observations=run.observations,
+        spans=run.trace.spans,
+        selected_spans=run.trace.spans,
+        ctx=run.ctx,
+    )
+
+
+def _finish(
+    setup: RunSetup, run: _Run, task_status: TaskStatus, scoring: ScoringResult
+) -> RunOutput:
+    evidence, planned = run.evidence, run.planned
+    scores, scorer_errors = scoring
+    evidence.errors.extend(scorer_errors)
+    if task_status is TaskStatus.PASSED and any(
+        error.stage == "context" for error in evidence.errors
+    ):
+        task_status = TaskStatus.FAILED
+    status, outcome = decide_outcome(task_status, scores, run.observations)
     info = RunInfo.model_construct(
         id=planned.run_id,
         experiment=setup.experiment_id,
         benchmark=setup.benchmark_id,
-        case=case.id,
-        variant=variant.id,
+        case=planned.case.id,
+        variant=planned.variant.id,
         index=planned.index,
         status=status,
         outcome=outcome,
-        started_at=started_at,
-        duration=time.perf_counter() - started,
+        started_at=run.started_at,
+        duration=time.perf_counter() - run.started,
     )
     record = RunRecord.model_construct(
         run=info,
-        case=case,
-        variant=variant,
-        output=output,
+        case=planned.case,
+        variant=planned.variant,
+        output=run.output,
         scores=scores,
-        observations=observations,
-        trace=trace,
+        observations=run.observations,
+        trace=run.trace,
         artifacts=tuple(evidence.artifacts),
         errors=tuple(evidence.errors),
     )

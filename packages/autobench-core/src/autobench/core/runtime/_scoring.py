@@ -14,6 +14,13 @@ runtime awaits ``scorer.score(call)``:
   :class:`ErrorRecord` with stage ``scorer`` and ``source`` the scorer name.
   Only that run is affected; whether the error affects its status is decided
   in ``_status`` (errors of ``optional`` scorers never do).
+
+:func:`score_run` is awaited on the event loop for async tasks. A sync task's
+worker thread has no event loop running, so it scores with
+:func:`score_run_inline` when :func:`scores_inline` holds (every scorer is a
+built-in whose ``score`` never suspends: the coroutine is driven with a single
+``send(None)``); other scorers are awaited on the experiment's event loop
+(``_bridge.run_on_loop``).
 """
 
 from __future__ import annotations
@@ -22,8 +29,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from autobench.core.runtime._evidence import error_record
-from autobench.core.scoring import ScorerSpec, ScoringCall
+from autobench.core.scoring import BUILTIN_SCORERS, ScorerSpec, ScoringCall
 from autobench.records import ErrorRecord, ScoreRecord
+
+_NEVER_SUSPENDS = frozenset(kind.__dict__["score"] for kind in BUILTIN_SCORERS)
+"""The ``score`` functions of the built-in scorers: plain computations that never await."""
+
+ScoringResult = tuple[tuple[ScoreRecord, ...], tuple[ErrorRecord, ...]]
+"""The scores of one run (one per scorer, in order) and the errors of the scorers that raised."""
 
 
 def _filled(record: ScoreRecord, scorer: ScorerSpec) -> ScoreRecord:
@@ -53,9 +66,7 @@ def _from_value(value: Any, scorer: ScorerSpec) -> ScoreRecord:
     )
 
 
-async def score_run(
-    scorers: Sequence[ScorerSpec], call: ScoringCall
-) -> tuple[tuple[ScoreRecord, ...], tuple[ErrorRecord, ...]]:
+async def score_run(scorers: Sequence[ScorerSpec], call: ScoringCall) -> ScoringResult:
     """Run every scorer on one run; return the scores (one per scorer, in order) and
     the errors of the scorers that raised."""
     scores: list[ScoreRecord] = []
@@ -83,3 +94,23 @@ async def score_run(
             else _from_value(result, scorer)
         )
     return tuple(scores), tuple(errors)
+
+
+def scores_inline(scorers: Sequence[ScorerSpec]) -> bool:
+    """Whether :func:`score_run_inline` may score with ``scorers`` (all built-in ``score``)."""
+    return all(getattr(type(scorer), "score", None) in _NEVER_SUSPENDS for scorer in scorers)
+
+
+def score_run_inline(scorers: Sequence[ScorerSpec], call: ScoringCall) -> ScoringResult:
+    """:func:`score_run` without an event loop, for scorers accepted by :func:`scores_inline`.
+
+    Raises ``RuntimeError`` if a scorer suspends after all.
+    """
+    coroutine = score_run(scorers, call)
+    try:
+        coroutine.send(None)
+    except StopIteration as finished:
+        result: ScoringResult = finished.value
+        return result
+    coroutine.close()
+    raise RuntimeError("a scorer expected never to suspend awaited something")

@@ -41,8 +41,18 @@ class ScoringCall:
         """The names a dotted path may start with: ``output``, ``case``, ``variant``, ``factors``."""
         return {
             "output": self.output,
-            "case": {"id": self.case.id, "input": self.case.input, "expected": self.case.expected, "metadata": self.case.metadata, "tags": list(self.case.tags)},
-            "variant": {"id": self.variant.id, "label": self.variant.label, "factors": self.variant.factor_values},
+            "case": {
+                "id": self.case.id,
+                "input": self.case.input,
+                "expected": self.case.expected,
+                "metadata": self.case.metadata,
+                "tags": list(self.case.tags),
+            },
+            "variant": {
+                "id": self.variant.id,
+                "label": self.variant.label,
+                "factors": self.variant.factor_values,
+            },
             "factors": self.variant.factor_values,
         }
 
@@ -61,7 +71,13 @@ class ScorerSpec(BaseModel):
     records the error without affecting the run's status.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True, serialize_by_alias=True)
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+    )
 
     keyword: ClassVar[str]
     default_role: ClassVar[ObservationRole] = ObservationRole.OBJECTIVE
@@ -118,9 +134,13 @@ class ScorerSpec(BaseModel):
         if isinstance(action, Mapping):
             clash = sorted(str(key) for key in action if key in options or key in ("kind", "name"))
             if clash:
-                raise ValueError(f"'{cls.keyword}' repeats {', '.join(clash)}, which belong beside it")
+                raise ValueError(
+                    f"'{cls.keyword}' repeats {', '.join(clash)}, which belong beside it"
+                )
             return {"kind": kind, "name": name, **action, **options}
-        raise ValueError(f"'{cls.keyword}' takes a dotted path or a mapping, not {type(action).__name__}")
+        raise ValueError(
+            f"'{cls.keyword}' takes a dotted path or a mapping, not {type(action).__name__}"
+        )
 
     def action_dsl(self) -> Any:
         """The value this scorer's DSL keyword holds when the spec is written back to YAML."""

@@ -54,7 +54,12 @@ class ExactScorer(ScorerSpec):
     async def score(self, call: ScoringCall) -> ScoreRecord:
         actual = call.resolve(self.actual)
         expected = call.resolve(self.expected)
-        return ScoreRecord(name=self.name, value=1.0 if actual == expected else 0.0, actual_value=actual, expected_value=expected)
+        return ScoreRecord(
+            name=self.name,
+            value=1.0 if actual == expected else 0.0,
+            actual_value=actual,
+            expected_value=expected,
+        )
 
     def action_dsl(self) -> Any:
         return {"actual": self.actual, "expected": self.expected}

@@ -34,12 +34,18 @@ def resolve_dotted_path(root: Mapping[str, Any], path: str) -> Any:
             if part in current:
                 current = current[part]
                 continue
-            raise MissingPathError(path, part, f"no key {part!r} (keys: {', '.join(map(str, list(current)[:10])) or 'none'})")
+            raise MissingPathError(
+                path,
+                part,
+                f"no key {part!r} (keys: {', '.join(map(str, list(current)[:10])) or 'none'})",
+            )
         if isinstance(current, Sequence) and not isinstance(current, str | bytes):
             try:
                 current = current[int(part)]
             except (ValueError, IndexError):
-                raise MissingPathError(path, part, f"not an index of a sequence of length {len(current)}") from None
+                raise MissingPathError(
+                    path, part, f"not an index of a sequence of length {len(current)}"
+                ) from None
             continue
         if not part.startswith("_") and hasattr(current, part):
             current = getattr(current, part)

@@ -20,7 +20,13 @@ from autobench.records import DEFAULT_SEMANTIC_REGISTRY, Case, SemanticRegistry,
 class SpecModel(BaseModel):
     """Base of spec models: immutable and strict about unknown keys."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True, serialize_by_alias=True)
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+    )
 
 
 class BenchmarkInfo(SpecModel):
@@ -107,7 +113,9 @@ class TaskSpec(SpecModel):
         return value
 
 
-AggregateName = Literal["count", "mean", "sum", "min", "max", "median", "p95", "stddev", "geomean", "ratio_true"]
+AggregateName = Literal[
+    "count", "mean", "sum", "min", "max", "median", "p95", "stddev", "geomean", "ratio_true"
+]
 
 
 class MetricAggregation(SpecModel):
@@ -177,7 +185,10 @@ class BenchmarkSpec(SpecModel):
 
     @model_validator(mode="after")
     def _unique_ids(self) -> BenchmarkSpec:
-        for label, ids in (("variant", [v.id for v in self.variants]), ("scorer", [s.name for s in self.scoring])):
+        for label, ids in (
+            ("variant", [v.id for v in self.variants]),
+            ("scorer", [s.name for s in self.scoring]),
+        ):
             seen: set[str] = set()
             for item in ids:
                 if item in seen:

@@ -1,0 +1,179 @@
+"""Worker threads for sync tasks: each executes whole runs, off the event loop thread.
+
+* Up to ``concurrency_limit`` threads take the next planned run from the
+  shared plan iterator, so at most that many sync runs are active at once.
+  Threads start on demand: one at once, and one more (up to the limit, while
+  planned runs remain) whenever the event loop thread sees that every
+  running thread has been inside its current run for over a millisecond.
+  Runs that wait (I/O, sleeps, a model API) so get up to the limit of
+  threads within a few milliseconds, while short runs, which would only take
+  turns on the GIL, stay on few threads: every call that releases the GIL
+  briefly (``os.urandom`` for span ids, a write) would otherwise hand the
+  GIL to another thread, and those hand-overs made concurrency slower.
+* A thread executes the whole run (``_run.execute_sync_run``): context, task
+  call with no event loop running in the thread, scoring, record. Each run
+  gets its own copy of the :mod:`contextvars` context the experiment was
+  started in.
+* Finished runs (and, when progress is reported, started runs) go to an
+  outbox that the event loop thread empties, in order, on a timer: every
+  millisecond while it finds something (or may start a thread), backing off
+  to every 16 ms while it finds nothing. Threads never wake the loop per run
+  (that costs a self-pipe write and a GIL hand-over each time); each wakes
+  it once, with ``call_soon_threadsafe``, when it stops. The cross-thread
+  cost is shared by a batch of runs, and the sink and progress callbacks are
+  only ever called on the loop thread, a few milliseconds after the fact.
+* An exception escaping a run (not an ``Exception`` of the task, which gives
+  an errored run) stops the threads taking new runs and is raised by
+  :meth:`RunThreads.run`. When :meth:`RunThreads.run` is cancelled, the
+  threads take no new runs; sync runs already active cannot be interrupted,
+  finish in the background and are dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from autobench.core.planning import MatrixRunSpec
+from autobench.core.runtime._run import RunOutput, RunSetup, execute_sync_run
+
+StartedHandler = Callable[[MatrixRunSpec], None]
+FinishedHandler = Callable[[int, MatrixRunSpec, RunOutput], None]
+
+_POLL_FIRST = 0.001
+_POLL_LAST = 0.016
+"""Outbox polling interval bounds (seconds)."""
+
+_BUSY = 0.001
+"""A run in progress for longer than this (seconds) may be waiting: start another thread."""
+
+_STARTED, _FINISHED, _RAISED = "started", "finished", "raised"
+"""Kinds of outbox items: ``(_STARTED, planned)``, ``(_FINISHED, position, planned, output)``
+and ``(_RAISED, exception)``."""
+
+
+class RunThreads:
+    """Executes the runs of a sync task in worker threads (see the module docstring).
+
+    The plan iterator and the outbox are shared without a lock: ``next`` on
+    the plan iterator and ``deque.append``/``popleft`` are single operations
+    under the GIL.
+    """
+
+    def __init__(
+        self,
+        setup: RunSetup,
+        pending: Iterator[tuple[int, MatrixRunSpec]],
+        *,
+        threads: int,
+        runs: int,
+        on_started: StartedHandler | None,
+        on_finished: FinishedHandler,
+    ) -> None:
+        self._setup = setup
+        self._pending = pending
+        self._limit = threads
+        self._remaining = runs
+        self._on_started = on_started
+        self._on_finished = on_finished
+        self._outbox: deque[tuple[Any, ...]] = deque()
+        self._workers: list[threading.Thread] = []
+        self._run_started: list[float] = []
+        self._exhausted = False
+        self._stopped = False
+        self._interval = _POLL_FIRST
+
+    async def run(self) -> None:
+        """Execute every pending run; return once the loop thread has handled them all."""
+        if self._remaining == 0:
+            return
+        self._loop = asyncio.get_running_loop()
+        self._done: asyncio.Future[None] = self._loop.create_future()
+        self._context = contextvars.copy_context()
+        self._start_worker()
+        self._timer = self._loop.call_later(self._interval, self._poll)
+        try:
+            await self._done
+        finally:
+            self._stopped = True
+            self._timer.cancel()
+        for worker in self._workers:
+            worker.join()
+
+    def _start_worker(self) -> None:
+        slot = len(self._workers)
+        self._run_started.append(time.perf_counter())
+        worker = threading.Thread(
+            target=self._work, args=(slot,), name=f"autobench-run-{slot}", daemon=True
+        )
+        self._workers.append(worker)
+        worker.start()
+
+    def _work(self, slot: int) -> None:
+        try:
+            self._execute_runs(slot)
+        finally:
+            # RuntimeError: the loop is closed, the experiment was abandoned.
+            with contextlib.suppress(RuntimeError):
+                self._loop.call_soon_threadsafe(self._drain)
+
+    def _execute_runs(self, slot: int) -> None:
+        setup, loop, context, outbox = self._setup, self._loop, self._context, self._outbox
+        run_started, clock = self._run_started, time.perf_counter
+        report_started = self._on_started is not None
+        while not self._stopped:
+            item = next(self._pending, None)
+            if item is None:
+                self._exhausted = True
+                return
+            position, planned = item
+            run_started[slot] = clock()
+            if report_started:
+                outbox.append((_STARTED, planned))
+            try:
+                output = context.copy().run(execute_sync_run, setup, planned, loop)
+            except BaseException as exc:
+                outbox.append((_RAISED, exc))
+                return
+            outbox.append((_FINISHED, position, planned, output))
+
+    def _poll(self) -> None:
+        # On the loop thread, on the timer: drain, start a thread if all are busy, and
+        # come back sooner while busy or while more threads may be needed.
+        found = self._drain()
+        if self._done.done():
+            return
+        growing = not self._exhausted and len(self._workers) < self._limit
+        if growing and time.perf_counter() - max(self._run_started) > _BUSY:
+            self._start_worker()
+        self._interval = _POLL_FIRST if found or growing else min(self._interval * 2, _POLL_LAST)
+        self._timer = self._loop.call_later(self._interval, self._poll)
+
+    def _drain(self) -> bool:
+        # On the loop thread: handle everything posted so far, in posting order.
+        outbox = self._outbox
+        found = bool(outbox)
+        while outbox and not self._done.done():
+            try:
+                self._handle(outbox.popleft())
+            except BaseException as exc:
+                self._done.set_exception(exc)
+        return found
+
+    def _handle(self, item: tuple[Any, ...]) -> None:
+        kind = item[0]
+        if kind is _FINISHED:
+            self._on_finished(*item[1:])
+            self._remaining -= 1
+            if self._remaining == 0:
+                self._done.set_result(None)
+        elif kind is _RAISED:
+            raise item[1]
+        elif self._on_started is not None:
+            self._on_started(item[1])
