@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-import resource
-import signal
-from collections.abc import Iterator
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -202,33 +203,61 @@ def test_storage_error_when_a_file_is_in_the_way(tmp_path: Path) -> None:
     assert not final.exists()
 
 
-@pytest.fixture
-def file_size_limit() -> Iterator[int]:
-    """Make writes beyond 4 KiB fail with EFBIG, as a full disk would fail them."""
-    limit = 4096
-    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
-    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
-    try:
-        yield limit
-    finally:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
-        signal.signal(signal.SIGXFSZ, previous)
+FILE_SIZE_LIMIT = 4096
+
+_CHILD_PREAMBLE = f"""
+import json, resource, signal, sys
+from pathlib import Path
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from _factories import BENCHMARK_ID, EXPERIMENT_ID, experiment_for, trivial_run
+from autobench.records import ArtifactRef, ExperimentSummary, RecordDirectoryWriter, RecordingError
+
+def limit_file_size():
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, ({FILE_SIZE_LIMIT}, resource.RLIM_INFINITY))
+
+big = ArtifactRef(id="big", name="big", media_type="application/octet-stream")
+payload = {{"big": b"x" * {FILE_SIZE_LIMIT * 4}}}
+"""
 
 
-def test_failed_write_leaves_nothing_under_the_final_name(
-    tmp_path: Path, file_size_limit: int
-) -> None:
+def in_child_with_file_size_limit(root: Path, body: str) -> dict[str, str]:
+    """Run ``body`` in a child process where writes beyond 4 KiB fail with EFBIG (as a full
+    disk fails them); return the RecordingError it caught as ``{"path", "message"}``.
+
+    A child process keeps the limit away from this process's own output files.
+    """
+    script = (
+        _CHILD_PREAMBLE
+        + f"root = Path({str(root)!r})\n"
+        + textwrap.dedent(body)
+        + ("\nprint(json.dumps({'path': str(caught.path), 'message': str(caught)}))\n")
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, str] = json.loads(done.stdout)
+    return result
+
+
+def test_failed_write_leaves_nothing_under_the_final_name(tmp_path: Path) -> None:
     root = tmp_path / "rec"
-    writer = started(root, [("c", "v")])
-    ref = ArtifactRef(id="big", name="big", media_type="application/octet-stream")
-    with pytest.raises(RecordingError, match="File too large") as caught:
-        writer.run_finished(
-            trivial_run("c", "v", artifacts=(ref,)), {"big": b"x" * (file_size_limit * 4)}
-        )
-        writer.flush()
+    caught = in_child_with_file_size_limit(
+        root,
+        """
+        writer = RecordDirectoryWriter(root)
+        writer.start(experiment_for([("c", "v")]))
+        limit_file_size()
+        try:
+            writer.run_finished(trivial_run("c", "v", artifacts=(big,)), payload)
+            writer.flush()
+        except RecordingError as error:
+            caught = error
+        """,
+    )
     target = root / "artifacts" / "run_c_v" / "big.bin"
-    assert caught.value.path == target and str(target) in str(caught.value)
+    assert caught["path"] == str(target) and "File too large" in caught["message"]
     assert not target.exists()
     assert os.listdir(target.parent) == []
     assert not (root / run_record_path("c", "v")).exists()
@@ -239,18 +268,23 @@ def test_run_before_start_is_an_error(tmp_path: Path) -> None:
         RecordDirectoryWriter(tmp_path / "rec").run_finished(trivial_run(), {})
 
 
-def test_a_failed_background_write_stops_finish_before_the_summary(
-    tmp_path: Path, file_size_limit: int
-) -> None:
+def test_a_failed_background_write_stops_finish_before_the_summary(tmp_path: Path) -> None:
     root = tmp_path / "rec"
-    writer = started(root, [("c", "v"), ("d", "v")])
-    writer.run_finished(trivial_run("c", "v"), {})
-    ref = ArtifactRef(id="big", name="big", media_type="application/octet-stream")
-    writer.run_finished(
-        trivial_run("d", "v", artifacts=(ref,)), {"big": b"x" * (file_size_limit * 4)}
+    caught = in_child_with_file_size_limit(
+        root,
+        """
+        writer = RecordDirectoryWriter(root)
+        writer.start(experiment_for([("c", "v"), ("d", "v")]))
+        limit_file_size()
+        writer.run_finished(trivial_run("c", "v"), {})
+        writer.run_finished(trivial_run("d", "v", artifacts=(big,)), payload)
+        try:
+            writer.finish(ExperimentSummary(experiment=EXPERIMENT_ID, benchmark=BENCHMARK_ID, runs=2))
+        except RecordingError as error:
+            caught = error
+        """,
     )
-    with pytest.raises(RecordingError, match="File too large"):
-        writer.finish(ExperimentSummary(experiment=EXPERIMENT_ID, benchmark=BENCHMARK_ID, runs=2))
+    assert "File too large" in caught["message"]
     assert (root / run_record_path("c", "v")).is_file()
     assert not (root / run_record_path("d", "v")).exists()
     assert not (root / "summary.yaml").exists()
