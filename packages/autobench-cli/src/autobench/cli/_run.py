@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import re
 from pathlib import Path
 
 import click
@@ -22,6 +24,12 @@ from autobench.records import RecordDirectoryWriter, RunStatus, safe_segment
 from autobench.report import render_experiment_overview, render_status_table
 
 DEFAULT_RECORD_ROOT = Path(".autobench")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
+
+
+def _dir_name(identifier: str) -> str:
+    """``identifier`` itself when it is a plain file name, else its safe segment."""
+    return identifier if _PLAIN_NAME.fullmatch(identifier) else safe_segment(identifier)
 
 
 class _ProgressBar:
@@ -90,10 +98,9 @@ def run_command(
         spec = load_benchmark_spec(spec_path)
         experiment = experiment_id or new_experiment_id(spec.id)
         sink = None
+        target: Path | None = None
         if not no_record:
-            target = record_dir or DEFAULT_RECORD_ROOT / safe_segment(spec.id) / safe_segment(
-                experiment
-            )
+            target = record_dir or DEFAULT_RECORD_ROOT / _dir_name(spec.id) / _dir_name(experiment)
             sink = RecordDirectoryWriter(target)
         source_files = collect_benchmark_source_files(spec)
         progress = Progress(
@@ -117,4 +124,6 @@ def run_command(
                     source_files=source_files,
                 )
             )
+    if target is not None:
+        result = dataclasses.replace(result, root_dir=target)
     stdout_console().print(Group(render_experiment_overview(result), render_status_table(result)))

@@ -80,7 +80,7 @@ def render_experiment_overview(result: ExperimentResult) -> RenderableType:
     grid.add_row("benchmark", Text(result.benchmark_id, style="bold"))
     grid.add_row("experiment", result.experiment_id)
     if result.root_dir is not None:
-        grid.add_row("records", str(result.root_dir))
+        grid.add_row("records", Text(str(result.root_dir), overflow="fold"))
     status = Text()
     for run_status in RunStatus:
         value = getattr(counts, run_status.value)

@@ -86,10 +86,10 @@ class _Run:
 
     def __init__(self, setup: RunSetup, planned: MatrixRunSpec) -> None:
         self.started_at = datetime.now(UTC)
-        self.started = time.perf_counter()
+        self.started = time.perf_counter_ns()
         self.planned = planned
         self.evidence = EvidenceBuffer(planned.case.id, planned.variant.id)
-        self.collector = TraceCollector(name=planned.run_id)
+        self.collector = TraceCollector()
         self.ctx = RunContext(
             case=planned.case,
             variant=planned.variant,
@@ -197,7 +197,7 @@ def _finish(
         status=status,
         outcome=outcome,
         started_at=run.started_at,
-        duration=time.perf_counter() - run.started,
+        duration=(time.perf_counter_ns() - run.started) / 1e9,
     )
     record = RunRecord.model_construct(
         run=info,
