@@ -97,3 +97,13 @@ def test_missing_records_exit_non_zero(runner: CliRunner, tmp_path: Path) -> Non
     result = runner.invoke(cli, ["replay", str(tmp_path / "nothing-here")])
     assert result.exit_code == 1
     assert "nothing-here" in result.output
+
+
+def test_a_task_module_that_fails_to_import_shows_where(runner: CliRunner, spec_dir: Path) -> None:
+    (spec_dir / "cli_task.py").write_text("import a_dependency_that_is_missing\n")
+    result = runner.invoke(cli, ["run", str(spec_dir / "autobench.yaml"), "--no-record"])
+    assert result.exit_code == 1
+    assert "Task module failed to import" in result.output
+    assert "autobench.yaml:10:15: cannot import module 'cli_task'" in result.output
+    assert 'cli_task.py", line 1, in <module>' in result.output
+    assert "importlib" not in result.output

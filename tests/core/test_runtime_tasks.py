@@ -88,3 +88,24 @@ def test_async_callable_object_is_awaited(tmp_path: Path) -> None:
         """,
     )
     assert run(make_spec(tmp_path, f"{module}:task")).runs[0].output == "async object"
+
+
+def test_a_task_calling_sys_exit_gives_an_errored_run_and_the_others_go_on(tmp_path: Path) -> None:
+    module = write_task_module(
+        tmp_path,
+        """
+        import sys
+
+        def run(ctx, case):
+            ctx.metric("before", 1)
+            if case.id == "quits":
+                sys.exit(3)
+            return {"ok": True}
+        """,
+    )
+    spec = make_spec(tmp_path, f"{module}:run", cases=[{"id": "quits"}, {"id": "stays"}])
+    result = run(spec)
+    quits, stays = result.runs
+    assert quits.status.value == "errored" and stays.status.value == "passed"
+    assert quits.errors[0].type == "SystemExit" and quits.errors[0].message == "3"
+    assert [observation.name for observation in quits.observations] == ["before"]

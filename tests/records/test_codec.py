@@ -126,6 +126,7 @@ def runs(draw: st.DrawFn) -> RunRecord:
             ),
             "errors": tuple(
                 ErrorRecord(
+                    stage="task",
                     type="ValueError",
                     message=draw(st.text(max_size=20)),
                     traceback=draw(st.none() | st.text(max_size=40)),

@@ -22,6 +22,7 @@ def _run(observations: tuple[Observation, ...], scores: tuple[ScoreRecord, ...])
             benchmark="b",
             case="c",
             variant="v",
+            index=0,
             status="passed",
             outcome=RunOutcome(task="passed", evaluation="passed"),
         ),

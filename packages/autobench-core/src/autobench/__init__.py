@@ -153,7 +153,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+    return sorted({*_EXPORTS, "__version__"})
 
 
 __all__ = sorted(_EXPORTS)

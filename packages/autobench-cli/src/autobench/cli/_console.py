@@ -6,19 +6,25 @@ to stderr in a panel that names the file and YAML location when known.
 
 from __future__ import annotations
 
+import importlib
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import click
 from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
+import autobench
 from autobench.core.runtime import TaskResolutionError
 from autobench.core.spec import SpecError
 from autobench.records import RecordFormatError, RecordingError
 
 EXIT_ERROR = 1
+_IMPORTLIB = Path(importlib.__file__).parent
+_AUTOBENCH = tuple(Path(path) for path in autobench.__path__)
 
 
 def stdout_console() -> Console:
@@ -52,12 +58,40 @@ def user_errors() -> Iterator[None]:
     except SpecError as exc:
         raise show_error("Invalid benchmark spec", str(exc)) from None
     except TaskResolutionError as exc:
-        raise show_error(
-            "Task not found",
-            str(exc),
-            "Task targets are 'module:function', resolved from the spec's directory first.",
-        ) from None
+        raise _task_error(exc) from None
     except RecordingError as exc:
         raise show_error("Recording failed", str(exc)) from None
     except RecordFormatError as exc:
         raise show_error("Cannot read records", str(exc)) from None
+
+
+def _task_error(exc: TaskResolutionError) -> ReportedError:
+    """A missing module or attribute is "not found"; a module that raised while importing
+    shows the tail of its traceback, since the fault is in that module."""
+    cause = exc.__cause__
+    missing = (
+        cause is None
+        or isinstance(cause, AttributeError)
+        or (
+            isinstance(cause, ModuleNotFoundError)
+            and exc.module is not None
+            and cause.name is not None
+            and (exc.module == cause.name or exc.module.startswith(cause.name + "."))
+        )
+    )
+    if missing:
+        return show_error(
+            "Task not found",
+            str(exc),
+            "Task targets are 'module:function', resolved from the spec's directory first.",
+        )
+    assert cause is not None
+    frames = [
+        frame
+        for frame in traceback.extract_tb(cause.__traceback__)
+        if not frame.filename.startswith("<frozen")
+        and Path(frame.filename).parent != _IMPORTLIB
+        and not any(Path(frame.filename).is_relative_to(root) for root in _AUTOBENCH)
+    ]
+    trace = "".join([*traceback.format_list(frames), *traceback.format_exception_only(cause)])
+    return show_error("Task module failed to import", f"{exc}\n\n{trace.rstrip()}")

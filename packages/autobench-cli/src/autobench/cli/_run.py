@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 from rich.console import Group
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from autobench.cli._console import stderr_console, stdout_console, user_errors
 from autobench.core.planning import new_experiment_id
@@ -20,7 +21,7 @@ from autobench.core.runtime import (
     run_benchmark_spec,
 )
 from autobench.core.spec import load_benchmark_spec
-from autobench.records import RecordDirectoryWriter, RunStatus, safe_segment
+from autobench.records import RecordDirectoryWriter, RecordingError, RunStatus, safe_segment
 from autobench.report import render_experiment_overview, render_status_table
 
 DEFAULT_RECORD_ROOT = Path(".autobench")
@@ -49,6 +50,27 @@ class _ProgressBar:
                 f"{status.value} {count}" for status, count in self._counts.items() if count
             )
             self._progress.update(self._task, advance=1, status=summary)
+
+
+EXIT_INTERRUPTED = 130
+"""Exit code after Ctrl-C (128 + SIGINT), as shells report it."""
+
+
+def _interrupted(sink: RecordDirectoryWriter | None, target: Path | None) -> click.exceptions.Exit:
+    """After Ctrl-C: let finished runs reach the disk, say where they are, exit 130."""
+    message = "Interrupted: no new runs were started."
+    if sink is not None and target is not None:
+        try:
+            sink.flush()
+        except RecordingError as error:
+            message += f" Writing a record failed: {error}."
+        sink.close()
+        message += (
+            f" The runs that finished are recorded in {target}; "
+            f"`autobench replay {target}` lists the missing ones."
+        )
+    stderr_console().print(Text(message, style="yellow"))
+    return click.exceptions.Exit(EXIT_INTERRUPTED)
 
 
 @click.command("run")
@@ -111,19 +133,22 @@ def run_command(
             TextColumn("{task.fields[status]}"),
             console=stderr_console(),
             transient=True,
-            disable=not show_progress,
+            disable=not show_progress or not stderr_console().is_terminal,
         )
-        with progress:
-            result = asyncio.run(
-                run_benchmark_spec(
-                    spec,
-                    experiment_id=experiment,
-                    concurrency_limit=concurrency,
-                    sink=sink,
-                    progress=_ProgressBar(progress),
-                    source_files=source_files,
+        try:
+            with progress:
+                result = asyncio.run(
+                    run_benchmark_spec(
+                        spec,
+                        experiment_id=experiment,
+                        concurrency_limit=concurrency,
+                        sink=sink,
+                        progress=_ProgressBar(progress),
+                        source_files=source_files,
+                    )
                 )
-            )
+        except KeyboardInterrupt:
+            raise _interrupted(sink, target) from None
     if target is not None:
         result = dataclasses.replace(result, root_dir=target)
     stdout_console().print(Group(render_experiment_overview(result), render_status_table(result)))

@@ -112,7 +112,7 @@ def build_benchmark_plan(spec: BenchmarkSpec) -> BenchmarkPlan:
 
 def canonical_json(value: Any) -> str:
     """Canonical JSON text (sorted keys, no whitespace) used for content hashes."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str)
 
 
 def spec_hash(spec: BenchmarkSpec) -> str:

@@ -217,7 +217,7 @@ class ErrorRecord(RecordModel):
     component, ``span_id`` the span active when it happened.
     """
 
-    stage: str = "task"
+    stage: str
     type: str
     message: str = ""
     traceback: str | None = None

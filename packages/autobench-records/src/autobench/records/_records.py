@@ -51,7 +51,7 @@ class RunInfo(RecordModel):
     benchmark: str
     case: str
     variant: str
-    index: int = 0
+    index: int
     status: RunStatus
     outcome: RunOutcome
     started_at: datetime | None = None
@@ -166,7 +166,10 @@ class DatasetInfo(RecordModel):
 
 
 class SpecInfo(RecordModel):
-    """The normalised benchmark spec and its hash (sha256 of the canonical JSON)."""
+    """The spec's hash (sha256 of the canonical JSON of the whole normalised spec) and its
+    snapshot: the normalised spec without the sections stored elsewhere in the record
+    (variants, report configuration, semantic registry) and without its cases (every run
+    record holds its case; ``DatasetInfo.hash`` identifies them)."""
 
     hash: str
     snapshot: dict[str, Any] = Field(default_factory=dict)

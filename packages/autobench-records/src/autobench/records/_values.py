@@ -45,6 +45,7 @@ import dataclasses
 import datetime as dt
 import enum
 import os
+import reprlib
 import uuid
 from collections.abc import Mapping
 from decimal import Decimal
@@ -70,16 +71,66 @@ _NATIVE_SCALARS = frozenset(
 )
 
 
-def encode_value(value: Any) -> Any:
-    """The document value of ``value`` (see the module docstring for the rules)."""
+MAX_DEPTH = 100
+"""Containers nested deeper than this (and so every reference cycle) are stored as
+:class:`OpaqueValue` at that depth, so encoding is total and never exhausts the stack."""
+
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel = 3
+_SHORT.maxstring = _SHORT.maxother = 200
+
+
+def encode_value(value: Any, depth: int = 0) -> Any:
+    """The document value of ``value`` (see the module docstring for the rules).
+
+    Total: it never raises. A container nested more than :data:`MAX_DEPTH`
+    levels deep (a self-referencing one included) becomes an
+    :class:`OpaqueValue` holding a shortened ``repr``.
+    """
     kind = type(value)
     if kind in _NATIVE_SCALARS:
         return value
+    if depth >= MAX_DEPTH:
+        return OpaqueValue(type=_type_name(value), repr=_SHORT.repr(value))
     if kind is dict:
-        return {encode_key(key): encode_value(item) for key, item in value.items()}
+        return {encode_key(key): encode_value(item, depth + 1) for key, item in value.items()}
     if kind is list or kind is tuple:
-        return [encode_value(item) for item in value]
-    return _encode_other(value)
+        return [encode_value(item, depth + 1) for item in value]
+    try:
+        return _encode_other(value, depth + 1)
+    except Exception:  # a user object whose accessors raise: keep what can be said of it
+        return OpaqueValue(type=_type_name(value), repr=_safe_repr(value))
+
+
+def scrub_text(value: Any) -> Any:
+    """``value`` (a document value) with every string that is not valid Unicode (a lone
+    surrogate, which UTF-8 cannot encode) replaced by an :class:`OpaqueValue` holding its
+    ``ascii()`` form; used only when a document cannot be written as it is."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return OpaqueValue(type="str", repr=ascii(value))
+        return value
+    if isinstance(value, dict):
+        return {scrub_key(key): scrub_text(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [scrub_text(item) for item in value]
+    if isinstance(value, set | frozenset):
+        return type(value)(scrub_key(item) for item in value)
+    return value
+
+
+def scrub_key(key: Any) -> Any:
+    scrubbed = scrub_text(key)
+    return scrubbed if not isinstance(scrubbed, OpaqueValue) else scrubbed.repr
+
+
+def _safe_repr(value: Any) -> str:
+    try:
+        return _SHORT.repr(value)
+    except Exception:
+        return f"<{_type_name(value)} object>"
 
 
 def encode_key(key: Any) -> Any:
@@ -99,9 +150,9 @@ def encode_key(key: Any) -> Any:
     return encoded
 
 
-def _encode_other(value: Any) -> Any:
+def _encode_other(value: Any, depth: int) -> Any:
     if isinstance(value, enum.Enum):
-        return encode_value(value.value)
+        return encode_value(value.value, depth)
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int):
@@ -123,21 +174,21 @@ def _encode_other(value: Any) -> Any:
     if isinstance(value, set):
         return {encode_key(item) for item in value}
     if isinstance(value, Mapping):
-        return {encode_key(key): encode_value(item) for key, item in value.items()}
+        return {encode_key(key): encode_value(item, depth) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [encode_value(item) for item in value]
+        return [encode_value(item, depth) for item in value]
     if isinstance(value, BaseModel):
-        return encode_value(value.model_dump(mode="python"))
+        return encode_value(value.model_dump(mode="python"), depth)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {
-            field.name: encode_value(getattr(value, field.name))
+            field.name: encode_value(getattr(value, field.name), depth)
             for field in dataclasses.fields(value)
         }
     if isinstance(value, os.PathLike):
         return os.fspath(value) if isinstance(os.fspath(value), str) else os.fsencode(value)
     if isinstance(value, uuid.UUID):
         return str(value)
-    return OpaqueValue(type=_type_name(value), repr=repr(value))
+    return OpaqueValue(type=_type_name(value), repr=_safe_repr(value))
 
 
 def _encode_datetime(value: dt.datetime) -> dt.datetime:

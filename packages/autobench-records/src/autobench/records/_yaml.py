@@ -48,7 +48,13 @@ from ruamel.yaml.tag import Tag
 
 from autobench.records._errors import RecordFormatError
 from autobench.records._schemas import schema_url
-from autobench.records._values import DECIMAL_TAG, FROZENSET_TAG, OPAQUE_TAG, OpaqueValue
+from autobench.records._values import (
+    DECIMAL_TAG,
+    FROZENSET_TAG,
+    OPAQUE_TAG,
+    OpaqueValue,
+    scrub_text,
+)
 
 _TAG_CACHE: dict[str, Tag] = {}
 
@@ -88,6 +94,19 @@ def _float_text(value: float) -> str:
     return text
 
 
+_YAML11_RETYPED = re.compile(
+    r"""^(?:[yYnN]|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|=|<<
+    |[-+]?0[0-7_]+|[-+]?0b[01_]+|[-+]?0x[0-9a-fA-F_]+
+    |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?
+    |[-+]?(?:[0-9][0-9_]*)?\.?[0-9_]*(?:[eE][-+]?[0-9]+)?
+    |\d{4}-\d\d?-\d\d?(?:[Tt ].*)?)$""",
+    re.VERBOSE,
+)
+"""Plain scalars a YAML 1.1 reader (PyYAML, many other tools) would not read back as the same
+string: 1.1 booleans, octal/binary/sexagesimal and underscore numbers, timestamps. They are
+written single-quoted, so records mean the same to 1.1 and 1.2 readers."""
+
+
 class _Representer(SafeRepresenter):
     """Safe representer: insertion order, no aliases, the record value tags."""
 
@@ -102,6 +121,10 @@ class _Representer(SafeRepresenter):
         # Fast path for the JSON-like bulk of a record; other types use the safe representers.
         kind = type(data)
         if kind is str:
+            if "\n" in data:
+                return ScalarNode(_STR, data, style="|")
+            if len(data) < 40 and _YAML11_RETYPED.match(data):
+                return ScalarNode(_STR, data, style="'")
             return ScalarNode(_STR, data)
         if kind is dict:
             return MappingNode(
@@ -257,7 +280,19 @@ class _Loader(CParser, _Constructor, _Resolver):
 
 
 def dump_document(document: Any) -> str:
-    """YAML text of one document value (no header, no section spacing)."""
+    """YAML text of one document value (no header, no section spacing).
+
+    A string that is not valid Unicode (a lone surrogate) cannot be written as
+    UTF-8: the document is then written with such strings replaced by
+    :class:`OpaqueValue` (see :func:`scrub_text`), never failing the record.
+    """
+    try:
+        return _dump(document)
+    except UnicodeEncodeError:
+        return _dump(scrub_text(document))
+
+
+def _dump(document: Any) -> str:
     stream = io.StringIO()
     dumper = _Dumper(stream)
     dumper.open()

@@ -148,8 +148,14 @@ def render_status_table(result: ExperimentResult) -> RenderableType:
 
 
 def _why(run: RunRecord) -> str:
-    if run.errors:
-        error = run.errors[0]
+    """The reason a run did not pass: its task or scorer error when it errored, else its
+    failing constraints and the errors the task reported; optional scorers never count."""
+    optional = {score.name for score in run.scores if score.optional}
+    errors = [
+        error for error in run.errors if not (error.stage == "scorer" and error.source in optional)
+    ]
+    if run.status is RunStatus.ERRORED and errors:
+        error = errors[0]
         return f"{error.stage}: {error.type}: {error.message}"[:160]
     reasons = [
         f"{observation.name}: {observation.reason or observation.value}"
@@ -158,4 +164,5 @@ def _why(run: RunRecord) -> str:
         and observation.role.value == "constraint"
         and observation.value in (False, 0)
     ]
+    reasons += [f"{error.stage}: {error.message}" for error in errors if error.stage == "context"]
     return "; ".join(reasons)[:160]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from autobench import __version__
 from autobench.core.planning import BenchmarkPlan, dataset_hash, spec_hash
@@ -55,9 +56,7 @@ def build_experiment_record(
             variants=spec.variants,
             cases=plan.case_count,
             runs=plan.run_count,
-            spec=SpecInfo(
-                hash=spec_hash(spec), snapshot=spec.model_dump(mode="json", exclude_defaults=True)
-            ),
+            spec=SpecInfo(hash=spec_hash(spec), snapshot=_snapshot(spec)),
         ),
         plan=tuple(
             PlannedRun(id=run.run_id, case=run.case_id, variant=run.variant_id, path=run.path)
@@ -95,3 +94,22 @@ def build_summary(
             vid: _counts([run for run in runs if run.variant_id == vid]) for vid in variant_ids
         },
     )
+
+
+_STORED_ELSEWHERE: dict[str, Any] = {
+    "variants": True,
+    "reports": True,
+    "semantic_registry": True,
+    "dataset": {"cases": True},
+}
+"""Spec sections the experiment record already holds (variants, report, semantic registry)
+or that the run records hold (each run keeps its case; the dataset hash identifies them)."""
+
+
+def _snapshot(spec: BenchmarkSpec) -> dict[str, Any]:
+    """The normalised spec without what the records store elsewhere: nothing is stored twice.
+    ``SpecInfo.hash`` is still the hash of the whole spec."""
+    snapshot: dict[str, Any] = spec.model_dump(
+        mode="json", exclude_defaults=True, exclude=_STORED_ELSEWHERE
+    )
+    return snapshot

@@ -12,7 +12,8 @@ with a copied context. An awaitable returned by a sync task, and scorers that
 may suspend, are awaited on the experiment's loop (``_bridge``).
 
 A task that raises gives an errored run whose record keeps the evidence
-recorded before the raise; only ``Exception`` is caught, so cancellation and
+recorded before the raise. ``Exception`` and ``SystemExit`` (a task calling
+``sys.exit``) are caught; cancellation and
 ``KeyboardInterrupt`` propagate.
 """
 
@@ -103,7 +104,7 @@ class _Run:
         self.trace: Trace | None = None
         self.observations: tuple[Observation, ...] = ()
 
-    def task_raised(self, exc: Exception, root: ActiveSpan) -> TaskStatus:
+    def task_raised(self, exc: Exception | SystemExit, root: ActiveSpan) -> TaskStatus:
         """Close the root span with the error and record it (linked to the innermost span)."""
         root.end(SpanStatus.ERROR, exc)
         span_id = self.evidence.exception_span(exc) or root.id
@@ -120,7 +121,7 @@ async def execute_run(setup: RunSetup, planned: MatrixRunSpec) -> RunOutput:
         with start_span(ROOT_SPAN, kind=SpanKind.TASK, collector=run.collector) as root:
             try:
                 run.output = await setup.task(ctx, ctx.case)
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:
                 task_status = run.task_raised(exc, root)
     call = _scoring_call(run, task_status)
     scoring: ScoringResult = ((), ()) if call is None else await score_run(setup.scorers, call)
@@ -145,7 +146,7 @@ def execute_sync_run(
                 if inspect.isawaitable(output):
                     output = run_on_loop(loop, output)
                 run.output = output
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:
                 task_status = run.task_raised(exc, root)
     call = _scoring_call(run, task_status)
     scoring: ScoringResult = ((), ())

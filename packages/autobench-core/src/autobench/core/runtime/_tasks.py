@@ -31,7 +31,15 @@ from autobench.core.spec import BenchmarkSpec
 
 class TaskResolutionError(Exception):
     """The spec's task could not be turned into a callable (missing task, import
-    error, missing attribute, or a target that is not callable)."""
+    error, missing attribute, or a target that is not callable).
+
+    ``module`` is the task's module name (``None`` when the spec has no task);
+    the underlying exception, if any, is the ``__cause__``.
+    """
+
+    def __init__(self, message: str, *, module: str | None = None) -> None:
+        super().__init__(message)
+        self.module = module
 
 
 def _module_file_under(base_dir: Path, module_name: str) -> Path | None:
@@ -84,14 +92,16 @@ def resolve_task(spec: BenchmarkSpec) -> Callable[..., Any]:
             f"benchmark {spec.benchmark.id!r} has no task: set run.python or task.target to 'module:function'"
         )
     target = spec.task.target
+    where = f"{spec.task.origin}: " if spec.task.origin else ""
     module_name, _, attribute_path = target.partition(":")
     searched = f"{spec.base_dir} first, then sys.path" if spec.base_dir is not None else "sys.path"
     try:
         value: Any = _import_task_module(module_name, spec.base_dir)
     except Exception as exc:
         raise TaskResolutionError(
-            f"cannot import module {module_name!r} of task {target!r} (searched {searched}): "
-            f"{type(exc).__name__}: {exc}"
+            f"{where}cannot import module {module_name!r} of task {target!r} (searched {searched}): "
+            f"{type(exc).__name__}: {exc}",
+            module=module_name,
         ) from exc
     walked = module_name
     for part in attribute_path.split("."):
@@ -99,13 +109,16 @@ def resolve_task(spec: BenchmarkSpec) -> Callable[..., Any]:
             value = getattr(value, part)
         except AttributeError as exc:
             raise TaskResolutionError(
-                f"task {target!r}: {walked!r} has no attribute {part!r} "
-                f"(module file: {getattr(sys.modules.get(module_name), '__file__', None)}): {exc}"
+                f"{where}task {target!r}: {walked!r} has no attribute {part!r} "
+                f"(module file: {getattr(sys.modules.get(module_name), '__file__', None)}): {exc}",
+                module=module_name,
             ) from exc
         walked = f"{walked}.{part}"
     if not callable(value):
         raise TaskResolutionError(
-            f"task {target!r} resolves to a {type(value).__name__}, which is not callable"
+            f"{where}task {target!r} resolves to an object of type {type(value).__name__}, "
+            "which is not callable",
+            module=module_name,
         )
     return value
 

@@ -46,7 +46,7 @@ def task_from_run(item: Located) -> TaskSpec | None:
         raise SpecError(
             item.location, "run needs a 'python' target", expected="python: module:function"
         )
-    return TaskSpec(kind="python", target=check_target(python))
+    return TaskSpec(kind="python", target=check_target(python), origin=str(python.location))
 
 
 def scorers_from_dsl(item: Located) -> tuple[ScorerSpec, ...]:

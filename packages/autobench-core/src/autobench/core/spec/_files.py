@@ -55,12 +55,20 @@ class SpecFiles:
         """
         target = local_target(ref, what)
         relative = self._relative(ref, target)
-        if not _GLOB_CHARS.intersection(target):
-            return [self._checked(ref, relative)]
-        matches = sorted(glob.glob(relative, root_dir=self.spec_dir, recursive=True))
-        files = [
-            self._checked(ref, match) for match in matches if (self.spec_dir / match).is_file()
-        ]
+        try:
+            if not _GLOB_CHARS.intersection(target):
+                return [self._checked(ref, relative)]
+            matches = sorted(glob.glob(relative, root_dir=self.spec_dir, recursive=True))
+            files = [
+                self._checked(ref, match) for match in matches if (self.spec_dir / match).is_file()
+            ]
+        except SpecError:
+            raise
+        except (OSError, ValueError) as error:  # a NUL byte, a name too long, a loop of links
+            reason = getattr(error, "strerror", None) or str(error)
+            raise SpecError(
+                ref.location, f"{what} '{target}' is not a usable path: {reason}", expected=_LOCAL
+            ) from None
         if not files:
             raise SpecError(
                 ref.location,

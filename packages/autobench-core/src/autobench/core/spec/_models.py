@@ -103,6 +103,9 @@ class TaskSpec(SpecModel):
 
     kind: Literal["python"] = "python"
     target: str
+    origin: str | None = Field(default=None, exclude=True)
+    """Where the target was written (``file:line:column``), for error messages; not part of
+    the spec's content."""
 
     @field_validator("target")
     @classmethod

@@ -139,7 +139,8 @@ def load_task(item: Located) -> TaskSpec | None:
     if target is None:
         raise SpecError(item.location, "task needs a 'target'", expected="target: module:function")
     check_target(target)
-    return validate_model(TaskSpec, item.value, item, "task")
+    task = validate_model(TaskSpec, item.value, item, "task")
+    return task.model_copy(update={"origin": str(target.location)})
 
 
 def validate_scorer(

@@ -201,6 +201,7 @@ def parse_yaml(text: str, path: Path) -> YamlDocument:
             root = yaml.compose(text)
         if root is not None and "*" in text:
             _refuse_recursive_aliases(path, root)
+            _refuse_alias_bombs(path, root)
         data = None if root is None else yaml.constructor.construct_document(root)
     except SpecError:
         raise
@@ -294,3 +295,44 @@ def _refuse_recursive_aliases(path: Path, root: Node) -> None:
             else list(node.value)
         )
         stack.extend((child, False) for child in reversed(children))
+
+
+MAX_EXPANDED_VALUES = 1_000_000
+"""How many values a document may hold once every alias is expanded. Aliases that
+multiply a value past this (the "billion laughs" attack) are refused before any of it
+is built or walked."""
+
+
+def _refuse_alias_bombs(path: Path, root: Node) -> None:
+    """Refuse a document whose aliases expand it beyond :data:`MAX_EXPANDED_VALUES` values.
+
+    Each node's expanded size is computed once (aliases share nodes, so the walk
+    is linear in the document text); the error points at the first node whose
+    expansion passes the limit.
+    """
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, leaving = stack.pop()
+        if id(node) in sizes:
+            continue
+        if isinstance(node, ScalarNode):
+            sizes[id(node)] = 1
+            continue
+        children = (
+            [item for pair in node.value for item in pair]
+            if isinstance(node, MappingNode)
+            else list(node.value)
+        )
+        if not leaving:
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+            continue
+        size = 1 + sum(sizes[id(child)] for child in children)
+        if size > MAX_EXPANDED_VALUES:
+            raise SpecError(
+                node_location(path, node),
+                f"aliases expand this value to more than {MAX_EXPANDED_VALUES:,} values",
+                expected="a document without exponential alias nesting",
+            )
+        sizes[id(node)] = size
