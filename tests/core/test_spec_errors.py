@@ -357,7 +357,9 @@ def test_recursive_alias_is_refused(tmp_path: Path) -> None:
     ("reference", "reason"),
     [('"d/a\\u0000b.yaml"', "embedded null byte"), ("x" * 5000 + ".yaml", "File name too long")],
 )
-def test_unusable_paths_are_located_spec_errors(tmp_path: Path, reference: str, reason: str) -> None:
+def test_unusable_paths_are_located_spec_errors(
+    tmp_path: Path, reference: str, reason: str
+) -> None:
     spec = tmp_path / "autobench.yaml"
     spec.write_text(f"benchmark:\n  b:\n    cases: {reference}\n    variants: {{v: {{}}}}\n")
     with pytest.raises(SpecError, match=reason) as caught:
@@ -374,6 +376,8 @@ def test_an_alias_bomb_is_refused_quickly(tmp_path: Path) -> None:
         + "\n".join("    " + line for line in levels)
         + "\n    variants: {v: {}}\n"
     )
-    with pytest.raises(SpecError, match="aliases expand this value to more than 1,000,000 values") as caught:
+    with pytest.raises(
+        SpecError, match="aliases expand this value to more than 1,000,000 values"
+    ) as caught:
         load_benchmark_spec(spec)
     assert caught.value.line is not None and 6 < caught.value.line < 16

@@ -56,13 +56,17 @@ def test_a_lone_surrogate_becomes_an_opaque_value_and_the_run_is_written(tmp_pat
 
 
 def test_strings_a_yaml_1_1_reader_would_retype_are_quoted() -> None:
-    text = run_record_to_yaml(trivial_run(output={"a": "yes", "b": "off", "c": "0o17", "d": "1_000", "e": "12:30"}))
+    text = run_record_to_yaml(
+        trivial_run(output={"a": "yes", "b": "off", "c": "0o17", "d": "1_000", "e": "12:30"})
+    )
     for word in ("'yes'", "'off'", "'1_000'", "'12:30'"):
         assert word in text
     assert _round_trip({"a": "yes", "b": "n", "c": "017"}) == {"a": "yes", "b": "n", "c": "017"}
 
 
 def test_multi_line_text_is_a_literal_block() -> None:
-    text = run_record_to_yaml(trivial_run(output={"traceback": "Traceback:\n  line 1\nValueError: x\n"}))
+    text = run_record_to_yaml(
+        trivial_run(output={"traceback": "Traceback:\n  line 1\nValueError: x\n"})
+    )
     assert "traceback: |" in text
     assert _round_trip({"t": "a\nb\n"}) == {"t": "a\nb\n"}
