@@ -206,3 +206,18 @@ def test_write_and_replay_one_thousand_runs_is_fast(tmp_path: Path) -> None:
     assert result.runs == tuple(runs)
     assert len(os.listdir(root / "cases")) == 1000
     assert written < 5.0 and replayed < 2.0  # generous bounds for shared CI machines
+
+
+def test_parallel_and_evidence_only_replays_read_the_same_evidence(tmp_path: Path) -> None:
+    root = tmp_path / "rec"
+    pairs = [(f"c{index}", variant) for index in range(6) for variant in ("v1", "v2")]
+    write_experiment(root, pairs)
+    serial = replay_experiment(root, workers=1)
+    parallel = replay_experiment(root, workers=2)
+    assert parallel.runs == serial.runs
+    light = replay_experiment(root, evidence_only=True, workers=2)
+    assert light.evidence_only and not serial.evidence_only
+    for full, partial in zip(serial.runs, light.runs, strict=True):
+        assert partial.run == full.run and partial.scores == full.scores
+        assert partial.observations == full.observations and partial.errors == full.errors
+        assert partial.case.id == full.case.id and partial.output is None and partial.trace is None

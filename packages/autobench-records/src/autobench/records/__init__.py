@@ -4,6 +4,12 @@ Everything here works from recorded evidence alone: it never imports a task,
 a scorer module or an instrumented SDK.
 """
 
+from autobench.records._aggregate import (
+    AGGREGATIONS,
+    Aggregate,
+    UnknownAggregationError,
+    aggregate,
+)
 from autobench.records._codec import (
     artifact_payload_from_yaml,
     artifact_payload_to_yaml,
@@ -83,21 +89,41 @@ from autobench.records._semantics import (
     SemanticType,
 )
 from autobench.records._sink import ExperimentSink
+from autobench.records._units import (
+    COUNT_UNITS,
+    CURRENCIES,
+    TIME_FACTORS,
+    ConvertedValues,
+    UnitConversionError,
+    UnitValue,
+    conversion_factor,
+    convert_unit,
+    same_unit,
+    to_common_unit,
+    unit_dimension,
+)
 from autobench.records._values import OpaqueValue, encode_value
+from autobench.records._yaml import render_sections
 
 __all__ = [
+    "AGGREGATIONS",
+    "COUNT_UNITS",
+    "CURRENCIES",
     "DEFAULT_SEMANTIC_REGISTRY",
     "EXPERIMENT_RECORD_VERSION",
     "RECORD_VERSIONS",
     "RUN_RECORD_VERSION",
     "SOURCE_PRECEDENCE",
     "SUMMARY_RECORD_VERSION",
+    "TIME_FACTORS",
     "TRACE_INLINE_LIMIT",
     "TRACE_MEDIA_TYPE",
     "TRACE_RECORD_VERSION",
+    "Aggregate",
     "ArtifactRef",
     "BenchmarkInfoRecord",
     "Case",
+    "ConvertedValues",
     "DatasetInfo",
     "Direction",
     "ErrorRecord",
@@ -133,10 +159,16 @@ __all__ = [
     "StatusCounts",
     "TaskStatus",
     "TraceSummary",
+    "UnitConversionError",
+    "UnitValue",
+    "UnknownAggregationError",
     "Variant",
+    "aggregate",
     "artifact_dir",
     "artifact_payload_from_yaml",
     "artifact_payload_to_yaml",
+    "conversion_factor",
+    "convert_unit",
     "encode_value",
     "experiment_record_from_yaml",
     "experiment_record_to_yaml",
@@ -150,14 +182,18 @@ __all__ = [
     "project_observations",
     "record_experiment",
     "record_schemas",
+    "render_sections",
     "replay_experiment",
     "run_observations",
     "run_record_from_yaml",
     "run_record_path",
     "run_record_to_yaml",
     "safe_segment",
+    "same_unit",
     "schema_dir",
     "score_observation",
+    "to_common_unit",
     "trace_from_yaml",
     "trace_to_yaml",
+    "unit_dimension",
 ]

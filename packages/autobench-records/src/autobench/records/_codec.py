@@ -20,6 +20,7 @@ line:column from the YAML parser when it has one).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -195,10 +196,54 @@ def _describe(errors: Iterable[Any]) -> str:
     return "; ".join(parts) + more
 
 
-def run_record_from_yaml(text: str, *, source: Path | str | None = None) -> RunRecord:
+EVIDENCE_ONLY = frozenset({"case", "output", "trace"})
+"""Sections a report does not need: the case payloads, the task output and the trace."""
+
+_SECTION_START = re.compile(r"^(?=[A-Za-z_][\w-]*:)", re.MULTILINE)
+
+
+def without_sections(text: str, names: frozenset[str]) -> str:
+    """``text`` of a record file without its top-level sections ``names``.
+
+    Relies on the writer's layout: only a top-level key starts a line with
+    ``<name>:`` at column 0 (see :func:`autobench.records._yaml.render_sections`).
+    """
+    chunks = _SECTION_START.split(text)
+    return "".join(chunk for chunk in chunks if chunk.split(":", 1)[0] not in names)
+
+
+def run_record_from_yaml(
+    text: str, *, source: Path | str | None = None, skip: frozenset[str] = frozenset()
+) -> RunRecord:
     """Read ``run.yaml`` text. The trace is a :class:`Trace`, or a :class:`TraceSummary` when
-    it was stored as an artifact (see :func:`autobench.records.load_run_record`)."""
+    it was stored as an artifact (see :func:`autobench.records.load_run_record`).
+
+    ``skip`` names sections not to parse (for example :data:`EVIDENCE_ONLY`): the
+    record then has ``output`` and ``trace`` ``None`` and a case and variant holding
+    only their ids. Reports use this to read large experiments quickly.
+    """
+    return run_record_from_body(run_body_from_yaml(text, source=source, skip=skip), source=source)
+
+
+def run_body_from_yaml(
+    text: str, *, source: Path | str | None = None, skip: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """The parsed sections of ``run.yaml`` text (header checked), before model validation:
+    plain data that can cross a process boundary. ``skip`` as in :func:`run_record_from_yaml`."""
+    if skip:
+        text = without_sections(text, skip)
     body = record_body(text, "run", source=source)
+    run = body.get("run")
+    if skip and isinstance(run, dict):
+        if "case" in skip:
+            body.setdefault("case", {"id": run.get("case")})
+        if "variant" in skip:
+            body.setdefault("variant", {"id": run.get("variant")})
+    return body
+
+
+def run_record_from_body(body: dict[str, Any], *, source: Path | str | None = None) -> RunRecord:
+    """Validate the sections from :func:`run_body_from_yaml` into a :class:`RunRecord`."""
     run = body.get("run")
     observations = body.get("observations")
     if isinstance(run, dict) and isinstance(observations, list):

@@ -17,13 +17,16 @@ from typing import Any
 
 from autobench.abp import Trace
 from autobench.records._codec import (
+    EVIDENCE_ONLY,
     experiment_record_from_yaml,
     experiment_summary_from_yaml,
+    run_record_from_body,
     run_record_from_yaml,
     trace_from_yaml,
 )
 from autobench.records._directory import RecordDirectoryWriter
 from autobench.records._errors import MissingRecordError, RecordFormatError
+from autobench.records._parallel import parse_run_bodies, worker_count
 from autobench.records._records import (
     ExperimentRecord,
     ExperimentSummary,
@@ -87,7 +90,9 @@ def load_experiment_summary(root: Path) -> ExperimentSummary | None:
     return experiment_summary_from_yaml(_read_text(path, "experiment summary"), source=path)
 
 
-def load_run_record(path: Path, *, root: Path | None = None) -> RunRecord:
+def load_run_record(
+    path: Path, *, root: Path | None = None, evidence_only: bool = False
+) -> RunRecord:
     """Read one ``run.yaml``.
 
     A trace stored as an artifact is loaded back into a full :class:`Trace`
@@ -95,21 +100,39 @@ def load_run_record(path: Path, *, root: Path | None = None) -> RunRecord:
     taken as the directory three levels above ``path``
     (``<root>/cases/<case>/<variant>/run.yaml``) if that holds an
     ``experiment.yaml``, and otherwise the :class:`TraceSummary` is kept.
+    With ``evidence_only`` the case payloads, output and trace are not read
+    (see :data:`EVIDENCE_ONLY`): what reports need, several times faster.
     Raises :class:`MissingRecordError` when the file does not exist and
     :class:`RecordFormatError` when it (or its trace artifact) is malformed,
     too new, altered (size or sha256 mismatch) or points outside ``root``.
     """
     path = Path(path)
-    run = run_record_from_yaml(_read_text(path, "run record"), source=path)
-    if isinstance(run.trace, TraceSummary):
-        if root is None:
-            candidate = path.parent.parent.parent.parent
-            root = candidate if (candidate / EXPERIMENT_FILE).is_file() else None
-        if root is not None:
-            run = run.model_copy(
-                update={"trace": load_trace_artifact(Path(root), run.trace, source=path)}
-            )
-    return run
+    skip = EVIDENCE_ONLY if evidence_only else frozenset()
+    run = run_record_from_yaml(_read_text(path, "run record"), source=path, skip=skip)
+    return _with_full_trace(run, path, root)
+
+
+def _with_full_trace(run: RunRecord, path: Path, root: Path | None) -> RunRecord:
+    """``run`` with a trace stored as an artifact loaded back from inside ``root``."""
+    if not isinstance(run.trace, TraceSummary):
+        return run
+    if root is None:
+        candidate = path.parent.parent.parent.parent
+        root = candidate if (candidate / EXPERIMENT_FILE).is_file() else None
+    if root is None:
+        return run
+    return run.model_copy(update={"trace": load_trace_artifact(Path(root), run.trace, source=path)})
+
+
+def _run_path(root: Path, relative: str, run_id: str) -> Path:
+    """Where the plan puts a run file; refuses (lexically) a path that leaves ``root``."""
+    pure = PurePosixPath(relative)
+    if pure.is_absolute() or ".." in pure.parts or not pure.parts:
+        raise RecordFormatError(
+            f"run {run_id!r} path {relative!r} leaves the experiment directory {root}",
+            path=root / EXPERIMENT_FILE,
+        )
+    return root.joinpath(*pure.parts)
 
 
 def load_trace_artifact(root: Path, summary: TraceSummary, *, source: Path) -> Trace:
@@ -135,7 +158,11 @@ def load_trace_artifact(root: Path, summary: TraceSummary, *, source: Path) -> T
 
 
 def replay_experiment(
-    source: Path | ExperimentRecord, root_dir: Path | None = None
+    source: Path | ExperimentRecord,
+    root_dir: Path | None = None,
+    *,
+    evidence_only: bool = False,
+    workers: int | None = None,
 ) -> ExperimentResult:
     """Rebuild an :class:`ExperimentResult` from a record directory.
 
@@ -143,7 +170,11 @@ def replay_experiment(
     (``root_dir`` then names its directory and is required). Runs come in plan
     order; planned runs without a ``run.yaml`` are allowed and listed by
     ``result.missing_runs``. ``registry`` is the built-in semantic registry
-    with the experiment's own entries laid over it. Raises
+    with the experiment's own entries laid over it. With ``evidence_only`` runs
+    are read without case payloads, output and trace (``result.evidence_only``
+    is then true); reports and exports need no more. ``workers`` is the number of
+    processes that parse run files (default: several for large experiments, see
+    :mod:`autobench.records._parallel`). Raises
     :class:`MissingRecordError` / :class:`RecordFormatError` as the loaders do.
     """
     if isinstance(source, ExperimentRecord):
@@ -154,13 +185,23 @@ def replay_experiment(
     else:
         root = Path(root_dir if root_dir is not None else source)
         experiment = load_experiment_record(Path(source))
-    experiment_file = root / EXPERIMENT_FILE
+    planned_files = [
+        (planned, _run_path(root, planned.path, planned.id)) for planned in experiment.plan
+    ]
+    present = [(planned, path) for planned, path in planned_files if path.is_file()]
+    skip = EVIDENCE_ONLY if evidence_only else frozenset()
+    workers = worker_count(len(present)) if workers is None else max(1, workers)
+    bodies = (
+        parse_run_bodies([path for _, path in present], skip, workers)
+        if workers > 1
+        else [None] * len(present)
+    )
     runs: list[RunRecord] = []
-    for planned in experiment.plan:
-        path = _inside(root, planned.path, what=f"run {planned.id!r}", source=experiment_file)
-        if not path.is_file():
-            continue
-        run = load_run_record(path, root=root)
+    for (planned, path), body in zip(present, bodies, strict=True):
+        if body is None:
+            run = load_run_record(path, root=root, evidence_only=evidence_only)
+        else:
+            run = _with_full_trace(run_record_from_body(body, source=path), path, root)
         if run.run_id != planned.id:
             raise RecordFormatError(
                 f"holds run {run.run_id!r}, but the plan puts run {planned.id!r} here", path=path
@@ -172,6 +213,7 @@ def replay_experiment(
         summary=load_experiment_summary(root),
         root_dir=root,
         registry=DEFAULT_SEMANTIC_REGISTRY.merged(experiment.semantic_registry),
+        evidence_only=evidence_only,
     )
 
 

@@ -29,6 +29,8 @@ class ExperimentResult:
     root_dir: Path | None = None
     artifact_payloads: Mapping[tuple[str, str], Any] = field(default_factory=dict)
     registry: SemanticRegistry = DEFAULT_SEMANTIC_REGISTRY
+    evidence_only: bool = False
+    """True when the runs were replayed without case payloads, output and trace."""
 
     def __repr__(self) -> str:
         # Short on purpose: the full records can be megabytes, and Python 3.11's

@@ -31,6 +31,7 @@ everything else goes through the safe constructor and representer.
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import math
 import re
@@ -176,6 +177,17 @@ _Representer.add_representer(OpaqueValue, _Representer.represent_opaque)
 class _Constructor(SafeConstructor):
     """Safe constructor plus the record value tags; nothing else is constructed."""
 
+    def construct_timestamp(self, node: Any) -> Any:
+        # The timestamps Autobench writes are ISO 8601, which datetime parses directly; ruamel's
+        # general YAML timestamp path is far slower. Anything else takes that general path.
+        text = node.value
+        try:
+            if len(text) == 10:
+                return dt.date.fromisoformat(text)
+            return dt.datetime.fromisoformat(text)
+        except ValueError:
+            return self.construct_yaml_timestamp(node)
+
     def construct_decimal(self, node: Any) -> Decimal:
         return Decimal(self.construct_scalar(node))
 
@@ -188,6 +200,7 @@ class _Constructor(SafeConstructor):
 
 
 _Constructor.add_constructor(DECIMAL_TAG, _Constructor.construct_decimal)
+_Constructor.add_constructor("tag:yaml.org,2002:timestamp", _Constructor.construct_timestamp)
 _Constructor.add_constructor(FROZENSET_TAG, _Constructor.construct_frozenset)
 _Constructor.add_constructor(OPAQUE_TAG, _Constructor.construct_opaque)
 
@@ -199,12 +212,28 @@ class _Resolver(Resolver):
     def __init__(self, version: Any = None, loader: Any = None, loadumper: Any = None) -> None:
         super().__init__(loadumper=loadumper if loadumper is not None else loader)
 
+    _implicit: dict[str, tuple[tuple[Any, re.Pattern[str]], ...]] | None = None
+
+    def _implicit_table(self) -> dict[str, tuple[tuple[Any, re.Pattern[str]], ...]]:
+        # ruamel keeps its patterns behind lazy proxies whose every attribute access costs a
+        # Python call; resolve them (and the tags) once per process.
+        table = type(self)._implicit
+        if table is None:
+            table = {
+                first: tuple(
+                    (_tag(tag), re.compile(regexp.pattern, regexp.flags)) for tag, regexp in entries
+                )
+                for first, entries in self.yaml_implicit_resolvers.items()
+            }
+            type(self)._implicit = table
+        return table
+
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
         if kind is ScalarNode:
             if implicit[0]:
-                for tag, regexp in self.yaml_implicit_resolvers.get(value[:1], ()):
-                    if regexp.match(value):
-                        return _tag(tag)
+                for tag, pattern in self._implicit_table().get(value[:1], ()):
+                    if pattern.match(value):
+                        return tag
             return _STR
         if kind is SequenceNode:
             return _SEQ
@@ -214,6 +243,29 @@ class _Resolver(Resolver):
 
 
 _MERGE = _tag("tag:yaml.org,2002:merge")
+_UNKNOWN = object()
+_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
+_BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_SPECIAL_FLOATS = {".inf": math.inf, "+.inf": math.inf, "-.inf": -math.inf, ".nan": math.nan}
+
+
+def _plain_scalar(tag: Any, text: str) -> Any:
+    """The value of a resolved core-schema scalar written the way Autobench writes them
+    (``null``, ``true``, ``42``, ``1.5e-05``, ``.inf``), without the general constructor;
+    :data:`_UNKNOWN` for any other spelling, which then takes the general path."""
+    try:
+        if tag is _INT:
+            return int(text)
+        if tag is _FLOAT:
+            special = _SPECIAL_FLOATS.get(text.lower())
+            return special if special is not None else float(text)
+        if tag is _NULL and text in _NULLS:
+            return None
+        if tag is _BOOL:
+            return _BOOLS.get(text, _UNKNOWN)
+    except ValueError:
+        return _UNKNOWN
+    return _UNKNOWN
 
 
 class _Dumper(CEmitter, _Representer, _Resolver):
@@ -240,8 +292,13 @@ class _Loader(CParser, _Constructor, _Resolver):
 
     def _build(self, node: Any) -> Any:
         tag = node.ctag
-        if tag is _STR and type(node) is ScalarNode:
-            return node.value
+        if type(node) is ScalarNode:
+            if tag is _STR:
+                return node.value
+            scalar = _plain_scalar(tag, node.value)
+            if scalar is not _UNKNOWN:
+                return scalar
+            return self._slow(node)
         if tag is _MAP and type(node) is MappingNode:
             result: dict[Any, Any] = {}
             for key_node, value_node in node.value:

@@ -1,0 +1,61 @@
+"""Parsing many run files on several processes.
+
+Parsing YAML is CPU-bound Python work (the C parser calls back into Python for
+every node), so a large replay parses its run files in worker processes and
+validates the plain results in the calling process. Workers come from a
+``forkserver`` that has imported this package once, so starting them costs
+little and never forks a process that may be running threads.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from autobench.records._codec import run_body_from_yaml
+from autobench.records._errors import RecordFormatError
+
+PARALLEL_THRESHOLD = 2000
+"""Run files from which a replay parses on several processes."""
+
+MAX_WORKERS = 4
+
+
+def worker_count(files: int) -> int:
+    """How many processes to parse ``files`` run files on (1: parse in this process)."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if files < PARALLEL_THRESHOLD or cpus < 2:
+        return 1
+    return min(cpus, MAX_WORKERS)
+
+
+def parse_run_bodies(
+    paths: Sequence[Path], skip: frozenset[str], workers: int
+) -> list[dict[str, Any] | None]:
+    """The parsed body of each run file, in order; ``None`` where parsing failed (the caller
+    parses that file again in-process to raise its :class:`RecordFormatError`)."""
+    chunk = max(1, len(paths) // (workers * 4))
+    chunks = [
+        [str(path) for path in paths[start : start + chunk]]
+        for start in range(0, len(paths), chunk)
+    ]
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["autobench.records"])
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        results = pool.map(_parse_chunk, chunks, [skip] * len(chunks))
+        return [body for part in results for body in part]
+
+
+def _parse_chunk(paths: list[str], skip: frozenset[str]) -> list[dict[str, Any] | None]:
+    bodies: list[dict[str, Any] | None] = []
+    for path in paths:
+        try:
+            text = Path(path).read_bytes().decode("utf-8")
+            bodies.append(run_body_from_yaml(text, source=path, skip=skip))
+        except (OSError, UnicodeDecodeError, RecordFormatError):
+            bodies.append(None)
+    return bodies

@@ -1,0 +1,177 @@
+"""Report builders: from an :class:`ExperimentResult` (live or replayed) to report models.
+
+Every builder reads projected semantic metrics (never local metric names)
+converted to the semantic type's canonical unit, and every aggregate carries
+``n`` and ``total``. :func:`build_report` builds all views from one
+:class:`~autobench.report._metrics.MetricTable`, so each run is projected once;
+the single-view builders build their own table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from autobench.core.spec import MetricAggregation, ReportSpec
+from autobench.records import ExperimentResult
+from autobench.report._columns import default_columns, default_matrix_metric, spec_columns
+from autobench.report._compare import compare
+from autobench.report._distributions import distribution
+from autobench.report._leaderboard import leaderboard
+from autobench.report._matrix import case_matrix
+from autobench.report._metrics import MetricTable
+from autobench.report._model import (
+    CaseMatrix,
+    Comparison,
+    Distribution,
+    Leaderboard,
+    MetricColumn,
+    Report,
+    RunMetricRow,
+    VariantSummary,
+)
+from autobench.report._run_rows import run_rows
+
+
+def report_spec(result: ExperimentResult) -> ReportSpec:
+    """The report configuration recorded with the experiment (``experiment.yaml``'s
+    ``report``); raises pydantic's ``ValidationError`` (a ``ValueError``) when it is invalid."""
+    return ReportSpec.model_validate(result.experiment.report)
+
+
+def _columns(table: MetricTable, metrics: Sequence[MetricAggregation]) -> list[MetricColumn]:
+    return spec_columns(table, metrics) if metrics else default_columns(table)
+
+
+def _leaderboard_columns(table: MetricTable, spec: ReportSpec) -> list[MetricColumn]:
+    return _columns(table, () if spec.leaderboard is None else spec.leaderboard.metrics)
+
+
+def build_leaderboard(result: ExperimentResult, spec: ReportSpec | None = None) -> Leaderboard:
+    """The leaderboard of ``spec`` (default: the recorded configuration); without configured
+    metrics, the default columns (objective and constraint types; ``mean``, or
+    ``ratio_true`` for boolean values)."""
+    table = MetricTable(result)
+    spec = report_spec(result) if spec is None else spec
+    return leaderboard(table, _leaderboard_columns(table, spec))
+
+
+def build_case_matrix(
+    result: ExperimentResult, semantic_type: str | None = None
+) -> CaseMatrix | None:
+    """The case x variant matrix of ``semantic_type`` (default: the recorded matrix metric,
+    else the first objective type); ``None`` when there is no metric to show."""
+    table = MetricTable(result)
+    return _matrix(table, report_spec(result), semantic_type)
+
+
+def _matrix(
+    table: MetricTable, spec: ReportSpec, semantic_type: str | None = None
+) -> CaseMatrix | None:
+    if semantic_type is None and spec.matrix is not None:
+        semantic_type = spec.matrix.semantic_type
+    if semantic_type is None:
+        semantic_type = default_matrix_metric(table, _leaderboard_columns(table, spec))
+    return None if semantic_type is None else case_matrix(table, semantic_type)
+
+
+def compare_variants(
+    result: ExperimentResult,
+    baseline: str,
+    candidate: str,
+    metrics: Sequence[MetricAggregation] | None = None,
+) -> Comparison:
+    """Compare ``candidate`` against ``baseline``, paired by case.
+
+    ``metrics`` default to the metrics of a recorded comparison of the same
+    pair, else the default leaderboard columns. Raises
+    :class:`UnknownVariantError` (a ``ValueError``) naming the known variants
+    when either id is unknown. See :func:`autobench.report._compare.compare`.
+    """
+    table = MetricTable(result)
+    if metrics is None:
+        configured = [
+            item
+            for item in report_spec(result).comparisons
+            if (item.baseline, item.candidate) == (baseline, candidate)
+        ]
+        metrics = configured[0].metrics if configured else ()
+    return compare(table, baseline, candidate, _columns(table, metrics))
+
+
+def _comparisons(table: MetricTable, spec: ReportSpec) -> list[Comparison]:
+    if spec.comparisons:
+        return [
+            compare(table, item.baseline, item.candidate, _columns(table, item.metrics))
+            for item in spec.comparisons
+        ]
+    if len(table.variants) == 2:
+        return [compare(table, *table.variants, default_columns(table))]
+    return []
+
+
+def build_metric_distribution(
+    result: ExperimentResult,
+    semantic_type: str,
+    *,
+    name: str | None = None,
+    summaries: Sequence[str] = ("min", "median", "p95", "max"),
+) -> Distribution:
+    """Per-variant values of ``semantic_type`` (canonical unit) and the ``summaries``
+    aggregates; raises ``UnknownAggregationError`` for an unknown summary name."""
+    table = MetricTable(result)
+    return distribution(table, name or semantic_type, semantic_type, summaries)
+
+
+def build_run_metric_rows(result: ExperimentResult) -> list[RunMetricRow]:
+    """One row per run with every projected metric in its canonical unit and, for a run
+    that did not pass, the reason."""
+    return run_rows(MetricTable(result))
+
+
+def _variant_summaries(table: MetricTable) -> tuple[VariantSummary, ...]:
+    declared = {variant.id: variant for variant in table.result.experiment.benchmark.variants}
+    for run in table.runs:
+        declared.setdefault(run.variant_id, run.variant)
+    return tuple(
+        VariantSummary(id=variant.id, label=variant.label, factors=variant.factor_values)
+        for variant in (declared[variant_id] for variant_id in table.variants)
+    )
+
+
+def build_report(result: ExperimentResult, spec: ReportSpec | None = None) -> Report:
+    """Every view of the report of ``result``.
+
+    ``spec`` defaults to the recorded configuration. Views the spec leaves out
+    get defaults: the default leaderboard columns, the matrix of the first
+    objective type, a comparison only when there are exactly two variants, no
+    distributions. ``diagnostics`` collects every problem met (unit
+    conversions, ambiguous projections, skipped values). Raises
+    :class:`UnknownVariantError` when a configured comparison names an unknown
+    variant.
+    """
+    spec = report_spec(result) if spec is None else spec
+    table = MetricTable(result)
+    board = leaderboard(table, _leaderboard_columns(table, spec))
+    matrix = _matrix(table, spec)
+    comparisons = _comparisons(table, spec)
+    distributions = [
+        distribution(table, item.name, item.semantic_type, item.summaries)
+        for item in spec.distributions
+    ]
+    rows = run_rows(table)
+    return Report(
+        benchmark=result.benchmark_id,
+        experiment=result.experiment_id,
+        runs=len(result.runs),
+        planned=len(result.experiment.plan),
+        status=result.status_counts(),
+        missing_runs=result.missing_runs,
+        variants=_variant_summaries(table),
+        leaderboard=board,
+        matrix=matrix,
+        comparisons=tuple(comparisons),
+        distributions=tuple(distributions),
+        run_rows=tuple(rows),
+        metric_units={semantic: table.values(semantic).unit for semantic in table.semantic_types},
+        diagnostics=table.diagnostics,
+    )

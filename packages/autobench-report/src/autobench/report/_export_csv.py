@@ -1,0 +1,67 @@
+"""The ``csv`` export: one row per run, one column per projected semantic metric.
+
+Columns: ``run, case, variant, status, task_status, evaluation_status,
+reason``, then one column per semantic type headed ``<type> [<unit>]`` (the
+canonical unit; the bare type without one). Cells: empty = no value;
+booleans ``True``/``False`` (pandas reads a gap-free column of them as
+``bool``); integers and floats in Python's shortest round-tripping form
+(``repr``), infinities as ``inf``/``-inf``; mappings and lists as JSON;
+anything else as ``str``. Written with the :mod:`csv` module (RFC 4180
+quoting, ``\\r\\n`` line ends).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from autobench.records import ExperimentResult
+from autobench.report._format import metric_label
+from autobench.report._model import Report
+
+FIXED_COLUMNS = ("run", "case", "variant", "status", "task_status", "evaluation_status", "reason")
+
+
+def cell(value: Any) -> str:
+    """The CSV text of one metric value (see the module docstring)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, dict | list | tuple):
+        return json.dumps(value, default=str, ensure_ascii=False)
+    return str(value)
+
+
+class CsvExporter:
+    """``csv``: a flat run-and-metric table for analysis tools (see the module docstring)."""
+
+    name = "csv"
+    extension = "csv"
+    description = "One row per run with its projected metrics, for analysis tools."
+
+    def export(self, report: Report, result: ExperimentResult) -> str:
+        semantics = list(report.metric_units)
+        stream = io.StringIO()
+        writer = csv.writer(stream)
+        writer.writerow(
+            [*FIXED_COLUMNS, *(metric_label(s, report.metric_units[s]) for s in semantics)]
+        )
+        for row in report.run_rows:
+            writer.writerow(
+                [
+                    row.run_id,
+                    row.case_id,
+                    row.variant_id,
+                    row.status.value,
+                    row.task_status,
+                    row.evaluation_status,
+                    row.reason or "",
+                    *(cell(row.metrics.get(semantic)) for semantic in semantics),
+                ]
+            )
+        return stream.getvalue()

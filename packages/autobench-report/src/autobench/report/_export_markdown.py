@@ -1,0 +1,181 @@
+"""The ``markdown`` export: the report as headings and GitHub-flavoured pipe tables.
+
+Sections: status, variants, leaderboard, case matrix, comparisons,
+distributions, runs that did not pass, diagnostics. Aggregates show their
+``n`` (``0.812 (n=3/4)``, ``no value (n=0/4)``). A matrix cell shows the value,
+followed by the run's status when it did not pass (an errored run shows just
+``errored``). Cell text escapes ``|`` and folds line breaks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from autobench.records import ExperimentResult, RunStatus
+from autobench.report._format import aggregate_text, column_label, metric_label, value_text
+from autobench.report._model import CaseMatrix, Comparison, Distribution, MatrixCell, Report
+
+
+def escape(text: str) -> str:
+    """Cell text: ``|`` escaped, line breaks as ``<br>``."""
+    return (
+        text.replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>")
+    )
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A pipe table (cells escaped)."""
+    lines = [
+        "| " + " | ".join(escape(h) for h in header) + " |",
+        "| " + " | ".join("---" for _ in header) + " |",
+    ]
+    lines += ["| " + " | ".join(escape(c) for c in row) + " |" for row in rows]
+    return [*lines, ""]
+
+
+def _matrix_cell(cell: MatrixCell | None) -> str:
+    if cell is None or cell.status is None:
+        return "no run"
+    text = value_text(cell.value)
+    if cell.status is RunStatus.PASSED:
+        return text
+    return f"{text} ({cell.status.value})" if text else cell.status.value
+
+
+def _matrix(matrix: CaseMatrix) -> list[str]:
+    lines = [f"## Case matrix: {metric_label(matrix.semantic_type, matrix.unit)}", ""]
+    rows = [
+        [case, *(_matrix_cell(matrix.cells.get(case, {}).get(v)) for v in matrix.variants)]
+        for case in matrix.cases
+    ]
+    return lines + table(["case", *matrix.variants], rows)
+
+
+def _comparison(item: Comparison) -> list[str]:
+    lines = [f"## Comparison: {item.baseline} -> {item.candidate}", ""]
+    lines.append(
+        f"Paired cases: {len(item.paired_cases)}. Confounded: "
+        f"{'yes' if item.confounded else 'no'}. Deltas are candidate minus baseline over "
+        "the paired cases; they describe differences, not their causes."
+    )
+    lines.append("")
+    if item.changed_factors:
+        lines += table(
+            ["factor", item.baseline, item.candidate],
+            [
+                [
+                    change.name,
+                    "(absent)" if change.only_in == "candidate" else value_text(change.baseline),
+                    "(absent)" if change.only_in == "baseline" else value_text(change.candidate),
+                ]
+                for change in item.changed_factors
+            ],
+        )
+    else:
+        lines += ["No factor differs.", ""]
+    if item.metrics:
+        lines += table(
+            ["metric", item.baseline, item.candidate, "delta"],
+            [
+                [
+                    column_label(m.name, m.fn, m.semantic_type, m.unit),
+                    aggregate_text(m.baseline),
+                    aggregate_text(m.candidate),
+                    "no value" if m.delta is None else value_text(m.delta),
+                ]
+                for m in item.metrics
+            ],
+        )
+    if item.unpaired:
+        lines += table(["unpaired case", "reason"], [[u.case, u.reason] for u in item.unpaired])
+    return lines
+
+
+def _distribution(item: Distribution) -> list[str]:
+    lines = [f"## Distribution: {item.name} ({metric_label(item.semantic_type, item.unit)})", ""]
+    rows = [
+        [name, *(aggregate_text(v.summaries[fn]) for fn in item.summaries)]
+        for name, v in item.variants.items()
+    ]
+    return lines + table(["variant", *item.summaries], rows)
+
+
+def render_markdown(report: Report) -> str:
+    """The whole report as Markdown text."""
+    lines = [f"# {report.benchmark}: {report.experiment}", ""]
+    status = report.status
+    lines += ["## Status", ""]
+    lines += table(
+        ["runs", "planned", "passed", "failed", "errored", "skipped"],
+        [
+            [
+                str(report.runs),
+                str(report.planned),
+                str(status.passed),
+                str(status.failed),
+                str(status.errored),
+                str(status.skipped),
+            ]
+        ],
+    )
+    if report.missing_runs:
+        lines += [f"Missing runs: {', '.join(report.missing_runs)}", ""]
+    lines += ["## Variants", ""]
+    lines += table(
+        ["variant", "label", "factors"],
+        [
+            [
+                v.id,
+                v.label or "",
+                ", ".join(f"{k}={value_text(x)}" for k, x in v.factors.items()),
+            ]
+            for v in report.variants
+        ],
+    )
+    board = report.leaderboard
+    lines += ["## Leaderboard", ""]
+    lines += table(
+        [
+            "variant",
+            "runs",
+            "passed",
+            *(column_label(c.name, c.fn, c.semantic_type, c.unit) for c in board.columns),
+        ],
+        [
+            [
+                row.variant,
+                str(row.runs),
+                str(row.status.passed),
+                *(aggregate_text(row.metrics[c.name]) for c in board.columns),
+            ]
+            for row in board.rows
+        ],
+    )
+    if report.matrix is not None:
+        lines += _matrix(report.matrix)
+    for comparison in report.comparisons:
+        lines += _comparison(comparison)
+    for item in report.distributions:
+        lines += _distribution(item)
+    problems = [row for row in report.run_rows if row.reason is not None]
+    if problems:
+        lines += ["## Runs that did not pass", ""]
+        lines += table(
+            ["case", "variant", "status", "reason"],
+            [[r.case_id, r.variant_id, r.status.value, r.reason or ""] for r in problems],
+        )
+    if report.diagnostics:
+        lines += ["## Diagnostics", ""]
+        lines += [f"- {escape(text)}" for text in report.diagnostics] + [""]
+    return "\n".join(lines)
+
+
+class MarkdownExporter:
+    """``markdown``: a portable rendered report (see the module docstring)."""
+
+    name = "markdown"
+    extension = "md"
+    description = "Portable report: headings and GitHub-flavoured tables."
+
+    def export(self, report: Report, result: ExperimentResult) -> str:
+        return render_markdown(report)

@@ -1,0 +1,143 @@
+"""The ``yaml`` export: a readable summary of the report as a ``report`` record.
+
+Shape::
+
+    record: {type: report, version: 1}
+    report:
+      benchmark, experiment, runs, planned, status: {passed, failed, errored, skipped}
+      missing_runs: [run ids]                      (only when runs are missing)
+      units: {semantic type: canonical unit}
+      variants: {id: {label, factors}}
+      leaderboard: {variant: {runs, metrics: {name: {metric, aggregate, value, n, total, unit}}}}
+      cases: {case: {variant: {status, reason, metrics: {semantic type: value}}}}
+      matrix: {metric, unit, cases: {case: {variant: value}}}
+      compare: {"A -> B": {runs, confounded, changed_factors, unpaired, metrics}}
+      distributions: {name: {semantic, unit, variants: {variant: [values]}, summaries}}
+      diagnostics: [text]
+
+``value: null`` is "no value". The text is written with the record YAML
+writer, so NaN, infinities and odd strings stay safe.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autobench.records import ExperimentResult, render_sections
+from autobench.report._model import AggregateValue, Comparison, Distribution, Report
+
+REPORT_RECORD_VERSION = 1
+
+
+def _aggregate(value: AggregateValue, metric: str | None = None) -> dict[str, Any]:
+    data: dict[str, Any] = {} if metric is None else {"metric": metric}
+    data.update(aggregate=value.fn, value=value.value, n=value.n, total=value.total)
+    if value.unit is not None:
+        data["unit"] = value.unit
+    return data
+
+
+def _comparison(item: Comparison) -> dict[str, Any]:
+    factors: dict[str, Any] = {}
+    for change in item.changed_factors:
+        entry: dict[str, Any] = {"baseline": change.baseline, "candidate": change.candidate}
+        if change.only_in is not None:
+            entry["only_in"] = change.only_in
+        factors[change.name] = entry
+    metrics: dict[str, Any] = {}
+    for metric in item.metrics:
+        metrics[metric.name] = {
+            "metric": metric.semantic_type,
+            "aggregate": metric.fn,
+            **({"unit": metric.unit} if metric.unit is not None else {}),
+            "baseline": metric.baseline.value,
+            "candidate": metric.candidate.value,
+            "delta": metric.delta,
+            "n": {"baseline": metric.baseline.n, "candidate": metric.candidate.n},
+        }
+    return {
+        "runs": len(item.paired_cases),
+        "confounded": item.confounded,
+        "changed_factors": factors,
+        "unpaired": {case.case: case.reason for case in item.unpaired},
+        "metrics": metrics,
+    }
+
+
+def _distribution(item: Distribution) -> dict[str, Any]:
+    return {
+        "semantic": item.semantic_type,
+        **({"unit": item.unit} if item.unit is not None else {}),
+        "variants": {name: list(v.values) for name, v in item.variants.items()},
+        "summaries": {
+            name: {fn: agg.value for fn, agg in v.summaries.items()}
+            for name, v in item.variants.items()
+        },
+    }
+
+
+def report_document(report: Report) -> dict[str, Any]:
+    """The ``report:`` section as plain data (see the module docstring for its shape)."""
+    body: dict[str, Any] = {
+        "benchmark": report.benchmark,
+        "experiment": report.experiment,
+        "runs": report.runs,
+        "planned": report.planned,
+        "status": report.status.model_dump(mode="json"),
+    }
+    if report.missing_runs:
+        body["missing_runs"] = list(report.missing_runs)
+    body["units"] = dict(report.metric_units)
+    body["variants"] = {
+        variant.id: {
+            **({"label": variant.label} if variant.label else {}),
+            "factors": dict(variant.factors),
+        }
+        for variant in report.variants
+    }
+    body["leaderboard"] = {
+        row.variant: {
+            "runs": row.runs,
+            "metrics": {
+                column.name: _aggregate(row.metrics[column.name], column.semantic_type)
+                for column in report.leaderboard.columns
+            },
+        }
+        for row in report.leaderboard.rows
+    }
+    cases: dict[str, dict[str, Any]] = {}
+    for run in report.run_rows:
+        entry: dict[str, Any] = {"status": run.status.value}
+        if run.reason is not None:
+            entry["reason"] = run.reason
+        entry["metrics"] = dict(run.metrics)
+        cases.setdefault(run.case_id, {})[run.variant_id] = entry
+    body["cases"] = cases
+    if report.matrix is not None:
+        matrix = report.matrix
+        body["matrix"] = {
+            "metric": matrix.semantic_type,
+            **({"unit": matrix.unit} if matrix.unit is not None else {}),
+            "cases": {
+                case: {variant: cell.value for variant, cell in row.items()}
+                for case, row in matrix.cells.items()
+            },
+        }
+    body["compare"] = {
+        f"{item.baseline} -> {item.candidate}": _comparison(item) for item in report.comparisons
+    }
+    body["distributions"] = {item.name: _distribution(item) for item in report.distributions}
+    body["diagnostics"] = list(report.diagnostics)
+    return body
+
+
+class YamlExporter:
+    """``yaml``: the report summary as a ``report`` record (see :func:`report_document`)."""
+
+    name = "yaml"
+    extension = "yaml"
+    description = "Readable report summary (a `report` record)."
+
+    def export(self, report: Report, result: ExperimentResult) -> str:
+        header = f"record:\n  type: report\n  version: {REPORT_RECORD_VERSION}\n"
+        return header + render_sections({"report": report_document(report)})

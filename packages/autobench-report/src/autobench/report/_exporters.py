@@ -1,0 +1,88 @@
+"""Exporters: the protocol every export format implements, and the registry of formats.
+
+Formats are contributed through the ``autobench_exporters`` hook of the
+``autobench`` plugin project. The built-in ``yaml``, ``csv``, ``markdown`` and
+``junit`` formats come from :mod:`autobench.report._plugin`, an entry point of
+this distribution, exactly like a third-party format would.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Iterator
+from typing import Protocol, runtime_checkable
+
+import pluggy
+
+from autobench.core.plugins import plugin_manager
+from autobench.records import ExperimentResult
+from autobench.report._model import Report
+
+
+@runtime_checkable
+class Exporter(Protocol):
+    """An export format.
+
+    ``name`` is the ``--format`` value, ``extension`` the file extension
+    without a dot (``"csv"``), ``description`` one line for help texts.
+    ``export`` returns the file's content: ``str`` (written as UTF-8) or
+    ``bytes``.
+    """
+
+    name: str
+    extension: str
+    description: str
+
+    def export(self, report: Report, result: ExperimentResult) -> str | bytes: ...
+
+
+class UnknownExportFormatError(ValueError):
+    """No exporter of that name; the message lists the known formats."""
+
+
+class ExporterRegistry:
+    """Exporters by name. Raises ``ValueError`` when two exporters share a name or a
+    contribution does not implement :class:`Exporter`."""
+
+    def __init__(self, exporters: Iterable[Exporter]) -> None:
+        self._by_name: dict[str, Exporter] = {}
+        for exporter in exporters:
+            if not isinstance(exporter, Exporter):
+                raise ValueError(f"{exporter!r} does not implement the Exporter protocol")
+            if exporter.name in self._by_name:
+                raise ValueError(f"export format {exporter.name!r} is registered twice")
+            self._by_name[exporter.name] = exporter
+
+    @classmethod
+    def from_manager(cls, manager: pluggy.PluginManager) -> ExporterRegistry:
+        """Every exporter contributed through ``autobench_exporters`` hooks of ``manager``."""
+        return cls(
+            exporter
+            for contribution in manager.hook.autobench_exporters()
+            for exporter in contribution
+        )
+
+    def names(self) -> tuple[str, ...]:
+        """Known format names, sorted."""
+        return tuple(sorted(self._by_name))
+
+    def get(self, name: str) -> Exporter:
+        """The exporter of format ``name``; raises :class:`UnknownExportFormatError`."""
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise UnknownExportFormatError(
+                f"unknown export format {name!r}; known formats: {', '.join(self.names())}"
+            ) from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    def __iter__(self) -> Iterator[Exporter]:
+        return iter(self._by_name.values())
+
+
+@functools.cache
+def exporter_registry() -> ExporterRegistry:
+    """The exporters of the process-wide plugin manager (built once)."""
+    return ExporterRegistry.from_manager(plugin_manager())

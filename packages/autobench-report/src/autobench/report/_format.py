@@ -1,0 +1,46 @@
+"""Text forms of report values shared by the text exporters."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from autobench.report._model import AggregateValue
+
+
+def number_text(value: float | int) -> str:
+    """A number for people: integers as they are, floats with 4 significant digits."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return str(value)
+    if math.isnan(value) or math.isinf(value):
+        return str(value)
+    return f"{value:.4g}"
+
+
+def value_text(value: Any) -> str:
+    """Any metric value for people (``""`` for no value)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool | int | float):
+        return number_text(value)
+    return str(value)
+
+
+def aggregate_text(aggregate: AggregateValue) -> str:
+    """``0.812 (n=3/4)``; ``no value (n=0/4)`` for no value."""
+    value = "no value" if aggregate.value is None else number_text(aggregate.value)
+    return f"{value} (n={aggregate.n}/{aggregate.total})"
+
+
+def metric_label(semantic_type: str, unit: str | None) -> str:
+    """``time.latency [s]``, or the semantic type alone without a unit."""
+    return semantic_type if unit is None else f"{semantic_type} [{unit}]"
+
+
+def column_label(name: str, fn: str, semantic_type: str, unit: str | None) -> str:
+    """``p95_latency: p95 of time.latency [s]``, or ``time.latency [s] (mean)`` when the
+    name is the semantic type itself."""
+    metric = metric_label(semantic_type, unit)
+    return f"{metric} ({fn})" if name == semantic_type else f"{name}: {fn} of {metric}"

@@ -1,0 +1,155 @@
+"""The metric table: every run's projected semantic metrics, in canonical units, computed once.
+
+Every report view reads metric values through a :class:`MetricTable`, so the
+observations of a run are projected once (records' projection, source
+precedence: score, derived, task observation, imported) and the values of a
+semantic type are converted to one unit once, however many views use them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from autobench.records import (
+    ExperimentResult,
+    ObservationRole,
+    ProjectedMetric,
+    RunRecord,
+    UnitValue,
+    project_observations,
+    run_observations,
+    to_common_unit,
+)
+
+
+class UnknownVariantError(ValueError):
+    """A variant id that the experiment does not have; the message lists the known ids."""
+
+
+@dataclass(frozen=True, slots=True)
+class MetricValues:
+    """The values of one semantic type: ``by_run[i]`` belongs to ``table.runs[i]`` and is
+    ``None`` when that run has no usable value (absent, NaN, or in a unit that does not
+    convert to ``unit``)."""
+
+    semantic_type: str
+    unit: str | None
+    by_run: tuple[Any, ...]
+
+
+def _is_nan(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+class MetricTable:
+    """Projected metrics of every run of ``result``, with the lookups the views share.
+
+    ``runs`` are the result's runs in plan order; ``variants`` and ``cases``
+    list ids in spec/plan order followed by ids only seen in runs.
+    ``diagnostics`` collects unit and ambiguity problems met so far (each once).
+    """
+
+    def __init__(self, result: ExperimentResult) -> None:
+        self.result = result
+        self.registry = result.registry
+        self.runs: tuple[RunRecord, ...] = result.runs
+        self.projected: tuple[dict[str, ProjectedMetric], ...] = tuple(
+            project_observations(run_observations(run), self.registry) for run in self.runs
+        )
+        self._values: dict[str, MetricValues] = {}
+        self.memo: dict[str, Any] = {}
+        """Results views compute once per table (for example the default columns)."""
+        self._diagnostics: dict[str, None] = {}
+        roles: dict[str, set[ObservationRole]] = {}
+        for metrics in self.projected:
+            for semantic, metric in metrics.items():
+                found = roles.setdefault(semantic, set())
+                if metric.observation.role is not None:
+                    found.add(metric.observation.role)
+        self._roles = roles
+        self.semantic_types: tuple[str, ...] = tuple(roles)
+        self.variants: tuple[str, ...] = _ordered(
+            [variant.id for variant in result.experiment.benchmark.variants],
+            [run.variant_id for run in self.runs],
+        )
+        self.cases: tuple[str, ...] = _ordered(
+            [planned.case for planned in result.experiment.plan],
+            [run.case_id for run in self.runs],
+        )
+        self.by_variant: dict[str, list[int]] = {variant: [] for variant in self.variants}
+        for index, run in enumerate(self.runs):
+            self.by_variant[run.variant_id].append(index)
+
+    @property
+    def diagnostics(self) -> tuple[str, ...]:
+        return tuple(self._diagnostics)
+
+    def note(self, diagnostics: Sequence[str]) -> None:
+        """Add diagnostics (duplicates are kept once)."""
+        self._diagnostics.update(dict.fromkeys(diagnostics))
+
+    def check_variant(self, variant_id: str) -> None:
+        """Raise :class:`UnknownVariantError` unless the experiment has ``variant_id``."""
+        if variant_id not in self.by_variant:
+            known = ", ".join(self.variants) or "none"
+            raise UnknownVariantError(
+                f"unknown variant {variant_id!r}; variants of experiment "
+                f"{self.result.experiment_id!r}: {known}"
+            )
+
+    def normalize(self, semantic_type: str) -> str:
+        return self.registry.normalize(semantic_type)
+
+    def values(self, semantic_type: str) -> MetricValues:
+        """The values of ``semantic_type`` (aliases normalised) for every run, in one unit.
+
+        A run without the exact type uses its first projected descendant type
+        (``serving.cost`` for ``money.cost``).
+        """
+        semantic = self.normalize(semantic_type)
+        cached = self._values.get(semantic)
+        if cached is not None:
+            return cached
+        descendants = [
+            other
+            for other in self.semantic_types
+            if other != semantic and self.registry.is_a(other, semantic)
+        ]
+        items: list[UnitValue] = []
+        positions: list[int] = []
+        for index, metrics in enumerate(self.projected):
+            metric = metrics.get(semantic)
+            if metric is None:
+                metric = next((metrics[d] for d in descendants if d in metrics), None)
+            if metric is None:
+                continue
+            run_id = self.runs[index].run_id
+            if metric.ambiguous:
+                self._diagnostics[
+                    f"run {run_id}: {metric.semantic_type} has several values from one source; "
+                    f"the first ({metric.observation.name!r}) is used"
+                ] = None
+            items.append(UnitValue(run_id, metric.value, metric.observation.unit))
+            positions.append(index)
+        converted = to_common_unit(
+            items, semantic_type=semantic, canonical_unit=self.registry.unit_of(semantic)
+        )
+        self.note(converted.diagnostics)
+        by_run: list[Any] = [None] * len(self.runs)
+        for index, item in zip(positions, items, strict=True):
+            value = converted.values.get(item.label)
+            by_run[index] = None if _is_nan(value) else value
+        result = MetricValues(semantic, converted.unit, tuple(by_run))
+        self._values[semantic] = result
+        return result
+
+    def roles(self, semantic_type: str) -> frozenset[ObservationRole]:
+        """Roles the projected observations of ``semantic_type`` carry in any run."""
+        return frozenset(self._roles.get(self.normalize(semantic_type), ()))
+
+
+def _ordered(declared: Sequence[str], seen: Sequence[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys([*declared, *seen]))

@@ -1,0 +1,168 @@
+"""Report models: what the report builders compute from an :class:`ExperimentResult`.
+
+Every number is computed from projected semantic metrics (never local metric
+names), converted to the semantic type's canonical unit. Every aggregate keeps
+``n`` (how many runs had a value) and ``total`` (how many runs were
+considered), so a mean over 1 of 4 runs never reads like a mean over 4; an
+aggregate over no values has ``value=None`` ("no value"), never 0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from autobench.records import RunStatus, StatusCounts
+
+
+class ReportModel(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class AggregateValue(ReportModel):
+    """One aggregate: ``value`` (``None`` = no value), over ``n`` of ``total`` runs, in ``unit``."""
+
+    fn: str
+    value: float | None
+    n: int
+    total: int
+    unit: str | None = None
+
+
+class MetricColumn(ReportModel):
+    """A requested aggregate: display ``name``, the semantic type it reads and the function."""
+
+    name: str
+    semantic_type: str
+    fn: str
+    unit: str | None = None
+
+
+class VariantSummary(ReportModel):
+    """A variant as configured: id, label and factor values."""
+
+    id: str
+    label: str | None = None
+    factors: dict[str, Any] = Field(default_factory=dict)
+
+
+class LeaderboardRow(ReportModel):
+    variant: str
+    runs: int
+    status: StatusCounts
+    metrics: dict[str, AggregateValue] = Field(default_factory=dict)
+    """Keyed by :attr:`MetricColumn.name`."""
+
+
+class Leaderboard(ReportModel):
+    columns: tuple[MetricColumn, ...] = ()
+    rows: tuple[LeaderboardRow, ...] = ()
+
+
+class MatrixCell(ReportModel):
+    """One case x variant cell: the run's status (``None``: no run recorded) and the
+    metric value (``None``: no value, for example because the run errored)."""
+
+    status: RunStatus | None = None
+    value: Any = None
+
+
+class CaseMatrix(ReportModel):
+    semantic_type: str
+    unit: str | None = None
+    variants: tuple[str, ...] = ()
+    cases: tuple[str, ...] = ()
+    cells: dict[str, dict[str, MatrixCell]] = Field(default_factory=dict)
+    """``cells[case][variant]``."""
+
+
+class FactorChange(ReportModel):
+    """A factor whose value differs between baseline and candidate. ``only_in`` is
+    ``"baseline"`` or ``"candidate"`` when the other variant does not have the factor
+    (its side then reads ``None``)."""
+
+    name: str
+    baseline: Any = None
+    candidate: Any = None
+    only_in: str | None = None
+
+
+class UnpairedCase(ReportModel):
+    """A case that could not be paired, and why (``missing in candidate``, ``errored in baseline``, ...)."""
+
+    case: str
+    reason: str
+
+
+class ComparisonMetric(ReportModel):
+    """A metric aggregated over the paired runs of each side; ``delta`` is candidate minus
+    baseline (``None`` when either side has no value)."""
+
+    name: str
+    semantic_type: str
+    fn: str
+    unit: str | None = None
+    baseline: AggregateValue
+    candidate: AggregateValue
+    delta: float | None = None
+
+
+class Comparison(ReportModel):
+    """Baseline against candidate, paired by case. ``confounded`` is true when more than
+    one factor differs: the deltas are associations, not effects of one change."""
+
+    baseline: str
+    candidate: str
+    paired_cases: tuple[str, ...] = ()
+    unpaired: tuple[UnpairedCase, ...] = ()
+    changed_factors: tuple[FactorChange, ...] = ()
+    confounded: bool = False
+    metrics: tuple[ComparisonMetric, ...] = ()
+
+
+class VariantDistribution(ReportModel):
+    values: tuple[float, ...] = ()
+    summaries: dict[str, AggregateValue] = Field(default_factory=dict)
+
+
+class Distribution(ReportModel):
+    name: str
+    semantic_type: str
+    unit: str | None = None
+    summaries: tuple[str, ...] = ()
+    variants: dict[str, VariantDistribution] = Field(default_factory=dict)
+
+
+class RunMetricRow(ReportModel):
+    """One run with its projected metrics: ``metrics[semantic_type]`` in canonical units."""
+
+    run_id: str
+    case_id: str
+    variant_id: str
+    status: RunStatus
+    task_status: str
+    evaluation_status: str
+    metrics: dict[str, Any] = Field(default_factory=dict)
+    reason: str | None = None
+
+
+class Report(ReportModel):
+    """Everything the terminal report and the exporters show."""
+
+    benchmark: str
+    experiment: str
+    runs: int
+    planned: int
+    status: StatusCounts
+    missing_runs: tuple[str, ...] = ()
+    variants: tuple[VariantSummary, ...] = ()
+    leaderboard: Leaderboard = Field(default_factory=Leaderboard)
+    matrix: CaseMatrix | None = None
+    comparisons: tuple[Comparison, ...] = ()
+    distributions: tuple[Distribution, ...] = ()
+    run_rows: tuple[RunMetricRow, ...] = ()
+    metric_units: dict[str, str | None] = Field(default_factory=dict)
+    """Canonical unit of every semantic type in ``run_rows``."""
+    diagnostics: tuple[str, ...] = ()
+    """Problems met while building: units that could not be converted, ambiguous values, ..."""

@@ -1,0 +1,81 @@
+"""Per-run rows: every projected metric of a run in its semantic type's unit, and why a run
+did not pass."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autobench.records import ObservationRole, RunRecord, RunStatus, TaskStatus
+from autobench.report._metrics import MetricTable
+from autobench.report._model import RunMetricRow
+
+
+def _fails(value: Any) -> bool:
+    """The constraint rule of the run status: ``False`` or a number equal to ``0`` fails."""
+    if value is False:
+        return True
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == 0
+
+
+def _with_reason(text: str, reason: str | None) -> str:
+    return text if not reason else f"{text}: {reason}"
+
+
+def run_reason(run: RunRecord) -> str | None:
+    """Why ``run`` did not pass (``None`` for a passed run).
+
+    Errored: its first error (``type: message``), ignoring errors of optional
+    scorers. Failed: the errors the task reported, else every failing
+    constraint (``constraint <name> failed: <reason>``). Skipped: its first
+    error, else ``"skipped"``.
+    """
+    if run.status is RunStatus.PASSED:
+        return None
+    optional = {score.name for score in run.scores if score.optional}
+    errors = [
+        error for error in run.errors if not (error.stage == "scorer" and error.source in optional)
+    ]
+    described = [_with_reason(error.type, error.message) for error in errors]
+    if run.status is RunStatus.ERRORED or run.status is RunStatus.SKIPPED:
+        fallback = "skipped" if run.status is RunStatus.SKIPPED else "errored"
+        return described[0] if described else fallback
+    if run.task_status is TaskStatus.FAILED and described:
+        return "; ".join(described)
+    failing = [
+        _with_reason(f"constraint {score.name} failed", score.reason)
+        for score in run.scores
+        if score.error is None and score.role == ObservationRole.CONSTRAINT and _fails(score.value)
+    ]
+    failing += [
+        _with_reason(f"constraint {obs.name} failed", obs.reason)
+        for obs in run.observations
+        if obs.role == ObservationRole.CONSTRAINT and _fails(obs.value)
+    ]
+    return "; ".join(failing or described) or "failed"
+
+
+def run_rows(table: MetricTable) -> list[RunMetricRow]:
+    """One row per run (plan order) with ``metrics[semantic_type]`` for every projected type
+    the run has a usable value of."""
+    columns = [table.values(semantic) for semantic in table.semantic_types]
+    rows = []
+    for index, run in enumerate(table.runs):
+        metrics = {
+            values.semantic_type: values.by_run[index]
+            for values in columns
+            if values.by_run[index] is not None
+        }
+        # Built from already-validated records: skip re-validating one model per run.
+        rows.append(
+            RunMetricRow.model_construct(
+                run_id=run.run_id,
+                case_id=run.case_id,
+                variant_id=run.variant_id,
+                status=run.status,
+                task_status=run.task_status.value,
+                evaluation_status=run.evaluation_status.value,
+                metrics=metrics,
+                reason=run_reason(run),
+            )
+        )
+    return rows

@@ -1,0 +1,54 @@
+"""build_report and the CSV export over 10,000 runs stay fast (each run is projected once)."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+from conftest import RunBench
+
+from autobench.records import ExperimentResult, PlannedRun, RunRecord
+from autobench.report import build_report, exporter_registry
+
+TASK = """
+def run(ctx, case):
+    ctx.metric("latency", 120 + case.input["i"], semantic_type="time.latency", unit="ms",
+               role="objective")
+    ctx.metric("cost", 0.001, semantic_type="money.cost", unit="usd")
+    ctx.check("format", case.input["i"] % 7 != 0)
+    return {"q": (case.input["i"] % 10) / 10}
+"""
+
+
+def _scaled(result: ExperimentResult, count: int) -> ExperimentResult:
+    runs: list[RunRecord] = []
+    for index in range(count):
+        template = result.runs[index % len(result.runs)]
+        case = f"case{index // 2:05d}"
+        run_id = f"run_{index:05d}_{case}_{template.variant_id}"
+        info = template.run.model_copy(update={"id": run_id, "case": case, "index": index})
+        runs.append(template.model_copy(update={"run": info}))
+    plan = tuple(
+        PlannedRun(id=run.run_id, case=run.case_id, variant=run.variant_id, path="x")
+        for run in runs
+    )
+    experiment = result.experiment.model_copy(update={"plan": plan})
+    return dataclasses.replace(result, experiment=experiment, runs=tuple(runs))
+
+
+def test_ten_thousand_runs(run_bench: RunBench) -> None:
+    cases = [{"id": f"c{i}", "input": {"i": i}} for i in range(50)]
+    variants = [
+        {"id": "base", "factors": {"model": "a"}},
+        {"id": "cand", "factors": {"model": "b"}},
+    ]
+    scoring = [{"kind": "output", "name": "q", "path": "output.q", "semantic": "quality.score"}]
+    result = _scaled(run_bench(TASK, cases=cases, variants=variants, scoring=scoring), 10_000)
+    started = time.perf_counter()
+    report = build_report(result)
+    text = exporter_registry().get("csv").export(report, result)
+    elapsed = time.perf_counter() - started
+    assert len(report.run_rows) == 10_000
+    assert isinstance(text, str) and text.count("\n") == 10_001
+    assert report.leaderboard.rows[0].metrics["time.latency"].n == 5_000
+    assert elapsed < 3.0, f"build_report + csv over 10,000 runs took {elapsed:.2f} s"
