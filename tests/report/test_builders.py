@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import RunBench
 
-from autobench.core.spec import MetricAggregation, ReportSpec
+from autobench.core.spec import ReportSpec
 from autobench.records import RunStatus
 from autobench.report import (
     UnknownVariantError,
@@ -82,7 +82,7 @@ def test_every_function_over_no_values(run_bench: RunBench) -> None:
             "metrics": [
                 {"name": fn, "metric": "quality.score", "aggregate": fn} for fn in functions
             ]
-        }  # fmt: skip
+        }
     )
     (row,) = build_leaderboard(result, spec).rows
     for fn in functions:
@@ -192,7 +192,7 @@ def test_unknown_variant_names_the_known_ones(run_bench: RunBench) -> None:
     result = run_bench(
         QUALITY_TASK, cases=_cases(1.0), variants=TWO_VARIANTS, scoring=[QUALITY_SCORER]
     )
-    with pytest.raises(UnknownVariantError, match="unknown variant 'nope'.*base, cand"):
+    with pytest.raises(UnknownVariantError, match=r"unknown variant 'nope'.*base, cand"):
         compare_variants(result, "base", "nope")
     assert issubclass(UnknownVariantError, ValueError)
 

@@ -35,6 +35,18 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "autobench.cli._replay:replay_command",
         "Rebuild a recorded experiment without importing its task.",
     ),
+    "report": (
+        "autobench.cli._report:report_command",
+        "Show the report of a recorded experiment.",
+    ),
+    "compare": (
+        "autobench.cli._compare:compare_command",
+        "Compare two recorded variants, paired by case.",
+    ),
+    "export": (
+        "autobench.cli._export:export_command",
+        "Write a report file (yaml, csv, markdown, junit, ...) and preview it.",
+    ),
 }
 
 
@@ -93,11 +105,14 @@ def cli() -> None:
     Typical workflow:
       autobench validate autobench.yaml
       autobench run autobench.yaml --record runs/latest
-      autobench replay runs/latest
+      autobench report runs/latest
+      autobench compare runs/latest --baseline A --candidate B
+      autobench export runs/latest --format csv --path runs.csv
 
     Exit codes: 0 when the command completed (even if some runs failed),
     1 for invalid specs, unresolved tasks, recording collisions and missing
-    records, 2 for wrong command-line usage.
+    records, 2 for wrong command-line usage, 3 when --fail-on matched, 130
+    after Ctrl-C.
     """
 
 

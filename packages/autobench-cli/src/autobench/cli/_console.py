@@ -21,6 +21,7 @@ import autobench
 from autobench.core.runtime import TaskResolutionError
 from autobench.core.spec import SpecError
 from autobench.records import RecordFormatError, RecordingError
+from autobench.report import UnknownExportFormatError, UnknownVariantError
 
 EXIT_ERROR = 1
 _IMPORTLIB = Path(importlib.__file__).parent
@@ -63,6 +64,10 @@ def user_errors() -> Iterator[None]:
         raise show_error("Recording failed", str(exc)) from None
     except RecordFormatError as exc:
         raise show_error("Cannot read records", str(exc)) from None
+    except UnknownVariantError as exc:
+        raise show_error("Unknown variant", str(exc)) from None
+    except UnknownExportFormatError as exc:
+        raise show_error("Unknown export format", str(exc)) from None
 
 
 def _task_error(exc: TaskResolutionError) -> ReportedError:

@@ -8,11 +8,13 @@ import re
 from pathlib import Path
 
 import click
-from rich.console import Group
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from autobench.cli._console import stderr_console, stdout_console, user_errors
+from autobench.cli._gate import FAIL_ON_HELP, gate_failures, parse_fail_on
+from autobench.cli._output import exit_for_gate
+from autobench.cli._report import RUNS_HELP
 from autobench.core.planning import new_experiment_id
 from autobench.core.runtime import (
     ProgressEvent,
@@ -22,7 +24,8 @@ from autobench.core.runtime import (
 )
 from autobench.core.spec import load_benchmark_spec
 from autobench.records import RecordDirectoryWriter, RecordingError, RunStatus, safe_segment
-from autobench.report import render_experiment_overview, render_status_table
+from autobench.report import build_report, render_report
+from autobench.report._render import RunSelection
 
 DEFAULT_RECORD_ROOT = Path(".autobench")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
@@ -98,6 +101,14 @@ def _interrupted(sink: RecordDirectoryWriter | None, target: Path | None) -> cli
 @click.option(
     "--progress/--no-progress", "show_progress", default=True, help="Show a progress bar on stderr."
 )
+@click.option(
+    "--runs",
+    type=click.Choice(["auto", "all", "failed", "none"]),
+    default="auto",
+    show_default=True,
+    help=RUNS_HELP,
+)
+@click.option("--fail-on", callback=parse_fail_on, metavar="STATUSES", help=FAIL_ON_HELP)
 def run_command(
     spec_path: Path,
     record_dir: Path | None,
@@ -105,14 +116,17 @@ def run_command(
     concurrency: int,
     experiment_id: str | None,
     show_progress: bool,
+    runs: RunSelection,
+    fail_on: frozenset[str],
 ) -> None:
     """Run the benchmark SPEC: every case against every variant.
 
     Each run's record is written atomically as soon as the run ends. Without
     --record or --no-record, records go to .autobench/<benchmark>/<experiment>/.
-    An existing experiment directory is never overwritten. The exit code is 0
-    when the experiment completed, even if some runs failed or errored; the
-    status table shows them.
+    An existing experiment directory is never overwritten. It ends with the
+    same report as `autobench report`. The exit code is 0 when the experiment
+    completed, even if some runs failed or errored (the report shows them),
+    unless --fail-on says otherwise.
     """
     if record_dir is not None and no_record:
         raise click.UsageError("--record and --no-record exclude each other")
@@ -151,4 +165,8 @@ def run_command(
             raise _interrupted(sink, target) from None
     if target is not None:
         result = dataclasses.replace(result, root_dir=target)
-    stdout_console().print(Group(render_experiment_overview(result), render_status_table(result)))
+    with user_errors():
+        report = build_report(result)
+    records = None if target is None else str(target)
+    stdout_console().print(render_report(report, records=records, runs=runs))
+    exit_for_gate(gate_failures(result, fail_on))

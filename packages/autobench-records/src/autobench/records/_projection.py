@@ -31,7 +31,8 @@ def score_observation(
     score: ScoreRecord, *, case_id: str | None = None, variant_id: str | None = None
 ) -> Observation:
     """The observation a score projects to: kind metric, source ``score``, id ``score.<name>``."""
-    return Observation(
+    # Every field comes from an already-validated ScoreRecord: construct without re-validating.
+    return Observation.model_construct(
         id=f"score.{score.name}",
         name=score.name,
         kind=ObservationKind.METRIC,
@@ -126,6 +127,9 @@ def project_observations(
         groups.setdefault(registry.normalize(observation.semantic_type), []).append(observation)
     projected: dict[str, ProjectedMetric] = {}
     for semantic, candidates in groups.items():
+        if len(candidates) == 1:  # the common case, kept cheap for 10,000-run reports
+            projected[semantic] = ProjectedMetric(semantic, candidates[0], (candidates[0],), False)
+            continue
         best_rank = min(_RANK[candidate.source] for candidate in candidates)
         best = [candidate for candidate in candidates if _RANK[candidate.source] == best_rank]
         chosen = best[0]

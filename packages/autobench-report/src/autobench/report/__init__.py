@@ -1,5 +1,8 @@
 """Autobench reports over recorded evidence: builders, terminal rendering (Rich) and exporters."""
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from autobench.report._builders import (
     build_case_matrix,
     build_leaderboard,
@@ -33,7 +36,26 @@ from autobench.report._model import (
     VariantDistribution,
     VariantSummary,
 )
-from autobench.report._terminal import render_experiment_overview, render_plan, render_status_table
+
+# The Rich renderers are imported on first use: loading the plugin manager imports this
+# package (the built-in exporters are an entry point), and that must not cost a Rich import.
+_RENDERERS = {
+    "render_experiment_overview": "autobench.report._terminal",
+    "render_plan": "autobench.report._terminal",
+    "render_status_table": "autobench.report._terminal",
+    "render_report": "autobench.report._render",
+    "render_comparison": "autobench.report._render",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _RENDERERS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'autobench.report' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AggregateValue",
@@ -62,8 +84,18 @@ __all__ = [
     "build_run_metric_rows",
     "compare_variants",
     "exporter_registry",
+    "render_comparison",
     "render_experiment_overview",
     "render_plan",
+    "render_report",
     "render_status_table",
     "report_spec",
 ]
+
+if TYPE_CHECKING:  # pragma: no cover - static view of the lazy renderers
+    from autobench.report._render import render_comparison, render_report
+    from autobench.report._terminal import (
+        render_experiment_overview,
+        render_plan,
+        render_status_table,
+    )

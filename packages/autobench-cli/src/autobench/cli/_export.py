@@ -1,0 +1,131 @@
+"""``autobench export``: write a report file in any registered format, then preview it."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import tempfile
+from pathlib import Path
+
+import click
+from rich.console import Group, RenderableType
+from rich.markdown import Markdown
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from autobench.cli._console import show_error, stdout_console, user_errors
+from autobench.records import replay_experiment
+from autobench.report import build_report, exporter_registry
+
+PREVIEW_LINES = 20
+RECORD_FILES = frozenset({"experiment.yaml", "summary.yaml", "run.yaml"})
+
+
+def _write(path: Path, content: str | bytes) -> int:
+    """Write ``content`` to ``path`` atomically (temporary file, then rename); return bytes."""
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return len(data)
+
+
+def _preview(name: str, content: str | bytes) -> RenderableType:
+    """A short view of the exported file for the terminal (never the whole file)."""
+    if isinstance(content, bytes):
+        return Text(f"{len(content)} bytes of binary content", style="dim")
+    lines = content.splitlines()
+    shown = "\n".join(lines[:PREVIEW_LINES])
+    more = (
+        Text(f"... {len(lines) - PREVIEW_LINES} more lines in the file", style="dim")
+        if len(lines) > PREVIEW_LINES
+        else Text("")
+    )
+    if name == "csv":
+        return _csv_preview(content)
+    if name == "markdown":
+        return Group(Markdown(shown), more)
+    lexer = {"yaml": "yaml", "junit": "xml"}.get(name, "text")
+    return Group(Syntax(shown, lexer, word_wrap=True), more)
+
+
+CSV_PREVIEW_ROWS = 8
+CSV_PREVIEW_COLUMNS = ("case", "variant", "status")
+
+
+def _csv_preview(content: str) -> RenderableType:
+    """The first rows of a CSV export: case, variant, status and the first metric columns."""
+    rows = list(csv.reader(io.StringIO(content)))
+    if not rows:
+        return Text("empty file", style="dim")
+    header, body = rows[0], rows[1:]
+    wanted = [name for name in CSV_PREVIEW_COLUMNS if name in header]
+    metrics = [name for name in header if "." in name][:3]
+    columns = [header.index(name) for name in [*wanted, *metrics]]
+    table = Table(pad_edge=False)
+    for index in columns:
+        table.add_column(header[index], overflow="ellipsis", no_wrap=True, max_width=28)
+    for row in body[:CSV_PREVIEW_ROWS]:
+        table.add_row(*(row[index] if index < len(row) else "" for index in columns))
+    hidden_columns = len(header) - len(columns)
+    note = f"{len(body)} rows, {len(header)} columns in the file"
+    if len(body) > CSV_PREVIEW_ROWS or hidden_columns:
+        note += f"; showing {min(len(body), CSV_PREVIEW_ROWS)} rows and {len(columns)} columns"
+    return Group(table, Text(note, style="dim"))
+
+
+@click.command("export")
+@click.argument("record_dir", metavar="DIR", type=click.Path(path_type=Path, file_okay=False))
+@click.option(
+    "--format",
+    "format_name",
+    required=True,
+    metavar="FORMAT",
+    help="Export format (see the list below).",
+)
+@click.option(
+    "--path",
+    "target",
+    required=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="File to write.",
+)
+def export_command(record_dir: Path, format_name: str, target: Path) -> None:
+    """Export the report of the experiment recorded in DIR to a file, then preview it.
+
+    Formats: yaml (the report record), csv (one row per run, one column per
+    metric), markdown (GitHub tables), junit (one test case per run, for CI)
+    and any format an installed plugin adds. The file is written atomically;
+    the terminal shows a preview, never the raw file. Record files are never
+    overwritten.
+    """
+    with user_errors():
+        exporter = exporter_registry().get(format_name)
+        if target.name in RECORD_FILES or (
+            target.exists() and target.resolve().is_relative_to((record_dir / "cases").resolve())
+        ):
+            raise show_error(
+                "Refusing to overwrite a record",
+                f"{target} is part of a record directory; choose another path",
+            )
+        result = replay_experiment(record_dir, evidence_only=True)
+        report = build_report(result)
+        content = exporter.export(report, result)
+        size = _write(target, content)
+    header = Text.assemble(
+        ("wrote ", "green"), (str(target), "bold"), f" ({format_name}, {size:,} bytes)"
+    )
+    stdout_console().print(Panel(_preview(format_name, content), title=header, title_align="left"))

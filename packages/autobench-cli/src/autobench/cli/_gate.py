@@ -1,0 +1,47 @@
+"""``--fail-on``: turn run statuses into a non-zero exit code for CI pipelines."""
+
+from __future__ import annotations
+
+import click
+
+from autobench.records import ExperimentResult, RunStatus
+
+EXIT_GATE = 3
+"""Exit code when runs ended in a status named by ``--fail-on`` (1 stays for errors)."""
+
+GATE_STATUSES = ("failed", "errored", "skipped", "missing")
+
+
+def parse_fail_on(
+    _ctx: click.Context, _param: click.Parameter, value: str | None
+) -> frozenset[str]:
+    """``failed,errored`` -> ``{"failed", "errored"}``; unknown names are a usage error."""
+    if not value:
+        return frozenset()
+    names = {part.strip() for part in value.split(",") if part.strip()}
+    unknown = sorted(names - set(GATE_STATUSES))
+    if unknown:
+        raise click.BadParameter(
+            f"unknown status {', '.join(unknown)}; choose from {', '.join(GATE_STATUSES)}"
+        )
+    return frozenset(names)
+
+
+FAIL_ON_HELP = (
+    "Exit with code 3 when any run ended in one of these statuses (comma-separated: "
+    "failed, errored, skipped; `missing` for planned runs without a record). "
+    "Without it the exit code is 0 whenever the experiment completed."
+)
+
+
+def gate_failures(result: ExperimentResult, fail_on: frozenset[str]) -> list[str]:
+    """What trips the gate, as lines for people (empty: the gate passes)."""
+    problems: list[str] = []
+    counts = result.status_counts()
+    for status in RunStatus:
+        count = getattr(counts, status.value)
+        if status.value in fail_on and count:
+            problems.append(f"{count} run(s) {status.value}")
+    if "missing" in fail_on and result.missing_runs:
+        problems.append(f"{len(result.missing_runs)} planned run(s) have no record")
+    return problems
