@@ -7,7 +7,8 @@ Budgets (from the project's issues): ``import autobench`` under 150 ms;
 ``autobench --help`` under 400 ms; ``autobench run --record`` of 1,000 trivial
 runs under 3 s wall including process start; under 150 us of framework time
 per trivial run in process without recording (concurrency must not make it
-slower); a trivial run's run.yaml under 3.5 KB. Timings are medians of
+slower); a trivial run's run.yaml under 3.5 KB; ``report`` and ``export --format
+csv`` of a 10,000-run record directory each under 5 s and 500 MB peak memory. Timings are medians of
 repeated measurements on this machine; they are figures, not test assertions.
 """
 
@@ -118,6 +119,52 @@ def measure_record(tmp: Path, repeats: int) -> tuple[float, int]:
     return statistics.median(samples), size
 
 
+def measure_report(tmp: Path, runs: int) -> list[tuple[str, float, float, str]]:
+    """``report`` and ``export --format csv`` on a recorded directory of ``runs`` runs:
+    wall time (process start included) and peak resident memory of the process."""
+    (tmp / "big").mkdir()
+    spec = trivial_spec(tmp / "big", runs // 2)
+    record = tmp / "big" / "record"
+    subprocess.run(
+        [
+            str(BIN / "autobench"),
+            "run",
+            str(spec),
+            "--record",
+            str(record),
+            "--no-progress",
+            "--runs",
+            "none",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    rows: list[tuple[str, float, float, str]] = []
+    commands = {
+        "report": ["report", str(record)],
+        "export --format csv": [
+            "export",
+            str(record),
+            "--format",
+            "csv",
+            "--path",
+            str(tmp / "big.csv"),
+        ],
+    }
+    for label, args in commands.items():
+        started = time.perf_counter()
+        child = subprocess.Popen(
+            [str(BIN / "autobench"), *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        _, status, usage = os.wait4(child.pid, 0)
+        elapsed = time.perf_counter() - started
+        if status != 0:
+            raise RuntimeError(f"autobench {label} failed with status {status}")
+        rows.append((f"{label}, {runs:,} runs", elapsed, 5.0, "s"))
+        rows.append((f"{label}, {runs:,} runs, peak memory", usage.ru_maxrss / 1024, 500, "MB"))
+    return rows
+
+
 def measure_in_process(tmp: Path, concurrency: int, repeats: int) -> float:
     sys.path.insert(0, str(tmp))
     from autobench import load_benchmark_spec, run_benchmark_spec
@@ -136,6 +183,12 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument(
+        "--report-runs",
+        type=int,
+        default=10_000,
+        help="runs in the recorded experiment that report and export are measured on (0: skip)",
+    )
     args = parser.parse_args()
     repeats = 3 if args.quick else 7
     rows: list[tuple[str, float, float, str]] = []
@@ -146,6 +199,8 @@ def main() -> None:
         wall, size = measure_record(tmp, max(1, repeats // 2))
         rows.append(("run --record, 1,000 trivial runs", wall, 3.0, "s"))
         rows.append(("largest trivial run.yaml", size / 1024, 3.5, "KiB"))
+        if args.report_runs:
+            rows.extend(measure_report(tmp, args.report_runs))
         for concurrency in (1, 8):
             per_run = measure_in_process(tmp, concurrency, repeats) * 1e6
             rows.append((f"framework time per run, concurrency {concurrency}", per_run, 150, "us"))

@@ -2,17 +2,25 @@
 
 Parsing YAML is CPU-bound Python work (the C parser calls back into Python for
 every node), so a large replay parses its run files in worker processes and
-validates the plain results in the calling process. Workers come from a
-``forkserver`` that has imported this package once, so starting them costs
-little and never forks a process that may be running threads.
+validates the plain results in the calling process.
+
+Workers are forked: a fork starts in milliseconds with this package already
+imported and, unlike ``spawn`` or ``forkserver``, never re-imports the
+caller's ``__main__`` (a script without a ``__main__`` guard would run again).
+Forking a process that runs other threads is unsafe, so the parallel path is
+only taken when the calling process has a single thread, on a platform with
+``fork``; otherwise, and whenever the pool fails, files are parsed in this
+process. The result is the same either way.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +36,8 @@ MAX_WORKERS = 4
 def worker_count(files: int) -> int:
     """How many processes to parse ``files`` run files on (1: parse in this process)."""
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    if files < PARALLEL_THRESHOLD or cpus < 2:
+    forkable = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    if files < PARALLEL_THRESHOLD or cpus < 2 or not forkable:
         return 1
     return min(cpus, MAX_WORKERS)
 
@@ -43,11 +52,16 @@ def parse_run_bodies(
         [str(path) for path in paths[start : start + chunk]]
         for start in range(0, len(paths), chunk)
     ]
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["autobench.records"])
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        results = pool.map(_parse_chunk, chunks, [skip] * len(chunks))
-        return [body for part in results for body in part]
+    if workers > 1 and threading.active_count() == 1:
+        try:
+            with ProcessPoolExecutor(
+                workers, mp_context=multiprocessing.get_context("fork")
+            ) as pool:
+                results = list(pool.map(_parse_chunk, chunks, [skip] * len(chunks)))
+            return [body for part in results for body in part]
+        except (BrokenProcessPool, OSError):
+            pass  # no usable worker processes here: parse in this process
+    return [body for part in chunks for body in _parse_chunk(part, skip)]
 
 
 def _parse_chunk(paths: list[str], skip: frozenset[str]) -> list[dict[str, Any] | None]:

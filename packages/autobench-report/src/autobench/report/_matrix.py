@@ -13,7 +13,7 @@ def case_matrix(table: MetricTable, semantic_type: str) -> CaseMatrix:
     cells: dict[str, dict[str, MatrixCell]] = {case: {} for case in table.cases}
     for index, run in enumerate(table.runs):
         # Built from already-validated records: skip re-validating 10,000s of cells.
-        cells[run.case_id][run.variant_id] = MatrixCell.model_construct(
+        cells[run.case_id][run.variant_id] = MatrixCell(
             status=run.status, value=values.by_run[index]
         )
     return CaseMatrix(

@@ -67,7 +67,7 @@ def run_rows(table: MetricTable) -> list[RunMetricRow]:
         }
         # Built from already-validated records: skip re-validating one model per run.
         rows.append(
-            RunMetricRow.model_construct(
+            RunMetricRow(
                 run_id=run.run_id,
                 case_id=run.case_id,
                 variant_id=run.variant_id,

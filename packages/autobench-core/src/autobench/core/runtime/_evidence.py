@@ -72,7 +72,7 @@ class EvidenceBuffer:
         factors, events and artifacts carry no direction is kept by the callers,
         which do not offer one for those kinds.
         """
-        observation = Observation.model_construct(
+        observation = Observation(
             id=f"obs_{next(self._observation_ids)}",
             name=str(name),
             kind=kind,
@@ -102,7 +102,7 @@ class EvidenceBuffer:
     ) -> ArtifactRef:
         """Store an artifact payload and return its reference (no path until a sink stores it)."""
         artifact_id = f"art_{next(self._artifact_ids)}"
-        ref = ArtifactRef.model_construct(
+        ref = ArtifactRef(
             id=artifact_id,
             name=str(name),
             media_type=media_type,

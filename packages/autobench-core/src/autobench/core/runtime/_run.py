@@ -188,7 +188,7 @@ def _finish(
     ):
         task_status = TaskStatus.FAILED
     status, outcome = decide_outcome(task_status, scores, run.observations)
-    info = RunInfo.model_construct(
+    info = RunInfo(
         id=planned.run_id,
         experiment=setup.experiment_id,
         benchmark=setup.benchmark_id,
@@ -200,7 +200,7 @@ def _finish(
         started_at=run.started_at,
         duration=(time.perf_counter_ns() - run.started) / 1e9,
     )
-    record = RunRecord.model_construct(
+    record = RunRecord(
         run=info,
         case=planned.case,
         variant=planned.variant,

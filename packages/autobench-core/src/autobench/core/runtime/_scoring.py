@@ -55,7 +55,7 @@ def _filled(record: ScoreRecord, scorer: ScorerSpec) -> ScoreRecord:
 
 
 def _from_value(value: Any, scorer: ScorerSpec) -> ScoreRecord:
-    return ScoreRecord.model_construct(
+    return ScoreRecord(
         name=scorer.name,
         value=value,
         semantic_type=scorer.semantic_type,
@@ -76,7 +76,7 @@ async def score_run(scorers: Sequence[ScorerSpec], call: ScoringCall) -> Scoring
             result = await scorer.score(call)
         except Exception as exc:
             scores.append(
-                ScoreRecord.model_construct(
+                ScoreRecord(
                     name=scorer.name,
                     semantic_type=scorer.semantic_type,
                     unit=scorer.unit,

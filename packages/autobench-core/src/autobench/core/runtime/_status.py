@@ -81,6 +81,4 @@ def decide_outcome(
         evaluation = EvaluationStatus.SKIPPED
     else:
         evaluation = evaluation_status(scores, observations)
-    return run_status(task, evaluation), RunOutcome.model_construct(
-        task=task, evaluation=evaluation
-    )
+    return run_status(task, evaluation), RunOutcome(task=task, evaluation=evaluation)
