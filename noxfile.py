@@ -41,7 +41,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def examples(session: nox.Session) -> None:
-    """Validate, run with recording, and replay every example."""
+    """Validate, run with recording, replay, report and export every example."""
     with tempfile.TemporaryDirectory(prefix="autobench-examples-") as tmp:
         for name in EXAMPLES:
             spec = str(ROOT / "examples" / name / "autobench.yaml")
@@ -49,6 +49,23 @@ def examples(session: nox.Session) -> None:
             _uv_run(session, "autobench", "validate", spec)
             _uv_run(session, "autobench", "run", spec, "--record", record, "--no-progress")
             _uv_run(session, "autobench", "replay", record)
+            _uv_run(session, "autobench", "report", record)
+            for fmt, suffix in (
+                ("yaml", "yaml"),
+                ("csv", "csv"),
+                ("markdown", "md"),
+                ("junit", "xml"),
+            ):
+                _uv_run(
+                    session,
+                    "autobench",
+                    "export",
+                    record,
+                    "--format",
+                    fmt,
+                    "--path",
+                    f"{record}-report.{suffix}",
+                )
 
 
 @nox.session

@@ -25,6 +25,13 @@ def _run_example(name: str, record: Path) -> None:
     assert ran.exit_code == 0, ran.output
     replayed = runner.invoke(cli, ["replay", str(record)])
     assert replayed.exit_code == 0, replayed.output
+    reported = runner.invoke(cli, ["report", str(record)])
+    assert reported.exit_code == 0, reported.output
+    for fmt in ("yaml", "csv", "markdown", "junit"):
+        exported = runner.invoke(
+            cli, ["export", str(record), "--format", fmt, "--path", f"{record}.{fmt}"]
+        )
+        assert exported.exit_code == 0, exported.output
 
 
 def test_minimal_example(tmp_path: Path) -> None:
@@ -71,6 +78,8 @@ def test_basic_example_v2_fixes_the_enterprise_outages(tmp_path: Path) -> None:
         observation for observation in run.observations if observation.name == "queue_matches"
     )
     assert check.value is False and "routed to technical" in (check.reason or "")
+    markdown = (tmp_path / "basic.markdown").read_text()
+    assert "| rules_v1 |" in markdown and "enterprise-outage-api" in markdown
     (artifact,) = run.artifacts
     assert artifact.path is not None and (tmp_path / "basic" / artifact.path).is_file()
     assert run.case.metadata["locale"] == "en-US" and "support" in run.case.tags
