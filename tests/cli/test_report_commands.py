@@ -143,3 +143,31 @@ def test_no_color_and_non_terminal_output_have_no_colour_codes(
         cli, ["report", str(recorded)]
     )
     assert plain.exit_code == 0 and not colour.search(plain.output)
+
+
+def test_export_files_get_normal_permissions_and_write_errors_are_reported(
+    runner: CliRunner, recorded: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "runs.md"
+    assert (
+        runner.invoke(
+            cli, ["export", str(recorded), "--format", "markdown", "--path", str(target)]
+        ).exit_code
+        == 0
+    )
+    assert target.stat().st_mode & 0o044 == 0o044
+    (tmp_path / "blocker").write_text("a file, not a directory")
+    failed = runner.invoke(
+        cli,
+        ["export", str(recorded), "--format", "csv", "--path", str(tmp_path / "blocker" / "x.csv")],
+    )
+    assert (
+        failed.exit_code == 1
+        and "Export failed" in failed.output
+        and "Traceback" not in failed.output
+    )
+
+
+def test_fail_on_refuses_an_empty_list(runner: CliRunner, recorded: Path) -> None:
+    assert runner.invoke(cli, ["report", str(recorded), "--fail-on", ""]).exit_code == 2
+    assert runner.invoke(cli, ["report", str(recorded), "--fail-on", "FAILED"]).exit_code == 3

@@ -116,3 +116,19 @@ def test_geomean_is_at_most_the_mean(data: list[float]) -> None:
     geomean, mean = aggregate("geomean", data).value, aggregate("mean", data).value
     assert geomean is not None and mean is not None
     assert geomean <= mean * (1 + 1e-9)
+
+
+def test_huge_and_infinite_values_never_break_an_aggregate() -> None:
+    huge = aggregate("mean", [1e308, 1e308])
+    assert huge.value is None and huge.n == 2 and "overflow" in " ".join(huge.diagnostics)
+    skipped = aggregate(
+        "mean", [float("inf"), float("-inf"), 1.0, 10**400], labels=["a", "b", "c", "d"]
+    )
+    assert skipped.value == 1.0 and skipped.n == 1
+    assert any("infinite value skipped" in line for line in skipped.diagnostics)
+    assert any("too large" in line for line in skipped.diagnostics)
+    for fn in ("sum", "median", "p95", "stddev", "geomean", "min", "max", "ratio_true"):
+        value = aggregate(fn, [1e308, 1e308, float("inf")]).value
+        assert value is None or math.isfinite(value)
+    assert aggregate("sum", [1e308, 1e308]).value is None
+    assert aggregate("count", [1, None, 2]).value == 2

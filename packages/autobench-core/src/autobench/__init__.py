@@ -129,6 +129,13 @@ _export(
     "run_benchmark_spec",
 )
 _export("autobench.core.plugins", "autobench-core", "hookimpl")
+_export(
+    "autobench.core.measurement",
+    "autobench-core",
+    "Measurement",
+    "MeasurementBudget",
+    "measure_callable",
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -167,6 +174,7 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
         Trace,
         TraceEnvelope,
     )
+    from autobench.core.measurement import Measurement, MeasurementBudget, measure_callable
     from autobench.core.scoring import (
         ExactScorer,
         MissingPathError,

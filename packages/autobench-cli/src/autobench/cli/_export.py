@@ -25,12 +25,16 @@ RECORD_FILES = frozenset({"experiment.yaml", "summary.yaml", "run.yaml"})
 
 
 def _write(path: Path, content: str | bytes) -> int:
-    """Write ``content`` to ``path`` atomically (temporary file, then rename); return bytes."""
+    """Write ``content`` to ``path`` atomically (temporary file, then rename) with the usual
+    permissions of a new file (0666 less the umask); return the bytes written."""
     data = content.encode("utf-8") if isinstance(content, str) else content
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(
         dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
     )
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(temporary, 0o666 & ~umask)
     try:
         with os.fdopen(descriptor, "wb") as stream:
             stream.write(data)
@@ -87,6 +91,10 @@ def _csv_preview(content: str) -> RenderableType:
     return Group(table, Text(note, style="dim"))
 
 
+def _formats_help() -> str:
+    return f"Export format: {', '.join(exporter_registry().names())}."
+
+
 @click.command("export")
 @click.argument("record_dir", metavar="DIR", type=click.Path(path_type=Path, file_okay=False))
 @click.option(
@@ -94,7 +102,7 @@ def _csv_preview(content: str) -> RenderableType:
     "format_name",
     required=True,
     metavar="FORMAT",
-    help="Export format (see the list below).",
+    help=_formats_help(),
 )
 @click.option(
     "--path",
@@ -124,7 +132,12 @@ def export_command(record_dir: Path, format_name: str, target: Path) -> None:
         result = replay_experiment(record_dir, evidence_only=True)
         report = build_report(result)
         content = exporter.export(report, result)
-        size = _write(target, content)
+        try:
+            size = _write(target, content)
+        except OSError as error:
+            raise show_error(
+                "Export failed", f"cannot write {target}: {error.strerror or error}"
+            ) from None
     header = Text.assemble(
         ("wrote ", "green"), (str(target), "bold"), f" ({format_name}, {size:,} bytes)"
     )

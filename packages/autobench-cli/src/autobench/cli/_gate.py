@@ -16,9 +16,11 @@ def parse_fail_on(
     _ctx: click.Context, _param: click.Parameter, value: str | None
 ) -> frozenset[str]:
     """``failed,errored`` -> ``{"failed", "errored"}``; unknown names are a usage error."""
-    if not value:
+    if value is None:
         return frozenset()
-    names = {part.strip() for part in value.split(",") if part.strip()}
+    names = {part.strip().lower() for part in value.split(",") if part.strip()}
+    if not names:
+        raise click.BadParameter(f"names no status; choose from {', '.join(GATE_STATUSES)}")
     unknown = sorted(names - set(GATE_STATUSES))
     if unknown:
         raise click.BadParameter(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from autobench.core._hookspecs import hookimpl
+from autobench.core.postderive._base import PostDeriverSpec
+from autobench.core.postderive._paired import PairedBaselineDeriverSpec
 from autobench.core.scoring._base import ScorerSpec
 from autobench.core.scoring._builtin import BUILTIN_SCORERS
 
@@ -12,3 +14,8 @@ from autobench.core.scoring._builtin import BUILTIN_SCORERS
 @hookimpl
 def autobench_scorers() -> Sequence[type[ScorerSpec]]:
     return BUILTIN_SCORERS
+
+
+@hookimpl
+def autobench_post_derivers() -> Sequence[type[PostDeriverSpec]]:
+    return (PairedBaselineDeriverSpec,)

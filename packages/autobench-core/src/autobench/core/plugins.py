@@ -28,17 +28,20 @@ from autobench.core._hookspecs import (
     hookimpl,
     hookspec,
 )
+from autobench.core.postderive._base import PostDeriverSpec
 from autobench.core.scoring._base import ScorerSpec
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "AutobenchSpecs",
     "PluginLoadError",
+    "PostDeriverRegistry",
     "ScorerRegistry",
     "hookimpl",
     "hookspec",
     "new_plugin_manager",
     "plugin_manager",
+    "post_deriver_registry",
     "scorer_registry",
 ]
 
@@ -119,3 +122,50 @@ class ScorerRegistry:
 def scorer_registry() -> ScorerRegistry:
     """The scorer registry of the process-wide plugin manager."""
     return ScorerRegistry.from_manager(plugin_manager())
+
+
+class PostDeriverRegistry:
+    """Post-deriver kinds known to this process (``autobench_post_derivers`` hook), by
+    ``kind``. Raises ``ValueError`` when two plugins claim the same kind."""
+
+    def __init__(self, models: Sequence[type[PostDeriverSpec]]) -> None:
+        self.by_kind: dict[str, type[PostDeriverSpec]] = {}
+        for model in models:
+            kind = model.model_fields["kind"].default
+            if kind in self.by_kind and self.by_kind[kind] is not model:
+                raise ValueError(
+                    f"post-deriver {kind!r} is registered twice "
+                    f"({self.by_kind[kind].__name__}, {model.__name__})"
+                )
+            self.by_kind[kind] = model
+
+    @classmethod
+    def from_manager(cls, manager: pluggy.PluginManager) -> PostDeriverRegistry:
+        return cls(
+            [
+                model
+                for contribution in manager.hook.autobench_post_derivers()
+                for model in contribution
+            ]
+        )
+
+    def validate(self, item: Any) -> PostDeriverSpec:
+        """Turn a ``post_derive`` mapping (with ``kind``) into its model; instances pass
+        through. Raises ``ValueError`` for an unknown kind."""
+        if isinstance(item, PostDeriverSpec):
+            return item
+        if not isinstance(item, Mapping):
+            raise ValueError(f"a post-deriver must be a mapping, not {type(item).__name__}")
+        kind = item.get("kind")
+        model = self.by_kind.get(kind) if isinstance(kind, str) else None
+        if model is None:
+            raise ValueError(
+                f"unknown post-deriver kind {kind!r}; known kinds: {', '.join(sorted(self.by_kind))}"
+            )
+        return model.model_validate(item)
+
+
+@functools.cache
+def post_deriver_registry() -> PostDeriverRegistry:
+    """The post-deriver registry of the process-wide plugin manager."""
+    return PostDeriverRegistry.from_manager(plugin_manager())

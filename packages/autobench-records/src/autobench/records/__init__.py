@@ -103,7 +103,7 @@ from autobench.records._units import (
     unit_dimension,
 )
 from autobench.records._values import OpaqueValue, encode_value
-from autobench.records._yaml import render_sections
+from autobench.records._yaml import load_document, render_sections
 
 __all__ = [
     "AGGREGATIONS",
@@ -176,6 +176,7 @@ __all__ = [
     "experiment_summary_to_yaml",
     "factors_from_mapping",
     "filter_observations",
+    "load_document",
     "load_experiment_record",
     "load_experiment_summary",
     "load_run_record",

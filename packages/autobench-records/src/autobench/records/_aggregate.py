@@ -4,6 +4,9 @@
 Which values take part (the same rule for every function):
 
 * ``None`` (a run without the metric) and NaN are skipped and not counted in ``n``;
+* infinities and integers too large for a float are skipped with a diagnostic
+  (they are not measurements a mean or a percentile can use); a result that
+  overflows is no value, with a diagnostic;
 * booleans count as ``1``/``0`` for the numeric functions;
 * other non-numeric values (strings, mappings, lists) are skipped with a
   diagnostic (``count`` counts them: it counts values present, of any type);
@@ -76,7 +79,7 @@ class Aggregate:
     over ``n`` values out of ``total`` runs, and why values were left out."""
 
     fn: str
-    value: float | None
+    value: float | int | None
     n: int
     total: int
     diagnostics: tuple[str, ...] = ()
@@ -94,10 +97,18 @@ def _numbers(
     for index, value in enumerate(values):
         if value is None or _is_nan(value):
             continue
-        if isinstance(value, bool | int | float):
-            numbers.append(float(value))
-            continue
         where = labels[index] if index < len(labels) else f"value {index}"
+        if isinstance(value, bool | int | float):
+            try:
+                number = float(value)
+            except OverflowError:
+                diagnostics.append(f"{context}{where}: integer too large for a float skipped")
+                continue
+            if math.isinf(number):
+                diagnostics.append(f"{context}{where}: infinite value skipped")
+                continue
+            numbers.append(number)
+            continue
         diagnostics.append(
             f"{context}{where}: non-numeric value {value!r} ({type(value).__name__}) skipped"
         )
@@ -157,7 +168,7 @@ def aggregate(
     total = len(values) if total is None else total
     if fn == "count":
         n = sum(1 for value in values if value is not None and not _is_nan(value))
-        return Aggregate(fn, float(n), n, total)
+        return Aggregate(fn, n, n, total)
     if fn == "ratio_true":
         numbers, diagnostics = _numbers(values, labels, context)
         value = sum(1 for x in numbers if x != 0) / len(numbers) if numbers else None
@@ -169,9 +180,17 @@ def aggregate(
     numbers, diagnostics = _numbers(values, labels, context)
     if not numbers:
         return Aggregate(fn, None, 0, total, tuple(diagnostics))
-    if fn in _SIMPLE:
-        return Aggregate(fn, float(_SIMPLE[fn](numbers)), len(numbers), total, tuple(diagnostics))
-    result, problem = _CHECKED[fn](numbers)
-    if problem is not None:
-        diagnostics.append(f"{context}{problem}")
+    try:
+        if fn in _SIMPLE:
+            result: float | None = float(_SIMPLE[fn](numbers))
+        else:
+            result, problem = _CHECKED[fn](numbers)
+            if problem is not None:
+                diagnostics.append(f"{context}{problem}")
+    except (ArithmeticError, ValueError) as error:  # fsum and statistics overflow on huge values
+        diagnostics.append(f"{context}{fn} could not be computed: {error}")
+        result = None
+    if result is not None and not math.isfinite(result):
+        diagnostics.append(f"{context}{fn} overflows a float")
+        result = None
     return Aggregate(fn, result, len(numbers), total, tuple(diagnostics))

@@ -54,6 +54,7 @@ def _comparison(item: Comparison) -> dict[str, Any]:
             "candidate": metric.candidate.value,
             "delta": metric.delta,
             "n": {"baseline": metric.baseline.n, "candidate": metric.candidate.n},
+            "total": {"baseline": metric.baseline.total, "candidate": metric.candidate.total},
         }
     return {
         "runs": len(item.paired_cases),
@@ -70,7 +71,10 @@ def _distribution(item: Distribution) -> dict[str, Any]:
         **({"unit": item.unit} if item.unit is not None else {}),
         "variants": {name: list(v.values) for name, v in item.variants.items()},
         "summaries": {
-            name: {fn: agg.value for fn, agg in v.summaries.items()}
+            name: {
+                fn: {"value": agg.value, "n": agg.n, "total": agg.total}
+                for fn, agg in v.summaries.items()
+            }
             for name, v in item.variants.items()
         },
     }

@@ -104,26 +104,18 @@ class MetricTable:
         return self.registry.normalize(semantic_type)
 
     def values(self, semantic_type: str) -> MetricValues:
-        """The values of ``semantic_type`` (aliases normalised) for every run, in one unit.
-
-        A run without the exact type uses its first projected descendant type
-        (``serving.cost`` for ``money.cost``).
+        """The values of exactly ``semantic_type`` (aliases normalised) for every run, in one
+        unit. Child types are never substituted: a run without the type has no value, so an
+        aggregate's ``n`` says how many runs really measured it.
         """
         semantic = self.normalize(semantic_type)
         cached = self._values.get(semantic)
         if cached is not None:
             return cached
-        descendants = [
-            other
-            for other in self.semantic_types
-            if other != semantic and self.registry.is_a(other, semantic)
-        ]
         items: list[UnitValue] = []
         positions: list[int] = []
         for index, metrics in enumerate(self.projected):
             metric = metrics.get(semantic)
-            if metric is None:
-                metric = next((metrics[d] for d in descendants if d in metrics), None)
             if metric is None:
                 continue
             run_id = self.runs[index].run_id

@@ -24,7 +24,7 @@ class AggregateValue(ReportModel):
     """One aggregate: ``value`` (``None`` = no value), over ``n`` of ``total`` runs, in ``unit``."""
 
     fn: str
-    value: float | None
+    value: float | int | None
     n: int
     total: int
     unit: str | None = None

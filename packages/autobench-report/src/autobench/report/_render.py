@@ -115,8 +115,8 @@ def render_variants(report: Report) -> RenderableType:
 def render_leaderboard(leaderboard: Leaderboard) -> RenderableType:
     table = _table("Leaderboard")
     table.add_column("variant", style="bold", overflow="fold")
-    table.add_column("runs", justify="right")
-    table.add_column("pass/fail/err", justify="right")
+    table.add_column("runs", justify="right", no_wrap=True)
+    table.add_column("pass/fail/err", justify="right", no_wrap=True)
     for column in leaderboard.columns:
         header = (
             column.name
@@ -125,7 +125,7 @@ def render_leaderboard(leaderboard: Leaderboard) -> RenderableType:
         )
         if column.unit:
             header += f" [{column.unit}]"
-        table.add_column(header, justify="right", overflow="fold")
+        table.add_column(header, justify="right", overflow="fold", min_width=6)
     for row in leaderboard.rows:
         status = f"{row.status.passed}/{row.status.failed}/{row.status.errored}"
         cells = [_aggregate(row.metrics.get(column.name)) for column in leaderboard.columns]

@@ -8,6 +8,7 @@ in :mod:`autobench.core.runtime._status`.
 from autobench.core.runtime._api import run_benchmark_path, run_benchmark_spec
 from autobench.core.runtime._context import RunContext, get_active_run_context
 from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
+from autobench.core.runtime._measurement import RecordedMeasurement
 from autobench.core.runtime._progress import ProgressEvent, ProgressEventKind
 from autobench.core.runtime._run import ROOT_SPAN
 from autobench.core.runtime._span import DurationMetricSpec, Span
@@ -18,6 +19,7 @@ __all__ = [
     "DurationMetricSpec",
     "ProgressEvent",
     "ProgressEventKind",
+    "RecordedMeasurement",
     "RunContext",
     "Span",
     "TaskResolutionError",

@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from autobench.core.measurement import Measurement
 from autobench.core.runtime._evidence import EvidenceBuffer, error_record
+from autobench.core.runtime._measurement import RecordedMeasurement, record_measurement
 from autobench.records import (
     ArtifactRef,
     Direction,
@@ -180,6 +182,38 @@ class EvidenceRecorder:
             media_type=media_type,
             tags=dict(tags) if tags else None,
             span_id=self._link_span_id(),
+        )
+
+    def record_measurement(
+        self,
+        name: str,
+        measurement: Measurement,
+        *,
+        semantic_type: str | None = Semantic.TIME_LATENCY,
+        unit: str = "ms",
+        role: ObservationRole | str = ObservationRole.OBJECTIVE,
+        direction: Direction | str = Direction.MINIMIZE,
+        include_samples_artifact: bool = False,
+    ) -> RecordedMeasurement:
+        """Record a :class:`Measurement` (from ``measure_callable``) as summary metrics.
+
+        ``<name>.median`` carries ``semantic_type`` with ``role`` and ``direction``;
+        ``p95``, ``mean``, ``min``, ``max``, ``stddev`` (types ``<semantic_type>.<stat>``),
+        ``repetitions``, ``noise`` (percent) and ``timed_out`` are diagnostics. Values are
+        in ``unit`` (a time unit, else ``ValueError``). ``include_samples_artifact`` also
+        stores the samples as the artifact ``<name>.samples``. See
+        :mod:`autobench.core.runtime._measurement` for the full table.
+        """
+        return record_measurement(
+            self._evidence,
+            self._link_span_id(),
+            name,
+            measurement,
+            semantic_type=semantic_type,
+            unit=unit,
+            role=role,
+            direction=direction,
+            include_samples_artifact=include_samples_artifact,
         )
 
     def error(self, error: BaseException | str, *, source: str | None = None) -> ErrorRecord:

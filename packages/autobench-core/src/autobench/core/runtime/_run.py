@@ -12,7 +12,9 @@ with a copied context. An awaitable returned by a sync task, and scorers that
 may suspend, are awaited on the experiment's loop (``_bridge``).
 
 A task that raises gives an errored run whose record keeps the evidence
-recorded before the raise. ``Exception`` and ``SystemExit`` (a task calling
+recorded before the raise; the scorers still run, with ``output`` ``None``,
+and see that evidence (its spans and observations, and only the run's own).
+``Exception`` and ``SystemExit`` (a task calling
 ``sys.exit``) are caught; cancellation and
 ``KeyboardInterrupt`` propagate.
 """
@@ -39,11 +41,20 @@ from autobench.abp import (
 from autobench.core.planning import MatrixRunSpec
 from autobench.core.runtime._bridge import run_on_loop
 from autobench.core.runtime._context import RunContext, bind_run_context
+from autobench.core.policies import PolicySpec
 from autobench.core.runtime._evidence import EvidenceBuffer, error_record
+from autobench.core.runtime._policies import policy_observations
 from autobench.core.runtime._scoring import ScoringResult, score_run, score_run_inline
 from autobench.core.runtime._status import decide_outcome
 from autobench.core.scoring import ScorerSpec, ScoringCall
-from autobench.records import Observation, RunInfo, RunRecord, TaskStatus
+from autobench.records import (
+    DEFAULT_SEMANTIC_REGISTRY,
+    Observation,
+    RunInfo,
+    RunRecord,
+    SemanticRegistry,
+    TaskStatus,
+)
 
 ROOT_SPAN = "benchmark.run"
 """Operation name of the root span of every run."""
@@ -60,6 +71,10 @@ class RunSetup:
     scorers: Sequence[ScorerSpec]
     scores_inline: bool
     """Whether a worker thread may score with ``score_run_inline`` (``_scoring.scores_inline``)."""
+    policies: Sequence[PolicySpec] = ()
+    """Policies checked on every run whose task completed (``_policies``)."""
+    registry: SemanticRegistry = DEFAULT_SEMANTIC_REGISTRY
+    """The spec's semantic registry (built-ins with the spec's entries laid over them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,8 +138,7 @@ async def execute_run(setup: RunSetup, planned: MatrixRunSpec) -> RunOutput:
                 run.output = await setup.task(ctx, ctx.case)
             except (Exception, SystemExit) as exc:
                 task_status = run.task_raised(exc, root)
-    call = _scoring_call(run, task_status)
-    scoring: ScoringResult = ((), ()) if call is None else await score_run(setup.scorers, call)
+    scoring = await score_run(setup.scorers, _scoring_call(run))
     return _finish(setup, run, task_status, scoring)
 
 
@@ -148,24 +162,20 @@ def execute_sync_run(
                 run.output = output
             except (Exception, SystemExit) as exc:
                 task_status = run.task_raised(exc, root)
-    call = _scoring_call(run, task_status)
-    scoring: ScoringResult = ((), ())
-    if call is not None:
-        scoring = (
-            score_run_inline(setup.scorers, call)
-            if setup.scores_inline
-            else run_on_loop(loop, score_run(setup.scorers, call))
-        )
+    call = _scoring_call(run)
+    scoring = (
+        score_run_inline(setup.scorers, call)
+        if setup.scores_inline
+        else run_on_loop(loop, score_run(setup.scorers, call))
+    )
     return _finish(setup, run, task_status, scoring)
 
 
-def _scoring_call(run: _Run, task_status: TaskStatus) -> ScoringCall | None:
-    """Freeze the run's trace and observations; return the call the scorers receive, or
-    ``None`` when the task raised (scorers do not run)."""
+def _scoring_call(run: _Run) -> ScoringCall:
+    """Freeze the run's trace and observations; return the call the scorers receive
+    (``output`` is ``None`` when the task raised)."""
     run.trace = run.collector.materialize()
     run.observations = tuple(run.evidence.observations)
-    if task_status is not TaskStatus.PASSED:
-        return None
     return ScoringCall(
         case=run.planned.case,
         variant=run.planned.variant,
@@ -183,6 +193,15 @@ def _finish(
     evidence, planned = run.evidence, run.planned
     scores, scorer_errors = scoring
     evidence.errors.extend(scorer_errors)
+    if task_status is TaskStatus.PASSED and setup.policies:
+        run.observations += policy_observations(
+            setup.policies,
+            scores,
+            run.observations,
+            setup.registry,
+            case_id=planned.case.id,
+            variant_id=planned.variant.id,
+        )
     if task_status is TaskStatus.PASSED and any(
         error.stage == "context" for error in evidence.errors
     ):

@@ -1,7 +1,10 @@
 """Scoring of one run: call each scorer of the spec and normalise what it returns.
 
 For each :class:`ScorerSpec` in ``spec.scoring`` (in declaration order) the
-runtime awaits ``scorer.score(call)``:
+runtime awaits ``scorer.score(call)``, with ``call.selected_spans`` set to the
+spans the scorer's ``span`` selector matches (all spans when it has none).
+Scorers run on every run, including runs whose task raised (``output`` is
+then ``None``):
 
 * a :class:`ScoreRecord` is kept, with ``semantic_type``, ``unit``,
   ``direction`` and ``role`` filled from the scorer spec where the record
@@ -18,22 +21,23 @@ runtime awaits ``scorer.score(call)``:
 :func:`score_run` is awaited on the event loop for async tasks. A sync task's
 worker thread has no event loop running, so it scores with
 :func:`score_run_inline` when :func:`scores_inline` holds (every scorer is a
-built-in whose ``score`` never suspends: the coroutine is driven with a single
-``send(None)``); other scorers are awaited on the experiment's event loop
+built-in of ``NEVER_SUSPENDING_SCORERS``: the coroutine is driven with a single
+``send(None)``); other scorers (``python`` scorers, plugin kinds) are awaited on the experiment's event loop
 (``_bridge.run_on_loop``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from autobench.core.runtime._evidence import error_record
-from autobench.core.scoring import BUILTIN_SCORERS, ScorerSpec, ScoringCall
+from autobench.core.scoring import NEVER_SUSPENDING_SCORERS, ScorerSpec, ScoringCall
 from autobench.records import ErrorRecord, ScoreRecord
 
-_NEVER_SUSPENDS = frozenset(kind.__dict__["score"] for kind in BUILTIN_SCORERS)
-"""The ``score`` functions of the built-in scorers: plain computations that never await."""
+_NEVER_SUSPENDS = frozenset(kind.__dict__["score"] for kind in NEVER_SUSPENDING_SCORERS)
+"""The ``score`` functions of the built-in scorers that are plain computations (never await)."""
 
 ScoringResult = tuple[tuple[ScoreRecord, ...], tuple[ErrorRecord, ...]]
 """The scores of one run (one per scorer, in order) and the errors of the scorers that raised."""
@@ -73,7 +77,7 @@ async def score_run(scorers: Sequence[ScorerSpec], call: ScoringCall) -> Scoring
     errors: list[ErrorRecord] = []
     for scorer in scorers:
         try:
-            result = await scorer.score(call)
+            result = await scorer.score(_selected(scorer, call))
         except Exception as exc:
             scores.append(
                 ScoreRecord(
@@ -94,6 +98,13 @@ async def score_run(scorers: Sequence[ScorerSpec], call: ScoringCall) -> Scoring
             else _from_value(result, scorer)
         )
     return tuple(scores), tuple(errors)
+
+
+def _selected(scorer: ScorerSpec, call: ScoringCall) -> ScoringCall:
+    """``call`` with ``selected_spans`` narrowed by the scorer's ``span`` selector."""
+    if scorer.span is None:
+        return call
+    return replace(call, selected_spans=scorer.span.select(call.spans, call.observations))
 
 
 def scores_inline(scorers: Sequence[ScorerSpec]) -> bool:

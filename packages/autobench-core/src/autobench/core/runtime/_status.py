@@ -2,8 +2,11 @@
 
 The rule (spec sections "Run Status Model" and "Failure And Status Model"):
 
-1. The task raised: task ``errored``, evaluation ``skipped`` (scorers do not
-   run), run ``errored``.
+1. The task raised: task ``errored`` and run ``errored``, whatever the
+   scorers give. The scorers still run (with ``output`` ``None``) so that
+   scorers reading spans and observations see what was recorded before the
+   raise; their scores and errors are recorded and the evaluation status is
+   computed as in rule 2, but nothing they give changes the run's status.
 2. Otherwise the task is ``failed`` when it reported an error through
    ``ctx.error(...)`` and ``passed`` when it did not. Scorers run, and the
    evaluation is
@@ -45,7 +48,7 @@ def is_failing_value(value: Any) -> bool:
 def evaluation_status(
     scores: Iterable[ScoreRecord], observations: Iterable[Observation]
 ) -> EvaluationStatus:
-    """Evaluation status of a run whose task did not raise (rule 2)."""
+    """Evaluation status of a run's scores and task observations (rule 2)."""
     failed = False
     for score in scores:
         if score.error is not None:
@@ -76,8 +79,9 @@ def run_status(task: TaskStatus, evaluation: EvaluationStatus) -> RunStatus:
 def decide_outcome(
     task: TaskStatus, scores: Iterable[ScoreRecord], observations: Iterable[Observation]
 ) -> tuple[RunStatus, RunOutcome]:
-    """Apply the whole rule; ``scores`` are ignored for a task that raised or was skipped."""
-    if task in (TaskStatus.ERRORED, TaskStatus.SKIPPED):
+    """Apply the whole rule. The evaluation of a skipped task is ``skipped``; that of a
+    task that raised is computed as usual and cannot change its ``errored`` run status."""
+    if task is TaskStatus.SKIPPED:
         evaluation = EvaluationStatus.SKIPPED
     else:
         evaluation = evaluation_status(scores, observations)

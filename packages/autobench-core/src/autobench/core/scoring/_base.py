@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from autobench.abp import SpanRecord
+from autobench.core._targets import TargetResolutionError
 from autobench.core.scoring._paths import resolve_dotted_path
+from autobench.core.scoring._selector import SpanSelector
 from autobench.records import Case, Direction, Observation, ObservationRole, ScoreRecord, Variant
 
 
@@ -18,10 +21,12 @@ class ScoringCall:
     """Everything a scorer may look at for one run.
 
     ``output`` is the task's return value (``task_result`` is the same value,
-    kept under its older name); ``spans`` are the run's spans and
-    ``selected_spans`` those matching the scorer's span selector (all spans
-    when it has none). ``ctx`` is the run's context, ``None`` when scoring
-    recorded evidence.
+    kept under its older name), ``None`` when the task raised: scorers run on
+    errored runs too and see what was recorded before the raise. ``spans`` are
+    the run's spans in start order and ``selected_spans`` those matching the
+    scorer's ``span`` selector (all spans when it has none); ``observations``
+    are the task's observations. ``ctx`` is the run's context, ``None`` when
+    scoring recorded evidence.
     """
 
     case: Case
@@ -61,6 +66,12 @@ class ScoringCall:
         return resolve_dotted_path(self.path_root(), path)
 
 
+class ScorerResolutionError(TargetResolutionError):
+    """A scorer's ``module:attribute`` target (a ``python`` scorer's function, a
+    ``schema`` scorer's model) could not be resolved; raised when the
+    experiment starts, before any run."""
+
+
 class ScorerSpec(BaseModel):
     """Base of every scorer kind.
 
@@ -68,7 +79,9 @@ class ScorerSpec(BaseModel):
     ``Literal`` field, ``keyword`` (the authoring DSL key, such as ``pass``)
     and ``default_role``, and implement :meth:`score`. ``direction`` is the
     DSL's ``goal``. A scorer with ``optional=True`` whose evaluation fails
-    records the error without affecting the run's status.
+    records the error without affecting the run's status. ``span`` (every
+    kind has it) selects the spans the scorer receives as
+    ``ScoringCall.selected_spans``.
     """
 
     model_config = ConfigDict(
@@ -89,6 +102,7 @@ class ScorerSpec(BaseModel):
     direction: Direction | None = Field(default=None, alias="goal")
     role: ObservationRole | None = None
     optional: bool = False
+    span: SpanSelector | None = None
 
     @model_serializer(mode="wrap")
     def _always_kind(self, handler: Any) -> Any:
@@ -100,6 +114,17 @@ class ScorerSpec(BaseModel):
     @property
     def effective_role(self) -> ObservationRole:
         return self.role or self.default_role
+
+    def prepare(self, base_dir: Path | None) -> ScorerSpec:
+        """The scorer ready to score an experiment whose spec lives in ``base_dir``.
+
+        Called once per experiment, before any run. Kinds that import user
+        code (``module:attribute`` targets, resolved from ``base_dir`` first)
+        resolve it here and return a copy holding it, raising
+        :class:`ScorerResolutionError` when it cannot be resolved. The default
+        returns the scorer itself.
+        """
+        return self
 
     async def score(self, call: ScoringCall) -> ScoreRecord | Any:
         """Score one run; return a :class:`ScoreRecord` or a plain value.
@@ -114,9 +139,10 @@ class ScorerSpec(BaseModel):
         """Keys a DSL ``score`` entry of this kind may hold beside its keyword.
 
         The default is the common options: ``semantic``, ``unit``, ``goal``,
-        ``role`` and ``optional``. A kind with more top-level options extends it.
+        ``role``, ``optional`` and ``span``. A kind with more top-level options
+        extends it.
         """
-        return frozenset({"semantic", "unit", "goal", "role", "optional"})
+        return frozenset({"semantic", "unit", "goal", "role", "optional", "span"})
 
     @classmethod
     def from_dsl(cls, name: str, action: Any, options: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,10 +1,17 @@
-"""Built-in scorers ``value``, ``pass`` and ``exact``, registered through the plugin hook."""
+"""Built-in scorers, registered through the plugin hook (:data:`BUILTIN_SCORERS`).
+
+``value``, ``pass`` and ``exact`` are defined here; ``schema``, ``python`` and
+``expected_action`` in their own modules.
+"""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
+from autobench.core.scoring._actions import ExpectedActionScorer
 from autobench.core.scoring._base import ScorerSpec, ScoringCall
+from autobench.core.scoring._python import PythonScorer
+from autobench.core.scoring._schema import SchemaScorer
 from autobench.records import ObservationRole, ScoreRecord
 
 
@@ -65,4 +72,22 @@ class ExactScorer(ScorerSpec):
         return {"actual": self.actual, "expected": self.expected}
 
 
-BUILTIN_SCORERS: tuple[type[ScorerSpec], ...] = (OutputMetricScorer, PassFailScorer, ExactScorer)
+BUILTIN_SCORERS: tuple[type[ScorerSpec], ...] = (
+    OutputMetricScorer,
+    PassFailScorer,
+    ExactScorer,
+    SchemaScorer,
+    PythonScorer,
+    ExpectedActionScorer,
+)
+"""Every scorer kind Autobench ships, in registration order."""
+
+NEVER_SUSPENDING_SCORERS: tuple[type[ScorerSpec], ...] = (
+    OutputMetricScorer,
+    PassFailScorer,
+    ExactScorer,
+    SchemaScorer,
+    ExpectedActionScorer,
+)
+"""Built-in kinds whose ``score`` is a plain computation that never awaits (``python``
+scorers call user code, which may)."""

@@ -10,6 +10,11 @@ from autobench.core.spec._checks import expect_keys, expect_mapping, validate_mo
 from autobench.core.spec._datasets import load_dataset
 from autobench.core.spec._dsl import report_from_dsl, scorers_from_dsl, task_from_run
 from autobench.core.spec._errors import Location, SpecError, one_of
+from autobench.core.spec._evaluation_sections import (
+    check_policies,
+    load_policies,
+    load_post_derivers,
+)
 from autobench.core.spec._files import SpecFiles
 from autobench.core.spec._models import BenchmarkInfo, BenchmarkSpec
 from autobench.core.spec._sections import (
@@ -21,9 +26,20 @@ from autobench.core.spec._sections import (
     load_variants,
 )
 from autobench.core.spec._yaml import Located, YamlDocument, kind_of, parse_yaml, read_yaml
+from autobench.records import DEFAULT_SEMANTIC_REGISTRY
 
 STRUCTURED_KEYS = frozenset(
-    {"benchmark", "dataset", "task", "variants", "scoring", "reports", "semantic_registry"}
+    {
+        "benchmark",
+        "dataset",
+        "task",
+        "variants",
+        "scoring",
+        "reports",
+        "semantic_registry",
+        "policies",
+        "post_derive",
+    }
 )
 DSL_KEYS = frozenset(
     {
@@ -37,6 +53,8 @@ DSL_KEYS = frozenset(
         "report",
         "reports",
         "semantic_registry",
+        "policies",
+        "post_derive",
     }
 )
 _SHAPES = (
@@ -60,6 +78,8 @@ def load_benchmark_spec(path: Path | str) -> BenchmarkSpec:
             score: {<name>: {<keyword>: <action>, semantic, role, goal, unit, optional}}
             report: {leaderboard: {show: {...}}, matrix: {metric}, compare: {"a -> b": {show}}, distributions: [...]}
             semantic_registry: {version, types: {<type>: {parent, unit, shape, description}}, aliases}
+            policies: [{name, metric, unit, <one requirement>}]     # see autobench.core.policies
+            post_derive: [{kind: paired_baseline, ...}]             # see autobench.core.postderive
 
     The **structured form** is the shape of ``BenchmarkSpec.model_dump()``::
 
@@ -70,6 +90,8 @@ def load_benchmark_spec(path: Path | str) -> BenchmarkSpec:
         scoring: [{kind, name, ...}]
         reports: {leaderboard: {metrics: [...]}, matrix, comparisons: [...], distributions: [...]}
         semantic_registry: {version, types, aliases}
+        policies: [...]                               # same shape as in the DSL
+        post_derive: [...]
 
     Detection rule: a document is in the structured form when it has a
     top-level key besides ``benchmark``, or when ``benchmark.id`` holds
@@ -194,6 +216,7 @@ def _authoring(top: Located, files: SpecFiles) -> dict[str, Any]:
         check_report_variants(sections["reports"], reports, variant_ids)
     if (registry := _present(body.get("semantic_registry"))) is not None:
         sections["semantic_registry"] = load_semantic_registry(registry)
+    _evaluation(body, sections, variant_ids)
     return sections
 
 
@@ -224,4 +247,16 @@ def _structured(top: Located, files: SpecFiles) -> dict[str, Any]:
         )
     if (registry := _present(top.get("semantic_registry"))) is not None:
         sections["semantic_registry"] = load_semantic_registry(registry)
+    _evaluation(top, sections, frozenset(variant.id for variant in variants))
     return sections
+
+
+def _evaluation(container: Located, sections: dict[str, Any], variant_ids: frozenset[str]) -> None:
+    """The ``post_derive`` and ``policies`` sections of ``container`` into ``sections``."""
+    post_derive = ()
+    if (item := _present(container.get("post_derive"))) is not None:
+        post_derive = sections["post_derive"] = load_post_derivers(item, variant_ids)
+    if (item := _present(container.get("policies"))) is not None:
+        policies = sections["policies"] = load_policies(item)
+        registry = DEFAULT_SEMANTIC_REGISTRY.merged(sections.get("semantic_registry"))
+        check_policies(policies, item, post_derive, registry)

@@ -12,8 +12,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator, model_validator
 
-from autobench.core.plugins import scorer_registry
+from autobench.core.plugins import post_deriver_registry, scorer_registry
+from autobench.core.policies import PolicySpec
+from autobench.core.postderive import PostDeriverSpec
 from autobench.core.scoring._base import ScorerSpec
+from autobench.core.spec._evaluation import duplicate_policy, policy_problem, post_deriver_problem
 from autobench.records import DEFAULT_SEMANTIC_REGISTRY, Case, SemanticRegistry, Variant
 
 
@@ -165,7 +168,12 @@ class BenchmarkSpec(SpecModel):
 
     Raises ``ValueError`` on duplicate variant ids or a scorer name used twice.
     ``scoring`` entries are validated by kind through the scorer registry
-    (built-in and plugin scorers alike).
+    (built-in and plugin scorers alike). ``policies`` are checked on every run
+    after scoring; ``post_derive`` entries (validated by kind through the
+    post-deriver registry) run once after all runs. Also raises ``ValueError``
+    for a policy name used twice, a post-deriver naming an undeclared baseline
+    variant or repeating another's output name, and a policy on a semantic type
+    only post-derivation produces (see :mod:`autobench.core.spec._evaluation`).
     """
 
     benchmark: BenchmarkInfo
@@ -175,6 +183,8 @@ class BenchmarkSpec(SpecModel):
     scoring: tuple[SerializeAsAny[ScorerSpec], ...] = ()
     reports: ReportSpec = Field(default_factory=ReportSpec)
     semantic_registry: SemanticRegistry = Field(default_factory=SemanticRegistry)
+    policies: tuple[PolicySpec, ...] = ()
+    post_derive: tuple[SerializeAsAny[PostDeriverSpec], ...] = ()
     base_dir: Path | None = Field(default=None, exclude=True)
     source_files: tuple[Path, ...] = Field(default=(), exclude=True)
     """Resolved paths of every file the loader read (the spec, then dataset files), in read order."""
@@ -185,6 +195,27 @@ class BenchmarkSpec(SpecModel):
         if not isinstance(value, list | tuple):
             return value
         return tuple(scorer_registry().validate(item) for item in value)
+
+    @field_validator("post_derive", mode="before")
+    @classmethod
+    def _post_derivers_by_kind(cls, value: Any) -> Any:
+        if not isinstance(value, list | tuple):
+            return value
+        return tuple(post_deriver_registry().validate(item) for item in value)
+
+    @model_validator(mode="after")
+    def _evaluation_fits(self) -> BenchmarkSpec:
+        problem = duplicate_policy(self.policies)
+        variant_ids = {variant.id for variant in self.variants}
+        for index, deriver in enumerate(self.post_derive):
+            problem = problem or post_deriver_problem(
+                index, deriver, self.post_derive[:index], variant_ids
+            )
+        for policy in self.policies:
+            problem = problem or policy_problem(policy, self.post_derive, self.registry)
+        if problem is not None:
+            raise ValueError(problem)
+        return self
 
     @model_validator(mode="after")
     def _unique_ids(self) -> BenchmarkSpec:

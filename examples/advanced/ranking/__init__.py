@@ -1,0 +1,1 @@
+"""Ranking disagreement: how far apart two orderings of the same documents are."""
