@@ -17,7 +17,7 @@ nox.options.sessions = ["tests", "lint", "examples"]
 nox.options.default_venv_backend = "none"
 
 ROOT = Path(__file__).parent
-EXAMPLES = ("minimal", "basic")
+EXAMPLES = ("minimal", "basic", "mid", "advanced")
 SOURCES = ("packages", "tests", "tools", "examples", "noxfile.py")
 
 

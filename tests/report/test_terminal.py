@@ -80,3 +80,20 @@ def test_500_cases_are_summarised_and_fit_80_columns(tmp_path: Path) -> None:
     text = " ".join(" ".join(lines).split())
     assert "980 more runs not shown" in text
     assert "500 cases: 72 differ between variants, 20 shown" in text
+
+
+def test_user_text_is_never_read_as_rich_markup(tmp_path: Path) -> None:
+    (tmp_path / "markup_task.py").write_text(
+        "def run(ctx, case):\n    ctx.metric('t', 5, semantic_type='time.latency', unit='ms', role='objective')\n    return {}\n"
+    )
+    spec = BenchmarkSpec(
+        benchmark={"id": "markup"},
+        dataset={"cases": [{"id": "[bold]case[/bold]"}]},
+        variants=[{"id": "[red]v"}],
+        task={"target": "markup_task:run"},
+        base_dir=tmp_path,
+    )
+    result = asyncio.run(run_benchmark_spec(spec))
+    text = _render(render_report(build_report(result)))
+    assert "[bold]case[/bold]" in text and "[red]v" in text
+    assert "time.latency [s]" in text

@@ -86,11 +86,17 @@ _export(
     "autobench.core.scoring",
     "autobench-core",
     "ExactScorer",
+    "ExpectedAction",
+    "ExpectedActionScorer",
     "MissingPathError",
     "OutputMetricScorer",
     "PassFailScorer",
+    "PythonScorer",
+    "SchemaScorer",
+    "ScorerResolutionError",
     "ScorerSpec",
     "ScoringCall",
+    "SpanSelector",
     "resolve_dotted_path",
 )
 
@@ -177,11 +183,17 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
     from autobench.core.measurement import Measurement, MeasurementBudget, measure_callable
     from autobench.core.scoring import (
         ExactScorer,
+        ExpectedAction,
+        ExpectedActionScorer,
         MissingPathError,
         OutputMetricScorer,
         PassFailScorer,
+        PythonScorer,
+        SchemaScorer,
+        ScorerResolutionError,
         ScorerSpec,
         ScoringCall,
+        SpanSelector,
         resolve_dotted_path,
     )
     from autobench.core.spec import (

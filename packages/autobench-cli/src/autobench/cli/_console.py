@@ -19,6 +19,7 @@ from rich.text import Text
 
 import autobench
 from autobench.core.runtime import TaskResolutionError
+from autobench.core.scoring import ScorerResolutionError
 from autobench.core.spec import SpecError
 from autobench.records import RecordFormatError, RecordingError
 from autobench.report import UnknownExportFormatError, UnknownVariantError
@@ -60,6 +61,8 @@ def user_errors() -> Iterator[None]:
         raise show_error("Invalid benchmark spec", str(exc)) from None
     except TaskResolutionError as exc:
         raise _task_error(exc) from None
+    except ScorerResolutionError as exc:
+        raise _task_error(exc, what="Scorer target") from None
     except RecordingError as exc:
         raise show_error("Recording failed", str(exc)) from None
     except RecordFormatError as exc:
@@ -70,7 +73,9 @@ def user_errors() -> Iterator[None]:
         raise show_error("Unknown export format", str(exc)) from None
 
 
-def _task_error(exc: TaskResolutionError) -> ReportedError:
+def _task_error(
+    exc: TaskResolutionError | ScorerResolutionError, what: str = "Task"
+) -> ReportedError:
     """A missing module or attribute is "not found"; a module that raised while importing
     shows the tail of its traceback, since the fault is in that module."""
     cause = exc.__cause__
@@ -86,9 +91,9 @@ def _task_error(exc: TaskResolutionError) -> ReportedError:
     )
     if missing:
         return show_error(
-            "Task not found",
+            f"{what} not found",
             str(exc),
-            "Task targets are 'module:function', resolved from the spec's directory first.",
+            f"{what} targets are 'module:attribute', resolved from the spec's directory first.",
         )
     assert cause is not None
     frames = [
@@ -99,4 +104,4 @@ def _task_error(exc: TaskResolutionError) -> ReportedError:
         and not any(Path(frame.filename).is_relative_to(root) for root in _AUTOBENCH)
     ]
     trace = "".join([*traceback.format_list(frames), *traceback.format_exception_only(cause)])
-    return show_error("Task module failed to import", f"{exc}\n\n{trace.rstrip()}")
+    return show_error(f"{what} module failed to import", f"{exc}\n\n{trace.rstrip()}")

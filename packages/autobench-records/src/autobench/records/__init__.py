@@ -17,6 +17,8 @@ from autobench.records._codec import (
     experiment_record_to_yaml,
     experiment_summary_from_yaml,
     experiment_summary_to_yaml,
+    post_derived_from_yaml,
+    post_derived_to_yaml,
     run_record_from_yaml,
     run_record_to_yaml,
     trace_from_yaml,
@@ -45,6 +47,12 @@ from autobench.records._evidence import (
     factors_from_mapping,
 )
 from autobench.records._paths import artifact_dir, run_record_path, safe_segment
+from autobench.records._post_derived import (
+    POST_DERIVED_FILE,
+    POST_DERIVED_RECORD_VERSION,
+    PostDerivedRecord,
+    merge_post_derived,
+)
 from autobench.records._projection import (
     ObservationQuery,
     ProjectedMetric,
@@ -75,6 +83,7 @@ from autobench.records._records import (
 from autobench.records._replay import (
     load_experiment_record,
     load_experiment_summary,
+    load_post_derived,
     load_run_record,
     record_experiment,
     replay_experiment,
@@ -111,6 +120,8 @@ __all__ = [
     "CURRENCIES",
     "DEFAULT_SEMANTIC_REGISTRY",
     "EXPERIMENT_RECORD_VERSION",
+    "POST_DERIVED_FILE",
+    "POST_DERIVED_RECORD_VERSION",
     "RECORD_VERSIONS",
     "RUN_RECORD_VERSION",
     "SOURCE_PRECEDENCE",
@@ -142,6 +153,7 @@ __all__ = [
     "ObservationSource",
     "OpaqueValue",
     "PlannedRun",
+    "PostDerivedRecord",
     "ProjectedMetric",
     "RecordDirectoryWriter",
     "RecordFormatError",
@@ -179,7 +191,11 @@ __all__ = [
     "load_document",
     "load_experiment_record",
     "load_experiment_summary",
+    "load_post_derived",
     "load_run_record",
+    "merge_post_derived",
+    "post_derived_from_yaml",
+    "post_derived_to_yaml",
     "project_observations",
     "record_experiment",
     "record_schemas",

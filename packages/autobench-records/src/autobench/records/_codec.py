@@ -30,6 +30,7 @@ from pydantic import BaseModel, ValidationError
 from autobench.abp import Trace
 from autobench.records._errors import RecordFormatError
 from autobench.records._evidence import ArtifactRef
+from autobench.records._post_derived import POST_DERIVED_RECORD_VERSION, PostDerivedRecord
 from autobench.records._records import (
     EXPERIMENT_RECORD_VERSION,
     RUN_RECORD_VERSION,
@@ -133,6 +134,32 @@ def artifact_payload_to_yaml(ref: ArtifactRef, payload: Any) -> str:
         "artifact_payload",
         ARTIFACT_PAYLOAD_RECORD_VERSION,
         {"artifact": artifact, "payload": encode_value(payload)},
+    )
+
+
+def post_derived_to_yaml(record: PostDerivedRecord) -> str:
+    """The ``post_derived.yaml`` text: ``experiment`` then ``runs`` (run id -> observations,
+    each without ``case``/``variant``, which the run id names)."""
+    runs: dict[str, Any] = {}
+    for run_id, observations in record.runs.items():
+        runs[run_id] = [
+            encode_value(
+                observation.model_dump(
+                    mode="python", exclude_defaults=True, exclude={"case_id", "variant_id"}
+                )
+            )
+            for observation in observations
+        ]
+    return dump_record(
+        "post_derived", POST_DERIVED_RECORD_VERSION, {"experiment": record.experiment, "runs": runs}
+    )
+
+
+def post_derived_from_yaml(text: str, *, source: Path | str | None = None) -> PostDerivedRecord:
+    """Read ``post_derived.yaml`` text (observations without ``case``/``variant``; the
+    reader of the experiment fills them from the runs)."""
+    return validate_record(
+        PostDerivedRecord, record_body(text, "post_derived", source=source), source=source
     )
 
 

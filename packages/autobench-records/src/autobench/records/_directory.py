@@ -7,6 +7,7 @@ Layout (all paths relative to the experiment directory, ids made safe with
     cases/<case>/<variant>/run.yaml       one per run, as it ends
     artifacts/<run>/<name><ext>           artifact payloads of that run
     artifacts/<run>/trace.yaml            a trace larger than TRACE_INLINE_LIMIT
+    post_derived.yaml                     written by post_derived(), before summary.yaml
     summary.yaml                          written by finish()
 
 Artifact payloads: ``str`` with a text media type (``text/*``, JSON, YAML,
@@ -44,13 +45,15 @@ from autobench.records._codec import (
     artifact_payload_to_yaml,
     experiment_record_to_yaml,
     experiment_summary_to_yaml,
+    post_derived_to_yaml,
     render_run,
     run_sections,
     trace_to_yaml,
 )
 from autobench.records._errors import RecordingError
-from autobench.records._evidence import ArtifactRef
+from autobench.records._evidence import ArtifactRef, Observation
 from autobench.records._paths import artifact_dir, run_record_path, safe_segment
+from autobench.records._post_derived import POST_DERIVED_FILE, PostDerivedRecord
 from autobench.records._records import (
     TRACE_MEDIA_TYPE,
     ExperimentRecord,
@@ -163,6 +166,7 @@ class RecordDirectoryWriter:
         self._pending: list[Future[None]] = []
         self._slots = threading.BoundedSemaphore(MAX_PENDING_RUNS)
         self._claimed: set[Path] = set()
+        self._experiment_id = ""
 
     def start(self, experiment: ExperimentRecord) -> None:
         """Create the directory and write ``experiment.yaml``."""
@@ -179,6 +183,7 @@ class RecordDirectoryWriter:
                 )
         self._files.ensure_dir(root)
         self._plan_paths = {planned.id: planned.path for planned in experiment.plan}
+        self._experiment_id = experiment.experiment_id
         self._write(root / "experiment.yaml", experiment_record_to_yaml(experiment))
         self._files.sync()
         self._started = True
@@ -218,6 +223,17 @@ class RecordDirectoryWriter:
         files.append((run_path, text.encode("utf-8")))
         self._submit(files)
         return run
+
+    def post_derived(self, observations_by_run: Mapping[str, Sequence[Observation]]) -> None:
+        """Wait for every pending run file, then write ``post_derived.yaml`` (see
+        :mod:`autobench.records._post_derived`) atomically. Raises :class:`RecordingError`
+        when a write failed or the file already exists."""
+        self.flush()
+        record = PostDerivedRecord(
+            experiment=self._experiment_id,
+            runs={run_id: tuple(items) for run_id, items in observations_by_run.items()},
+        )
+        self._write(self.root / POST_DERIVED_FILE, post_derived_to_yaml(record))
 
     def finish(self, summary: ExperimentSummary) -> None:
         """Wait for every pending run file, write ``summary.yaml`` and sync every directory

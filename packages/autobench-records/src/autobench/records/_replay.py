@@ -2,7 +2,8 @@
 
 Replay reads ``experiment.yaml``, ``summary.yaml`` (when present) and every
 planned ``run.yaml`` that exists, in plan order, into an
-:class:`ExperimentResult`. It imports no task or scorer module and never
+:class:`ExperimentResult`; the observations of ``post_derived.yaml`` (when
+present) are appended to their runs' observations. It imports no task or scorer module and never
 writes into the directory. Trace artifacts are only read from inside the
 experiment directory.
 """
@@ -20,6 +21,7 @@ from autobench.records._codec import (
     EVIDENCE_ONLY,
     experiment_record_from_yaml,
     experiment_summary_from_yaml,
+    post_derived_from_yaml,
     run_record_from_body,
     run_record_from_yaml,
     trace_from_yaml,
@@ -27,6 +29,7 @@ from autobench.records._codec import (
 from autobench.records._directory import RecordDirectoryWriter
 from autobench.records._errors import MissingRecordError, RecordFormatError
 from autobench.records._parallel import parse_run_bodies, worker_count
+from autobench.records._post_derived import POST_DERIVED_FILE, PostDerivedRecord, merge_post_derived
 from autobench.records._records import (
     ExperimentRecord,
     ExperimentSummary,
@@ -88,6 +91,15 @@ def load_experiment_summary(root: Path) -> ExperimentSummary | None:
     if not path.exists():
         return None
     return experiment_summary_from_yaml(_read_text(path, "experiment summary"), source=path)
+
+
+def load_post_derived(root: Path) -> PostDerivedRecord | None:
+    """Read ``<root>/post_derived.yaml``; ``None`` when the experiment has none (no
+    ``post_derive`` in its spec, or it stopped before post-derivation)."""
+    path = Path(root) / POST_DERIVED_FILE
+    if not path.exists():
+        return None
+    return post_derived_from_yaml(_read_text(path, "post-derived record"), source=path)
 
 
 def load_run_record(
@@ -207,9 +219,10 @@ def replay_experiment(
                 f"holds run {run.run_id!r}, but the plan puts run {planned.id!r} here", path=path
             )
         runs.append(run)
+    post_derived = load_post_derived(root)
     return ExperimentResult(
         experiment=experiment,
-        runs=tuple(runs),
+        runs=tuple(runs) if post_derived is None else merge_post_derived(runs, post_derived.runs),
         summary=load_experiment_summary(root),
         root_dir=root,
         registry=DEFAULT_SEMANTIC_REGISTRY.merged(experiment.semantic_registry),

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from autobench.abp import Trace
 from autobench.records._evidence import ArtifactRef
+from autobench.records._post_derived import POST_DERIVED_RECORD_VERSION, PostDerivedRecord
 from autobench.records._records import (
     EXPERIMENT_RECORD_VERSION,
     RUN_RECORD_VERSION,
@@ -43,6 +44,7 @@ RECORD_VERSIONS: dict[str, int] = {
     "trace": TRACE_RECORD_VERSION,
     "artifact": ARTIFACT_RECORD_VERSION,
     "artifact_payload": ARTIFACT_PAYLOAD_RECORD_VERSION,
+    "post_derived": POST_DERIVED_RECORD_VERSION,
 }
 """Record type -> the newest version this Autobench writes and reads."""
 
@@ -53,6 +55,7 @@ _TITLES = {
     "trace": "Autobench ABP trace artifact (trace.yaml)",
     "artifact": "Autobench artifact reference",
     "artifact_payload": "Autobench structured artifact payload",
+    "post_derived": "Autobench post-derived observations (post_derived.yaml)",
 }
 
 
@@ -144,6 +147,7 @@ def record_schemas() -> dict[str, dict[str, Any]]:
         "trace": _file_schema("trace", Trace),
         "artifact": _artifact_schema(),
         "artifact_payload": _artifact_payload_schema(),
+        "post_derived": _file_schema("post_derived", PostDerivedRecord),
     }
 
 

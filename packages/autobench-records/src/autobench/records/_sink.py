@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from autobench.records._evidence import Observation
 from autobench.records._records import ExperimentRecord, ExperimentSummary, RunRecord
 
 
 class ExperimentSink(Protocol):
     """Receives an experiment's evidence in order: ``start`` once, ``run_finished`` as
-    each run ends (in completion order), ``finish`` once at the end.
+    each run ends (in completion order), ``post_derived`` once after every run when
+    the spec has ``post_derive`` entries, ``finish`` once at the end.
 
     ``run_finished`` gets the artifact payloads of the run keyed by artifact id
     and returns the run record as stored (artifact references completed with
@@ -20,5 +22,10 @@ class ExperimentSink(Protocol):
     def start(self, experiment: ExperimentRecord) -> None: ...
 
     def run_finished(self, run: RunRecord, payloads: Mapping[str, Any]) -> RunRecord: ...
+
+    def post_derived(self, observations_by_run: Mapping[str, Sequence[Observation]]) -> None:
+        """Store the observations post-derivation added, keyed by run id (plan order).
+        Called only when the spec declares ``post_derive`` (possibly with no entries)."""
+        ...
 
     def finish(self, summary: ExperimentSummary) -> None: ...

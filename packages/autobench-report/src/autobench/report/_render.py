@@ -15,6 +15,7 @@ from typing import Literal
 
 from rich import box
 from rich.console import Group, RenderableType
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -108,7 +109,7 @@ def render_variants(report: Report) -> RenderableType:
         factors = ", ".join(
             f"{name}={value_text(value)}" for name, value in variant.factors.items()
         )
-        table.add_row(variant.id, variant.label or "", factors)
+        table.add_row(Text(variant.id), Text(variant.label or ""), Text(factors))
     return table
 
 
@@ -123,13 +124,21 @@ def render_leaderboard(leaderboard: Leaderboard) -> RenderableType:
             if column.name != column.semantic_type
             else f"{column.fn} {column.semantic_type}"
         )
-        if column.unit:
-            header += f" [{column.unit}]"
-        table.add_column(header, justify="right", overflow="fold", min_width=6)
+        unit = column.unit or next(
+            (
+                row.metrics[column.name].unit
+                for row in leaderboard.rows
+                if column.name in row.metrics
+            ),
+            None,
+        )
+        if unit and column.fn not in ("count", "ratio_true"):
+            header += f" [{unit}]"
+        table.add_column(Text(header), justify="right", overflow="fold", min_width=6)
     for row in leaderboard.rows:
         status = f"{row.status.passed}/{row.status.failed}/{row.status.errored}"
         cells = [_aggregate(row.metrics.get(column.name)) for column in leaderboard.columns]
-        table.add_row(row.variant, str(row.runs), status, *cells)
+        table.add_row(Text(row.variant), str(row.runs), status, *cells)
     return table
 
 
@@ -176,13 +185,15 @@ def render_run_metrics(
         table.add_column("status")
         for semantic_type in semantic_types:
             label = metric_label(semantic_type, report.metric_units.get(semantic_type))
-            table.add_column(label.removeprefix(f"{family}."), justify="right", overflow="fold")
+            table.add_column(
+                Text(label.removeprefix(f"{family}.")), justify="right", overflow="fold"
+            )
         for row in rows:
             values = [
                 Text(value_text(row.metrics.get(semantic_type)) or "-")
                 for semantic_type in semantic_types
             ]
-            table.add_row(row.case_id, row.variant_id, _status(row.status), *values)
+            table.add_row(Text(row.case_id), Text(row.variant_id), _status(row.status), *values)
         tables.append(table)
     reasons = [row for row in rows if row.reason]
     if reasons:
@@ -192,7 +203,9 @@ def render_run_metrics(
         why.add_column("status")
         why.add_column("reason", overflow="fold")
         for row in reasons:
-            why.add_row(row.case_id, row.variant_id, _status(row.status), row.reason)
+            why.add_row(
+                Text(row.case_id), Text(row.variant_id), _status(row.status), Text(row.reason)
+            )
         tables.append(why)
     return tables
 
@@ -211,10 +224,12 @@ def render_matrix(matrix: CaseMatrix, max_rows: int = 20, show_all: bool = False
             f"{len(shown)} shown (autobench report --runs all)"
         )
         cases = shown
-    table = _table(f"Case matrix: {metric_label(matrix.semantic_type, matrix.unit)}", caption)
+    table = _table(
+        escape(f"Case matrix: {metric_label(matrix.semantic_type, matrix.unit)}"), caption
+    )
     table.add_column("case", overflow="fold")
     for variant in matrix.variants:
-        table.add_column(variant, justify="right", overflow="fold")
+        table.add_column(Text(variant), justify="right", overflow="fold")
     for case in cases:
         cells: list[Text] = []
         for variant in matrix.variants:
@@ -226,7 +241,7 @@ def render_matrix(matrix: CaseMatrix, max_rows: int = 20, show_all: bool = False
             if cell.status is not RunStatus.PASSED:
                 text.append(f" {cell.status.value}", style=STATUS_STYLE[cell.status])
             cells.append(text)
-        table.add_row(case, *cells)
+        table.add_row(Text(case), *cells)
     return table
 
 
@@ -268,18 +283,20 @@ def render_comparison(comparison: Comparison, max_rows: int = 10) -> RenderableT
         if metric.unit:
             label += f" [{metric.unit}]"
         delta = Text("-", style="dim") if metric.delta is None else Text(f"{metric.delta:+.4g}")
-        metrics.add_row(label, _aggregate(metric.baseline), _aggregate(metric.candidate), delta)
+        metrics.add_row(
+            Text(label), _aggregate(metric.baseline), _aggregate(metric.candidate), delta
+        )
     parts: list[RenderableType] = [grid, metrics]
     if comparison.unpaired:
         unpaired = _table("Unpaired cases")
         unpaired.add_column("case", overflow="fold")
         unpaired.add_column("reason", overflow="fold")
         for item in comparison.unpaired[:max_rows]:
-            unpaired.add_row(item.case, item.reason)
+            unpaired.add_row(Text(item.case), Text(item.reason))
         if len(comparison.unpaired) > max_rows:
             unpaired.caption = f"... and {len(comparison.unpaired) - max_rows} more"
         parts.append(unpaired)
-    title = f"Compare {comparison.baseline} -> {comparison.candidate}"
+    title = Text(f"Compare {comparison.baseline} -> {comparison.candidate}")
     return Panel(Group(*parts), title=title, title_align="left")
 
 

@@ -2,8 +2,9 @@
 
 Order of work in :func:`run_benchmark_spec`:
 
-1. resolve the task (a :class:`TaskResolutionError` is raised here, before
-   anything is recorded or run) and build the plan;
+1. resolve the task and the scorers' targets (a :class:`TaskResolutionError`
+   or :class:`ScorerResolutionError` is raised here, before anything is
+   recorded or run) and build the plan;
 2. build the :class:`ExperimentRecord`, call ``sink.start`` and send
    ``experiment_started``;
 3. execute the matrix (``_executor``), handing each run to
@@ -57,11 +58,14 @@ async def run_benchmark_spec(
     payloads are returned in ``result.artifact_payloads[(run_id, artifact_id)]``.
     ``progress`` receives :class:`ProgressEvent` values. ``source_files``
     (``{path: sha256}``) defaults to :func:`collect_benchmark_source_files`.
-    Raises :class:`TaskResolutionError` when the task cannot be resolved.
+    Raises :class:`TaskResolutionError` when the task cannot be resolved and
+    :class:`ScorerResolutionError` when a scorer's target (a ``python`` scorer's
+    function, a ``schema`` scorer's model) cannot.
     """
     if concurrency_limit < 1:
         raise ValueError(f"concurrency_limit must be at least 1, got {concurrency_limit}")
     task = resolve_task(spec)
+    scorers = tuple(scorer.prepare(spec.base_dir) for scorer in spec.scoring)
     plan = build_benchmark_plan(spec)
     experiment_id = experiment_id or new_experiment_id(spec.benchmark.id)
     started = time.perf_counter()
@@ -82,8 +86,8 @@ async def run_benchmark_spec(
         benchmark_id=spec.benchmark.id,
         task=task,
         task_is_async=is_async_task(task),
-        scorers=spec.scoring,
-        scores_inline=scores_inline(spec.scoring),
+        scorers=scorers,
+        scores_inline=scores_inline(scorers),
     )
     executor = MatrixExecutor(
         setup, plan.runs, concurrency_limit=concurrency_limit, sink=sink, progress=progress

@@ -39,9 +39,9 @@ from autobench.abp import (
     start_span,
 )
 from autobench.core.planning import MatrixRunSpec
+from autobench.core.policies import PolicySpec
 from autobench.core.runtime._bridge import run_on_loop
 from autobench.core.runtime._context import RunContext, bind_run_context
-from autobench.core.policies import PolicySpec
 from autobench.core.runtime._evidence import EvidenceBuffer, error_record
 from autobench.core.runtime._policies import policy_observations
 from autobench.core.runtime._scoring import ScoringResult, score_run, score_run_inline

@@ -1,0 +1,108 @@
+"""Group a run's LLM usage observations into calls.
+
+Rule: each span holding at least one token observation (input, output, cache
+read or cache write) is one LLM call; token observations linked to no span
+form one call together. A call's model and provider are the values observed
+in its own span, else in the nearest ancestor span that has one (through the
+trace's parent links), else those observed outside any span, else the
+variant's factors declaring that semantic type. Semantic types are matched
+exactly after alias normalisation (``llm.tokens.cache_read`` is a child of
+``llm.tokens.input`` but is never read as input). Derived observations and
+diagnostics are not inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from autobench.abp import SpanRecord
+from autobench.records import (
+    Observation,
+    ObservationKind,
+    ObservationSource,
+    SemanticRegistry,
+    Variant,
+)
+
+TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+IDENTITY_FIELDS = ("model", "provider")
+
+
+@dataclass(slots=True)
+class CallEvidence:
+    """The observations of one call: token observations by field, and the model and
+    provider values that apply to it (each may hold several conflicting values)."""
+
+    span_id: str | None
+    tokens: dict[str, list[Observation]] = field(default_factory=dict)
+    identity: dict[str, list[object]] = field(default_factory=dict)
+
+
+def _is_input(observation: Observation) -> bool:
+    return (
+        observation.semantic_type is not None
+        and observation.source is not ObservationSource.DERIVED
+        and observation.kind not in (ObservationKind.DIAGNOSTIC, ObservationKind.ARTIFACT)
+    )
+
+
+def group_calls(
+    observations: Sequence[Observation],
+    spans: Sequence[SpanRecord],
+    variant: Variant,
+    semantics: Mapping[str, str],
+    registry: SemanticRegistry,
+) -> tuple[list[CallEvidence], bool]:
+    """The calls of a run (in order of their first token observation) and whether any
+    model or provider was observed at all. ``semantics`` maps each field of
+    :data:`TOKEN_FIELDS` and :data:`IDENTITY_FIELDS` to its semantic type."""
+    by_type = {registry.normalize(semantic): name for name, semantic in semantics.items()}
+    calls: dict[str | None, CallEvidence] = {}
+    identity: dict[tuple[str, str | None], list[object]] = {}
+    for observation in observations:
+        if not _is_input(observation):
+            continue
+        assert observation.semantic_type is not None
+        name = by_type.get(registry.normalize(observation.semantic_type))
+        if name in TOKEN_FIELDS:
+            call = calls.setdefault(observation.span_id, CallEvidence(observation.span_id))
+            call.tokens.setdefault(name, []).append(observation)
+        elif name in IDENTITY_FIELDS:
+            identity.setdefault((name, observation.span_id), []).append(observation.value)
+    factors: dict[str, list[object]] = {}
+    for factor in variant.factors:
+        if factor.semantic_type is not None:
+            name = by_type.get(registry.normalize(factor.semantic_type))
+            if name in IDENTITY_FIELDS:
+                factors.setdefault(name, []).append(factor.value)
+    parents = {span.id: span.parent for span in spans}
+    for call in calls.values():
+        for name in IDENTITY_FIELDS:
+            values = _inherited(name, call.span_id, identity, parents) or factors.get(name, [])
+            call.identity[name] = _distinct(values)
+    return list(calls.values()), bool(identity) or bool(factors)
+
+
+def _inherited(
+    name: str,
+    span_id: str | None,
+    identity: Mapping[tuple[str, str | None], list[object]],
+    parents: Mapping[str, str | None],
+) -> list[object]:
+    seen: set[str] = set()
+    current = span_id
+    while current is not None and current not in seen:
+        seen.add(current)
+        if (values := identity.get((name, current))) is not None:
+            return values
+        current = parents.get(current)
+    return identity.get((name, None), [])
+
+
+def _distinct(values: Sequence[object]) -> list[object]:
+    distinct: list[object] = []
+    for value in values:
+        if value not in distinct:
+            distinct.append(value)
+    return distinct

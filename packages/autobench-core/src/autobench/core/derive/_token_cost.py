@@ -1,0 +1,259 @@
+"""The built-in ``token_cost`` deriver: the money an LLM-using run spent, from its usage.
+
+YAML::
+
+    derive:
+      - kind: token_cost
+        pricing: file://pricing/models.yaml      # relative to the spec, local only
+        output: {name: cost, semantic_type: money.cost, unit: usd, direction: minimize, role: objective}
+        inputs: {input_tokens: llm.tokens.input, output_tokens: llm.tokens.output,
+                 cache_read_tokens: llm.tokens.cache_read, cache_write_tokens: llm.tokens.cache_write,
+                 model: llm.model.name, provider: llm.provider}
+
+Per run the usage observations are grouped into calls (:mod:`._calls`); each
+call needs a model and its input and output token counts (cache counts and
+the provider are optional), is resolved in the pricing table
+(:meth:`PricingTable.resolve`) and priced exactly (:func:`call_cost`). When
+every call is priced, one metric with their sum (USD, value a float, the
+exact decimal in the ``exact`` tag) is recorded; when any call is not, no
+cost is recorded at all (never a partial sum, never ``0``) and each problem
+is a diagnostic observation named:
+
+``token_cost_missing_inputs``
+    no usage in the run, or a call without a model, input or output tokens;
+``token_cost_unknown_model``
+    the model (with its provider) has no price in the table;
+``token_cost_missing_rate``
+    the call used a kind of token its model has no rate for;
+``token_cost_ambiguous_input``
+    a call has two token observations of one kind, conflicting models or
+    providers, a value that is not a token count, cache counts above the
+    input count, or a model string matching several prices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from autobench.core.derive._base import (
+    DerivationCall,
+    DerivedMetricOutput,
+    DerivedValue,
+    DeriverSpec,
+    PreparedDeriver,
+)
+from autobench.core.derive._calls import TOKEN_FIELDS, CallEvidence, group_calls
+from autobench.core.pricing import (
+    AmbiguousModelError,
+    InconsistentUsageError,
+    MissingRateError,
+    PricingTable,
+    TokenUsage,
+    call_cost,
+    load_pricing_table,
+    pricing_table_from_document,
+)
+from autobench.records import (
+    Direction,
+    ObservationKind,
+    ObservationRole,
+    Semantic,
+    SemanticRegistry,
+    same_unit,
+)
+
+MISSING_INPUTS = "token_cost_missing_inputs"
+UNKNOWN_MODEL = "token_cost_unknown_model"
+MISSING_RATE = "token_cost_missing_rate"
+AMBIGUOUS_INPUT = "token_cost_ambiguous_input"
+TOKEN_COST_DIAGNOSTICS = (MISSING_INPUTS, UNKNOWN_MODEL, MISSING_RATE, AMBIGUOUS_INPUT)
+"""Names of the diagnostics the deriver records."""
+
+
+class TokenCostInputs(BaseModel):
+    """The semantic types ``token_cost`` reads, by role (defaults: the built-in LLM types)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input_tokens: str = Semantic.LLM_TOKENS_INPUT
+    output_tokens: str = Semantic.LLM_TOKENS_OUTPUT
+    cache_read_tokens: str = Semantic.LLM_TOKENS_CACHE_READ
+    cache_write_tokens: str = Semantic.LLM_TOKENS_CACHE_WRITE
+    model: str = Semantic.LLM_MODEL_NAME
+    provider: str = Semantic.LLM_PROVIDER
+
+
+def _default_output() -> DerivedMetricOutput:
+    return DerivedMetricOutput(
+        name="token_cost",
+        semantic_type=Semantic.MONEY_COST,
+        unit="usd",
+        direction=Direction.MINIMIZE,
+    )
+
+
+class TokenCostDeriverSpec(DeriverSpec):
+    """``kind: token_cost``: price a run's LLM usage with a local pricing file.
+
+    ``pricing`` is a path or ``file://`` reference relative to the spec.
+    ``output.unit`` must be ``usd`` (prices are in US dollars; there are no
+    exchange rates). Raises ``ValueError`` for another unit.
+    """
+
+    kind: Literal["token_cost"] = "token_cost"
+    pricing: str = Field(min_length=1)
+    output: DerivedMetricOutput = Field(default_factory=_default_output)
+    inputs: TokenCostInputs = Field(default_factory=TokenCostInputs)
+    file_fields = ("pricing",)
+
+    @field_validator("output")
+    @classmethod
+    def _usd(cls, output: DerivedMetricOutput) -> DerivedMetricOutput:
+        if output.unit is None:
+            return output.model_copy(update={"unit": "usd"})
+        if not same_unit(output.unit, "usd"):
+            raise ValueError(
+                f"token_cost writes US dollars: unit must be 'usd', not {output.unit!r}"
+            )
+        return output
+
+    def check_file(self, field: str, data: Any) -> None:
+        """The pricing file must hold a valid pricing table."""
+        pricing_table_from_document(data)
+
+    def prepare(self, *, base_dir: Path | None, registry: SemanticRegistry) -> PreparedDeriver:
+        """Read the pricing file (once per experiment). Raises ``PricingError`` (a
+        ``ValueError``) when it is missing or invalid."""
+        path = self.file_path("pricing", self.pricing, base_dir)
+        return TokenCostDeriver(self, load_pricing_table(path), source=path.name)
+
+
+class TokenCostDeriver:
+    """A prepared ``token_cost`` deriver: the spec and its loaded table."""
+
+    def __init__(self, spec: TokenCostDeriverSpec, table: PricingTable, *, source: str) -> None:
+        self.spec = spec
+        self.table = table
+        self.source = source
+        self.semantics = spec.inputs.model_dump()
+
+    def derive(self, call: DerivationCall) -> Sequence[DerivedValue]:
+        """The run's cost, or its diagnostics (see the module docstring)."""
+        calls, saw_identity = group_calls(
+            call.observations, call.spans, call.variant, self.semantics, call.registry
+        )
+        if not calls:
+            what = "a model but no token usage" if saw_identity else "no LLM usage"
+            return [
+                self._diagnostic(
+                    MISSING_INPUTS,
+                    ["input_tokens", "output_tokens"],
+                    f"the run recorded {what}",
+                    None,
+                )
+            ]
+        diagnostics: list[DerivedValue] = []
+        priced: list[tuple[str, TokenUsage, Decimal]] = []
+        for evidence in calls:
+            outcome = self._price(evidence)
+            if isinstance(outcome, DerivedValue):
+                diagnostics.append(outcome)
+            else:
+                priced.append(outcome)
+        if diagnostics:
+            return diagnostics
+        total = sum((cost for _, _, cost in priced), Decimal(0))
+        output = self.spec.output
+        details = "; ".join(
+            f"{model}: {u.input_tokens} in, {u.output_tokens} out = {cost:f} usd"
+            for model, u, cost in priced
+        )
+        return [
+            DerivedValue(
+                name=output.name,
+                value=float(total),
+                semantic_type=output.semantic_type,
+                unit=output.unit,
+                direction=output.direction,
+                role=output.role,
+                reason=f"{len(priced)} LLM call(s) priced from {self.source}: {details}",
+                tags={"exact": f"{total:f}", "calls": str(len(priced))},
+            )
+        ]
+
+    def _diagnostic(self, name: str, value: Any, reason: str, span_id: str | None) -> DerivedValue:
+        return DerivedValue(
+            name=name,
+            value=value,
+            kind=ObservationKind.DIAGNOSTIC,
+            role=ObservationRole.DIAGNOSTIC,
+            reason=reason,
+            span_id=span_id,
+            tags={"deriver": self.spec.output.name},
+        )
+
+    def _price(self, evidence: CallEvidence) -> DerivedValue | tuple[str, TokenUsage, Decimal]:
+        where = f"the call in span {evidence.span_id}" if evidence.span_id else "the run's call"
+        span = evidence.span_id
+        counts: dict[str, int] = {}
+        for name in TOKEN_FIELDS:
+            found = evidence.tokens.get(name, [])
+            if len(found) > 1:
+                return self._diagnostic(
+                    AMBIGUOUS_INPUT, name,
+                    f"{where} has {len(found)} {self.semantics[name]} observations", span,
+                )  # fmt: skip
+            if found:
+                value = found[0].value
+                if (
+                    isinstance(value, bool)
+                    or not isinstance(value, int | float)
+                    or value < 0
+                    or value != int(value)
+                ):
+                    return self._diagnostic(
+                        AMBIGUOUS_INPUT, name, f"{where}: {value!r} is not a token count", span
+                    )
+                counts[name] = int(value)
+        for name in ("model", "provider"):
+            if len(evidence.identity[name]) > 1:
+                values = ", ".join(map(str, evidence.identity[name]))
+                return self._diagnostic(
+                    AMBIGUOUS_INPUT, name, f"{where} has several {name}s: {values}", span
+                )
+        missing = [
+            n
+            for n in ("model", "input_tokens", "output_tokens")
+            if n not in counts and not evidence.identity.get(n)
+        ]
+        if missing:
+            names = ", ".join(self.semantics[n] for n in missing)
+            return self._diagnostic(MISSING_INPUTS, missing, f"{where} has no {names}", span)
+        model = str(evidence.identity["model"][0])
+        provider = evidence.identity["provider"][0] if evidence.identity["provider"] else None
+        try:
+            entry = self.table.resolve(model, None if provider is None else str(provider))
+        except AmbiguousModelError as exc:
+            return self._diagnostic(AMBIGUOUS_INPUT, model, f"{where}: {exc}", span)
+        if entry is None:
+            served = f" (provider {provider})" if provider is not None else ""
+            return self._diagnostic(
+                UNKNOWN_MODEL,
+                model,
+                f"{where}: no price for model {model!r}{served} in {self.source}",
+                span,
+            )
+        usage = TokenUsage(**{name: counts.get(name, 0) for name in TOKEN_FIELDS})
+        try:
+            return model, usage, call_cost(entry.price, usage)
+        except InconsistentUsageError as exc:
+            return self._diagnostic(AMBIGUOUS_INPUT, "cache_tokens", f"{where}: {exc}", span)
+        except MissingRateError as exc:
+            return self._diagnostic(
+                MISSING_RATE, list(exc.rates), f"{where}: {entry.model_id} has {exc}", span
+            )
