@@ -37,7 +37,9 @@ def distance_case(ctx: RunContext, case: Case) -> dict[str, object]:
             min_repetitions=settings["min_repetitions"],
         ),
     )
-    ctx.record_measurement("distance_runtime", measurement, unit="ms", include_samples_artifact=True)
+    ctx.record_measurement(
+        "distance_runtime", measurement, unit="ms", include_samples_artifact=True
+    )
     if measurement.is_noisy(NOISE_WARNING_PCT):
         ctx.event("noisy_measurement", round(measurement.range_noise_pct or 0.0, 1))
 

@@ -9,7 +9,7 @@ from runtime_support import CollectingSink, make_spec, run, write_task_module
 
 from autobench.core.measurement import Measurement
 from autobench.core.runtime._evidence import EvidenceBuffer
-from autobench.core.runtime._measurement import record_measurement
+from autobench.core.runtime._measurement import RecordedMeasurement, record_measurement
 from autobench.records import Direction, ObservationRole, RunStatus
 
 MEASURE_TASK = """
@@ -101,20 +101,22 @@ def test_semantic_type_none_and_bad_unit() -> None:
     evidence = EvidenceBuffer("c", "v")
     m = Measurement(samples_seconds=(0.001, 0.003))
 
-    def record(**overrides: object) -> object:
-        options: dict[str, object] = {
-            "semantic_type": None,
-            "unit": "us",
-            "role": "objective",
-            "direction": "minimize",
-            "include_samples_artifact": False,
-        }
-        options.update(overrides)
-        return record_measurement(evidence, None, "x", m, **options)  # type: ignore[arg-type]
+    def record(unit: str) -> RecordedMeasurement:
+        return record_measurement(
+            evidence,
+            None,
+            "x",
+            m,
+            semantic_type=None,
+            unit=unit,
+            role="objective",
+            direction="minimize",
+            include_samples_artifact=False,
+        )
 
-    recorded = record()
-    assert all(o.semantic_type is None for o in recorded.observations)  # type: ignore[attr-defined]
-    assert recorded.median.value == pytest.approx(2000.0)  # type: ignore[attr-defined]
-    assert recorded.artifact is None  # type: ignore[attr-defined]
+    recorded = record("us")
+    assert all(o.semantic_type is None for o in recorded.observations)
+    assert recorded.median.value == pytest.approx(2000.0)
+    assert recorded.artifact is None
     with pytest.raises(ValueError, match="not a time unit"):
-        record(unit="tokens")
+        record("tokens")

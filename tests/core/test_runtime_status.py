@@ -71,13 +71,22 @@ def test_all_good_passes(tmp_path: Path) -> None:
     )
 
 
-def test_raising_task_is_errored_skips_scoring_and_keeps_evidence(tmp_path: Path) -> None:
+def test_raising_task_is_errored_still_scores_and_keeps_evidence(tmp_path: Path) -> None:
     record = _record(tmp_path, "raises", [PASS])
-    assert _statuses(record) == (TaskStatus.ERRORED, EvaluationStatus.SKIPPED, RunStatus.ERRORED)
-    assert record.scores == ()
-    (error,) = record.errors
-    assert (error.stage, error.type, error.message) == ("task", "ValueError", "task broke")
-    assert error.traceback is not None and "raise ValueError" in error.traceback
+    # The scorers run on the errored run: `pass: output.ok` cannot resolve on a None
+    # output, so its error is recorded and the evaluation errors, but the run was
+    # already errored by the task and stays so.
+    assert _statuses(record) == (TaskStatus.ERRORED, EvaluationStatus.ERRORED, RunStatus.ERRORED)
+    (score,) = record.scores
+    assert score.value is None and score.error is not None and "MissingPathError" in score.error
+    task_error, scorer_error = record.errors
+    assert (task_error.stage, task_error.type, task_error.message) == (
+        "task",
+        "ValueError",
+        "task broke",
+    )
+    assert task_error.traceback is not None and "raise ValueError" in task_error.traceback
+    assert (scorer_error.stage, scorer_error.source) == ("scorer", "ok")
     assert [o.name for o in record.observations] == ["before"]
     assert [a.name for a in record.artifacts] == ["kept"]
 

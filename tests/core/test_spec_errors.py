@@ -23,7 +23,7 @@ benchmark:
       v1: {}
 """
 
-KEYWORDS = "exactly one of: exact, pass, value"
+KEYWORDS = "exactly one of: exact, expected_action, pass, python, schema, value"
 LOCAL = "a local path or file:// reference inside the spec directory"
 
 
@@ -49,8 +49,8 @@ def test_unknown_key_error_has_every_attribute(tmp_path: Path) -> None:
     assert (error.path, error.line, error.column) == (Path("autobench.yaml"), 11, 5)
     assert error.message == "unknown key 'scroe' in benchmark 'x'"
     assert error.expected == (
-        "one of: cases, dataset, description, report, reports, run, score, "
-        "semantic_registry, task, variants"
+        "one of: cases, dataset, derive, description, policies, post_derive, report, reports, "
+        "run, score, semantic_registry, task, variants"
     )
     assert str(error) == f"autobench.yaml:11:5: {error.message} (expected {error.expected})"
     assert str(pickle.loads(pickle.dumps(error))) == str(error)
@@ -143,7 +143,7 @@ SPEC_ERRORS: dict[str, tuple[str, str]] = {
     "unknown score key": (
         BASE + "    score:\n      s:\n        pass: output.ok\n        semantik: x\n",
         "autobench.yaml:14:9: unknown key 'semantik' in scorer 's' (expected one of: goal,"
-        " optional, pass, role, semantic, unit)",
+        " optional, pass, role, semantic, span, unit)",
     ),
     "scorer goal of the wrong value": (
         BASE + "    score:\n      s:\n        pass: output.ok\n        goal: up\n",
@@ -215,12 +215,13 @@ SPEC_ERRORS: dict[str, tuple[str, str]] = {
     "structured unknown scorer key": (
         "benchmark: {id: x}\nscoring:\n  - {kind: pass_fail, name: a, path: p, bogus: 1}\n",
         "autobench.yaml:3:41: unknown key 'bogus' in scorer 'a' (expected one of: direction,"
-        " goal, kind, name, optional, path, role, semantic, semantic_type, unit)",
+        " goal, kind, name, optional, path, role, semantic, semantic_type, span, unit)",
     ),
     "structured unknown scorer kind": (
         "benchmark: {id: x}\nscoring:\n  - {kind: fuzzy, name: a}\n",
         "autobench.yaml:3:12: invalid scorer 'a': unknown scorer kind 'fuzzy'; known kinds:"
-        " exact, output, pass_fail (expected one of: exact, output, pass_fail)",
+        " exact, expected_action, output, pass_fail, python, schema (expected one of: exact,"
+        " expected_action, output, pass_fail, python, schema)",
     ),
     "structured duplicate scorer": (
         "benchmark: {id: x}\nscoring:\n  - {kind: pass_fail, name: a, path: p}\n"

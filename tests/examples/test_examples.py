@@ -6,10 +6,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from autobench.cli import cli
-from autobench.records import RunStatus, replay_experiment
+from autobench.records import (
+    Observation,
+    ObservationRole,
+    ObservationSource,
+    RunRecord,
+    RunStatus,
+    replay_experiment,
+)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -94,3 +102,91 @@ def test_console_script_is_installed() -> None:
     )
     assert completed.returncode == 0
     assert "validate" in completed.stdout and "replay" in completed.stdout
+
+
+def _observation(run: RunRecord, name: str) -> Observation:
+    return next(observation for observation in run.observations if observation.name == name)
+
+
+def test_advanced_example_measures_repeatedly_and_derives_speedups(tmp_path: Path) -> None:
+    _run_example("advanced", tmp_path / "advanced")
+    result = replay_experiment(tmp_path / "advanced")
+    assert len(result.runs) == 24 and result.complete
+    # correctness is a constraint: only the O(n) shortcut fails, and only where documents moved
+    # further than one place
+    failed = {
+        (run.case_id, run.variant_id) for run in result.runs if run.status is not RunStatus.PASSED
+    }
+    assert failed == {
+        (case, "adjacent_only")
+        for case in ("small-shuffled", "medium-shuffled", "large-shuffled", "large-reversed")
+    }
+    baseline = {run.case_id: run for run in result.runs_for(variant_id="pairwise")}
+    for run in result.runs:
+        median = _observation(run, "distance_runtime.median")
+        assert (median.semantic_type, median.unit, median.role) == (
+            "time.latency",
+            "ms",
+            ObservationRole.OBJECTIVE,
+        )
+        repetitions = _observation(run, "distance_runtime.repetitions").value
+        assert 3 <= repetitions <= 7  # min_repetitions..repetitions of the case budget
+        (samples,) = (a for a in run.artifacts if a.name == "distance_runtime.samples")
+        assert samples.path is not None
+        payload = (tmp_path / "advanced" / samples.path).read_text()
+        assert "samples:" in payload and "warmup: 1" in payload
+        # the speedup is baseline median / this run's median, paired by case
+        speedup = _observation(run, "speedup")
+        assert speedup.semantic_type == "performance.speedup"
+        assert speedup.source is ObservationSource.DERIVED
+        base_median = _observation(baseline[run.case_id], "distance_runtime.median").value
+        assert speedup.value == pytest.approx(base_median / median.value)
+    assert all(_observation(run, "speedup").value == 1.0 for run in baseline.values())
+    markdown = (tmp_path / "advanced.markdown").read_text()
+    assert "performance.speedup" in markdown and "| merge_sort |" in markdown
+
+
+def test_mid_example_prices_replies_and_gates_them_with_policies(tmp_path: Path) -> None:
+    _run_example("mid", tmp_path / "mid")
+    result = replay_experiment(tmp_path / "mid")
+    assert len(result.runs) == 18 and result.complete
+    passed = {
+        variant: sorted(
+            run.case_id
+            for run in result.runs_for(variant_id=variant)
+            if run.status is RunStatus.PASSED
+        )
+        for variant in ("mini", "standard", "large")
+    }
+    # mini uses one knowledge snippet, standard two, large every one but busts the cost cap
+    assert passed == {
+        "mini": ["cancel-subscription", "password-reset"],
+        "standard": ["cancel-subscription", "duplicate-charge", "late-delivery", "password-reset"],
+        "large": [
+            "cancel-subscription",
+            "duplicate-charge",
+            "late-delivery",
+            "password-reset",
+            "vat-invoice",
+        ],
+    }
+    outage = result.runs_for(case_id="enterprise-outage", variant_id="large")[0]
+    assert _observation(outage, "input_tokens").value == 145
+    assert _observation(outage, "output_tokens").value == 117
+    cost = _observation(outage, "request_cost")
+    assert (cost.semantic_type, cost.unit, cost.source) == (
+        "money.cost",
+        "usd",
+        ObservationSource.DERIVED,
+    )
+    assert cost.value == pytest.approx((145 * 5.0 + 117 * 20.0) / 1_000_000)
+    cap = _observation(outage, "cost-cap")
+    assert cap.value is False and cap.semantic_type == "policy.result"
+    assert _observation(outage, "reply-must-be-complete").value is True
+    incomplete = result.runs_for(case_id="vat-invoice", variant_id="standard")[0]
+    assert _observation(incomplete, "reply-must-be-complete").value is False
+    assert _observation(incomplete, "cost-cap").value is True
+    assert incomplete.output is not None
+    assert incomplete.output["missing_phrases"] == ["original number"]
+    markdown = (tmp_path / "mid.markdown").read_text()
+    assert "money.cost" in markdown and "| large |" in markdown

@@ -7,19 +7,18 @@ import asyncio
 import itertools
 import sys
 import textwrap
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from report_support import RunBench
 
 from autobench import run_benchmark_spec
 from autobench.core.spec import BenchmarkSpec
 from autobench.records import ExperimentResult
 
 _modules = itertools.count(1)
-
-RunBench = Callable[..., ExperimentResult]
 
 
 @pytest.fixture(autouse=True, scope="session")

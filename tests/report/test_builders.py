@@ -4,7 +4,7 @@ defaults and configuration."""
 from __future__ import annotations
 
 import pytest
-from conftest import RunBench
+from report_support import RunBench
 
 from autobench.core.spec import ReportSpec
 from autobench.records import RunStatus

@@ -6,7 +6,7 @@ import importlib.metadata
 import json
 
 import pytest
-from conftest import RunBench
+from report_support import RunBench
 
 from autobench.core.plugins import new_plugin_manager
 from autobench.report import (

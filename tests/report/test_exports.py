@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from conftest import RunBench
+from report_support import RunBench
 from ruamel.yaml import YAML
 
 from autobench.records import ExperimentResult

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from conftest import RunBench
+from report_support import RunBench
 
 from autobench.records import ExperimentResult, PlannedRun, RunRecord
 from autobench.report import build_report, exporter_registry

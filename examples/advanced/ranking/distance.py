@@ -15,6 +15,7 @@ pairs ``i < j`` with ``positions[i] > positions[j]``; it ranges from ``0``
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable, Sequence
 
@@ -83,7 +84,7 @@ def adjacent_only(positions: Sequence[int]) -> int:
     Exact when the rankings differ by a few non-overlapping neighbour swaps (a
     gentle re-ranker); far too low for anything else.
     """
-    return sum(1 for left, right in zip(positions, positions[1:], strict=False) if left > right)
+    return sum(1 for left, right in itertools.pairwise(positions) if left > right)
 
 
 ALGORITHMS: dict[str, Callable[[Sequence[int]], int]] = {

@@ -136,6 +136,46 @@ _export(
 )
 _export("autobench.core.plugins", "autobench-core", "hookimpl")
 _export(
+    "autobench.core.pricing",
+    "autobench-core",
+    "ModelPrice",
+    "PriceTier",
+    "PricingError",
+    "PricingTable",
+    "StaticPriceSource",
+    "TokenRate",
+    "dump_pricing_table",
+    "from_genai_prices",
+    "from_llm_prices",
+    "load_pricing_table",
+)
+_export(
+    "autobench.core.derive",
+    "autobench-core",
+    "DeriverSpec",
+    "TokenCostDeriverSpec",
+    "TokenCostInputs",
+)
+_export("autobench.core.bridges", "autobench-core", "PydanticAIUsage", "record_pydantic_ai_usage")
+_export(
+    "autobench.core.policies",
+    "autobench-core",
+    "PolicyResult",
+    "PolicySpec",
+    "evaluate_run_policies",
+)
+_export(
+    "autobench.core.postderive",
+    "autobench-core",
+    "ComparisonVerdict",
+    "ComparisonVerdictSpec",
+    "DerivedMetricOutput",
+    "PairedBaselineDeriverSpec",
+    "PostDeriverSpec",
+    "RelativeNoiseThreshold",
+    "RunMatchKey",
+)
+_export(
     "autobench.core.measurement",
     "autobench-core",
     "Measurement",
@@ -172,6 +212,20 @@ def __dir__() -> list[str]:
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
+    from autobench.core.bridges import PydanticAIUsage, record_pydantic_ai_usage
+    from autobench.core.derive import DeriverSpec, TokenCostDeriverSpec, TokenCostInputs
+    from autobench.core.pricing import (
+        ModelPrice,
+        PriceTier,
+        PricingError,
+        PricingTable,
+        StaticPriceSource,
+        TokenRate,
+        dump_pricing_table,
+        from_genai_prices,
+        from_llm_prices,
+        load_pricing_table,
+    )
     from autobench.abp import (
         InstrumentationScope,
         SpanKind,
@@ -181,6 +235,16 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
         TraceEnvelope,
     )
     from autobench.core.measurement import Measurement, MeasurementBudget, measure_callable
+    from autobench.core.policies import PolicyResult, PolicySpec, evaluate_run_policies
+    from autobench.core.postderive import (
+        ComparisonVerdict,
+        ComparisonVerdictSpec,
+        DerivedMetricOutput,
+        PairedBaselineDeriverSpec,
+        PostDeriverSpec,
+        RelativeNoiseThreshold,
+        RunMatchKey,
+    )
     from autobench.core.scoring import (
         ExactScorer,
         ExpectedAction,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from autobench.core._hookspecs import hookimpl
+from autobench.core.derive import BUILTIN_DERIVERS, DeriverSpec
 from autobench.core.postderive._base import PostDeriverSpec
 from autobench.core.postderive._paired import PairedBaselineDeriverSpec
 from autobench.core.scoring._base import ScorerSpec
@@ -19,3 +20,8 @@ def autobench_scorers() -> Sequence[type[ScorerSpec]]:
 @hookimpl
 def autobench_post_derivers() -> Sequence[type[PostDeriverSpec]]:
     return (PairedBaselineDeriverSpec,)
+
+
+@hookimpl
+def autobench_derivers() -> Sequence[type[DeriverSpec]]:
+    return BUILTIN_DERIVERS

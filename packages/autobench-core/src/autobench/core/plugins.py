@@ -28,15 +28,18 @@ from autobench.core._hookspecs import (
     hookimpl,
     hookspec,
 )
+from autobench.core.derive._base import DeriverSpec
 from autobench.core.postderive._base import PostDeriverSpec
 from autobench.core.scoring._base import ScorerSpec
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "AutobenchSpecs",
+    "DeriverRegistry",
     "PluginLoadError",
     "PostDeriverRegistry",
     "ScorerRegistry",
+    "deriver_registry",
     "hookimpl",
     "hookspec",
     "new_plugin_manager",
@@ -169,3 +172,51 @@ class PostDeriverRegistry:
 def post_deriver_registry() -> PostDeriverRegistry:
     """The post-deriver registry of the process-wide plugin manager."""
     return PostDeriverRegistry.from_manager(plugin_manager())
+
+
+class DeriverRegistry:
+    """Per-run deriver kinds known to this process (``autobench_derivers`` hook), by ``kind``.
+
+    Raises ``ValueError`` when two plugins claim the same kind.
+    """
+
+    def __init__(self, models: Sequence[type[DeriverSpec]]) -> None:
+        self.by_kind: dict[str, type[DeriverSpec]] = {}
+        for model in models:
+            kind = model.model_fields["kind"].default
+            if kind in self.by_kind and self.by_kind[kind] is not model:
+                raise ValueError(
+                    f"deriver {kind!r} is registered twice "
+                    f"({self.by_kind[kind].__name__}, {model.__name__})"
+                )
+            self.by_kind[kind] = model
+
+    @classmethod
+    def from_manager(cls, manager: pluggy.PluginManager) -> DeriverRegistry:
+        return cls(
+            [model for contribution in manager.hook.autobench_derivers() for model in contribution]
+        )
+
+    def validate(self, item: Any) -> DeriverSpec:
+        """Turn a ``derive`` mapping (with ``kind``) into its model; instances pass through.
+
+        Raises ``ValueError`` for an unknown kind and pydantic's ``ValidationError``
+        for bad fields.
+        """
+        if isinstance(item, DeriverSpec):
+            return item
+        if not isinstance(item, Mapping):
+            raise ValueError(f"a deriver must be a mapping, not {type(item).__name__}")
+        kind = item.get("kind")
+        model = self.by_kind.get(kind) if isinstance(kind, str) else None
+        if model is None:
+            raise ValueError(
+                f"unknown deriver kind {kind!r}; known kinds: {', '.join(sorted(self.by_kind))}"
+            )
+        return model.model_validate(item)
+
+
+@functools.cache
+def deriver_registry() -> DeriverRegistry:
+    """The deriver registry of the process-wide plugin manager."""
+    return DeriverRegistry.from_manager(plugin_manager())

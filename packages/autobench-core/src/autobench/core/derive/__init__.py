@@ -4,9 +4,9 @@ The built-in :class:`TokenCostDeriverSpec` (``kind: token_cost``) prices a
 run's LLM usage; plugins add kinds through the ``autobench_derivers`` hook.
 """
 
+from autobench.core._derived_output import DerivedMetricOutput
 from autobench.core.derive._base import (
     DerivationCall,
-    DerivedMetricOutput,
     DerivedValue,
     DeriverSpec,
     PreparedDeriver,

@@ -18,7 +18,6 @@ from typing import Any, ClassVar, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from autobench.abp import SpanRecord
-from autobench.core._derived_output import DerivedMetricOutput
 from autobench.records import (
     Case,
     Direction,

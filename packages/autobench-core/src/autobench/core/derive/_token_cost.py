@@ -40,9 +40,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from autobench.core._derived_output import DerivedMetricOutput
 from autobench.core.derive._base import (
     DerivationCall,
-    DerivedMetricOutput,
     DerivedValue,
     DeriverSpec,
     PreparedDeriver,

@@ -6,6 +6,7 @@
 ``docs/policies.md`` for the formulas, verdicts and where the results are stored.
 """
 
+from autobench.core._derived_output import DerivedMetricOutput
 from autobench.core.postderive._base import PostDeriverSpec
 from autobench.core.postderive._formulas import (
     DIFFERENCE_FORMULAS,
@@ -32,6 +33,7 @@ __all__ = [
     "VERDICT_SEMANTIC",
     "ComparisonVerdict",
     "ComparisonVerdictSpec",
+    "DerivedMetricOutput",
     "PairedBaselineDeriverSpec",
     "PairedFormula",
     "PostDeriverSpec",

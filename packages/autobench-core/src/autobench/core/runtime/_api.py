@@ -8,8 +8,11 @@ Order of work in :func:`run_benchmark_spec`:
 2. build the :class:`ExperimentRecord`, call ``sink.start`` and send
    ``experiment_started``;
 3. execute the matrix (``_executor``), handing each run to
-   ``sink.run_finished`` as it ends;
-4. build the :class:`ExperimentSummary`, call ``sink.finish`` and send
+   ``sink.run_finished`` as it ends (policies are checked inside each run);
+4. when the spec has ``post_derive`` entries, run them over all runs
+   (``_post_derive``), append their observations to the returned runs and
+   hand them to ``sink.post_derived``;
+5. build the :class:`ExperimentSummary`, call ``sink.finish`` and send
    ``experiment_finished``.
 """
 
@@ -21,9 +24,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from autobench.core.planning import build_benchmark_plan, new_experiment_id
+from autobench.core.runtime._derive import prepare_derivers
 from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
 from autobench.core.runtime._executor import MatrixExecutor
 from autobench.core.runtime._experiment import build_experiment_record, build_summary
+from autobench.core.runtime._post_derive import post_derive_runs
 from autobench.core.runtime._progress import (
     ProgressCallback,
     ProgressEvent,
@@ -65,6 +70,7 @@ async def run_benchmark_spec(
     if concurrency_limit < 1:
         raise ValueError(f"concurrency_limit must be at least 1, got {concurrency_limit}")
     task = resolve_task(spec)
+    derivers = prepare_derivers(spec)  # before anything is recorded: reads pricing files once
     scorers = tuple(scorer.prepare(spec.base_dir) for scorer in spec.scoring)
     plan = build_benchmark_plan(spec)
     experiment_id = experiment_id or new_experiment_id(spec.benchmark.id)
@@ -88,11 +94,18 @@ async def run_benchmark_spec(
         task_is_async=is_async_task(task),
         scorers=scorers,
         scores_inline=scores_inline(scorers),
+        policies=spec.policies,
+        registry=spec.registry,
+        derivers=derivers,
     )
     executor = MatrixExecutor(
         setup, plan.runs, concurrency_limit=concurrency_limit, sink=sink, progress=progress
     )
     runs = await executor.run()
+    if spec.post_derive:
+        runs, post_derived = post_derive_runs(spec.post_derive, runs, spec.registry)
+        if sink is not None:
+            sink.post_derived(post_derived)
     summary = build_summary(experiment, runs, duration=time.perf_counter() - started)
     if sink is not None:
         sink.finish(summary)

@@ -63,8 +63,10 @@ class EvidenceBuffer:
         role: ObservationRole | str | None = None,
         reason: str | None = None,
         tags: dict[str, str] | None = None,
+        source: ObservationSource = ObservationSource.TASK_OBSERVATION,
     ) -> Observation:
-        """Store one task observation and return it.
+        """Store one observation (a task observation unless ``source`` says otherwise, for
+        example ``derived``) and return it.
 
         ``direction`` and ``role`` accept the enum or its string value (raising
         ``ValueError`` for anything else). The model is built without
@@ -81,7 +83,7 @@ class EvidenceBuffer:
             semantic_type=semantic_type,
             direction=None if direction is None else Direction(direction),
             role=None if role is None else ObservationRole(role),
-            source=ObservationSource.TASK_OBSERVATION,
+            source=source,
             span_id=span_id,
             reason=reason,
             tags=dict(tags) if tags else {},

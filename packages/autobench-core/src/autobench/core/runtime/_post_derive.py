@@ -29,7 +29,5 @@ def post_derive_runs(
         current = merge_post_derived(current, derived)
         for run_id, observations in derived.items():
             added.setdefault(run_id, []).extend(observations)
-    by_run = {
-        run.run_id: tuple(added[run.run_id]) for run in current if added.get(run.run_id)
-    }
+    by_run = {run.run_id: tuple(added[run.run_id]) for run in current if added.get(run.run_id)}
     return current, by_run

@@ -1,4 +1,4 @@
-"""One case x variant run: context, trace, task call, scoring, status, record.
+"""One case x variant run: context, trace, task call, scoring, policies, status, record.
 
 The run's spans are recorded by one ABP :class:`TraceCollector` bound to the
 run's task. The root span ``benchmark.run`` (kind ``task``) wraps the task
@@ -38,10 +38,12 @@ from autobench.abp import (
     bind_collector,
     start_span,
 )
+from autobench.core.derive import PreparedDeriver
 from autobench.core.planning import MatrixRunSpec
 from autobench.core.policies import PolicySpec
 from autobench.core.runtime._bridge import run_on_loop
 from autobench.core.runtime._context import RunContext, bind_run_context
+from autobench.core.runtime._derive import derive_run
 from autobench.core.runtime._evidence import EvidenceBuffer, error_record
 from autobench.core.runtime._policies import policy_observations
 from autobench.core.runtime._scoring import ScoringResult, score_run, score_run_inline
@@ -75,6 +77,8 @@ class RunSetup:
     """Policies checked on every run whose task completed (``_policies``)."""
     registry: SemanticRegistry = DEFAULT_SEMANTIC_REGISTRY
     """The spec's semantic registry (built-ins with the spec's entries laid over them)."""
+    derivers: Sequence[PreparedDeriver] = ()
+    """Per-run derivers, prepared once for the experiment (``_derive``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +197,18 @@ def _finish(
     evidence, planned = run.evidence, run.planned
     scores, scorer_errors = scoring
     evidence.errors.extend(scorer_errors)
+    if setup.derivers and run.trace is not None:
+        run.observations += derive_run(
+            setup.derivers,
+            evidence,
+            case=planned.case,
+            variant=planned.variant,
+            observations=run.observations,
+            scores=scores,
+            spans=run.trace.spans,
+            registry=setup.registry,
+        )
+    # Policies come last before the status: after scoring and any per-run derivation.
     if task_status is TaskStatus.PASSED and setup.policies:
         run.observations += policy_observations(
             setup.policies,

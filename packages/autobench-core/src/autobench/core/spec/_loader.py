@@ -6,8 +6,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from autobench.core.postderive import PostDeriverSpec
 from autobench.core.spec._checks import expect_keys, expect_mapping, validate_model
 from autobench.core.spec._datasets import load_dataset
+from autobench.core.spec._derive import load_derivers
 from autobench.core.spec._dsl import report_from_dsl, scorers_from_dsl, task_from_run
 from autobench.core.spec._errors import Location, SpecError, one_of
 from autobench.core.spec._evaluation_sections import (
@@ -39,6 +41,7 @@ STRUCTURED_KEYS = frozenset(
         "semantic_registry",
         "policies",
         "post_derive",
+        "derive",
     }
 )
 DSL_KEYS = frozenset(
@@ -55,6 +58,7 @@ DSL_KEYS = frozenset(
         "semantic_registry",
         "policies",
         "post_derive",
+        "derive",
     }
 )
 _SHAPES = (
@@ -80,6 +84,7 @@ def load_benchmark_spec(path: Path | str) -> BenchmarkSpec:
             semantic_registry: {version, types: {<type>: {parent, unit, shape, description}}, aliases}
             policies: [{name, metric, unit, <one requirement>}]     # see autobench.core.policies
             post_derive: [{kind: paired_baseline, ...}]             # see autobench.core.postderive
+            derive: [{kind: token_cost, pricing: file://pricing.yaml, output, inputs}]  # autobench.core.derive
 
     The **structured form** is the shape of ``BenchmarkSpec.model_dump()``::
 
@@ -216,6 +221,8 @@ def _authoring(top: Located, files: SpecFiles) -> dict[str, Any]:
         check_report_variants(sections["reports"], reports, variant_ids)
     if (registry := _present(body.get("semantic_registry"))) is not None:
         sections["semantic_registry"] = load_semantic_registry(registry)
+    if (derive := _present(body.get("derive"))) is not None:
+        sections["derive"] = load_derivers(derive, files)
     _evaluation(body, sections, variant_ids)
     return sections
 
@@ -247,13 +254,15 @@ def _structured(top: Located, files: SpecFiles) -> dict[str, Any]:
         )
     if (registry := _present(top.get("semantic_registry"))) is not None:
         sections["semantic_registry"] = load_semantic_registry(registry)
+    if (derive := _present(top.get("derive"))) is not None:
+        sections["derive"] = load_derivers(derive, files)
     _evaluation(top, sections, frozenset(variant.id for variant in variants))
     return sections
 
 
 def _evaluation(container: Located, sections: dict[str, Any], variant_ids: frozenset[str]) -> None:
     """The ``post_derive`` and ``policies`` sections of ``container`` into ``sections``."""
-    post_derive = ()
+    post_derive: tuple[PostDeriverSpec, ...] = ()
     if (item := _present(container.get("post_derive"))) is not None:
         post_derive = sections["post_derive"] = load_post_derivers(item, variant_ids)
     if (item := _present(container.get("policies"))) is not None:

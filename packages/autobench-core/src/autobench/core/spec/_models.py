@@ -12,7 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator, model_validator
 
-from autobench.core.plugins import post_deriver_registry, scorer_registry
+from autobench.core.derive import DeriverSpec
+from autobench.core.plugins import deriver_registry, post_deriver_registry, scorer_registry
 from autobench.core.policies import PolicySpec
 from autobench.core.postderive import PostDeriverSpec
 from autobench.core.scoring._base import ScorerSpec
@@ -183,6 +184,9 @@ class BenchmarkSpec(SpecModel):
     scoring: tuple[SerializeAsAny[ScorerSpec], ...] = ()
     reports: ReportSpec = Field(default_factory=ReportSpec)
     semantic_registry: SemanticRegistry = Field(default_factory=SemanticRegistry)
+    derive: tuple[SerializeAsAny[DeriverSpec], ...] = ()
+    """Per-run derivers (validated by kind through the deriver registry); they run after
+    scoring and before policies (see :mod:`autobench.core.derive`)."""
     policies: tuple[PolicySpec, ...] = ()
     post_derive: tuple[SerializeAsAny[PostDeriverSpec], ...] = ()
     base_dir: Path | None = Field(default=None, exclude=True)
@@ -195,6 +199,13 @@ class BenchmarkSpec(SpecModel):
         if not isinstance(value, list | tuple):
             return value
         return tuple(scorer_registry().validate(item) for item in value)
+
+    @field_validator("derive", mode="before")
+    @classmethod
+    def _derivers_by_kind(cls, value: Any) -> Any:
+        if not isinstance(value, list | tuple):
+            return value
+        return tuple(deriver_registry().validate(item) for item in value)
 
     @field_validator("post_derive", mode="before")
     @classmethod
