@@ -139,6 +139,8 @@ def render_markdown(report: Report) -> str:
             "variant",
             "runs",
             "passed",
+            "failed",
+            "errored",
             *(column_label(c.name, c.fn, c.semantic_type, c.unit) for c in board.columns),
         ],
         [
@@ -146,6 +148,8 @@ def render_markdown(report: Report) -> str:
                 row.variant,
                 str(row.runs),
                 str(row.status.passed),
+                str(row.status.failed),
+                str(row.status.errored),
                 *(aggregate_text(row.metrics[c.name]) for c in board.columns),
             ]
             for row in board.rows
@@ -163,6 +167,26 @@ def render_markdown(report: Report) -> str:
         lines += table(
             ["case", "variant", "status", "reason"],
             [[r.case_id, r.variant_id, r.status.value, r.reason or ""] for r in problems],
+        )
+    if report.run_rows and report.metric_units:
+        semantic_types = list(report.metric_units)
+        lines += ["## Run metrics", ""]
+        lines += table(
+            [
+                "case",
+                "variant",
+                "status",
+                *(metric_label(s, report.metric_units[s]) for s in semantic_types),
+            ],
+            [
+                [
+                    row.case_id,
+                    row.variant_id,
+                    row.status.value,
+                    *(value_text(row.metrics.get(s)) for s in semantic_types),
+                ]
+                for row in report.run_rows
+            ],
         )
     if report.diagnostics:
         lines += ["## Diagnostics", ""]
