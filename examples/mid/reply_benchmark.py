@@ -1,15 +1,24 @@
 """The benchmark task: generate one support reply and record its usage, latency and quality.
 
-The task records evidence only; the request cost is derived by Autobench from the
-token usage and ``pricing/models.yaml`` (``derive: token_cost``), and the success and
-cost gates are ``policies`` in the spec.
+The task records evidence only: the token usage through the Pydantic AI usage bridge
+(the fake model's usage object has the attributes of Pydantic AI's ``RunUsage``) and the
+simulated latency as a metric. The request cost is derived by Autobench from the usage
+and ``pricing/models.yaml`` (``derive: token_cost``); the success and cost gates are
+``policies`` in the spec.
 """
 
 from __future__ import annotations
 
 from reply_app.fake_model import FakeReplyModel
 
-from autobench import Case, ObservationRole, RunContext, Semantic, SpanKind
+from autobench import (
+    Case,
+    ObservationRole,
+    RunContext,
+    Semantic,
+    SpanKind,
+    record_pydantic_ai_usage,
+)
 
 
 def reply_case(ctx: RunContext, case: Case) -> dict[str, object]:
@@ -26,20 +35,7 @@ def reply_case(ctx: RunContext, case: Case) -> dict[str, object]:
         span.set_usage(
             input_tokens=reply.usage.input_tokens, output_tokens=reply.usage.output_tokens
         )
-        span.metric(
-            "input_tokens",
-            reply.usage.input_tokens,
-            semantic_type=Semantic.LLM_TOKENS_INPUT,
-            unit="tokens",
-        )
-        span.metric(
-            "output_tokens",
-            reply.usage.output_tokens,
-            semantic_type=Semantic.LLM_TOKENS_OUTPUT,
-            unit="tokens",
-        )
-        span.factor_observation("provider", reply.provider, semantic_type=Semantic.LLM_PROVIDER)
-        span.factor_observation("model", reply.model, semantic_type=Semantic.LLM_MODEL_NAME)
+        record_pydantic_ai_usage(span, reply.usage, model_name=reply.model, provider=reply.provider)
         span.metric(
             "reply_latency",
             reply.latency_ms,

@@ -254,8 +254,12 @@ def test_invalid_schema_is_located_in_the_structured_form(tmp_path: Path) -> Non
     )
     with pytest.raises(SpecError) as info:
         load_benchmark_spec(path)
-    assert str(info.value).removeprefix(f"{tmp_path}/").startswith(
-        "autobench.yaml:6:7: invalid 'schema' of scorer 'shape': not a valid JSON Schema"
+    assert (
+        str(info.value)
+        .removeprefix(f"{tmp_path}/")
+        .startswith(
+            "autobench.yaml:6:7: invalid 'schema' of scorer 'shape': not a valid JSON Schema"
+        )
     )
 
 
@@ -349,7 +353,10 @@ def test_python_scorers_sync_async_and_call_fields(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("target", "message"),
     [
-        ("missing_scorer_module:fn", "cannot import module 'missing_scorer_module' of python scorer"),
+        (
+            "missing_scorer_module:fn",
+            "cannot import module 'missing_scorer_module' of python scorer",
+        ),
         ("{scorers}:nope", "has no attribute 'nope'"),
         ("{scorers}:VALUE", "which is not callable"),
     ],
@@ -381,8 +388,12 @@ def test_unresolvable_python_scorer_fails_before_any_run(
 def test_python_scorer_target_syntax_is_a_spec_error(tmp_path: Path) -> None:
     path = tmp_path / "autobench.yaml"
     path.write_text("benchmark:\n  b:\n    score:\n      s:\n        python: no_colon\n")
-    with pytest.raises(SpecError, match="autobench.yaml:5:17: invalid 'target' of scorer 's': python scorer target 'no_colon'"):
+    with pytest.raises(SpecError) as info:
         load_benchmark_spec(path)
+    assert str(info.value).removeprefix(f"{tmp_path}/") == (
+        "autobench.yaml:5:17: invalid 'target' of scorer 's': python scorer target 'no_colon'"
+        " must have the form 'module:attribute'"
+    )
 
 
 def test_python_scorer_runs_on_an_errored_run(tmp_path: Path) -> None:

@@ -79,7 +79,8 @@ SPEC_ERRORS: dict[str, tuple[str, str]] = {
     "unknown top-level key": (
         "benchmrk:\n  x: {}\n",
         "autobench.yaml:1:1: unknown key 'benchmrk' in the spec (expected one of: benchmark,"
-        " dataset, reports, scoring, semantic_registry, task, variants)",
+        " dataset, derive, policies, post_derive, reports, scoring, semantic_registry, task,"
+        " variants)",
     ),
     "two benchmarks": (
         "benchmark:\n  x: {}\n  y: {}\n",

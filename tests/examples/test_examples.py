@@ -173,6 +173,8 @@ def test_mid_example_prices_replies_and_gates_them_with_policies(tmp_path: Path)
     outage = result.runs_for(case_id="enterprise-outage", variant_id="large")[0]
     assert _observation(outage, "input_tokens").value == 145
     assert _observation(outage, "output_tokens").value == 117
+    assert _observation(outage, "total_tokens").value == 262
+    assert _observation(outage, "model_name").value == "demo/large"
     cost = _observation(outage, "request_cost")
     assert (cost.semantic_type, cost.unit, cost.source) == (
         "money.cost",

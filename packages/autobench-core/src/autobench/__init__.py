@@ -212,8 +212,27 @@ def __dir__() -> list[str]:
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
+    from autobench.abp import (
+        InstrumentationScope,
+        SpanKind,
+        SpanRecord,
+        SpanStatus,
+        Trace,
+        TraceEnvelope,
+    )
     from autobench.core.bridges import PydanticAIUsage, record_pydantic_ai_usage
     from autobench.core.derive import DeriverSpec, TokenCostDeriverSpec, TokenCostInputs
+    from autobench.core.measurement import Measurement, MeasurementBudget, measure_callable
+    from autobench.core.policies import PolicyResult, PolicySpec, evaluate_run_policies
+    from autobench.core.postderive import (
+        ComparisonVerdict,
+        ComparisonVerdictSpec,
+        DerivedMetricOutput,
+        PairedBaselineDeriverSpec,
+        PostDeriverSpec,
+        RelativeNoiseThreshold,
+        RunMatchKey,
+    )
     from autobench.core.pricing import (
         ModelPrice,
         PriceTier,
@@ -225,25 +244,6 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
         from_genai_prices,
         from_llm_prices,
         load_pricing_table,
-    )
-    from autobench.abp import (
-        InstrumentationScope,
-        SpanKind,
-        SpanRecord,
-        SpanStatus,
-        Trace,
-        TraceEnvelope,
-    )
-    from autobench.core.measurement import Measurement, MeasurementBudget, measure_callable
-    from autobench.core.policies import PolicyResult, PolicySpec, evaluate_run_policies
-    from autobench.core.postderive import (
-        ComparisonVerdict,
-        ComparisonVerdictSpec,
-        DerivedMetricOutput,
-        PairedBaselineDeriverSpec,
-        PostDeriverSpec,
-        RelativeNoiseThreshold,
-        RunMatchKey,
     )
     from autobench.core.scoring import (
         ExactScorer,

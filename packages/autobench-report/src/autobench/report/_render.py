@@ -204,7 +204,7 @@ def render_run_metrics(
         why.add_column("reason", overflow="fold")
         for row in reasons:
             why.add_row(
-                Text(row.case_id), Text(row.variant_id), _status(row.status), Text(row.reason)
+                Text(row.case_id), Text(row.variant_id), _status(row.status), Text(row.reason or "")
             )
         tables.append(why)
     return tables

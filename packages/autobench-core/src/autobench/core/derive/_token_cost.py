@@ -52,11 +52,11 @@ from autobench.core.pricing import (
     AmbiguousModelError,
     InconsistentUsageError,
     MissingRateError,
+    PricingDocument,
     PricingTable,
     TokenUsage,
     call_cost,
     load_pricing_table,
-    pricing_table_from_document,
 )
 from autobench.records import (
     Direction,
@@ -123,8 +123,8 @@ class TokenCostDeriverSpec(DeriverSpec):
         return output
 
     def check_file(self, field: str, data: Any) -> None:
-        """The pricing file must hold a valid pricing table."""
-        pricing_table_from_document(data)
+        """The pricing file must hold a valid pricing table (pydantic errors follow ``data``)."""
+        PricingDocument.model_validate(data)
 
     def prepare(self, *, base_dir: Path | None, registry: SemanticRegistry) -> PreparedDeriver:
         """Read the pricing file (once per experiment). Raises ``PricingError`` (a

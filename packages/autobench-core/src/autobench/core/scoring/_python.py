@@ -61,7 +61,7 @@ class PythonScorer(ScorerSpec):
                 f"{type(value).__name__}, which is not callable",
                 module=self.target.partition(":")[0],
             )
-        return value  # type: ignore[no-any-return]
+        return value
 
     def prepare(self, base_dir: Path | None) -> PythonScorer:
         bound = self.model_copy()

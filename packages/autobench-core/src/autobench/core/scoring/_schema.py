@@ -167,8 +167,13 @@ def _schema_problems(errors: Iterable[SchemaViolation]) -> list[str]:
     problems: dict[str, None] = {}
     for error in errors:
         steps = list(error.absolute_path)
-        if error.validator == "required" and isinstance(error.instance, Mapping):
-            for name in error.validator_value:
+        required = error.validator_value
+        if (
+            error.validator == "required"
+            and isinstance(error.instance, Mapping)
+            and isinstance(required, list)
+        ):
+            for name in required:
                 if name not in error.instance:
                     problems[f"{_json_path([*steps, name])}: {name!r} is a required property"] = (
                         None
