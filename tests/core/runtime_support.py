@@ -16,6 +16,7 @@ from autobench.records import (
     ExperimentRecord,
     ExperimentResult,
     ExperimentSummary,
+    Observation,
     RunRecord,
 )
 
@@ -81,6 +82,10 @@ class CollectingSink:
         stored = run.model_copy(update={"artifacts": artifacts})
         self.runs.append(stored)
         return stored
+
+    def post_derived(self, observations_by_run: Mapping[str, Sequence[Observation]]) -> None:
+        self.calls.append("post_derived")
+        self.post_derived_observations = dict(observations_by_run)
 
     def finish(self, summary: ExperimentSummary) -> None:
         self.calls.append("finish")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from runtime_support import write_task_module
+from runtime_support import CollectingSink, write_task_module
 
 from autobench import ComparisonVerdict, PairedBaselineDeriverSpec, RunMatchKey
 from autobench.core.plugins import post_deriver_registry
@@ -322,3 +322,13 @@ def test_unknown_kind_and_policies_on_post_derived_metrics_are_refused(tmp_path:
     )
     with pytest.raises(SpecError, match=r"policy 'fast' reads 'performance.speedup'"):
         load_benchmark_spec(path)
+
+
+def test_the_sink_gets_post_derived_evidence_before_the_summary(tmp_path: Path) -> None:
+    sink = CollectingSink()
+    result = asyncio.run(run_benchmark_spec(load_benchmark_spec(_spec(tmp_path)), sink=sink))
+    assert sink.calls[-2:] == ["post_derived", "finish"]
+    assert list(sink.post_derived_observations) == [result.runs[1].run_id, result.runs[3].run_id]
+    # the records the sink stored stay as they were; the returned result carries the speedup
+    assert all(_derived(run, "speedup") is None for run in sink.runs)
+    assert _values(result, "speedup")["easy/candidate"] == 2.0

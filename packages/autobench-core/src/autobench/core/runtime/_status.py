@@ -13,8 +13,10 @@ The rule (spec sections "Run Status Model" and "Failure And Status Model"):
 
    * ``errored`` when a scorer that is not ``optional`` raised;
    * else ``failed`` when any constraint-role evidence is false or ``0``:
-     scores with role ``constraint`` and task observations with role
-     ``constraint`` (failed ``ctx.check``\\ s);
+     scores with role ``constraint`` and observations with role
+     ``constraint`` (failed ``ctx.check``\\ s, and failed policies: each
+     policy result is a ``policy.result`` constraint observation whose value
+     is ``False`` when the policy failed, see ``_policies``);
    * else ``passed``.
 
    Objective and diagnostic values never fail a run by themselves.
