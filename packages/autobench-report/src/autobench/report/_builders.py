@@ -29,6 +29,7 @@ from autobench.report._model import (
     RunMetricRow,
     VariantSummary,
 )
+from autobench.report._policies import policy_summaries
 from autobench.report._run_rows import run_rows
 
 
@@ -171,6 +172,7 @@ def build_report(result: ExperimentResult, spec: ReportSpec | None = None) -> Re
         matrix=matrix,
         comparisons=tuple(comparisons),
         distributions=tuple(distributions),
+        policies=tuple(policy_summaries(table)),
         run_rows=tuple(rows),
         metric_units={semantic: table.values(semantic).unit for semantic in table.semantic_types},
         diagnostics=table.diagnostics,

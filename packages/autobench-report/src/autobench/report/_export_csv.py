@@ -46,10 +46,15 @@ class CsvExporter:
 
     def export(self, report: Report, result: ExperimentResult) -> str:
         semantics = list(report.metric_units)
+        policies = [policy.name for policy in report.policies]
         stream = io.StringIO()
         writer = csv.writer(stream)
         writer.writerow(
-            [*FIXED_COLUMNS, *(metric_label(s, report.metric_units[s]) for s in semantics)]
+            [
+                *FIXED_COLUMNS,
+                *(metric_label(s, report.metric_units[s]) for s in semantics),
+                *(f"policy:{name}" for name in policies),
+            ]
         )
         for row in report.run_rows:
             writer.writerow(
@@ -62,6 +67,7 @@ class CsvExporter:
                     row.evaluation_status,
                     row.reason or "",
                     *(cell(row.metrics.get(semantic)) for semantic in semantics),
+                    *(cell(row.policies.get(name)) for name in policies),
                 ]
             )
         return stream.getvalue()

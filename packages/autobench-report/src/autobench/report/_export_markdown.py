@@ -155,6 +155,23 @@ def render_markdown(report: Report) -> str:
             for row in board.rows
         ],
     )
+    if report.policies:
+        variants = [variant.id for variant in report.variants]
+        lines += ["## Policies", ""]
+        lines += table(
+            ["policy", "metric", *variants],
+            [
+                [
+                    policy.name,
+                    policy.metric or "",
+                    *(
+                        f"{policy.passed.get(v, 0)}/{policy.passed.get(v, 0) + policy.failed.get(v, 0)}"
+                        for v in variants
+                    ),
+                ]
+                for policy in report.policies
+            ],
+        )
     if report.matrix is not None:
         lines += _matrix(report.matrix)
     for comparison in report.comparisons:

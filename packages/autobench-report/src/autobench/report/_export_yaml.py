@@ -99,6 +99,15 @@ def report_document(report: Report) -> dict[str, Any]:
         }
         for variant in report.variants
     }
+    if report.policies:
+        body["policies"] = {
+            policy.name: {
+                **({"metric": policy.metric} if policy.metric else {}),
+                "passed": dict(policy.passed),
+                "failed": dict(policy.failed),
+            }
+            for policy in report.policies
+        }
     body["leaderboard"] = {
         row.variant: {
             "runs": row.runs,

@@ -15,9 +15,11 @@ from typing import Any
 
 from autobench.records import (
     ExperimentResult,
+    Observation,
     ObservationRole,
     ProjectedMetric,
     RunRecord,
+    Semantic,
     UnitValue,
     project_observations,
     run_observations,
@@ -56,8 +58,16 @@ class MetricTable:
         self.result = result
         self.registry = result.registry
         self.runs: tuple[RunRecord, ...] = result.runs
+        observations = [run_observations(run) for run in self.runs]
+        # Policy results are named verdicts, one per policy, all of semantic type
+        # ``policy.result``: they are kept apart (``policies``) instead of being projected
+        # into one ambiguous metric.
+        self.policies: tuple[dict[str, Observation], ...] = tuple(
+            {o.name: o for o in items if self._is_policy(o)} for items in observations
+        )
         self.projected: tuple[dict[str, ProjectedMetric], ...] = tuple(
-            project_observations(run_observations(run), self.registry) for run in self.runs
+            project_observations([o for o in items if not self._is_policy(o)], self.registry)
+            for items in observations
         )
         self._values: dict[str, MetricValues] = {}
         self.memo: dict[str, Any] = {}
@@ -82,6 +92,10 @@ class MetricTable:
         self.by_variant: dict[str, list[int]] = {variant: [] for variant in self.variants}
         for index, run in enumerate(self.runs):
             self.by_variant[run.variant_id].append(index)
+
+    def _is_policy(self, observation: Observation) -> bool:
+        semantic = observation.semantic_type
+        return semantic is not None and self.registry.is_a(semantic, Semantic.POLICY_RESULT)
 
     @property
     def diagnostics(self) -> tuple[str, ...]:

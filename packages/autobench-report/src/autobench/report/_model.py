@@ -134,6 +134,16 @@ class Distribution(ReportModel):
     variants: dict[str, VariantDistribution] = Field(default_factory=dict)
 
 
+class PolicySummary(ReportModel):
+    """One policy across runs: per variant, how many runs it held for (``passed``) and not
+    (``failed``); runs without a result for it (for example errored ones) are not counted."""
+
+    name: str
+    metric: str | None = None
+    passed: dict[str, int] = Field(default_factory=dict)
+    failed: dict[str, int] = Field(default_factory=dict)
+
+
 class RunMetricRow(ReportModel):
     """One run with its projected metrics: ``metrics[semantic_type]`` in canonical units."""
 
@@ -144,6 +154,8 @@ class RunMetricRow(ReportModel):
     task_status: str
     evaluation_status: str
     metrics: dict[str, Any] = Field(default_factory=dict)
+    policies: dict[str, bool] = Field(default_factory=dict)
+    """Each policy's result for this run, by policy name."""
     reason: str | None = None
 
 
@@ -161,6 +173,7 @@ class Report(ReportModel):
     matrix: CaseMatrix | None = None
     comparisons: tuple[Comparison, ...] = ()
     distributions: tuple[Distribution, ...] = ()
+    policies: tuple[PolicySummary, ...] = ()
     run_rows: tuple[RunMetricRow, ...] = ()
     metric_units: dict[str, str | None] = Field(default_factory=dict)
     """Canonical unit of every semantic type in ``run_rows``."""

@@ -28,6 +28,7 @@ from autobench.report._model import (
     Comparison,
     Distribution,
     Leaderboard,
+    MetricColumn,
     Report,
     RunMetricRow,
 )
@@ -113,32 +114,65 @@ def render_variants(report: Report) -> RenderableType:
     return table
 
 
+def _column_header(column: MetricColumn, leaderboard: Leaderboard) -> str:
+    header = (
+        column.name
+        if column.name != column.semantic_type
+        else f"{column.fn} {column.semantic_type}"
+    )
+    unit = column.unit or next(
+        (row.metrics[column.name].unit for row in leaderboard.rows if column.name in row.metrics),
+        None,
+    )
+    if unit and column.fn not in ("count", "ratio_true"):
+        header += f" [{unit}]"
+    return header
+
+
+WIDE_LEADERBOARD = 3
+"""More metric columns than this are shown transposed (one row per metric), which stays
+readable at 80 columns however many metrics the spec asks for."""
+
+
 def render_leaderboard(leaderboard: Leaderboard) -> RenderableType:
+    """Variants with their runs, status counts and aggregates; transposed when wide."""
+    if len(leaderboard.columns) > WIDE_LEADERBOARD:
+        return _render_leaderboard_by_metric(leaderboard)
     table = _table("Leaderboard")
-    table.add_column("variant", style="bold", overflow="fold")
+    table.add_column("variant", style="bold", no_wrap=True, overflow="ellipsis", max_width=24)
     table.add_column("runs", justify="right", no_wrap=True)
     table.add_column("pass/fail/err", justify="right", no_wrap=True)
     for column in leaderboard.columns:
-        header = (
-            column.name
-            if column.name != column.semantic_type
-            else f"{column.fn} {column.semantic_type}"
+        table.add_column(
+            Text(_column_header(column, leaderboard)), justify="right", overflow="fold", min_width=8
         )
-        unit = column.unit or next(
-            (
-                row.metrics[column.name].unit
-                for row in leaderboard.rows
-                if column.name in row.metrics
-            ),
-            None,
-        )
-        if unit and column.fn not in ("count", "ratio_true"):
-            header += f" [{unit}]"
-        table.add_column(Text(header), justify="right", overflow="fold", min_width=6)
     for row in leaderboard.rows:
         status = f"{row.status.passed}/{row.status.failed}/{row.status.errored}"
         cells = [_aggregate(row.metrics.get(column.name)) for column in leaderboard.columns]
         table.add_row(Text(row.variant), str(row.runs), status, *cells)
+    return table
+
+
+def _render_leaderboard_by_metric(leaderboard: Leaderboard) -> RenderableType:
+    table = _table("Leaderboard")
+    table.add_column("", overflow="fold", min_width=12)
+    for row in leaderboard.rows:
+        table.add_column(
+            Text(row.variant, style="bold"), justify="right", overflow="fold", min_width=8
+        )
+    table.add_row("runs", *(str(row.runs) for row in leaderboard.rows))
+    table.add_row(
+        "pass/fail/err",
+        *(
+            f"{row.status.passed}/{row.status.failed}/{row.status.errored}"
+            for row in leaderboard.rows
+        ),
+    )
+    for column in leaderboard.columns:
+        table.add_row(
+            Text(_column_header(column, leaderboard)),
+            *(_aggregate(row.metrics.get(column.name)) for row in leaderboard.rows),
+        )
     return table
 
 
@@ -167,6 +201,33 @@ def _family(semantic_type: str) -> str:
     return semantic_type.split(".", 1)[0]
 
 
+RUN_METRIC_COLUMNS = 3
+"""Metric columns per run-metrics table; a family with more is split into several tables."""
+
+
+def _run_metric_table(
+    title: str,
+    caption: str | None,
+    family: str,
+    semantic_types: list[str],
+    rows: list[RunMetricRow],
+    report: Report,
+) -> Table:
+    table = _table(title, caption)
+    table.add_column("case", no_wrap=True, overflow="ellipsis", max_width=20)
+    table.add_column("variant", no_wrap=True, overflow="ellipsis", max_width=12)
+    table.add_column("status", no_wrap=True)
+    for semantic_type in semantic_types:
+        short = semantic_type.removeprefix(f"{family}.")
+        unit = report.metric_units.get(semantic_type)
+        header = Text(short if unit is None else f"{short}\n[{unit}]")
+        table.add_column(header, justify="right", overflow="fold", min_width=min(len(short), 10))
+    for row in rows:
+        values = [Text(value_text(row.metrics.get(semantic)) or "-") for semantic in semantic_types]
+        table.add_row(Text(row.case_id), Text(row.variant_id), _status(row.status), *values)
+    return table
+
+
 def render_run_metrics(
     report: Report, runs: RunSelection = "auto", max_rows: int = 20
 ) -> list[RenderableType]:
@@ -179,22 +240,15 @@ def render_run_metrics(
         families.setdefault(_family(semantic_type), []).append(semantic_type)
     tables: list[RenderableType] = []
     for family, semantic_types in families.items():
-        table = _table(f"Run metrics: {family}", caption)
-        table.add_column("case", overflow="fold")
-        table.add_column("variant", overflow="fold")
-        table.add_column("status")
-        for semantic_type in semantic_types:
-            label = metric_label(semantic_type, report.metric_units.get(semantic_type))
-            table.add_column(
-                Text(label.removeprefix(f"{family}.")), justify="right", overflow="fold"
+        chunks = [
+            semantic_types[start : start + RUN_METRIC_COLUMNS]
+            for start in range(0, len(semantic_types), RUN_METRIC_COLUMNS)
+        ]
+        for number, chunk in enumerate(chunks, start=1):
+            title = f"Run metrics: {family}" + (
+                f" ({number}/{len(chunks)})" if len(chunks) > 1 else ""
             )
-        for row in rows:
-            values = [
-                Text(value_text(row.metrics.get(semantic_type)) or "-")
-                for semantic_type in semantic_types
-            ]
-            table.add_row(Text(row.case_id), Text(row.variant_id), _status(row.status), *values)
-        tables.append(table)
+            tables.append(_run_metric_table(title, caption, family, chunk, rows, report))
     reasons = [row for row in rows if row.reason]
     if reasons:
         why = _table("Why runs did not pass", caption)
@@ -300,6 +354,31 @@ def render_comparison(comparison: Comparison, max_rows: int = 10) -> RenderableT
     return Panel(Group(*parts), title=title, title_align="left")
 
 
+def render_policies(report: Report) -> RenderableType:
+    """Per policy and variant: runs it held for, of runs it was evaluated on."""
+    table = _table("Policies")
+    table.add_column("policy", style="bold", overflow="fold")
+    table.add_column("metric", overflow="fold")
+    variants = [variant.id for variant in report.variants] or sorted(
+        {v for p in report.policies for v in (*p.passed, *p.failed)}
+    )
+    for variant in variants:
+        table.add_column(Text(variant), justify="right", no_wrap=True)
+    for policy in report.policies:
+        cells = []
+        for variant in variants:
+            held, failed = policy.passed.get(variant, 0), policy.failed.get(variant, 0)
+            style = "red" if failed else "green"
+            cells.append(
+                Text(f"{held}/{held + failed}", style=style)
+                if held + failed
+                else Text("-", style="dim")
+            )
+        table.add_row(Text(policy.name), Text(policy.metric or ""), *cells)
+    table.caption = "runs the policy held for / runs it was evaluated on"
+    return table
+
+
 def render_distribution(distribution: Distribution) -> RenderableType:
     table = _table(
         f"Distribution {distribution.name}: {metric_label(distribution.semantic_type, distribution.unit)}"
@@ -334,6 +413,8 @@ def render_report(
         parts.append(render_variants(report))
     if report.leaderboard.rows:
         parts.append(render_leaderboard(report.leaderboard))
+    if report.policies:
+        parts.append(render_policies(report))
     parts.extend(render_run_metrics(report, runs, max_rows))
     if report.matrix is not None:
         parts.append(render_matrix(report.matrix, max_rows, show_all=runs == "all"))

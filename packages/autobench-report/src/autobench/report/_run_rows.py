@@ -75,6 +75,10 @@ def run_rows(table: MetricTable) -> list[RunMetricRow]:
                 task_status=run.task_status.value,
                 evaluation_status=run.evaluation_status.value,
                 metrics=metrics,
+                policies={
+                    name: observation.value is True
+                    for name, observation in table.policies[index].items()
+                },
                 reason=run_reason(run),
             )
         )
