@@ -10,6 +10,7 @@ from rich.console import Console
 from autobench import BenchmarkSpec, run_benchmark_spec
 from autobench.report import (
     build_report,
+    exporter_registry,
     render_experiment_overview,
     render_report,
     render_status_table,
@@ -97,3 +98,41 @@ def test_user_text_is_never_read_as_rich_markup(tmp_path: Path) -> None:
     text = _render(render_report(build_report(result)))
     assert "[bold]case[/bold]" in text and "[red]v" in text
     assert "time.latency [s]" in text
+
+
+def test_each_policy_is_its_own_verdict_in_every_view(tmp_path: Path) -> None:
+    (tmp_path / "policy_task.py").write_text(
+        "def run(ctx, case):\n"
+        "    ctx.metric('cost', case.input['cost'], semantic_type='money.cost', unit='usd')\n"
+        "    ctx.outcome(case.input['ok'])\n"
+        "    return {}\n"
+    )
+    spec = BenchmarkSpec(
+        benchmark={"id": "policies"},
+        dataset={
+            "cases": [
+                {"id": "cheap", "input": {"cost": 0.001, "ok": True}},
+                {"id": "dear", "input": {"cost": 0.5, "ok": True}},
+            ]
+        },
+        variants=[{"id": "v"}],
+        task={"target": "policy_task:run"},
+        policies=[
+            {"name": "must-succeed", "metric": "result.success", "must_equal": True},
+            {"name": "cost-cap", "metric": "money.cost", "must_less_equal": 0.01},
+        ],
+        base_dir=tmp_path,
+    )
+    result = asyncio.run(run_benchmark_spec(spec))
+    report = build_report(result)
+    assert [(p.name, p.passed, p.failed) for p in report.policies] == [
+        ("must-succeed", {"v": 2}, {}),
+        ("cost-cap", {"v": 1}, {"v": 1}),
+    ]
+    assert not [line for line in report.diagnostics if "policy.result" in line]
+    assert "policy.result" not in report.metric_units
+    dear = next(row for row in report.run_rows if row.case_id == "dear")
+    assert dear.policies == {"must-succeed": True, "cost-cap": False}
+    csv_text = exporter_registry().get("csv").export(report, result)
+    assert "policy:must-succeed,policy:cost-cap" in csv_text.splitlines()[0]
+    assert "cost-cap" in _render(render_report(report))
