@@ -226,3 +226,13 @@ def test_policies_checked_after_the_fact(tmp_path: Path) -> None:
     later = PolicySpec(name="fast", metric="time.latency", unit="ms", must_less=200)
     assert [o.value for o in evaluate_run_policies([later], replayed.runs[0])] == [True]
     assert [o.value for o in evaluate_run_policies([later], result.runs[1])] == [False]
+
+
+@pytest.mark.parametrize("bound", ["true", ".nan", "abc"])
+def test_a_numeric_bound_must_be_a_finite_number(tmp_path: Path, bound: str) -> None:
+    path = _spec_file(
+        tmp_path, f"- {{name: cap, metric: quality.correctness, must_less: {bound}}}\n"
+    )
+    with pytest.raises(SpecError) as caught:
+        load_benchmark_spec(path)
+    assert caught.value.line is not None and "must_less" in str(caught.value)

@@ -332,3 +332,18 @@ def test_the_sink_gets_post_derived_evidence_before_the_summary(tmp_path: Path) 
     # the records the sink stored stay as they were; the returned result carries the speedup
     assert all(_derived(run, "speedup") is None for run in sink.runs)
     assert _values(result, "speedup")["easy/candidate"] == 2.0
+
+
+def test_a_result_typed_as_the_metric_it_reads_is_refused(tmp_path: Path) -> None:
+    spec = tmp_path / "autobench.yaml"
+    spec.write_text(
+        "benchmark:\n  b:\n    cases: [{id: c}]\n    run: {python: t:run}\n"
+        "    variants: {base: {}, cand: {}}\n"
+        "    post_derive:\n"
+        "      - kind: paired_baseline\n        baseline_variant: base\n"
+        "        match_on: [{kind: case_id}]\n        metric: time.latency\n"
+        "        formula: candidate_minus_baseline\n"
+        "        output: {name: delta, semantic_type: time.latency, unit: ms}\n"
+    )
+    with pytest.raises(SpecError, match="the metric it reads"):
+        load_benchmark_spec(spec)

@@ -420,3 +420,29 @@ def test_python_scorer_runs_on_an_errored_run(tmp_path: Path) -> None:
     view = record.scores[0].value
     assert view["same_output"] is True and view["observations"] == ["seen"]
     assert isinstance(record.scores[0], ScoreRecord)
+
+
+def test_the_spec_names_the_score_and_none_is_a_scorer_error(tmp_path: Path) -> None:
+    (tmp_path / "naming_scorers.py").write_text(
+        "from autobench import ScoreRecord\n"
+        "def renamed(call):\n    return ScoreRecord(name='other', value=1.0)\n"
+        "def nothing(call):\n    return None\n"
+    )
+    (tmp_path / "naming_task.py").write_text("def run(ctx, case):\n    return {}\n")
+    spec = BenchmarkSpec.model_validate(
+        dict(
+            benchmark={"id": "names"},
+            dataset={"cases": [{"id": "c"}]},
+            variants=[{"id": "v"}],
+            task={"target": "naming_task:run"},
+            scoring=[
+                {"kind": "python", "name": "first", "target": "naming_scorers:renamed"},
+                {"kind": "python", "name": "second", "target": "naming_scorers:nothing"},
+            ],
+            base_dir=tmp_path,
+        )
+    )
+    (record,) = run(spec).runs
+    assert [score.name for score in record.scores] == ["first", "second"]
+    assert record.scores[0].value == 1.0
+    assert record.scores[1].error is not None and "returned None" in record.scores[1].error

@@ -93,7 +93,7 @@ def _task_error(
         return show_error(
             f"{what} not found",
             str(exc),
-            f"{what} targets are 'module:attribute', resolved from the spec's directory first.",
+            "Targets are 'module:attribute', resolved from the spec's directory first.",
         )
     assert cause is not None
     frames = [

@@ -24,13 +24,22 @@ Equality never confuses booleans with numbers (``true`` is not ``1``).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    AllowInfNan,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictFloat,
+    StrictInt,
+    model_validator,
+)
 
 from autobench.records import SemanticType
 
-Number = int | float
+Number = StrictInt | Annotated[StrictFloat, AllowInfNan(False)]
+"""A bound: an integer or a finite float; booleans, strings and NaN are refused."""
 
 REQUIREMENTS: tuple[str, ...] = (
     "must_equal",

@@ -44,7 +44,11 @@ ScoringResult = tuple[tuple[ScoreRecord, ...], tuple[ErrorRecord, ...]]
 
 
 def _filled(record: ScoreRecord, scorer: ScorerSpec) -> ScoreRecord:
+    # The spec names the score: a scorer returning a record under another name would let
+    # two scorers write the same score, so the spec's name always wins.
     update: dict[str, Any] = {}
+    if record.name != scorer.name:
+        update["name"] = scorer.name
     if record.semantic_type is None and scorer.semantic_type is not None:
         update["semantic_type"] = scorer.semantic_type
     if record.unit is None and scorer.unit is not None:
@@ -78,6 +82,10 @@ async def score_run(scorers: Sequence[ScorerSpec], call: ScoringCall) -> Scoring
     for scorer in scorers:
         try:
             result = await scorer.score(_selected(scorer, call))
+            if result is None:
+                raise TypeError(
+                    f"scorer {scorer.name!r} returned None; return a value or a ScoreRecord"
+                )
         except Exception as exc:
             scores.append(
                 ScoreRecord(

@@ -28,6 +28,7 @@ def post_deriver_problem(
     deriver: PostDeriverSpec,
     earlier: Sequence[PostDeriverSpec],
     variant_ids: Collection[str],
+    registry: SemanticRegistry,
 ) -> str | None:
     """Why ``deriver`` (entry ``index``) does not fit the spec, or ``None``: a baseline
     variant the spec does not declare (when it declares variants) or an output name
@@ -41,6 +42,15 @@ def post_deriver_problem(
             f"post_derive entry {index} names unknown baseline variant "
             f"{deriver.baseline_variant!r} (variants: {', '.join(sorted(variant_ids))})"
         )
+    if isinstance(deriver, PairedBaselineDeriverSpec):
+        measured = registry.normalize(deriver.metric)
+        for semantic in deriver.output_semantic_types():
+            if registry.normalize(semantic) == measured:
+                return (
+                    f"post_derive entry {index} writes its result as {semantic!r}, the metric it "
+                    "reads: the derived value would hide the measurement (choose a type such as "
+                    "performance.speedup or a custom one)"
+                )
     taken = {name for other in earlier for name in other.output_names()}
     for name in deriver.output_names():
         if name in taken:

@@ -220,7 +220,7 @@ class BenchmarkSpec(SpecModel):
         variant_ids = {variant.id for variant in self.variants}
         for index, deriver in enumerate(self.post_derive):
             problem = problem or post_deriver_problem(
-                index, deriver, self.post_derive[:index], variant_ids
+                index, deriver, self.post_derive[:index], variant_ids, self.registry
             )
         for policy in self.policies:
             problem = problem or policy_problem(policy, self.post_derive, self.registry)
