@@ -48,6 +48,15 @@ def test_flat_rates_are_exact_per_unit() -> None:
     assert call_cost(price, TokenUsage(1_000_000, 1_000_000)) == Decimal("0.3")
 
 
+def test_huge_token_counts_are_costed_exactly() -> None:
+    price = ModelPrice(input=flat("1.1"), output=flat("0.000000123456789"))
+    usage = TokenUsage(123456789012345678901234567890, 98765432109876543210987654321)
+    # 123456789012345678901234567890 * 1.1 / 10**6 + 98765432109876543210987654321
+    # * 0.000000123456789 / 10**6, worked out digit for digit (47 significant digits,
+    # more than the default decimal context's 28 would keep).
+    assert call_cost(price, usage) == Decimal("135802480106843359274211.235927285321112635269")
+
+
 def test_tier_boundary_is_inclusive_and_the_whole_request_moves_up() -> None:
     tiered = TokenRate(
         unit="mtok",

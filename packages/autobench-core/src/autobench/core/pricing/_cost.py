@@ -13,7 +13,11 @@ tier chosen by ``input_tokens``; the call's cost is their exact sum.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Context, Decimal, Inexact, localcontext
+
+EXACT_PRECISION = 400
+"""Significant digits for cost arithmetic: far more than any token count times a price needs;
+the ``Inexact`` trap makes a rounding step an error instead of a silent approximation."""
 
 from autobench.core.pricing._table import ModelPrice
 
@@ -70,8 +74,11 @@ def call_cost(price: ModelPrice, usage: TokenUsage) -> Decimal:
     if missing:
         raise MissingRateError(missing)
     total = Decimal(0)
-    for name, tokens in counts.items():
-        rate = price.rate(name)
-        if tokens > 0 and rate is not None:
-            total += rate.cost(tokens, input_tokens=usage.input_tokens)
+    # Prices are decimals and unit sizes powers of ten, so the exact result has a bounded
+    # number of digits: compute with enough precision that no step ever rounds.
+    with localcontext(Context(prec=EXACT_PRECISION, traps=[Inexact])):
+        for name, tokens in counts.items():
+            rate = price.rate(name)
+            if tokens > 0 and rate is not None:
+                total += rate.cost(tokens, input_tokens=usage.input_tokens)
     return total
