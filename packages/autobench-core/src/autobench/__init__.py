@@ -30,7 +30,18 @@ def _export(module: str, distribution: str, *names: str) -> None:
 _export(
     "autobench.abp",
     "autobench-abp",
+    "AccountingScope",
+    "CaptureMode",
+    "CapturePolicy",
+    "DEFAULT_CAPTURE_POLICY",
+    "DiagnosticRecord",
+    "EventRecord",
     "InstrumentationScope",
+    "LinkRecord",
+    "MeasurementRecord",
+    "PROTOCOL_VERSION",
+    "PayloadRef",
+    "ReferenceRecord",
     "SpanKind",
     "SpanRecord",
     "SpanStatus",
@@ -110,6 +121,21 @@ _export(
     "record_experiment",
     "replay_experiment",
 )
+_export(
+    "autobench.records",
+    "autobench-records",
+    "CompositeExtractor",
+    "ExtractionDiagnostic",
+    "ExtractionRecord",
+    "ExtractionResult",
+    "SignalExtractor",
+    "SpanExtractor",
+    "TraceExtractor",
+    "UsageExtractor",
+    "replay_extraction",
+    "trace_to_observations",
+)
+_export("autobench.core.runtime", "autobench-core", "AttachedTrace", "attach_trace")
 _export("autobench.core.spec", "autobench-core", "SpecError", "load_benchmark_spec")
 _export(
     "autobench.core.planning",
@@ -182,6 +208,25 @@ _export(
     "MeasurementBudget",
     "measure_callable",
 )
+_export(
+    "autobench.core.instrumentation",
+    "autobench-core",
+    "AbstractionLayer",
+    "CaptureMechanism",
+    "Compatibility",
+    "CompatibilityState",
+    "InstrumentCall",
+    "InstrumentFactorSpec",
+    "InstrumentMetricSpec",
+    "InstrumentationError",
+    "InstrumentationHandle",
+    "InstrumentationManager",
+    "InstrumentationRuntime",
+    "Instrumentor",
+    "InstrumentorInfo",
+    "instrument_method",
+    "suppress_instrumentation",
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -213,7 +258,18 @@ __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
     from autobench.abp import (
+        DEFAULT_CAPTURE_POLICY,
+        PROTOCOL_VERSION,
+        AccountingScope,
+        CaptureMode,
+        CapturePolicy,
+        DiagnosticRecord,
+        EventRecord,
         InstrumentationScope,
+        LinkRecord,
+        MeasurementRecord,
+        PayloadRef,
+        ReferenceRecord,
         SpanKind,
         SpanRecord,
         SpanStatus,
@@ -222,6 +278,23 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
     )
     from autobench.core.bridges import PydanticAIUsage, record_pydantic_ai_usage
     from autobench.core.derive import DeriverSpec, TokenCostDeriverSpec, TokenCostInputs
+    from autobench.core.instrumentation import (
+        AbstractionLayer,
+        CaptureMechanism,
+        Compatibility,
+        CompatibilityState,
+        InstrumentationError,
+        InstrumentationHandle,
+        InstrumentationManager,
+        InstrumentationRuntime,
+        InstrumentCall,
+        InstrumentFactorSpec,
+        InstrumentMetricSpec,
+        Instrumentor,
+        InstrumentorInfo,
+        instrument_method,
+        suppress_instrumentation,
+    )
     from autobench.core.measurement import Measurement, MeasurementBudget, measure_callable
     from autobench.core.policies import PolicyResult, PolicySpec, evaluate_run_policies
     from autobench.core.postderive import (
@@ -245,6 +318,7 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
         from_llm_prices,
         load_pricing_table,
     )
+    from autobench.core.runtime import AttachedTrace, attach_trace
     from autobench.core.scoring import (
         ExactScorer,
         ExpectedAction,
@@ -277,12 +351,16 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
         DEFAULT_SEMANTIC_REGISTRY,
         ArtifactRef,
         Case,
+        CompositeExtractor,
         Direction,
         ErrorRecord,
         EvaluationStatus,
         ExperimentRecord,
         ExperimentResult,
         ExperimentSummary,
+        ExtractionDiagnostic,
+        ExtractionRecord,
+        ExtractionResult,
         FactorValue,
         Observation,
         ObservationKind,
@@ -296,8 +374,14 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
         SemanticDefinition,
         SemanticRegistry,
         SemanticType,
+        SignalExtractor,
+        SpanExtractor,
         TaskStatus,
+        TraceExtractor,
+        UsageExtractor,
         Variant,
         filter_observations,
         project_observations,
+        replay_extraction,
+        trace_to_observations,
     )

@@ -2,12 +2,32 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
+from autobench.abp._capture import DEFAULT_CAPTURE_POLICY, CapturePolicy, PayloadRef
+from autobench.abp._facts import (
+    DiagnosticRecord,
+    EventRecord,
+    LinkRecord,
+    MeasurementRecord,
+    ReferenceRecord,
+)
 from autobench.abp._ids import new_trace_id
 from autobench.abp._model import InstrumentationScope, SpanRecord, Trace
-from autobench.abp._signals import Signal, SpanEndSignal, SpanStartSignal
+from autobench.abp._signals import (
+    DiagnosticSignal,
+    EventSignal,
+    LinkSignal,
+    MeasurementSignal,
+    ReferenceSignal,
+    Signal,
+    SpanEndSignal,
+    SpanStartSignal,
+)
 
 
 class TraceCollector:
@@ -17,46 +37,119 @@ class TraceCollector:
     called at any time: spans that have started but not ended come out with
     ``partial=True`` and no duration, and the trace itself is then partial.
     The monotonic origin of the trace is the moment the collector is created;
-    span ``offset`` values are seconds from it.
+    span ``offset`` values are seconds from it, and a start signal without a
+    ``started_at`` gets ``origin_wall + offset`` (``origin_wall`` is the UTC
+    time read when the collector was created).
+
+    ``capture`` is the :class:`CapturePolicy` applied to span input, output
+    and attributes and to event attributes as they are recorded (the default
+    redacts secrets and truncates huge strings). Payloads the policy moves out
+    of the trace are kept in :attr:`payloads` for the runtime to store as
+    artifacts.
     """
 
     __slots__ = (
         "_ends",
+        "_facts",
         "_lock",
+        "_payloads",
         "_scopes",
         "_signals",
         "_starts",
+        "capture",
         "name",
         "origin_ns",
+        "origin_wall",
         "trace_id",
     )
 
-    def __init__(self, trace_id: str | None = None, *, name: str | None = None) -> None:
+    def __init__(
+        self,
+        trace_id: str | None = None,
+        *,
+        name: str | None = None,
+        capture: CapturePolicy = DEFAULT_CAPTURE_POLICY,
+    ) -> None:
         self.trace_id = trace_id or new_trace_id()
         self.name = name
+        self.capture = capture
+        self.origin_wall = datetime.now(UTC)
         self.origin_ns = time.perf_counter_ns()
         self._lock = threading.Lock()
         self._signals: list[Signal] = []
         self._starts: list[SpanStartSignal] = []
         self._ends: dict[str, SpanEndSignal] = {}
+        self._facts: list[Signal] = []
         self._scopes: dict[str, InstrumentationScope] = {}
+        self._payloads: list[tuple[PayloadRef, Any]] = []
 
     def register_scope(self, scope: InstrumentationScope) -> str:
         """Make ``scope`` known to the trace and return its key (the instrumentor name)."""
-        with self._lock:
-            self._scopes.setdefault(scope.name, scope)
-        return scope.name
+        name = scope.name
+        if self._scopes.get(name) is not scope:
+            with self._lock:
+                self._scopes.setdefault(name, scope)
+        return name
 
     def emit(self, signal: Signal) -> None:
-        """Record one signal. A second end signal for the same span is ignored."""
-        with self._lock:
-            if isinstance(signal, SpanStartSignal):
-                self._starts.append(signal)
-            elif signal.span_id in self._ends:
+        """Record one signal. A second end signal for the same span is ignored.
+
+        Lock-free: each step is one ``list.append`` or ``dict.setdefault``,
+        which are atomic (under the GIL, and per object without it).
+        """
+        cls = signal.__class__
+        if cls is SpanEndSignal:
+            if self._ends.setdefault(signal.span_id, signal) is not signal:  # type: ignore[arg-type]
                 return
-            else:
-                self._ends[signal.span_id] = signal
-            self._signals.append(signal)
+        elif cls is SpanStartSignal:
+            self._starts.append(signal)  # type: ignore[arg-type]
+        else:
+            self._facts.append(signal)
+        self._signals.append(signal)
+
+    def now(self) -> float:
+        """Monotonic seconds since the trace origin (the ``offset`` of something happening now)."""
+        return (time.perf_counter_ns() - self.origin_ns) / 1e9
+
+    def capture_payload(self, value: Any, *, name: str, span_id: str | None) -> Any:
+        """Apply the capture policy to a span input or output.
+
+        Above the policy's ``artifact_threshold`` the payload is kept in
+        :attr:`payloads` under a new artifact id, a ``reference`` signal of
+        kind ``artifact`` is emitted for ``span_id``, and the
+        :meth:`PayloadRef.as_marker` mapping is returned in its place.
+        """
+        policy = self.capture
+        captured = policy.apply(value)
+        oversized = policy.exceeds_artifact_threshold(captured)
+        if oversized is None:
+            return captured
+        text, size = oversized
+        with self._lock:
+            ref = PayloadRef(
+                id=f"abp_payload_{len(self._payloads) + 1}",
+                name=name,
+                size=size,
+                sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                span_id=span_id,
+            )
+            self._payloads.append((ref, captured))
+        self.emit(
+            ReferenceSignal(
+                span_id=span_id,
+                kind="artifact",
+                ref_id=ref.id,
+                name=name,
+                media_type=ref.media_type,
+            )
+        )
+        return ref.as_marker()
+
+    @property
+    def payloads(self) -> tuple[tuple[PayloadRef, Any], ...]:
+        """Payloads moved out of the trace by the capture policy: ``(reference, payload)``."""
+        with self._lock:
+            return tuple(self._payloads)
 
     @property
     def signals(self) -> tuple[Signal, ...]:
@@ -65,40 +158,138 @@ class TraceCollector:
             return tuple(self._signals)
 
     def materialize(self) -> Trace:
-        """Join start and end signals into an immutable :class:`Trace`."""
+        """Join the signals into an immutable :class:`Trace`.
+
+        Facts emitted for a span that is not part of the trace are kept at
+        trace level (links, references) or become a diagnostic
+        ``abp.unknown_span`` (measurements, events).
+        """
         with self._lock:
             starts = list(self._starts)
             ends = dict(self._ends)
+            facts = list(self._facts)
             scopes = dict(self._scopes)
-        spans: list[SpanRecord] = []
-        for start in starts:
-            end = ends.get(start.span_id)
-            fields: dict[str, object] = {
-                "id": start.span_id,
-                "operation": start.operation,
-                "kind": start.kind,
-                "parent": start.parent_id,
-                "scope": start.scope,
-                "started_at": start.started_at,
-                "offset": start.offset,
-                "input": start.input,
-                "attributes": start.attributes,
-                "tags": start.tags,
-            }
-            if end is None:
-                fields["partial"] = True
+        known = {start.span_id for start in starts}
+        per_span: dict[str, dict[str, list[Any]]] = {}
+        trace_facts: dict[str, list[Any]] = {"links": [], "references": [], "diagnostics": []}
+        for fact in facts:
+            target = _fact_span(fact)
+            field, record = _fact_record(fact)
+            if field == "diagnostics":
+                trace_facts[field].append(record)
+            elif target in known:
+                per_span.setdefault(target, {}).setdefault(field, []).append(record)
+            elif field in trace_facts:
+                trace_facts[field].append(record)
             else:
-                fields.update(
-                    duration=end.duration,
-                    status=end.status,
-                    output=end.output,
-                    attributes={**start.attributes, **end.attributes},
-                    usage=end.usage,
-                    error=end.error,
-                    partial=end.partial,
+                trace_facts["diagnostics"].append(
+                    DiagnosticRecord(
+                        code="abp.unknown_span",
+                        message=f"{field[:-1]} {getattr(fact, 'name', '')!r} names "
+                        f"span {target!r}, which is not in the trace",
+                        span=target,
+                    )
                 )
-            spans.append(SpanRecord.model_validate(fields))
+        spans = [
+            _span_record(start, ends.get(start.span_id), per_span, self.origin_wall)
+            for start in starts
+        ]
         partial = any(span.partial for span in spans)
         return Trace(
-            id=self.trace_id, name=self.name, scopes=scopes, spans=tuple(spans), partial=partial
+            id=self.trace_id,
+            name=self.name,
+            scopes=scopes,
+            spans=tuple(spans),
+            partial=partial,
+            links=tuple(trace_facts["links"]),
+            references=tuple(trace_facts["references"]),
+            diagnostics=tuple(trace_facts["diagnostics"]),
         )
+
+
+def _fact_span(fact: Signal) -> str | None:
+    return getattr(fact, "span_id", None)
+
+
+def _fact_record(fact: Signal) -> tuple[str, Any]:
+    """The record a fact signal materialises into and the field it goes to."""
+    if isinstance(fact, MeasurementSignal):
+        return "measurements", MeasurementRecord(
+            name=fact.name,
+            value=fact.value,
+            semantic_type=fact.semantic_type,
+            unit=fact.unit,
+            accounting=fact.accounting,
+            layer=fact.layer,
+            operation_id=fact.operation_id,
+            offset=fact.offset,
+            attributes=dict(fact.attributes),
+        )
+    if isinstance(fact, EventSignal):
+        return "events", EventRecord(
+            name=fact.name, offset=fact.offset, attributes=dict(fact.attributes)
+        )
+    if isinstance(fact, LinkSignal):
+        return "links", LinkRecord(
+            relation=fact.relation,
+            span=fact.target_span,
+            trace=fact.target_trace,
+            attributes=dict(fact.attributes),
+        )
+    if isinstance(fact, ReferenceSignal):
+        return "references", ReferenceRecord(
+            kind=fact.kind,
+            id=fact.ref_id,
+            name=fact.name,
+            uri=fact.uri,
+            media_type=fact.media_type,
+            attributes=dict(fact.attributes),
+        )
+    if isinstance(fact, DiagnosticSignal):
+        return "diagnostics", DiagnosticRecord(
+            code=fact.code,
+            message=fact.message,
+            severity=fact.severity,
+            span=fact.span_id,
+            scope=fact.scope,
+            attributes=dict(fact.attributes),
+        )
+    raise TypeError(f"not an ABP fact signal: {type(fact).__name__}")
+
+
+def _span_record(
+    start: SpanStartSignal,
+    end: SpanEndSignal | None,
+    per_span: dict[str, dict[str, list[Any]]],
+    origin_wall: datetime,
+) -> SpanRecord:
+    started_at = start.started_at or origin_wall + timedelta(seconds=start.offset)
+    fields: dict[str, object] = {
+        "id": start.span_id,
+        "operation": start.operation,
+        "kind": start.kind,
+        "parent": start.parent_id,
+        "scope": start.scope,
+        "started_at": started_at,
+        "offset": start.offset,
+        "input": start.input,
+        "attributes": dict(start.attributes),
+        "tags": dict(start.tags),
+    }
+    if end is None:
+        fields["partial"] = True
+    else:
+        fields.update(
+            duration=end.duration,
+            status=end.status,
+            output=end.output,
+            attributes={**start.attributes, **end.attributes},
+            usage=dict(end.usage),
+            error=end.error,
+            partial=end.partial,
+        )
+    facts = per_span.get(start.span_id)
+    if facts:
+        for field, records in facts.items():
+            fields[field] = tuple(records)
+    return SpanRecord.model_validate(fields)

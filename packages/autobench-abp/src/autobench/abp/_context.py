@@ -13,14 +13,24 @@ import asyncio
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from contextvars import ContextVar
-from datetime import UTC, datetime
+from contextvars import ContextVar, Token
+from types import TracebackType
 from typing import Any
 
 from autobench.abp._collector import TraceCollector
+from autobench.abp._facts import AccountingScope, Severity
 from autobench.abp._ids import new_span_id
 from autobench.abp._model import InstrumentationScope, SpanError, SpanKind, SpanStatus
-from autobench.abp._signals import SpanEndSignal, SpanStartSignal
+from autobench.abp._signals import (
+    EMPTY,
+    DiagnosticSignal,
+    EventSignal,
+    LinkSignal,
+    MeasurementSignal,
+    ReferenceSignal,
+    SpanEndSignal,
+    SpanStartSignal,
+)
 
 _VERSION = "0.1.0"
 
@@ -28,6 +38,9 @@ MANUAL_SCOPE = InstrumentationScope(
     name="autobench.manual", version=_VERSION, package="autobench", package_version=_VERSION
 )
 """Scope of spans opened by hand through ``ctx.span(...)``."""
+
+_KIND_VALUES: dict[str, str] = {kind: kind.value for kind in SpanKind}
+"""Plain-string values of the standard kinds (``str()`` of an enum member is slow)."""
 
 _collector: ContextVar[TraceCollector | None] = ContextVar("autobench_abp_collector", default=None)
 _span: ContextVar[ActiveSpan | None] = ContextVar("autobench_abp_span", default=None)
@@ -83,24 +96,144 @@ class ActiveSpan:
             self.usage.update(usage)
         self.usage.update(values)
 
+    def record_measurement(
+        self,
+        name: str,
+        value: int | float,
+        *,
+        semantic_type: str | None = None,
+        unit: str | None = None,
+        accounting: str = AccountingScope.DIRECT,
+        layer: str | None = None,
+        operation_id: str | None = None,
+        attributes: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Record a numeric ``value`` (in ``unit``) this span measured.
+
+        ``accounting`` is ``direct`` (this operation alone) or ``aggregate``
+        (a roll-up of nested work); ``operation_id`` names the logical
+        operation so layers measuring the same call can be deduplicated.
+        """
+        collector = self.collector
+        collector.emit(
+            MeasurementSignal(
+                span_id=self.id,
+                name=name,
+                value=value,
+                semantic_type=semantic_type,
+                unit=unit,
+                accounting=str(accounting),
+                layer=layer,
+                operation_id=operation_id,
+                offset=collector.now(),
+                attributes=collector.capture.apply_mapping(dict(attributes or {})),
+            )
+        )
+
+    def add_event(self, name: str, attributes: Mapping[str, Any] | None = None) -> None:
+        """Record a named point in time in this span (attributes pass the capture policy)."""
+        collector = self.collector
+        collector.emit(
+            EventSignal(
+                span_id=self.id,
+                name=name,
+                offset=collector.now(),
+                attributes=collector.capture.apply_mapping(dict(attributes or {})),
+            )
+        )
+
+    def add_link(
+        self,
+        relation: str,
+        *,
+        span: str | None = None,
+        trace: str | None = None,
+        attributes: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Link this span to another span and/or trace. Raises ``ValueError`` without a target."""
+        if span is None and trace is None:
+            raise ValueError("a link needs a target span or trace")
+        self.collector.emit(
+            LinkSignal(
+                span_id=self.id,
+                relation=str(relation),
+                target_span=span,
+                target_trace=trace,
+                attributes=dict(attributes or {}),
+            )
+        )
+
+    def add_reference(
+        self,
+        kind: str,
+        ref_id: str,
+        *,
+        name: str | None = None,
+        uri: str | None = None,
+        media_type: str | None = None,
+        attributes: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Reference an artifact (``kind="artifact"``, ``ref_id`` its id) or an external id."""
+        self.collector.emit(
+            ReferenceSignal(
+                span_id=self.id,
+                kind=kind,
+                ref_id=ref_id,
+                name=name,
+                uri=uri,
+                media_type=media_type,
+                attributes=dict(attributes or {}),
+            )
+        )
+
+    def add_diagnostic(
+        self,
+        code: str,
+        message: str,
+        *,
+        severity: str = Severity.WARNING,
+        attributes: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Record a diagnostic about this span (it goes to the trace's ``diagnostics``)."""
+        emit_diagnostic(
+            code,
+            message,
+            severity=severity,
+            span_id=self.id,
+            attributes=attributes,
+            collector=self.collector,
+        )
+
     @property
     def ended(self) -> bool:
         return self._ended
 
     def end(self, status: SpanStatus = SpanStatus.OK, error: BaseException | None = None) -> float:
-        """End the span once; return its duration in seconds (monotonic)."""
+        """End the span once; return its duration in seconds (monotonic).
+
+        The output and attributes pass the collector's capture policy here.
+        """
         duration = (time.perf_counter_ns() - self.start_ns) / 1e9
         if self._ended:
             return duration
         self._ended = True
-        self.collector.emit(
+        collector = self.collector
+        output = self.output
+        if output is not None:
+            output = collector.capture_payload(
+                output, name=f"{self.operation}.output", span_id=self.id
+            )
+        attributes = self.attributes
+        collector.emit(
             SpanEndSignal(
                 span_id=self.id,
                 status=status,
                 duration=duration,
-                output=self.output,
-                attributes=self.attributes,
-                usage=self.usage,
+                output=output,
+                attributes=collector.capture.apply_mapping(dict(attributes))
+                if attributes
+                else EMPTY,
+                usage=dict(self.usage) if self.usage else EMPTY,
                 error=None
                 if error is None
                 else SpanError(type=type(error).__name__, message=str(error)),
@@ -131,7 +264,131 @@ def bind_collector(collector: TraceCollector) -> Iterator[TraceCollector]:
         _collector.reset(collector_token)
 
 
-@contextmanager
+def emit_diagnostic(
+    code: str,
+    message: str,
+    *,
+    severity: str = Severity.WARNING,
+    span_id: str | None = None,
+    scope: str | None = None,
+    attributes: Mapping[str, Any] | None = None,
+    collector: TraceCollector | None = None,
+) -> bool:
+    """Record a diagnostic in the trace of ``collector`` (default: the active one).
+
+    Returns ``False`` (and records nothing) when no collector is active, so
+    instrumentation can report problems outside a run without failing.
+    """
+    target = collector or _collector.get()
+    if target is None:
+        return False
+    target.emit(
+        DiagnosticSignal(
+            code=code,
+            message=message,
+            severity=str(severity),
+            span_id=span_id,
+            scope=scope,
+            attributes=dict(attributes or {}),
+        )
+    )
+    return True
+
+
+class SpanScope:
+    """The context manager :func:`start_span` returns; entering it opens the span.
+
+    A class rather than a generator-based context manager: it is on the path
+    of every span. It is single use.
+    """
+
+    __slots__ = (
+        "_attributes",
+        "_collector",
+        "_handle",
+        "_input",
+        "_kind",
+        "_operation",
+        "_scope",
+        "_tags",
+        "_token",
+    )
+
+    def __init__(
+        self,
+        operation: str,
+        kind: str,
+        scope: InstrumentationScope,
+        input: Any,
+        attributes: Mapping[str, Any] | None,
+        tags: Mapping[str, str] | None,
+        collector: TraceCollector | None,
+    ) -> None:
+        self._operation = operation
+        self._kind = kind
+        self._scope = scope
+        self._input = input
+        self._attributes = attributes
+        self._tags = tags
+        self._collector = collector
+        self._handle: ActiveSpan | None = None
+        self._token: Token[ActiveSpan | None] | None = None
+
+    def __enter__(self) -> ActiveSpan:
+        target = self._collector or _collector.get()
+        if target is None:
+            raise RuntimeError("no active trace collector: spans can only be opened inside a run")
+        parent = _span.get()
+        scope_key = target.register_scope(self._scope)
+        start_ns = time.perf_counter_ns()
+        operation, kind = self._operation, self._kind
+        if kind.__class__ is not str:
+            kind = _KIND_VALUES.get(kind) or str(kind)
+        handle = ActiveSpan(
+            target, new_span_id(), operation, kind, None if parent is None else parent.id, start_ns
+        )
+        value = self._input
+        if value is not None:
+            value = target.capture_payload(value, name=f"{operation}.input", span_id=handle.id)
+        attributes = self._attributes
+        target.emit(
+            SpanStartSignal(
+                span_id=handle.id,
+                parent_id=handle.parent_id,
+                operation=operation,
+                kind=kind,
+                scope=scope_key,
+                started_at=None,
+                offset=(start_ns - target.origin_ns) / 1e9,
+                input=value,
+                attributes=target.capture.apply_mapping(dict(attributes)) if attributes else EMPTY,
+                tags=dict(self._tags) if self._tags else EMPTY,
+            )
+        )
+        self._handle = handle
+        self._token = _span.set(handle)
+        return handle
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        handle, token = self._handle, self._token
+        if handle is None or token is None:
+            return
+        try:
+            if exc is None:
+                handle.end(SpanStatus.OK)
+            elif isinstance(exc, asyncio.CancelledError):
+                handle.end(SpanStatus.CANCELLED, exc)
+            else:
+                handle.end(SpanStatus.ERROR, exc)
+        finally:
+            _span.reset(token)
+
+
 def start_span(
     operation: str,
     *,
@@ -141,47 +398,14 @@ def start_span(
     attributes: Mapping[str, Any] | None = None,
     tags: Mapping[str, str] | None = None,
     collector: TraceCollector | None = None,
-) -> Iterator[ActiveSpan]:
-    """Open a span under the active span of this task, and close it on exit.
+) -> SpanScope:
+    """Open a span under the active span of this task (``with start_span(...) as span``).
 
-    When the body raises, the span ends with status ``error`` (``cancelled``
-    for :class:`asyncio.CancelledError`) and the exception propagates
-    unchanged. Raises ``RuntimeError`` when no collector is active and none is
-    given.
+    The span starts when the block is entered and ends when it is left. When
+    the body raises, the span ends with status ``error`` (``cancelled`` for
+    :class:`asyncio.CancelledError`) and the exception propagates unchanged.
+    ``input`` and ``attributes`` (and later the output) pass the collector's
+    :class:`~autobench.abp.CapturePolicy`. Entering raises ``RuntimeError``
+    when no collector is active and none is given.
     """
-    target = collector or _collector.get()
-    if target is None:
-        raise RuntimeError("no active trace collector: spans can only be opened inside a run")
-    parent = _span.get()
-    scope_key = target.register_scope(scope)
-    start_ns = time.perf_counter_ns()
-    handle = ActiveSpan(
-        target, new_span_id(), operation, str(kind), None if parent is None else parent.id, start_ns
-    )
-    target.emit(
-        SpanStartSignal(
-            span_id=handle.id,
-            parent_id=handle.parent_id,
-            operation=operation,
-            kind=str(kind),
-            scope=scope_key,
-            started_at=datetime.now(UTC),
-            offset=(start_ns - target.origin_ns) / 1e9,
-            input=input,
-            attributes=dict(attributes or {}),
-            tags=dict(tags or {}),
-        )
-    )
-    token = _span.set(handle)
-    try:
-        yield handle
-    except asyncio.CancelledError as exc:
-        handle.end(SpanStatus.CANCELLED, exc)
-        raise
-    except BaseException as exc:
-        handle.end(SpanStatus.ERROR, exc)
-        raise
-    else:
-        handle.end(SpanStatus.OK)
-    finally:
-        _span.reset(token)
+    return SpanScope(operation, kind, scope, input, attributes, tags, collector)

@@ -19,6 +19,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from autobench.abp._facts import (
+    DiagnosticRecord,
+    EventRecord,
+    LinkRecord,
+    MeasurementRecord,
+    ReferenceRecord,
+)
+
 PROTOCOL_NAME = "abp"
 PROTOCOL_VERSION = 1
 
@@ -49,6 +57,9 @@ class InstrumentationScope(BaseModel):
 
     ``mechanism`` is one of ``manual``, ``hook``, ``wrapper``, ``patch``;
     ``layer`` one of ``application``, ``framework``, ``client``, ``transport``.
+    ``target_package``/``target_version`` name the instrumented library when
+    there is one (an SDK), and ``source_convention`` the attribute naming the
+    instrumentor's source facts follow (``openai``, ``gen_ai``, ...).
     """
 
     model_config = ConfigDict(frozen=True, extra="allow")
@@ -59,6 +70,9 @@ class InstrumentationScope(BaseModel):
     package_version: str | None = None
     mechanism: str = "manual"
     layer: str = "application"
+    target_package: str | None = None
+    target_version: str | None = None
+    source_convention: str | None = None
 
 
 class SpanError(BaseModel):
@@ -75,7 +89,9 @@ class SpanRecord(BaseModel):
 
     ``scope`` names an entry of :attr:`Trace.scopes`. ``parent`` is ``None``
     for a root span. ``usage`` holds token or request counts as the producer
-    reported them (for example ``{"input_tokens": 420}``).
+    reported them (for example ``{"input_tokens": 420}``). ``measurements``,
+    ``events``, ``links`` and ``references`` are the facts emitted for this
+    span, in emission order (empty tuples are left out of the YAML).
     """
 
     model_config = ConfigDict(frozen=True, extra="allow")
@@ -98,6 +114,10 @@ class SpanRecord(BaseModel):
     tags: dict[str, str] = Field(default_factory=dict)
     error: SpanError | None = None
     partial: bool = False
+    measurements: tuple[MeasurementRecord, ...] = ()
+    events: tuple[EventRecord, ...] = ()
+    links: tuple[LinkRecord, ...] = ()
+    references: tuple[ReferenceRecord, ...] = ()
 
     @property
     def name(self) -> str:
@@ -121,7 +141,9 @@ class Trace(BaseModel):
     """An immutable, materialised trace: spans in start order plus their scopes.
 
     Unknown fields are kept (``extra="allow"``) so a record written by a newer
-    protocol revision survives a load-save round trip.
+    protocol revision survives a load-save round trip. ``links``,
+    ``references`` and ``diagnostics`` here are the trace-level ones (emitted
+    without a span); diagnostics about a span carry its id in ``span``.
     """
 
     model_config = ConfigDict(frozen=True, extra="allow")
@@ -133,6 +155,9 @@ class Trace(BaseModel):
     scopes: dict[str, InstrumentationScope] = Field(default_factory=dict)
     spans: tuple[SpanRecord, ...] = ()
     partial: bool = False
+    links: tuple[LinkRecord, ...] = ()
+    references: tuple[ReferenceRecord, ...] = ()
+    diagnostics: tuple[DiagnosticRecord, ...] = ()
 
     @property
     def trace_id(self) -> str:

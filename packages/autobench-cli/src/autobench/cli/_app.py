@@ -43,6 +43,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "autobench.cli._compare:compare_command",
         "Compare two recorded variants, paired by case.",
     ),
+    "instrumentation": (
+        "autobench.cli._instrumentation:instrumentation_group",
+        "Inspect instrumentation: recorded trace shape (`instrumentation trace DIR`).",
+    ),
     "export": (
         "autobench.cli._export:export_command",
         "Write a report file (yaml, csv, markdown, junit, ...) and preview it.",

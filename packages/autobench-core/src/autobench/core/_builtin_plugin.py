@@ -10,6 +10,7 @@ from autobench.core.postderive._base import PostDeriverSpec
 from autobench.core.postderive._paired import PairedBaselineDeriverSpec
 from autobench.core.scoring._base import ScorerSpec
 from autobench.core.scoring._builtin import BUILTIN_SCORERS
+from autobench.records import SignalExtractor, SpanExtractor, UsageExtractor
 
 
 @hookimpl
@@ -25,3 +26,8 @@ def autobench_post_derivers() -> Sequence[type[PostDeriverSpec]]:
 @hookimpl
 def autobench_derivers() -> Sequence[type[DeriverSpec]]:
     return BUILTIN_DERIVERS
+
+
+@hookimpl
+def autobench_trace_extractors() -> Sequence[type]:
+    return (SignalExtractor, SpanExtractor, UsageExtractor)

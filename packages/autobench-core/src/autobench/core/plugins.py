@@ -31,6 +31,7 @@ from autobench.core._hookspecs import (
 from autobench.core.derive._base import DeriverSpec
 from autobench.core.postderive._base import PostDeriverSpec
 from autobench.core.scoring._base import ScorerSpec
+from autobench.records import CompositeExtractor, TraceExtractor
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -39,6 +40,7 @@ __all__ = [
     "PluginLoadError",
     "PostDeriverRegistry",
     "ScorerRegistry",
+    "TraceExtractorRegistry",
     "deriver_registry",
     "hookimpl",
     "hookspec",
@@ -46,6 +48,7 @@ __all__ = [
     "plugin_manager",
     "post_deriver_registry",
     "scorer_registry",
+    "trace_extractor_registry",
 ]
 
 
@@ -220,3 +223,49 @@ class DeriverRegistry:
 def deriver_registry() -> DeriverRegistry:
     """The deriver registry of the process-wide plugin manager."""
     return DeriverRegistry.from_manager(plugin_manager())
+
+
+class TraceExtractorRegistry:
+    """Trace extractors known to this process (``autobench_trace_extractors`` hook), by
+    their stable ``name``. A contribution is an extractor class (built with no arguments)
+    or an instance. Raises ``ValueError`` when two plugins claim the same name."""
+
+    def __init__(self, contributions: Sequence[Any]) -> None:
+        self.by_name: dict[str, TraceExtractor] = {}
+        for item in contributions:
+            extractor = item() if isinstance(item, type) else item
+            if not isinstance(extractor, TraceExtractor):
+                raise ValueError(f"{item!r} is not a trace extractor (name, version, extract)")
+            known = self.by_name.get(extractor.name)
+            if known is not None and type(known) is not type(extractor):
+                raise ValueError(f"trace extractor {extractor.name!r} is registered twice")
+            self.by_name[extractor.name] = extractor
+
+    @classmethod
+    def from_manager(cls, manager: pluggy.PluginManager) -> TraceExtractorRegistry:
+        return cls(
+            [
+                item
+                for contribution in manager.hook.autobench_trace_extractors()
+                for item in contribution
+            ]
+        )
+
+    def get(self, *names: str) -> TraceExtractor:
+        """The extractor ``name``, or a :class:`CompositeExtractor` of several; all of them
+        when no name is given. Raises ``KeyError`` naming the known extractors."""
+        chosen = names or tuple(self.by_name)
+        missing = [name for name in chosen if name not in self.by_name]
+        if missing:
+            raise KeyError(
+                f"unknown trace extractor {missing[0]!r}; known: {', '.join(sorted(self.by_name))}"
+            )
+        if len(chosen) == 1:
+            return self.by_name[chosen[0]]
+        return CompositeExtractor(*(self.by_name[name] for name in chosen))
+
+
+@functools.cache
+def trace_extractor_registry() -> TraceExtractorRegistry:
+    """The trace extractor registry of the process-wide plugin manager."""
+    return TraceExtractorRegistry.from_manager(plugin_manager())

@@ -46,6 +46,30 @@ from autobench.records._evidence import (
     Variant,
     factors_from_mapping,
 )
+from autobench.records._extract_signals import SignalExtractor
+from autobench.records._extract_spans import SpanExtractor
+from autobench.records._extract_usage import UsageExtractor
+from autobench.records._extraction import (
+    CompositeExtractor,
+    EvidenceReference,
+    ExtractionDiagnostic,
+    ExtractionResult,
+    TraceExtractor,
+)
+from autobench.records._extraction_record import (
+    EXTRACTION_RECORD_VERSION,
+    ExtractionLineage,
+    ExtractionRecord,
+    ExtractorInfo,
+)
+from autobench.records._extraction_replay import (
+    extraction_record_from_yaml,
+    extraction_record_to_yaml,
+    load_extraction_record,
+    replay_experiment_extraction,
+    replay_extraction,
+)
+from autobench.records._legacy import upgrade_run_body, upgrade_trace_document
 from autobench.records._paths import artifact_dir, run_record_path, safe_segment
 from autobench.records._post_derived import (
     POST_DERIVED_FILE,
@@ -98,6 +122,7 @@ from autobench.records._semantics import (
     SemanticType,
 )
 from autobench.records._sink import ExperimentSink
+from autobench.records._trace_import import trace_to_observations
 from autobench.records._units import (
     COUNT_UNITS,
     CURRENCIES,
@@ -120,6 +145,7 @@ __all__ = [
     "CURRENCIES",
     "DEFAULT_SEMANTIC_REGISTRY",
     "EXPERIMENT_RECORD_VERSION",
+    "EXTRACTION_RECORD_VERSION",
     "POST_DERIVED_FILE",
     "POST_DERIVED_RECORD_VERSION",
     "RECORD_VERSIONS",
@@ -134,16 +160,23 @@ __all__ = [
     "ArtifactRef",
     "BenchmarkInfoRecord",
     "Case",
+    "CompositeExtractor",
     "ConvertedValues",
     "DatasetInfo",
     "Direction",
     "ErrorRecord",
     "EvaluationStatus",
+    "EvidenceReference",
     "ExperimentInfo",
     "ExperimentRecord",
     "ExperimentResult",
     "ExperimentSink",
     "ExperimentSummary",
+    "ExtractionDiagnostic",
+    "ExtractionLineage",
+    "ExtractionRecord",
+    "ExtractionResult",
+    "ExtractorInfo",
     "FactorValue",
     "MissingRecordError",
     "Observation",
@@ -167,13 +200,17 @@ __all__ = [
     "SemanticDefinition",
     "SemanticRegistry",
     "SemanticType",
+    "SignalExtractor",
+    "SpanExtractor",
     "SpecInfo",
     "StatusCounts",
     "TaskStatus",
+    "TraceExtractor",
     "TraceSummary",
     "UnitConversionError",
     "UnitValue",
     "UnknownAggregationError",
+    "UsageExtractor",
     "Variant",
     "aggregate",
     "artifact_dir",
@@ -186,11 +223,14 @@ __all__ = [
     "experiment_record_to_yaml",
     "experiment_summary_from_yaml",
     "experiment_summary_to_yaml",
+    "extraction_record_from_yaml",
+    "extraction_record_to_yaml",
     "factors_from_mapping",
     "filter_observations",
     "load_document",
     "load_experiment_record",
     "load_experiment_summary",
+    "load_extraction_record",
     "load_post_derived",
     "load_run_record",
     "merge_post_derived",
@@ -201,6 +241,8 @@ __all__ = [
     "record_schemas",
     "render_sections",
     "replay_experiment",
+    "replay_experiment_extraction",
+    "replay_extraction",
     "run_observations",
     "run_record_from_yaml",
     "run_record_path",
@@ -211,6 +253,9 @@ __all__ = [
     "score_observation",
     "to_common_unit",
     "trace_from_yaml",
+    "trace_to_observations",
     "trace_to_yaml",
     "unit_dimension",
+    "upgrade_run_body",
+    "upgrade_trace_document",
 ]

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ValidationError
 from autobench.abp import Trace
 from autobench.records._errors import RecordFormatError
 from autobench.records._evidence import ArtifactRef
+from autobench.records._legacy import upgrade_run_body, upgrade_trace_document
 from autobench.records._post_derived import POST_DERIVED_RECORD_VERSION, PostDerivedRecord
 from autobench.records._records import (
     EXPERIMENT_RECORD_VERSION,
@@ -73,7 +74,9 @@ def trace_document(trace: Trace) -> dict[str, Any]:
 
 
 def _restore_trace(trace: dict[str, Any]) -> dict[str, Any]:
-    """Undo :func:`trace_document`'s shortening: a scope's name is its key."""
+    """Undo :func:`trace_document`'s shortening (a scope's name is its key) and convert
+    a legacy trace envelope (see :mod:`autobench.records._legacy`)."""
+    trace = upgrade_trace_document(trace)
     scopes = trace.get("scopes")
     if isinstance(scopes, dict):
         for key, scope in scopes.items():
@@ -270,7 +273,11 @@ def run_body_from_yaml(
 
 
 def run_record_from_body(body: dict[str, Any], *, source: Path | str | None = None) -> RunRecord:
-    """Validate the sections from :func:`run_body_from_yaml` into a :class:`RunRecord`."""
+    """Validate the sections from :func:`run_body_from_yaml` into a :class:`RunRecord`.
+
+    Legacy sections (the ``spans:`` tree, ``metrics:``, keyed ``scores:``, ...) are
+    converted first (:mod:`autobench.records._legacy`)."""
+    body = upgrade_run_body(body)
     run = body.get("run")
     observations = body.get("observations")
     if isinstance(run, dict) and isinstance(observations, list):

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from autobench.abp import Trace
 from autobench.records._evidence import ArtifactRef
+from autobench.records._extraction_record import EXTRACTION_RECORD_VERSION, ExtractionRecord
 from autobench.records._post_derived import POST_DERIVED_RECORD_VERSION, PostDerivedRecord
 from autobench.records._records import (
     EXPERIMENT_RECORD_VERSION,
@@ -45,6 +46,7 @@ RECORD_VERSIONS: dict[str, int] = {
     "artifact": ARTIFACT_RECORD_VERSION,
     "artifact_payload": ARTIFACT_PAYLOAD_RECORD_VERSION,
     "post_derived": POST_DERIVED_RECORD_VERSION,
+    "extraction": EXTRACTION_RECORD_VERSION,
 }
 """Record type -> the newest version this Autobench writes and reads."""
 
@@ -56,6 +58,7 @@ _TITLES = {
     "artifact": "Autobench artifact reference",
     "artifact_payload": "Autobench structured artifact payload",
     "post_derived": "Autobench post-derived observations (post_derived.yaml)",
+    "extraction": "Autobench extraction replay record (derived/.../extraction.yaml)",
 }
 
 
@@ -148,6 +151,7 @@ def record_schemas() -> dict[str, dict[str, Any]]:
         "artifact": _artifact_schema(),
         "artifact_payload": _artifact_payload_schema(),
         "post_derived": _file_schema("post_derived", PostDerivedRecord),
+        "extraction": _file_schema("extraction", ExtractionRecord),
     }
 
 

@@ -6,6 +6,7 @@ in :mod:`autobench.core.runtime._status`.
 """
 
 from autobench.core.runtime._api import run_benchmark_path, run_benchmark_spec
+from autobench.core.runtime._attach import IMPORTED_SCOPE, AttachedTrace, attach_trace
 from autobench.core.runtime._context import RunContext, get_active_run_context
 from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
 from autobench.core.runtime._measurement import RecordedMeasurement
@@ -15,7 +16,9 @@ from autobench.core.runtime._span import DurationMetricSpec, Span
 from autobench.core.runtime._tasks import TaskResolutionError
 
 __all__ = [
+    "IMPORTED_SCOPE",
     "ROOT_SPAN",
+    "AttachedTrace",
     "DurationMetricSpec",
     "ProgressEvent",
     "ProgressEventKind",
@@ -23,6 +26,7 @@ __all__ = [
     "RunContext",
     "Span",
     "TaskResolutionError",
+    "attach_trace",
     "capture_environment",
     "collect_benchmark_source_files",
     "get_active_run_context",

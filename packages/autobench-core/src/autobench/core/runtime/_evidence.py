@@ -13,6 +13,7 @@ import itertools
 import traceback
 from typing import Any
 
+from autobench.abp import Trace
 from autobench.records import (
     ArtifactRef,
     Direction,
@@ -36,6 +37,7 @@ class EvidenceBuffer:
         "errors",
         "observations",
         "payloads",
+        "traces",
         "variant_id",
     )
 
@@ -46,6 +48,8 @@ class EvidenceBuffer:
         self.artifacts: list[ArtifactRef] = []
         self.payloads: dict[str, Any] = {}
         self.errors: list[ErrorRecord] = []
+        self.traces: list[Trace] = []
+        """External traces attached by ``attach_trace``, merged into the run's at its end."""
         self._observation_ids = itertools.count(1)
         self._artifact_ids = itertools.count(1)
         self._exception_spans: dict[int, tuple[BaseException, str]] = {}
@@ -101,9 +105,13 @@ class EvidenceBuffer:
         media_type: str,
         tags: dict[str, str] | None,
         span_id: str | None,
+        artifact_id: str | None = None,
     ) -> ArtifactRef:
-        """Store an artifact payload and return its reference (no path until a sink stores it)."""
-        artifact_id = f"art_{next(self._artifact_ids)}"
+        """Store an artifact payload and return its reference (no path until a sink stores it).
+
+        ``artifact_id`` defaults to the next ``art_<n>``; ABP payload references
+        bring their own (``abp_payload_<n>``)."""
+        artifact_id = artifact_id or f"art_{next(self._artifact_ids)}"
         ref = ArtifactRef(
             id=artifact_id,
             name=str(name),

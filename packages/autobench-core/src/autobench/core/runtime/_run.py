@@ -41,6 +41,7 @@ from autobench.abp import (
 from autobench.core.derive import PreparedDeriver
 from autobench.core.planning import MatrixRunSpec
 from autobench.core.policies import PolicySpec
+from autobench.core.runtime._attach import merge_attached
 from autobench.core.runtime._bridge import run_on_loop
 from autobench.core.runtime._context import RunContext, bind_run_context
 from autobench.core.runtime._derive import derive_run
@@ -178,7 +179,17 @@ def execute_sync_run(
 def _scoring_call(run: _Run) -> ScoringCall:
     """Freeze the run's trace and observations; return the call the scorers receive
     (``output`` is ``None`` when the task raised)."""
-    run.trace = run.collector.materialize()
+    run.trace = merge_attached(run.collector.materialize(), run.evidence.traces)
+    for ref, payload in run.collector.payloads:
+        # Payloads the capture policy moved out of the trace become run artifacts.
+        run.evidence.add_artifact(
+            ref.name,
+            payload,
+            media_type=ref.media_type,
+            tags=None,
+            span_id=ref.span_id,
+            artifact_id=ref.id,
+        )
     run.observations = tuple(run.evidence.observations)
     return ScoringCall(
         case=run.planned.case,

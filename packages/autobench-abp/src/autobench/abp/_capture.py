@@ -1,0 +1,304 @@
+"""Capture policy: what of a span's input, output and attributes is recorded.
+
+A :class:`CapturePolicy` is applied when a value is recorded (span start and
+end, events), before it reaches the trace, so a secret never lands in a
+``run.yaml``. In order, for each value:
+
+1. ``mode``: ``full`` records the value (steps 2-4), ``hash`` replaces it by
+   :func:`hash_value` (``"sha256:<64 hex>"``), ``omit`` by ``None``.
+2. Redaction. A mapping entry whose key is secret (see
+   :meth:`CapturePolicy.is_secret_key`) has its value replaced by
+   ``redaction_marker``; every match of a secret pattern inside a string or
+   bytes value (or a string key) is replaced by the marker. Entries whose key
+   is in ``hash_keys`` get :func:`hash_value` of their value.
+3. Truncation. Strings longer than ``max_string`` characters keep their first
+   ``max_string`` characters followed by ``"...[truncated N chars]"`` (bytes:
+   ``max_bytes`` bytes then ``b"...[truncated N bytes]"``). Lists, tuples,
+   sets and mappings with more than ``max_items`` entries keep the first
+   ``max_items`` and gain one marker entry; containers nested deeper than
+   ``max_depth`` become ``"[truncated: depth > N]"``.
+4. Artifact offload (span input and output only, off by default). When
+   ``artifact_threshold`` is set and the value's canonical JSON text is longer
+   than that many characters, the collector keeps the payload and records a
+   :class:`PayloadRef` marker ``{"$artifact": {...}}`` instead; the runtime
+   stores the payload as a run artifact with that id.
+
+Values that need no change are returned as the very same object, so a clean
+value round-trips unchanged. Only str, bytes, list, tuple, set, frozenset and
+dict values are inspected: other objects (models, dataclasses) are kept as
+they are.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+REDACTED = "[redacted]"
+"""Default replacement of a secret."""
+
+DEFAULT_SECRET_KEYS: frozenset[str] = frozenset(
+    {
+        "authorization",
+        "proxy_authorization",
+        "api_key",
+        "apikey",
+        "password",
+        "passwd",
+        "token",
+        "secret",
+        "cookie",
+        "set_cookie",
+        "private_key",
+        "client_secret",
+    }
+)
+"""Secret key names, compared after lowercasing and mapping ``-`` to ``_``.
+
+A key is secret when it equals a name or ends with ``_`` + a name
+(``x-api-key``, ``access_token``, ``OPENAI_API_KEY``), so ``input_tokens`` and
+``max_tokens`` are not secret."""
+
+DEFAULT_SECRET_PATTERNS: tuple[str, ...] = (
+    r"(?i)bearer\s+[A-Za-z0-9._~+/=-]+",
+    r"(?i)basic\s+[A-Za-z0-9+/=]{8,}",
+    r"sk-[A-Za-z0-9_-]{16,}",
+    r"(?:AKIA|ASIA)[0-9A-Z]{16}",
+    r"gh[pousr]_[A-Za-z0-9]{20,}",
+    r"xox[abprs]-[A-Za-z0-9-]{10,}",
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+)
+"""Secret value patterns (regular expressions): HTTP bearer and basic credentials,
+``sk-...`` API keys, AWS access key ids, GitHub and Slack tokens, PEM private keys."""
+
+DEFAULT_MAX_STRING = 64 * 1024
+"""Characters of a string kept by the default policy (64 KiB)."""
+
+ARTIFACT_MARKER_KEY = "$artifact"
+"""Key of the mapping that stands for a payload stored as an artifact."""
+
+
+class CaptureMode(StrEnum):
+    """How a value is captured: in full (redacted, truncated), as a hash, or not at all."""
+
+    FULL = "full"
+    HASH = "hash"
+    OMIT = "omit"
+
+
+class PayloadRef(BaseModel):
+    """A span payload stored as a run artifact instead of inline.
+
+    ``id`` is the artifact id the runtime gives the payload, ``name`` what it
+    was (``<operation>.input``), ``size`` the characters of its canonical JSON
+    text and ``sha256`` the hex digest of that text. (ABP does not depend on
+    the records package; this is the protocol's own reference shape.)
+    """
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    id: str
+    name: str
+    media_type: str = "application/yaml"
+    size: int
+    sha256: str
+    span_id: str | None = None
+
+    def as_marker(self) -> dict[str, Any]:
+        """The value recorded in place of the payload: ``{"$artifact": {...}}``."""
+        return {ARTIFACT_MARKER_KEY: self.model_dump(exclude_none=True)}
+
+    @classmethod
+    def from_marker(cls, value: Any) -> PayloadRef | None:
+        """The reference a recorded value stands for, or ``None`` when it is not a marker."""
+        if isinstance(value, dict) and len(value) == 1 and ARTIFACT_MARKER_KEY in value:
+            return cls.model_validate(value[ARTIFACT_MARKER_KEY])
+        return None
+
+
+def canonical_text(value: Any) -> str:
+    """Canonical JSON text of ``value`` (sorted keys; non-JSON values by ``repr``)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, default=repr, ensure_ascii=False)
+
+
+def hash_value(value: Any) -> str:
+    """``"sha256:<64 hex>"`` of ``value`` (bytes as they are, anything else as
+    :func:`canonical_text` in UTF-8)."""
+    data = value if isinstance(value, bytes) else canonical_text(value).encode("utf-8")
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def _normalise_key(key: str) -> str:
+    return key.lower().replace("-", "_")
+
+
+def _key_in(key: str, names: frozenset[str], suffixes: tuple[str, ...]) -> bool:
+    if not names:
+        return False
+    normal = _normalise_key(key)
+    return normal in names or normal.endswith(suffixes)
+
+
+@dataclass(frozen=True, slots=True)
+class CapturePolicy:
+    """Rules applied to span input/output/attributes and event attributes when recorded.
+
+    See the module docstring for the order of the steps. Limits of ``None``
+    disable that bound. ``secret_keys`` and ``hash_keys`` are compared after
+    lowercasing and mapping ``-`` to ``_``; ``secret_patterns`` are regular
+    expressions (searched anywhere in a string). Raises ``ValueError`` for a
+    negative limit or an invalid pattern.
+    """
+
+    mode: CaptureMode = CaptureMode.FULL
+    secret_keys: frozenset[str] = DEFAULT_SECRET_KEYS
+    secret_patterns: tuple[str, ...] = DEFAULT_SECRET_PATTERNS
+    hash_keys: frozenset[str] = frozenset()
+    redaction_marker: str = REDACTED
+    max_string: int | None = DEFAULT_MAX_STRING
+    max_bytes: int | None = DEFAULT_MAX_STRING
+    max_items: int | None = 10_000
+    max_depth: int | None = 64
+    artifact_threshold: int | None = None
+    _secret_suffixes: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _hash_suffixes: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _patterns: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
+    _byte_patterns: tuple[re.Pattern[bytes], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for name in ("max_string", "max_bytes", "max_items", "max_depth", "artifact_threshold"):
+            limit = getattr(self, name)
+            if limit is not None and limit < 0:
+                raise ValueError(f"capture policy {name} must be >= 0, got {limit}")
+        secret = frozenset(_normalise_key(key) for key in self.secret_keys)
+        hashed = frozenset(_normalise_key(key) for key in self.hash_keys)
+        object.__setattr__(self, "secret_keys", secret)
+        object.__setattr__(self, "hash_keys", hashed)
+        object.__setattr__(self, "_secret_suffixes", tuple("_" + key for key in secret))
+        object.__setattr__(self, "_hash_suffixes", tuple("_" + key for key in hashed))
+        try:
+            patterns = tuple(re.compile(pattern) for pattern in self.secret_patterns)
+            byte_patterns = tuple(
+                re.compile(pattern.encode("utf-8")) for pattern in self.secret_patterns
+            )
+        except re.error as error:
+            raise ValueError(f"invalid secret pattern: {error}") from error
+        object.__setattr__(self, "_patterns", patterns)
+        object.__setattr__(self, "_byte_patterns", byte_patterns)
+
+    def is_secret_key(self, key: Any) -> bool:
+        """Whether a mapping entry under ``key`` holds a secret (string keys only)."""
+        return isinstance(key, str) and _key_in(key, self.secret_keys, self._secret_suffixes)
+
+    def apply(self, value: Any) -> Any:
+        """``value`` as it may be recorded (the same object when nothing changes)."""
+        if value is None or value.__class__ in _SCALARS:
+            return value if self.mode is CaptureMode.FULL else self._whole(value)
+        if self.mode is not CaptureMode.FULL:
+            return self._whole(value)
+        return self._walk(value, 0)
+
+    def apply_mapping(self, values: dict[str, Any]) -> dict[str, Any]:
+        """Apply the policy to a mapping of attributes; the result is a mapping again."""
+        if not values:
+            return values
+        captured = self.apply(values)
+        return captured if isinstance(captured, dict) else {"value": captured}
+
+    def exceeds_artifact_threshold(self, value: Any) -> tuple[str, int] | None:
+        """``(canonical text, size)`` when ``value`` should be stored as an artifact."""
+        if self.artifact_threshold is None or value is None:
+            return None
+        text = canonical_text(value)
+        return (text, len(text)) if len(text) > self.artifact_threshold else None
+
+    def _whole(self, value: Any) -> Any:
+        return hash_value(value) if self.mode is CaptureMode.HASH else None
+
+    def _walk(self, value: Any, depth: int) -> Any:
+        cls = value.__class__
+        if cls is str or isinstance(value, str):
+            return self._string(value)
+        if cls is bytes:
+            return self._bytes(value)
+        if isinstance(value, dict):
+            if self.max_depth is not None and depth >= self.max_depth:
+                return f"[truncated: depth > {self.max_depth}]"
+            return self._mapping(value, depth + 1)
+        if isinstance(value, list | tuple | set | frozenset):
+            if self.max_depth is not None and depth >= self.max_depth:
+                return f"[truncated: depth > {self.max_depth}]"
+            return self._sequence(value, depth + 1)
+        return value
+
+    def _string(self, text: str) -> str:
+        result = text
+        for pattern in self._patterns:
+            result = pattern.sub(self.redaction_marker, result)
+        limit = self.max_string
+        if limit is not None and len(result) > limit:
+            result = f"{result[:limit]}...[truncated {len(result) - limit} chars]"
+        return text if result == text else result
+
+    def _bytes(self, data: bytes) -> bytes:
+        result = data
+        marker = self.redaction_marker.encode("utf-8")
+        for pattern in self._byte_patterns:
+            result = pattern.sub(marker, result)
+        limit = self.max_bytes
+        if limit is not None and len(result) > limit:
+            cut = len(result) - limit
+            result = result[:limit] + f"...[truncated {cut} bytes]".encode()
+        return data if result == data else result
+
+    def _mapping(self, mapping: dict[Any, Any], depth: int) -> dict[Any, Any]:
+        changed = False
+        out: dict[Any, Any] = {}
+        limit = self.max_items
+        for index, (key, item) in enumerate(mapping.items()):
+            if limit is not None and index >= limit:
+                out["[truncated]"] = f"{len(mapping) - limit} more entries"
+                changed = True
+                break
+            new_key = self._string(key) if isinstance(key, str) else key
+            if isinstance(key, str) and _key_in(key, self.secret_keys, self._secret_suffixes):
+                new_item: Any = self.redaction_marker
+            elif isinstance(key, str) and _key_in(key, self.hash_keys, self._hash_suffixes):
+                new_item = hash_value(item)
+            else:
+                new_item = self._walk(item, depth)
+            if new_key is not key or new_item is not item:
+                changed = True
+            out[new_key] = new_item
+        return out if changed else mapping
+
+    def _sequence(self, items: Iterable[Any], depth: int) -> Any:
+        original = items
+        listed = list(items)
+        limit = self.max_items
+        out = [self._walk(item, depth) for item in listed[:limit]]
+        changed = any(new is not old for new, old in zip(out, listed, strict=False))
+        if limit is not None and len(listed) > limit:
+            out.append(f"[truncated {len(listed) - limit} items]")
+            changed = True
+        if not changed:
+            return original
+        if isinstance(original, tuple):
+            return tuple(out)
+        return out
+
+
+_SCALARS = frozenset({int, float, bool, complex})
+
+DEFAULT_CAPTURE_POLICY = CapturePolicy()
+"""Redact secrets (default keys and patterns), truncate strings and bytes over 64 KiB,
+containers over 10,000 entries or 64 levels deep; no hashing, no artifact offload."""

@@ -1,0 +1,120 @@
+"""The runtime an instrumentor receives from :meth:`Instrumentor.install`.
+
+It is the instrumentor's only way to emit evidence: spans stamped with the
+instrumentor's :class:`InstrumentationScope`, measurements for the active
+run, and compatibility diagnostics. Every helper respects the current
+suppression scope and is a no-op outside a run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from autobench.abp._context import ActiveSpan, active_collector, start_span
+from autobench.abp._detached import DetachedSpan
+from autobench.abp._instrumentor import Compatibility, InstrumentorInfo
+from autobench.abp._measure import InstrumentMeasurement, MeasurementKind, bind_measurements
+from autobench.abp._model import SpanKind
+from autobench.abp._suppress import is_suppressed
+
+
+class InstrumentationRuntime:
+    """Emit helpers bound to one installed instrumentor.
+
+    ``capture_policy`` is whatever the manager was configured with (``None``
+    means the instrumentor's privacy-safe defaults); ``target_version`` is
+    the version the compatibility check found.
+    """
+
+    __slots__ = ("capture_policy", "diagnostics", "info", "scope", "target_version")
+
+    def __init__(
+        self,
+        info: InstrumentorInfo,
+        *,
+        target_version: str | None = None,
+        capture_policy: object | None = None,
+    ) -> None:
+        self.info = info
+        self.target_version = target_version
+        self.capture_policy = capture_policy
+        self.scope = info.scope(target_version)
+        self.diagnostics: list[Compatibility] = []
+
+    def enabled(self, family: str | None = None) -> bool:
+        """Whether evidence would be recorded here: a run is active and nothing suppresses it."""
+        return active_collector() is not None and not is_suppressed(self.info.id, family)
+
+    @contextmanager
+    def span(
+        self,
+        operation: str,
+        *,
+        kind: str = SpanKind.CUSTOM,
+        family: str | None = None,
+        input: Any = None,
+        attributes: Mapping[str, Any] | None = None,
+    ) -> Iterator[ActiveSpan | None]:
+        """A span around the block, or ``None`` (and no span) when not :meth:`enabled`."""
+        if not self.enabled(family or operation):
+            yield None
+            return
+        with start_span(
+            operation, kind=kind, scope=self.scope, input=input, attributes=attributes
+        ) as active:
+            yield active
+
+    def open_span(
+        self,
+        operation: str,
+        *,
+        kind: str = SpanKind.CUSTOM,
+        family: str | None = None,
+        input: Any = None,
+        attributes: Mapping[str, Any] | None = None,
+    ) -> DetachedSpan | None:
+        """A span that outlives the calling frame (a stream); end it with ``.end()``."""
+        collector = active_collector()
+        if collector is None or is_suppressed(self.info.id, family or operation):
+            return None
+        return DetachedSpan(
+            operation,
+            kind=kind,
+            scope=self.scope,
+            collector=collector,
+            input=input,
+            attributes=attributes,
+        )
+
+    def measure(
+        self,
+        kind: MeasurementKind,
+        name: str,
+        value: Any,
+        *,
+        span_id: str | None = None,
+        semantic_type: str | None = None,
+        unit: str | None = None,
+    ) -> bool:
+        """Record a metric, factor or diagnostic for the active run; ``False`` when none."""
+        recorder = bind_measurements()
+        if recorder is None:
+            return False
+        recorder(
+            InstrumentMeasurement(
+                kind,
+                name,
+                value,
+                span_id=span_id,
+                semantic_type=semantic_type,
+                unit=unit,
+                source=self.info.id,
+            )
+        )
+        return True
+
+    def report(self, diagnostic: Compatibility) -> None:
+        """Keep a compatibility diagnostic (a degraded feature, a conflict) for the manager."""
+        self.diagnostics.append(diagnostic)

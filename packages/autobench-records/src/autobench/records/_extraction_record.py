@@ -1,0 +1,120 @@
+"""The derived record extraction replay writes: observations plus their lineage.
+
+A run record is immutable, so re-extracting evidence from its trace writes a
+new file (record type ``extraction``) beside it, never into it::
+
+    derived/<extractor>/<version>/cases/<case>/<variant>/extraction.yaml
+
+(``<extractor>`` and ``<version>`` made path-safe; the rest mirrors the run's
+own path.) Its sections::
+
+    record: {type: extraction, version: 1}
+    lineage:
+      run: run_0001_easy_candidate          # the parent run id
+      experiment: exp_...
+      case: easy
+      variant: candidate
+      run_record: cases/easy/candidate/run.yaml
+      run_sha256: ...                       # of the parent run.yaml bytes, for audit
+      trace: 4bf9...                        # the trace id extracted from
+      protocol: abp
+      protocol_version: 1
+      semantic_registry: 1
+      extractor: {name: composite, version: signal@1+span@1+usage@1}
+      components: [{name: signal, version: "1"}, ...]
+      parent: derived/composite/.../extraction.yaml   # previous derived record, if any
+      extracted_at: 2026-...
+    observations: [...]                     # each tagged extractor / extractor_version
+    diagnostics: [...]
+    references: [...]
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import PrivateAttr
+
+from autobench.records._base import RecordModel
+from autobench.records._evidence import Observation
+from autobench.records._extraction import EvidenceReference, ExtractionDiagnostic
+from autobench.records._records import RunRecord
+
+EXTRACTION_RECORD_VERSION = 1
+EXTRACTION_FILE = "extraction.yaml"
+DERIVED_DIR = "derived"
+
+
+class ExtractorInfo(RecordModel):
+    """The identity of an extractor: its stable name and version."""
+
+    name: str
+    version: str
+
+
+class ExtractionLineage(RecordModel):
+    """Where a derived record comes from (see the module docstring)."""
+
+    run: str
+    experiment: str
+    case: str
+    variant: str
+    run_record: str
+    run_sha256: str | None = None
+    trace: str | None = None
+    protocol: str = "abp"
+    protocol_version: int = 1
+    semantic_registry: int = 1
+    extractor: ExtractorInfo
+    components: tuple[ExtractorInfo, ...] = ()
+    parent: str | None = None
+    extracted_at: datetime | None = None
+
+
+class ExtractionRecord(RecordModel):
+    """The content of an ``extraction.yaml``: lineage, observations, diagnostics, references.
+
+    Observations omit ``case``/``variant`` in the file (the lineage names them; the
+    reader puts them back).
+    """
+
+    lineage: ExtractionLineage
+    observations: tuple[Observation, ...] = ()
+    diagnostics: tuple[ExtractionDiagnostic, ...] = ()
+    references: tuple[EvidenceReference, ...] = ()
+    _path: str | None = PrivateAttr(default=None)
+
+    @property
+    def path(self) -> str | None:
+        """Where the record is stored, relative to the experiment directory (not written)."""
+        return self._path
+
+    def stored_at(self, path: str) -> ExtractionRecord:
+        """This record, knowing it is stored at ``path`` (relative to the experiment dir)."""
+        copy = self.model_copy()
+        copy._path = path
+        return copy
+
+    @property
+    def run_id(self) -> str:
+        return self.lineage.run
+
+    @property
+    def extractor(self) -> ExtractorInfo:
+        return self.lineage.extractor
+
+    def apply(self, run: RunRecord) -> RunRecord:
+        """The derived run record: ``run`` with these observations appended (case and
+        variant filled from ``run``). Raises ``ValueError`` for another run."""
+        if run.run_id != self.lineage.run:
+            raise ValueError(f"extraction of run {self.lineage.run!r} applied to {run.run_id!r}")
+        filled = tuple(
+            observation.model_copy(
+                update={
+                    "case_id": observation.case_id or run.case_id,
+                    "variant_id": observation.variant_id or run.variant_id,
+                }
+            )
+            for observation in self.observations
+        )
+        return run.model_copy(update={"observations": run.observations + filled})

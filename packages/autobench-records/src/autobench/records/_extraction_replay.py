@@ -1,0 +1,267 @@
+"""Extraction replay: run a :class:`TraceExtractor` on recorded runs and store a derived record.
+
+:func:`replay_extraction` reads one run (its ``run.yaml`` and, when the trace
+was stored as an artifact, ``trace.yaml``), runs the extractor on the trace and
+writes a *new* ``extraction.yaml`` under ``derived/`` (layout and sections in
+:mod:`autobench.records._extraction_record`). Nothing that exists is ever
+rewritten: the original record bytes stay as they are, and a second
+extraction with the same extractor name and version is refused.
+
+Versions and lineage. Before writing, the newest derived record of the same
+extractor name with a *lower* version is looked up for the run (versions
+compare part by part, numerically where both parts are numbers). When there
+is one it becomes ``lineage.parent``: its observations, diagnostics and
+references owned by extractors that run again now are replaced by the new
+ones, and those owned by other extractors are carried over, so one derived
+record never mixes two versions of one extractor.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+
+from autobench.abp import PROTOCOL_NAME, PROTOCOL_VERSION, Trace
+from autobench.records._atomic import AtomicFiles
+from autobench.records._codec import record_body, validate_record
+from autobench.records._errors import RecordFormatError, RecordingError
+from autobench.records._extraction import (
+    ExtractionDiagnostic,
+    ExtractionResult,
+    TraceExtractor,
+    components,
+    owned,
+)
+from autobench.records._extraction_record import (
+    DERIVED_DIR,
+    EXTRACTION_FILE,
+    EXTRACTION_RECORD_VERSION,
+    ExtractionLineage,
+    ExtractionRecord,
+    ExtractorInfo,
+)
+from autobench.records._paths import run_record_path, safe_segment
+from autobench.records._records import RunRecord, TraceSummary
+from autobench.records._replay import (
+    EXPERIMENT_FILE,
+    load_experiment_record,
+    load_run_record,
+    load_trace_artifact,
+)
+from autobench.records._semantics import DEFAULT_SEMANTIC_REGISTRY
+from autobench.records._values import encode_value
+from autobench.records._yaml import dump_record
+
+
+def extraction_record_to_yaml(record: ExtractionRecord) -> str:
+    """The ``extraction.yaml`` text of ``record`` (observations without case/variant)."""
+    sections = record.model_dump(mode="python", exclude_defaults=True)
+    for observation in sections.get("observations", ()):
+        observation.pop("case", None)
+        observation.pop("variant", None)
+    return dump_record("extraction", EXTRACTION_RECORD_VERSION, encode_value(sections))
+
+
+def extraction_record_from_yaml(text: str, *, source: Path | str | None = None) -> ExtractionRecord:
+    """Read ``extraction.yaml`` text (header checked like every record file); each
+    observation gets the lineage's case and variant back."""
+    body = record_body(text, "extraction", source=source)
+    lineage = body.get("lineage")
+    if isinstance(lineage, dict):
+        for observation in body.get("observations") or ():
+            if isinstance(observation, dict):
+                observation.setdefault("case", lineage.get("case"))
+                observation.setdefault("variant", lineage.get("variant"))
+    return validate_record(ExtractionRecord, body, source=source)
+
+
+def load_extraction_record(path: Path, *, root: Path | None = None) -> ExtractionRecord:
+    """Read the derived record at ``path``; ``root`` (the experiment directory) lets the
+    returned record know its relative path."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RecordFormatError("no extraction record here", path=path) from None
+    record = extraction_record_from_yaml(text, source=path)
+    if root is not None:
+        record = record.stored_at(path.relative_to(root).as_posix())
+    return record
+
+
+def extraction_path(run_path: str, extractor: str, version: str) -> str:
+    """Where the extraction of the run stored at ``run_path`` by ``extractor`` ``version`` goes."""
+    run_dir = PurePosixPath(run_path).parent.as_posix()
+    return f"{DERIVED_DIR}/{safe_segment(extractor)}/{safe_segment(version)}/{run_dir}/{EXTRACTION_FILE}"
+
+
+def version_key(version: str) -> tuple[tuple[int, int | str], ...]:
+    """A sort key for versions: parts split on ``.``, ``-``, ``+``, ``@``; numbers numerically."""
+    parts = [part for part in re.split(r"[.\-+@]", version) if part]
+    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in parts)
+
+
+def extractions_of(root: Path, run_path: str, extractor: str) -> tuple[ExtractionRecord, ...]:
+    """Every derived record of ``extractor`` (any version) for the run at ``run_path``."""
+    base = Path(root) / DERIVED_DIR / safe_segment(extractor)
+    run_dir = PurePosixPath(run_path).parent
+    if not base.is_dir():
+        return ()
+    found = []
+    for version_dir in sorted(base.iterdir()):
+        candidate = version_dir.joinpath(*run_dir.parts, EXTRACTION_FILE)
+        if candidate.is_file():
+            found.append(load_extraction_record(candidate, root=Path(root)))
+    return tuple(found)
+
+
+def replay_extraction(
+    record_or_run: RunRecord | Path | str,
+    extractor: TraceExtractor,
+    *,
+    root: Path | str | None = None,
+) -> ExtractionRecord:
+    """Extract evidence from one recorded run and write a new derived record.
+
+    ``record_or_run`` is a :class:`RunRecord` (``root``, its experiment
+    directory, is then required) or the path of a ``run.yaml`` (``root``
+    defaults to the directory three levels above its directory, as for
+    :func:`load_run_record`). Returns the stored :class:`ExtractionRecord`
+    (``record.path`` says where; ``record.apply(run)`` gives the derived run
+    record). Raises ``TypeError`` without a root, :class:`RecordingError` when
+    the derived record already exists, and the loaders' errors for damaged
+    records.
+    """
+    run, root_dir, run_path = _resolve(record_or_run, root)
+    run_file = root_dir.joinpath(*PurePosixPath(run_path).parts)
+    digest = hashlib.sha256(run_file.read_bytes()).hexdigest() if run_file.is_file() else None
+    trace, missing = _trace_of(run, root_dir, run_file, extractor.name)
+    result = ExtractionResult(diagnostics=missing) + _extract(extractor, trace, run)
+    parent = _parent(root_dir, run_path, extractor)
+    if parent is not None:
+        result = _carry_over(parent, result, {part.name for part in components(extractor)})
+    lineage = ExtractionLineage(
+        run=run.run_id,
+        experiment=run.experiment_id,
+        case=run.case_id,
+        variant=run.variant_id,
+        run_record=run_path,
+        run_sha256=digest,
+        trace=trace.id if not missing else None,
+        protocol=trace.protocol if not missing else PROTOCOL_NAME,
+        protocol_version=trace.protocol_version if not missing else PROTOCOL_VERSION,
+        semantic_registry=DEFAULT_SEMANTIC_REGISTRY.version,
+        extractor=ExtractorInfo(name=extractor.name, version=extractor.version),
+        components=tuple(
+            ExtractorInfo(name=part.name, version=part.version) for part in components(extractor)
+        ),
+        parent=None if parent is None else parent.path,
+        extracted_at=datetime.now(UTC),
+    )
+    record = ExtractionRecord(
+        lineage=lineage,
+        observations=result.observations,
+        diagnostics=result.diagnostics,
+        references=result.references,
+    )
+    relative = extraction_path(run_path, extractor.name, extractor.version)
+    target = root_dir.joinpath(*PurePosixPath(relative).parts)
+    if target.exists():
+        raise RecordingError(
+            f"cannot write {target}: {extractor.name} {extractor.version} was already "
+            "extracted for this run, and derived records are never overwritten",
+            path=target,
+        )
+    files = AtomicFiles(root_dir)
+    files.ensure_dir(target.parent, for_path=target)
+    files.create(target, extraction_record_to_yaml(record).encode("utf-8"))
+    files.sync()
+    return record.stored_at(relative)
+
+
+def replay_experiment_extraction(
+    root: Path | str, extractor: TraceExtractor
+) -> tuple[ExtractionRecord, ...]:
+    """:func:`replay_extraction` for every recorded run of the experiment in ``root``,
+    in plan order (planned runs without a ``run.yaml`` are skipped)."""
+    root_dir = Path(root)
+    experiment = load_experiment_record(root_dir)
+    records = []
+    for planned in experiment.plan:
+        path = root_dir.joinpath(*PurePosixPath(planned.path).parts)
+        if path.is_file():
+            records.append(replay_extraction(path, extractor, root=root_dir))
+    return tuple(records)
+
+
+def _resolve(
+    record_or_run: RunRecord | Path | str, root: Path | str | None
+) -> tuple[RunRecord, Path, str]:
+    if isinstance(record_or_run, RunRecord):
+        if root is None:
+            raise TypeError("replay_extraction(run_record) needs root=, the experiment directory")
+        root_dir = Path(root)
+        run = record_or_run
+        planned = {item.id: item.path for item in load_experiment_record(root_dir).plan}
+        return (
+            run,
+            root_dir,
+            planned.get(run.run_id) or run_record_path(run.case_id, run.variant_id),
+        )
+    path = Path(record_or_run)
+    if root is None:
+        candidate = path.parent.parent.parent.parent
+        if not (candidate / EXPERIMENT_FILE).is_file():
+            raise TypeError(
+                f"replay_extraction({path}) needs root=: no experiment.yaml three levels up"
+            )
+        root = candidate
+    root_dir = Path(root)
+    run = load_run_record(path, root=root_dir)
+    return run, root_dir, path.resolve().relative_to(root_dir.resolve()).as_posix()
+
+
+def _trace_of(
+    run: RunRecord, root: Path, run_file: Path, extractor: str
+) -> tuple[Trace, tuple[ExtractionDiagnostic, ...]]:
+    trace = run.trace
+    if isinstance(trace, TraceSummary):
+        trace = load_trace_artifact(root, trace, source=run_file)
+    if isinstance(trace, Trace):
+        return trace, ()
+    missing = ExtractionDiagnostic(
+        code="missing_trace",
+        message=f"run {run.run_id!r} has no recorded trace",
+        extractor=extractor,
+    )
+    return Trace(id=f"missing-{run.run_id}"), (missing,)
+
+
+def _extract(extractor: TraceExtractor, trace: Trace, run: RunRecord) -> ExtractionResult:
+    result = extractor.extract(trace, run)
+    return result if len(components(extractor)) > 1 else owned(extractor, result)
+
+
+def _parent(root: Path, run_path: str, extractor: TraceExtractor) -> ExtractionRecord | None:
+    current = version_key(extractor.version)
+    older = [
+        record
+        for record in extractions_of(root, run_path, extractor.name)
+        if version_key(record.extractor.version) < current
+    ]
+    return max(older, key=lambda record: version_key(record.extractor.version), default=None)
+
+
+def _carry_over(
+    parent: ExtractionRecord, result: ExtractionResult, replaced: set[str]
+) -> ExtractionResult:
+    kept = ExtractionResult(
+        observations=tuple(
+            item for item in parent.observations if item.tags.get("extractor") not in replaced
+        ),
+        diagnostics=tuple(item for item in parent.diagnostics if item.extractor not in replaced),
+        references=tuple(item for item in parent.references if item.extractor not in replaced),
+    )
+    return kept + result
