@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Context, Decimal, Inexact, localcontext
 
+from autobench.core.pricing._table import ModelPrice
+
 EXACT_PRECISION = 400
 """Significant digits for cost arithmetic: far more than any token count times a price needs;
 the ``Inexact`` trap makes a rounding step an error instead of a silent approximation."""
-
-from autobench.core.pricing._table import ModelPrice
 
 
 @dataclass(frozen=True, slots=True)
