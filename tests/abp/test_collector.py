@@ -2,10 +2,12 @@ from __future__ import annotations
 
 import random
 import re
+from datetime import UTC, datetime
 
 import pytest
 
 from autobench.abp import (
+    SpanRecord,
     SpanStatus,
     Trace,
     TraceCollector,
@@ -72,3 +74,24 @@ def test_ids_have_the_w3c_sizes_and_ignore_the_global_random_seed() -> None:
     assert new_span_id() != first
     assert re.fullmatch(r"[0-9a-f]{16}", first)
     assert re.fullmatch(r"[0-9a-f]{32}", new_trace_id())
+
+
+def test_compatibility_constructors_keep_working() -> None:
+    started = datetime.now(UTC)
+    envelope = TraceEnvelope(
+        trace_id="trace-42",
+        name="checkout-agent",
+        input={"cart_id": "c1"},
+        spans=(
+            SpanRecord(
+                span_id="s1", name="plan", kind="agent", started_at=started, duration_seconds=0.5
+            ),
+            SpanRecord(span_id="s2", parent_id="s1", name="pay", kind="tool", started_at=started),
+        ),
+    )
+    assert envelope.trace_id == "trace-42" and isinstance(envelope, Trace)
+    assert envelope.spans[1].parent == "s1" and envelope.spans[0].duration == 0.5
+    assert envelope.path("s2") == ("plan", "pay")
+    dumped = envelope.model_dump(exclude_defaults=True)
+    assert dumped["id"] == "trace-42" and dumped["input"] == {"cart_id": "c1"}
+    assert Trace.model_validate(dumped) == envelope

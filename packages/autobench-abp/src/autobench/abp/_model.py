@@ -17,7 +17,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from autobench.abp._facts import (
     DiagnosticRecord,
@@ -96,15 +96,17 @@ class SpanRecord(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="allow")
 
-    id: str
-    operation: str
+    id: str = Field(validation_alias=AliasChoices("id", "span_id"))
+    operation: str = Field(validation_alias=AliasChoices("operation", "name"))
     kind: str = SpanKind.CUSTOM.value
-    parent: str | None = None
+    parent: str | None = Field(default=None, validation_alias=AliasChoices("parent", "parent_id"))
     scope: str = "autobench.manual"
     started_at: datetime
     offset: float = Field(default=0.0, description="Seconds from the trace start (monotonic).")
     duration: float | None = Field(
-        default=None, description="Seconds (monotonic); None if partial."
+        default=None,
+        description="Seconds (monotonic); None if partial.",
+        validation_alias=AliasChoices("duration", "duration_seconds"),
     )
     status: SpanStatus = SpanStatus.OK
     input: Any = None
@@ -148,7 +150,7 @@ class Trace(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="allow")
 
-    id: str
+    id: str = Field(validation_alias=AliasChoices("id", "trace_id"))
     protocol: str = PROTOCOL_NAME
     protocol_version: int = PROTOCOL_VERSION
     name: str | None = None

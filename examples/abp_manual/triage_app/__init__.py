@@ -1,0 +1,1 @@
+"""A small support-ticket triage service: the application code the benchmark measures."""
