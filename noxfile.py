@@ -17,7 +17,11 @@ nox.options.sessions = ["tests", "lint", "examples"]
 nox.options.default_venv_backend = "none"
 
 ROOT = Path(__file__).parent
-EXAMPLES = ("minimal", "basic", "mid", "advanced")
+EXAMPLES = ("minimal", "basic", "mid", "advanced", "abp_manual", "abp_concurrent")
+# extra `autobench run` options of an example
+RUN_OPTIONS: dict[str, tuple[str, ...]] = {"abp_concurrent": ("--concurrency", "2")}
+# script examples: (script, the example whose record directory it reads)
+SCRIPT_EXAMPLES = {"abp_replay": ("replay_and_extract.py", "abp_concurrent")}
 SOURCES = ("packages", "tests", "tools", "examples", "noxfile.py")
 
 
@@ -41,13 +45,23 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def examples(session: nox.Session) -> None:
-    """Validate, run with recording, replay, report and export every example."""
+    """Validate, run with recording, replay, report and export every example, then run the
+    script examples on the record directories."""
     with tempfile.TemporaryDirectory(prefix="autobench-examples-") as tmp:
         for name in EXAMPLES:
             spec = str(ROOT / "examples" / name / "autobench.yaml")
             record = str(Path(tmp) / name)
             _uv_run(session, "autobench", "validate", spec)
-            _uv_run(session, "autobench", "run", spec, "--record", record, "--no-progress")
+            _uv_run(
+                session,
+                "autobench",
+                "run",
+                spec,
+                "--record",
+                record,
+                "--no-progress",
+                *RUN_OPTIONS.get(name, ()),
+            )
             _uv_run(session, "autobench", "replay", record)
             _uv_run(session, "autobench", "report", record)
             for fmt, suffix in (
@@ -66,6 +80,10 @@ def examples(session: nox.Session) -> None:
                     "--path",
                     f"{record}-report.{suffix}",
                 )
+        for name, (script, source) in SCRIPT_EXAMPLES.items():
+            _uv_run(
+                session, "python", str(ROOT / "examples" / name / script), str(Path(tmp) / source)
+            )
 
 
 @nox.session

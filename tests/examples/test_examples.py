@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 import subprocess
 import sys
 from pathlib import Path
@@ -9,26 +11,30 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from autobench.abp import SpanRecord
 from autobench.cli import cli
 from autobench.records import (
     Observation,
+    ObservationKind,
     ObservationRole,
     ObservationSource,
     RunRecord,
     RunStatus,
+    load_extraction_record,
     replay_experiment,
 )
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def _run_example(name: str, record: Path) -> None:
+def _run_example(name: str, record: Path, *, concurrency: int = 4) -> None:
     runner = CliRunner()
     spec = str(EXAMPLES / name / "autobench.yaml")
     validated = runner.invoke(cli, ["validate", spec])
     assert validated.exit_code == 0, validated.output
     ran = runner.invoke(
-        cli, ["run", spec, "--record", str(record), "--no-progress", "--concurrency", "4"]
+        cli,
+        ["run", spec, "--record", str(record), "--no-progress", "--concurrency", str(concurrency)],
     )
     assert ran.exit_code == 0, ran.output
     replayed = runner.invoke(cli, ["replay", str(record)])
@@ -192,3 +198,168 @@ def test_mid_example_prices_replies_and_gates_them_with_policies(tmp_path: Path)
     assert incomplete.output["missing_phrases"] == ["original number"]
     markdown = (tmp_path / "mid.markdown").read_text()
     assert "money.cost" in markdown and "| large |" in markdown
+
+
+def _span(run: RunRecord, operation: str) -> SpanRecord:
+    (span,) = (span for span in run.spans if span.operation == operation)
+    return span
+
+
+def test_abp_manual_example_nests_the_method_span_under_the_workflow_span(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _run_example("abp_manual", tmp_path / "abp_manual")
+    result = replay_experiment(tmp_path / "abp_manual")
+    assert len(result.runs) == 8 and result.complete
+    for run in result.runs:
+        assert [span.operation for span in run.spans] == [
+            "benchmark.run",
+            "triage_ticket",
+            "ticket_router.route",
+        ]
+        root, workflow, method = run.spans
+        assert (root.parent, workflow.parent, method.parent) == (None, root.id, workflow.id)
+        assert (workflow.kind, method.kind, method.scope) == (
+            "workflow",
+            "tool",
+            "triage.ticket_router",
+        )
+        tokens = _observation(run, "router_input_tokens")
+        model = _observation(run, "router_model")
+        assert tokens.span_id == method.id and model.span_id == method.id
+        assert (tokens.kind, tokens.semantic_type, tokens.unit) == (
+            ObservationKind.METRIC,
+            "llm.tokens.input",
+            "tokens",
+        )
+        assert run.output is not None and tokens.value == run.output["input_tokens"]
+        assert model.kind is ObservationKind.FACTOR and model.semantic_type == "llm.model.name"
+        assert model.value == run.variant.factor("model")
+    correct = {
+        variant: sorted(
+            run.case_id
+            for run in result.runs_for(variant_id=variant)
+            if run.score("queue").value == 1.0
+        )
+        for variant in ("small", "large")
+    }
+    assert correct == {
+        "small": ["double-charge"],
+        "large": ["api-outage", "double-charge", "locked-out", "vat-invoice"],
+    }
+
+    # the method keeps its signature and its result, instrumented or not
+    monkeypatch.syspath_prepend(str(EXAMPLES / "abp_manual"))
+    from triage_app.router import Ticket, TicketRouter
+    from triage_benchmark import router_instrumentation
+
+    original = TicketRouter.__dict__["route"]
+    signature = inspect.signature(TicketRouter.route)
+    outage = result.runs_for(case_id="api-outage", variant_id="large")[0]
+    ticket = Ticket(**outage.case.input)
+    plain = TicketRouter("triage-large").route(ticket)
+    with router_instrumentation():
+        assert TicketRouter.__dict__["route"] is not original
+        assert inspect.signature(TicketRouter.route) == signature
+        assert TicketRouter("triage-large").route(ticket) == plain
+    assert TicketRouter.__dict__["route"] is original
+    assert outage.output == {
+        "queue": plain.queue,
+        "priority": plain.priority,
+        "matched": list(plain.matched),
+        "input_tokens": plain.usage.input_tokens,
+    }
+
+
+def test_abp_concurrent_example_keeps_worker_spans_under_their_own_run(tmp_path: Path) -> None:
+    _run_example("abp_concurrent", tmp_path / "abp_concurrent", concurrency=2)
+    result = replay_experiment(tmp_path / "abp_concurrent")
+    assert len(result.runs) == 8 and result.complete
+    seen: set[str] = set()
+    for run in result.runs:
+        ids = {span.id for span in run.spans}
+        assert len(ids) == len(run.spans) and not ids & seen  # no run shares a span
+        seen |= ids
+        root = _span(run, "benchmark.run")
+        workflow = _span(run, "check_availability")
+        assert root.parent is None and workflow.parent == root.id
+        workers = [span for span in run.spans if span.operation == "warehouse.stock_level"]
+        assert len(workers) == _observation(run, "warehouses_queried").value
+        assert all(worker.parent == workflow.id for worker in workers)
+        assert run.output is not None
+        assert sorted(worker.attributes["warehouse"] for worker in workers) == sorted(
+            run.output["stock"]
+        )
+    fanout = {
+        variant: [len(run.output["stock"]) for run in result.runs_for(variant_id=variant)]
+        for variant in ("regional", "global")
+    }
+    assert fanout == {"regional": [3, 3, 2, 3], "global": [5, 5, 5, 5]}
+    fillable = {
+        run.case_id for run in result.runs_for(variant_id="regional") if run.output["fillable"]
+    }
+    assert fillable == {"lamps-eu", "desks-us"}
+
+
+# provider SDKs, and the benchmark's own task modules: replay imports none of them
+_NOT_IMPORTED = (
+    "openai",
+    "anthropic",
+    "google.genai",
+    "pydantic_ai",
+    "agents",
+    "availability_benchmark",
+    "inventory_app",
+)
+
+
+def _sha256s(root: Path) -> dict[Path, str]:
+    return {
+        path: hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+def test_abp_replay_example_writes_derived_records_and_keeps_the_originals(
+    tmp_path: Path,
+) -> None:
+    record = tmp_path / "abp_concurrent"
+    _run_example("abp_concurrent", record, concurrency=2)
+    before = _sha256s(record)
+    script = EXAMPLES / "abp_replay" / "replay_and_extract.py"
+    # run the script as `python replay_and_extract.py DIR`, then list what it must not import
+    probe = (
+        "import runpy, sys\n"
+        f"sys.argv = [{str(script)!r}, {str(record)!r}]\n"
+        "try:\n"
+        f"    runpy.run_path({str(script)!r}, run_name='__main__')\n"
+        "except SystemExit as exit:\n"
+        "    assert exit.code == 0, exit.code\n"
+        f"print('IMPORTED', [name for name in {_NOT_IMPORTED!r} if name in sys.modules])\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=False
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "IMPORTED []" in completed.stdout
+    assert "8 derived records" in completed.stdout
+    after = _sha256s(record)
+    assert {path: after[path] for path in before} == before  # originals unchanged
+    derived = sorted(path for path in after if path.name == "extraction.yaml")
+    assert len(derived) == 8 and all("derived" in path.parts for path in derived)
+    result = replay_experiment(record)
+    runs = {run.run_id: run for run in result.runs}
+    for path in derived:
+        extraction = load_extraction_record(path, root=record)
+        run = runs[extraction.run_id]
+        assert extraction.lineage.run_sha256 == before[record / extraction.lineage.run_record]
+        assert [part.name for part in extraction.lineage.components] == ["signal", "span", "usage"]
+        derived_run = extraction.apply(run)
+        values = {
+            observation.semantic_type: observation.value
+            for observation in derived_run.observations
+            if observation.source is ObservationSource.DERIVED
+        }
+        assert values["operation.count"] == len(run.spans)
+        assert values["operation.fanout.max"] == len(run.output["stock"])

@@ -1,0 +1,1 @@
+"""A small inventory service: stock levels per warehouse, fetched asynchronously."""
