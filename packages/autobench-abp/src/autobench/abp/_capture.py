@@ -207,6 +207,11 @@ class CapturePolicy:
             return self._whole(value)
         return self._walk(value, 0)
 
+    def text(self, text: str) -> str:
+        """``text`` with secret values redacted and truncated like any recorded string: for
+        error messages and tracebacks, which may quote credentials."""
+        return self._string(text)
+
     def apply_mapping(self, values: dict[str, Any]) -> dict[str, Any]:
         """Apply the policy to a mapping of attributes; the result is a mapping again."""
         if not values:
@@ -222,7 +227,13 @@ class CapturePolicy:
         return (text, len(text)) if len(text) > self.artifact_threshold else None
 
     def _whole(self, value: Any) -> Any:
-        return hash_value(value) if self.mode is CaptureMode.HASH else None
+        # Secrets are redacted before hashing: an unsalted hash of a short secret could be
+        # brute-forced back to it.
+        if self.mode is not CaptureMode.HASH:
+            return None
+        return hash_value(
+            value if value is None or value.__class__ in _SCALARS else self._walk(value, 0)
+        )
 
     def _walk(self, value: Any, depth: int) -> Any:
         cls = value.__class__

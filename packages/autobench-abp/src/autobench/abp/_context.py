@@ -236,7 +236,9 @@ class ActiveSpan:
                 usage=dict(self.usage) if self.usage else EMPTY,
                 error=None
                 if error is None
-                else SpanError(type=type(error).__name__, message=str(error)),
+                else SpanError(
+                    type=type(error).__name__, message=collector.capture.text(str(error))
+                ),
             )
         )
         return duration

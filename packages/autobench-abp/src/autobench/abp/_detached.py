@@ -73,11 +73,13 @@ class DetachedSpan:
                     span_id=span.id,
                     status=status,
                     duration=None,
-                    attributes=dict(span.attributes),
+                    attributes=span.collector.capture.apply_mapping(dict(span.attributes)),
                     usage=dict(span.usage),
                     error=None
                     if error is None
-                    else SpanError(type=type(error).__name__, message=str(error)),
+                    else SpanError(
+                        type=type(error).__name__, message=span.collector.capture.text(str(error))
+                    ),
                     partial=True,
                 )
             )

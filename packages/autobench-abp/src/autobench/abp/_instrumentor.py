@@ -129,6 +129,10 @@ class InstrumentorInfo:
     capabilities: tuple[str, ...] = ()
     source_convention: str | None = None
     optional_dependencies: tuple[str, ...] = ()
+    package: str = "autobench"
+    """Distribution that provides the instrumentor (a third party names its own)."""
+    package_version: str | None = None
+    """Its version; ``None`` with the default ``package`` means this Autobench's version."""
 
     def __post_init__(self) -> None:
         if not self.id:
@@ -152,8 +156,9 @@ class InstrumentorInfo:
         return InstrumentationScope(
             name=self.id,
             version=self.version,
-            package="autobench",
-            package_version=_PACKAGE_VERSION,
+            package=self.package,
+            package_version=self.package_version
+            or (_PACKAGE_VERSION if self.package == "autobench" else None),
             mechanism=str(self.mechanism),
             layer=str(self.layer),
             target_package=self.target_distribution,

@@ -101,7 +101,7 @@ class SpanRecord(BaseModel):
     kind: str = SpanKind.CUSTOM.value
     parent: str | None = Field(default=None, validation_alias=AliasChoices("parent", "parent_id"))
     scope: str = "autobench.manual"
-    started_at: datetime
+    started_at: datetime | None = None
     offset: float = Field(default=0.0, description="Seconds from the trace start (monotonic).")
     duration: float | None = Field(
         default=None,

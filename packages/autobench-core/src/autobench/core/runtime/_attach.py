@@ -215,7 +215,10 @@ def _root_span(
         operation=original.name or "imported.trace",
         kind=SpanKind.WORKFLOW,
         scope=IMPORTED_SCOPE.name,
-        started_at=min((span.started_at for span in spans), default=datetime.now(UTC)),
+        started_at=min(
+            (span.started_at for span in spans if span.started_at is not None),
+            default=datetime.now(UTC),
+        ),
         offset=start,
         duration=end - start,
         status=SpanStatus.ERROR if failed else SpanStatus.OK,

@@ -13,7 +13,7 @@ import itertools
 import traceback
 from typing import Any
 
-from autobench.abp import Trace
+from autobench.abp import DEFAULT_CAPTURE_POLICY, Trace
 from autobench.records import (
     ArtifactRef,
     Direction,
@@ -73,24 +73,24 @@ class EvidenceBuffer:
         example ``derived``) and return it.
 
         ``direction`` and ``role`` accept the enum or its string value (raising
-        ``ValueError`` for anything else). The model is built without
-        re-validation: every field is coerced here, and the record rule that
-        factors, events and artifacts carry no direction is kept by the callers,
-        which do not offer one for those kinds.
+        ``ValueError`` for anything else). Non-numeric values, reasons and tags go
+        through the default capture policy (secrets redacted, long text truncated),
+        as span payloads do.
         """
+        capture = DEFAULT_CAPTURE_POLICY
         observation = Observation(
             id=f"obs_{next(self._observation_ids)}",
             name=str(name),
             kind=kind,
-            value=value,
+            value=capture.apply(value),
             unit=unit,
             semantic_type=semantic_type,
             direction=None if direction is None else Direction(direction),
             role=None if role is None else ObservationRole(role),
             source=source,
             span_id=span_id,
-            reason=reason,
-            tags=dict(tags) if tags else {},
+            reason=None if reason is None else capture.text(reason),
+            tags=capture.apply_mapping(dict(tags)) if tags else {},
             case_id=self.case_id,
             variant_id=self.variant_id,
         )
@@ -146,20 +146,25 @@ def error_record(
 ) -> ErrorRecord:
     """An :class:`ErrorRecord` for an exception (type, message, full traceback) or a message.
 
-    A plain message becomes type ``Error`` without a traceback.
+    A plain message becomes type ``Error`` without a traceback. Messages and
+    tracebacks go through the default capture policy's text redaction: an
+    exception that quotes a credential does not write it to the record.
     """
+    redact = DEFAULT_CAPTURE_POLICY.text
     if isinstance(error, BaseException):
         trace = (
-            "".join(traceback.format_exception(error)) if error.__traceback__ is not None else None
+            redact("".join(traceback.format_exception(error)))
+            if error.__traceback__ is not None
+            else None
         )
         return ErrorRecord(
             stage=stage,
             type=type(error).__name__,
-            message=str(error),
+            message=redact(str(error)),
             traceback=trace,
             source=source,
             span_id=span_id,
         )
     return ErrorRecord(
-        stage=stage, type="Error", message=str(error), source=source, span_id=span_id
+        stage=stage, type="Error", message=redact(str(error)), source=source, span_id=span_id
     )
