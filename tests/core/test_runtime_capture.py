@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
-import pytest
 from runtime_support import CollectingSink, make_spec, run, write_task_module
 
-from autobench.abp import REDACTED, CapturePolicy, PayloadRef, TraceCollector
-from autobench.core.runtime import _run
+from autobench.abp import REDACTED, CapturePolicy, PayloadRef
 
 TASK = """
 def run_case(ctx, case):
@@ -29,14 +26,11 @@ def test_span_secrets_are_redacted_and_clean_values_kept(tmp_path: Path) -> None
     assert span.output == {"rows": list(range(50))}
 
 
-def test_payloads_over_the_threshold_become_run_artifacts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_payloads_over_the_threshold_become_run_artifacts(tmp_path: Path) -> None:
     policy = CapturePolicy(artifact_threshold=100)
-    monkeypatch.setattr(_run, "TraceCollector", functools.partial(TraceCollector, capture=policy))
     module = write_task_module(tmp_path, TASK)
     sink = CollectingSink()
-    record = run(make_spec(tmp_path, f"{module}:run_case"), sink=sink).runs[0]
+    record = run(make_spec(tmp_path, f"{module}:run_case"), sink=sink, capture=policy).runs[0]
     span = next(span for span in record.spans if span.operation == "call")
     ref = PayloadRef.from_marker(span.output)
     assert ref is not None and ref.name == "call.output"

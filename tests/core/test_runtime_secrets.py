@@ -6,6 +6,8 @@ from pathlib import Path
 
 from runtime_support import make_spec, run, write_task_module
 
+from autobench.abp import CapturePolicy
+
 SECRET = "sk-abcdefghijklmnopqrstuvwxyz0123456789"
 
 
@@ -29,3 +31,19 @@ def test_exception_messages_events_and_tags_are_redacted(tmp_path: Path) -> None
     assert failing.error is not None and SECRET not in failing.error.message
     event = next(o for o in record.observations if o.name == "login")
     assert event.value == {"api_key": "[redacted]", "user": "ada"}
+
+
+def test_a_benchmark_can_choose_its_capture_policy(tmp_path: Path) -> None:
+    module = write_task_module(
+        tmp_path,
+        """
+        def run(ctx, case):
+            with ctx.span("lookup", input={"customer": "ada@example.com", "plan": "pro"}):
+                pass
+            return {}
+        """,
+    )
+    spec = make_spec(tmp_path, f"{module}:run")
+    (record,) = run(spec, capture=CapturePolicy(hash_keys=frozenset({"customer"}))).runs
+    lookup = next(span for span in record.spans if span.operation == "lookup")
+    assert lookup.input["plan"] == "pro" and lookup.input["customer"].startswith("sha256:")

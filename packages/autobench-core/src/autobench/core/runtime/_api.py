@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
+from autobench.abp import DEFAULT_CAPTURE_POLICY, CapturePolicy
 from autobench.core.planning import build_benchmark_plan, new_experiment_id
 from autobench.core.runtime._derive import prepare_derivers
 from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
@@ -54,6 +55,7 @@ async def run_benchmark_spec(
     sink: ExperimentSink | None = None,
     progress: ProgressCallback | None = None,
     source_files: Mapping[str, str] | None = None,
+    capture: CapturePolicy | None = None,
 ) -> ExperimentResult:
     """Run every case x variant of ``spec`` and return the experiment result.
 
@@ -63,7 +65,8 @@ async def run_benchmark_spec(
     payloads are returned in ``result.artifact_payloads[(run_id, artifact_id)]``.
     ``progress`` receives :class:`ProgressEvent` values. ``source_files``
     (``{path: sha256}``) defaults to :func:`collect_benchmark_source_files`.
-    Raises :class:`TaskResolutionError` when the task cannot be resolved and
+    ``capture`` is the :class:`CapturePolicy` applied to span payloads (default:
+    redact secrets, truncate strings over 64 KiB). Raises :class:`TaskResolutionError` when the task cannot be resolved and
     :class:`ScorerResolutionError` when a scorer's target (a ``python`` scorer's
     function, a ``schema`` scorer's model) cannot.
     """
@@ -97,6 +100,7 @@ async def run_benchmark_spec(
         policies=spec.policies,
         registry=spec.registry,
         derivers=derivers,
+        capture=DEFAULT_CAPTURE_POLICY if capture is None else capture,
     )
     executor = MatrixExecutor(
         setup, plan.runs, concurrency_limit=concurrency_limit, sink=sink, progress=progress

@@ -30,7 +30,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from autobench.abp import (
+    DEFAULT_CAPTURE_POLICY,
     ActiveSpan,
+    CapturePolicy,
     SpanKind,
     SpanStatus,
     Trace,
@@ -80,6 +82,8 @@ class RunSetup:
     """The spec's semantic registry (built-ins with the spec's entries laid over them)."""
     derivers: Sequence[PreparedDeriver] = ()
     """Per-run derivers, prepared once for the experiment (``_derive``)."""
+    capture: CapturePolicy = DEFAULT_CAPTURE_POLICY
+    """What span payloads may be recorded (redaction, truncation, hashing, artifacts)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +114,7 @@ class _Run:
         self.started = time.perf_counter_ns()
         self.planned = planned
         self.evidence = EvidenceBuffer(planned.case.id, planned.variant.id)
-        self.collector = TraceCollector()
+        self.collector = TraceCollector(capture=setup.capture)
         self.ctx = RunContext(
             case=planned.case,
             variant=planned.variant,
