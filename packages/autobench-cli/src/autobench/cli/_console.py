@@ -18,7 +18,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 import autobench
-from autobench.core.runtime import TaskResolutionError
+from autobench.core.runtime import ResumeError, TaskResolutionError
 from autobench.core.scoring import ScorerResolutionError
 from autobench.core.spec import SpecError
 from autobench.records import RecordFormatError, RecordingError
@@ -63,6 +63,8 @@ def user_errors() -> Iterator[None]:
         raise _task_error(exc) from None
     except ScorerResolutionError as exc:
         raise _task_error(exc, what="Scorer target") from None
+    except ResumeError as exc:
+        raise show_error("Cannot resume", str(exc)) from None
     except RecordingError as exc:
         raise show_error("Recording failed", str(exc)) from None
     except RecordFormatError as exc:

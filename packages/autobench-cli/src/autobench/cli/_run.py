@@ -69,8 +69,9 @@ def _interrupted(sink: RecordDirectoryWriter | None, target: Path | None) -> cli
             message += f" Writing a record failed: {error}."
         sink.close()
         message += (
-            f" The runs that finished are recorded in {target}; "
-            f"`autobench replay {target}` lists the missing ones."
+            f" The runs that finished are recorded in {target} (marked incomplete); "
+            f"`autobench replay {target}` lists the missing ones and "
+            f"`autobench run SPEC --resume {target}` completes them."
         )
     stderr_console().print(Text(message, style="yellow"))
     return click.exceptions.Exit(EXIT_INTERRUPTED)
@@ -109,6 +110,21 @@ def _interrupted(sink: RecordDirectoryWriter | None, target: Path | None) -> cli
     help=RUNS_HELP,
 )
 @click.option("--fail-on", callback=parse_fail_on, metavar="STATUSES", help=FAIL_ON_HELP)
+@click.option(
+    "--resume",
+    "resume_dir",
+    metavar="DIR",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Complete the interrupted experiment recorded in DIR: run only its missing runs, "
+    "keeping its experiment id. Refused when the spec, dataset or source files changed "
+    "since it began, unless --force.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="With --resume: resume even though the spec, dataset or sources changed "
+    "(the summary records what changed).",
+)
 def run_command(
     spec_path: Path,
     record_dir: Path | None,
@@ -118,6 +134,8 @@ def run_command(
     show_progress: bool,
     runs: RunSelection,
     fail_on: frozenset[str],
+    resume_dir: Path | None,
+    force: bool,
 ) -> None:
     """Run the benchmark SPEC: every case against every variant.
 
@@ -127,15 +145,29 @@ def run_command(
     same report as `autobench report`. The exit code is 0 when the experiment
     completed, even if some runs failed or errored (the report shows them),
     unless --fail-on says otherwise.
+
+    Ctrl-C stops starting runs, cancels active async runs (sync runs get up to
+    5 seconds to end), writes summary.yaml with complete: false and exits 130.
+    --resume DIR then completes the missing runs; it never rewrites a file: its
+    summary is written as summary.<n>.yaml, and replay reads the latest.
+    A run counts as finished once its run.yaml is on disk.
     """
     if record_dir is not None and no_record:
         raise click.UsageError("--record and --no-record exclude each other")
+    if resume_dir is not None and (record_dir is not None or no_record or experiment_id):
+        raise click.UsageError("--resume excludes --record, --no-record and --experiment-id")
+    if force and resume_dir is None:
+        raise click.UsageError("--force only applies to --resume")
     with user_errors():
         spec = load_benchmark_spec(spec_path)
-        experiment = experiment_id or new_experiment_id(spec.id)
+        experiment = None if resume_dir else experiment_id or new_experiment_id(spec.id)
         sink = None
         target: Path | None = None
-        if not no_record:
+        if resume_dir is not None:
+            target = resume_dir
+            sink = RecordDirectoryWriter(target)
+        elif not no_record:
+            assert experiment is not None
             target = record_dir or DEFAULT_RECORD_ROOT / _dir_name(spec.id) / _dir_name(experiment)
             sink = RecordDirectoryWriter(target)
         source_files = collect_benchmark_source_files(spec)
@@ -159,6 +191,8 @@ def run_command(
                         sink=sink,
                         progress=_ProgressBar(progress),
                         source_files=source_files,
+                        resume_from=resume_dir,
+                        force=force,
                     )
                 )
         except KeyboardInterrupt:

@@ -9,6 +9,8 @@ Layout (all paths relative to the experiment directory, ids made safe with
     artifacts/<run>/trace.yaml            a trace larger than TRACE_INLINE_LIMIT
     post_derived.yaml                     written by post_derived(), before summary.yaml
     summary.yaml                          written by finish()
+    summary.<n>.yaml, post_derived.<n>.yaml
+                                          written by a resumed session (n = 2, 3, ...)
 
 Artifact payloads: ``str`` with a text media type (``text/*``, JSON, YAML,
 XML, ``+json``/``+yaml``/``+xml``) is stored as UTF-8 text; ``bytes`` as they
@@ -28,6 +30,23 @@ A run's artifacts are always written before its ``run.yaml``. At most
 that many are pending. A storage failure is raised as :class:`RecordingError`
 by the next ``run_finished`` or by ``finish``, which waits for every pending
 write before it writes ``summary.yaml``.
+
+Durability of a run: ``run_finished`` returns (and the runtime reports the run
+finished) before its files are on disk. A run counts as *recorded* once its
+``run.yaml`` exists; a process killed outright (SIGKILL, power loss) loses at
+most the :data:`MAX_PENDING_RUNS` runs still waiting for the disk, and never
+leaves a partial file under a final name (temporary names start with ``.``
+and end with ``.tmp``).
+
+Resuming: :meth:`RecordDirectoryWriter.resume` continues an experiment whose
+``experiment.yaml`` exists instead of starting one. It never rewrites a file:
+a planned run whose ``run.yaml`` exists is refused, and the session's summary
+(and post-derived observations) go to the first free name of ``summary.yaml``,
+``summary.2.yaml``, ``summary.3.yaml``, ... (likewise ``post_derived.yaml``);
+readers take the highest-numbered one (:func:`latest_session_file`). A run
+killed after some of its artifacts reached the disk but before its ``run.yaml``
+left orphan files in ``artifacts/<run>/``; the resumed run stores its artifacts
+in ``artifacts/<run>/attempt-<n>/`` instead (the orphans are never referenced).
 """
 
 from __future__ import annotations
@@ -167,6 +186,7 @@ class RecordDirectoryWriter:
         self._slots = threading.BoundedSemaphore(MAX_PENDING_RUNS)
         self._claimed: set[Path] = set()
         self._experiment_id = ""
+        self._resumed = False
 
     def start(self, experiment: ExperimentRecord) -> None:
         """Create the directory and write ``experiment.yaml``."""
@@ -188,6 +208,22 @@ class RecordDirectoryWriter:
         self._files.sync()
         self._started = True
 
+    def resume(self, experiment: ExperimentRecord) -> None:
+        """Continue recording into ``root``, which must hold ``experiment``'s
+        ``experiment.yaml`` (it is not rewritten). Runs whose ``run.yaml`` exists are
+        refused by :meth:`run_finished`; :meth:`finish` and :meth:`post_derived` write
+        to new session-numbered names instead of replacing the earlier ones."""
+        root = self.root
+        if not (root / "experiment.yaml").is_file():
+            raise RecordingError(
+                f"cannot resume {root}: it holds no experiment.yaml", path=root / "experiment.yaml"
+            )
+        self._files.ensure_dir(root)
+        self._plan_paths = {planned.id: planned.path for planned in experiment.plan}
+        self._experiment_id = experiment.experiment_id
+        self._resumed = True
+        self._started = True
+
     def run_finished(self, run: RunRecord, payloads: Mapping[str, Any]) -> RunRecord:
         """Store the payloads of ``run``'s artifacts (keyed by artifact id; payloads of
         unknown ids are ignored), then its ``run.yaml``; return the record as stored:
@@ -198,6 +234,12 @@ class RecordDirectoryWriter:
             )
         self._raise_failed()
         run_dir = artifact_dir(run.run_id)
+        if self._resumed and (self.root / run_dir).exists():
+            # Orphans of an attempt killed before its run.yaml: never reuse their names.
+            attempt = 2
+            while (self.root / run_dir / f"attempt-{attempt}").exists():
+                attempt += 1
+            run_dir = f"{run_dir}/attempt-{attempt}"
         used = {TRACE_FILE}
         files: list[tuple[Path, bytes]] = []
         artifacts = tuple(
@@ -214,7 +256,7 @@ class RecordDirectoryWriter:
                 sections["trace"] = summary.model_dump(mode="python", exclude_defaults=True)
                 text = render_run(sections)
         run_path = self._run_path(run)
-        if run_path in self._claimed:
+        if run_path in self._claimed or (self._resumed and run_path.exists()):
             raise RecordingError(
                 f"cannot write {run_path}: it already exists and records are never overwritten",
                 path=run_path,
@@ -233,16 +275,34 @@ class RecordDirectoryWriter:
             experiment=self._experiment_id,
             runs={run_id: tuple(items) for run_id, items in observations_by_run.items()},
         )
-        self._write(self.root / POST_DERIVED_FILE, post_derived_to_yaml(record))
+        self._write_session_file(POST_DERIVED_FILE, post_derived_to_yaml(record))
 
     def finish(self, summary: ExperimentSummary) -> None:
         """Wait for every pending run file, write ``summary.yaml`` and sync every directory
         still pending. Raises :class:`RecordingError` if any write failed (the summary is
         then not written)."""
         self.flush()
-        self._write(self.root / "summary.yaml", experiment_summary_to_yaml(summary))
+        self._write_session_file("summary.yaml", experiment_summary_to_yaml(summary))
         self._files.sync()
         self.close()
+
+    def _write_session_file(self, name: str, text: str) -> None:
+        """Write ``name``; when resumed and it exists, the first free ``<stem>.<n><suffix>``."""
+        if not self._resumed:
+            self._write(self.root / name, text)
+            return
+        stem, suffix = name.rsplit(".", 1)
+        number = 1
+        while True:
+            path = self.root / (name if number == 1 else f"{stem}.{number}.{suffix}")
+            if not path.exists():
+                try:
+                    self._write(path, text)
+                    return
+                except RecordingError:
+                    if not path.exists():
+                        raise
+            number += 1
 
     def flush(self) -> None:
         """Wait until every run handed to ``run_finished`` is on disk; raise the first
@@ -338,6 +398,22 @@ class RecordDirectoryWriter:
 
     def _write(self, path: Path, text: str) -> None:
         self._files.create(path, text.encode("utf-8"))
+
+
+def latest_session_file(root: Path, name: str) -> Path | None:
+    """The latest of ``<root>/<name>`` and the ``<stem>.<n>.<suffix>`` files resumed sessions
+    wrote (the highest ``n``), or ``None`` when none exists."""
+    stem, suffix = name.rsplit(".", 1)
+    numbered: list[tuple[int, Path]] = []
+    base = Path(root) / name
+    if base.is_file():
+        numbered.append((1, base))
+    prefix = f"{stem}."
+    for path in Path(root).glob(f"{stem}.*.{suffix}"):
+        middle = path.name[len(prefix) : -len(suffix) - 1]
+        if middle.isdigit() and int(middle) >= 2 and path.is_file():
+            numbered.append((int(middle), path))
+    return max(numbered)[1] if numbered else None
 
 
 def _failure(future: Future[None]) -> RecordingError | None:

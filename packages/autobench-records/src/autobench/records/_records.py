@@ -239,11 +239,26 @@ class StatusCounts(RecordModel):
         return self.passed + self.failed + self.errored + self.skipped
 
 
+class ResumeInfo(RecordModel):
+    """How a resumed session continued an experiment (``autobench run --resume``):
+    when it started, how many runs were missing and how many it recorded, whether
+    ``--force`` let it continue despite ``changed`` (what differs from
+    ``experiment.yaml``: ``spec``, ``dataset``, or source file paths)."""
+
+    started_at: datetime
+    missing: int = 0
+    runs: int = 0
+    forced: bool = False
+    changed: tuple[str, ...] = ()
+
+
 class ExperimentSummary(RecordModel):
-    """The content of ``summary.yaml``: written once when the experiment ends.
+    """The content of ``summary.yaml``: written once when a session of the experiment ends
+    (a resumed session writes ``summary.<n>.yaml``, n = 2, 3, ...; the highest is the latest).
 
     ``complete`` is false when runs of the plan are missing (an interrupted
-    experiment); ``duration`` is seconds of wall time.
+    experiment); ``duration`` is seconds of wall time; ``resumed`` is set by a
+    resumed session.
     """
 
     experiment: str
@@ -254,3 +269,4 @@ class ExperimentSummary(RecordModel):
     runs: int = 0
     status: StatusCounts = Field(default_factory=StatusCounts)
     variants: dict[str, StatusCounts] = Field(default_factory=dict)
+    resumed: ResumeInfo | None = None

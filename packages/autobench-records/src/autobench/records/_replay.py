@@ -26,7 +26,7 @@ from autobench.records._codec import (
     run_record_from_yaml,
     trace_from_yaml,
 )
-from autobench.records._directory import RecordDirectoryWriter
+from autobench.records._directory import RecordDirectoryWriter, latest_session_file
 from autobench.records._errors import MissingRecordError, RecordFormatError
 from autobench.records._parallel import parse_run_bodies, worker_count
 from autobench.records._post_derived import POST_DERIVED_FILE, PostDerivedRecord, merge_post_derived
@@ -86,18 +86,20 @@ def load_experiment_record(root: Path) -> ExperimentRecord:
 
 
 def load_experiment_summary(root: Path) -> ExperimentSummary | None:
-    """Read ``<root>/summary.yaml``; ``None`` when the experiment never finished (no file)."""
-    path = Path(root) / SUMMARY_FILE
-    if not path.exists():
+    """Read the latest summary: ``<root>/summary.yaml``, or ``summary.<n>.yaml`` with the
+    highest ``n`` when the experiment was resumed; ``None`` when no session finished."""
+    path = latest_session_file(Path(root), SUMMARY_FILE)
+    if path is None:
         return None
     return experiment_summary_from_yaml(_read_text(path, "experiment summary"), source=path)
 
 
 def load_post_derived(root: Path) -> PostDerivedRecord | None:
     """Read ``<root>/post_derived.yaml``; ``None`` when the experiment has none (no
-    ``post_derive`` in its spec, or it stopped before post-derivation)."""
-    path = Path(root) / POST_DERIVED_FILE
-    if not path.exists():
+    ``post_derive`` in its spec, or it stopped before post-derivation). A resumed
+    experiment's latest ``post_derived.<n>.yaml`` covers every run and wins."""
+    path = latest_session_file(Path(root), POST_DERIVED_FILE)
+    if path is None:
         return None
     return post_derived_from_yaml(_read_text(path, "post-derived record"), source=path)
 

@@ -108,6 +108,10 @@ string: 1.1 booleans, octal/binary/sexagesimal and underscore numbers, timestamp
 written single-quoted, so records mean the same to 1.1 and 1.2 readers."""
 
 
+_BREAKS = frozenset("\r\n\x85\u2028\u2029")
+"""Characters libyaml treats as line breaks when it chooses a block scalar's chomping."""
+
+
 class _Representer(SafeRepresenter):
     """Safe representer: insertion order, no aliases, the record value tags."""
 
@@ -123,6 +127,10 @@ class _Representer(SafeRepresenter):
         kind = type(data)
         if kind is str:
             if "\n" in data:
+                if data[-1] in _BREAKS and (len(data) == 1 or data[-2] in _BREAKS):
+                    # A literal block would need keep chomping (``|+``), which also keeps
+                    # the blank line render_sections puts after a section: quote instead.
+                    return ScalarNode(_STR, data, style='"')
                 return ScalarNode(_STR, data, style="|")
             if len(data) < 40 and _YAML11_RETYPED.match(data):
                 return ScalarNode(_STR, data, style="'")

@@ -11,6 +11,7 @@ from autobench.core.runtime._context import RunContext, get_active_run_context
 from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
 from autobench.core.runtime._measurement import RecordedMeasurement
 from autobench.core.runtime._progress import ProgressEvent, ProgressEventKind
+from autobench.core.runtime._resume import ResumeError
 from autobench.core.runtime._run import ROOT_SPAN
 from autobench.core.runtime._span import DurationMetricSpec, Span
 from autobench.core.runtime._tasks import TaskResolutionError
@@ -23,6 +24,7 @@ __all__ = [
     "ProgressEvent",
     "ProgressEventKind",
     "RecordedMeasurement",
+    "ResumeError",
     "RunContext",
     "Span",
     "TaskResolutionError",

@@ -14,10 +14,21 @@ Order of work in :func:`run_benchmark_spec`:
    hand them to ``sink.post_derived``;
 5. build the :class:`ExperimentSummary`, call ``sink.finish`` and send
    ``experiment_finished``.
+
+With ``resume_from`` (a record directory) step 2 loads the recorded experiment
+instead (``_resume``): the changes since it began are checked, ``sink.resume``
+replaces ``sink.start``, only the runs of the recorded plan without a
+``run.yaml`` are executed, and post-derivation and the summary cover every
+run. When the experiment is cancelled (Ctrl-C) during step 3, the runs that
+finished (and, for async tasks, the cancelled ones, recorded as errored with
+stage ``cancelled``) are handed to the sink, ``sink.finish`` gets a summary
+with ``complete: false``, and the cancellation is re-raised.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -36,15 +47,28 @@ from autobench.core.runtime._progress import (
     ProgressEventKind,
     deliver,
 )
+from autobench.core.runtime._resume import (
+    ResumeError,
+    describe_changes,
+    load_for_resume,
+    plan_order,
+    resume_changes,
+)
 from autobench.core.runtime._run import RunSetup
 from autobench.core.runtime._scoring import scores_inline
 from autobench.core.runtime._tasks import is_async_task, resolve_task
 from autobench.core.spec import BenchmarkSpec, load_benchmark_spec
 from autobench.records import (
     DEFAULT_SEMANTIC_REGISTRY,
+    ExperimentRecord,
     ExperimentResult,
     ExperimentSink,
+    RecordingError,
+    ResumeInfo,
+    RunRecord,
 )
+
+_log = logging.getLogger("autobench.runtime")
 
 
 async def run_benchmark_spec(
@@ -56,6 +80,8 @@ async def run_benchmark_spec(
     progress: ProgressCallback | None = None,
     source_files: Mapping[str, str] | None = None,
     capture: CapturePolicy | None = None,
+    resume_from: str | Path | None = None,
+    force: bool = False,
 ) -> ExperimentResult:
     """Run every case x variant of ``spec`` and return the experiment result.
 
@@ -66,7 +92,12 @@ async def run_benchmark_spec(
     ``progress`` receives :class:`ProgressEvent` values. ``source_files``
     (``{path: sha256}``) defaults to :func:`collect_benchmark_source_files`.
     ``capture`` is the :class:`CapturePolicy` applied to span payloads (default:
-    redact secrets, truncate strings over 64 KiB). Raises :class:`TaskResolutionError` when the task cannot be resolved and
+    redact secrets, truncate strings over 64 KiB). ``resume_from`` continues the
+    experiment recorded in that directory (``sink`` must be a writer with a
+    ``resume`` method, such as a :class:`RecordDirectoryWriter` on the same
+    directory): only missing runs are executed and the result holds every run.
+    A change of the spec, dataset or source files since the experiment began raises
+    :class:`ResumeError` unless ``force`` is true. Raises :class:`TaskResolutionError` when the task cannot be resolved and
     :class:`ScorerResolutionError` when a scorer's target (a ``python`` scorer's
     function, a ``schema`` scorer's model) cannot.
     """
@@ -76,19 +107,62 @@ async def run_benchmark_spec(
     derivers = prepare_derivers(spec)  # before anything is recorded: reads pricing files once
     scorers = tuple(scorer.prepare(spec.base_dir) for scorer in spec.scoring)
     plan = build_benchmark_plan(spec)
-    experiment_id = experiment_id or new_experiment_id(spec.benchmark.id)
+    files = collect_benchmark_source_files(spec) if source_files is None else source_files
     started = time.perf_counter()
-    experiment = build_experiment_record(
-        spec,
-        plan,
-        experiment_id=experiment_id,
-        started_at=datetime.now(UTC),
-        files=collect_benchmark_source_files(spec) if source_files is None else source_files,
-        environment=capture_environment(),
-    )
-    if sink is not None:
-        sink.start(experiment)
-    total = plan.run_count
+    previous: tuple[RunRecord, ...] = ()
+    resumed: ResumeInfo | None = None
+    to_run = plan.runs
+    if resume_from is None:
+        experiment_id = experiment_id or new_experiment_id(spec.benchmark.id)
+        experiment = build_experiment_record(
+            spec,
+            plan,
+            experiment_id=experiment_id,
+            started_at=datetime.now(UTC),
+            files=files,
+            environment=capture_environment(),
+        )
+        if sink is not None:
+            sink.start(experiment)
+    else:
+        root = Path(resume_from)
+        resume = getattr(sink, "resume", None)
+        if resume is None:
+            raise TypeError("resume_from needs a sink with a resume() method (a record writer)")
+        experiment, previous = load_for_resume(root)
+        if experiment_id is not None and experiment_id != experiment.experiment_id:
+            raise ResumeError(
+                f"cannot resume {root} as {experiment_id!r}: it records experiment "
+                f"{experiment.experiment_id!r}",
+                path=root,
+            )
+        experiment_id = experiment.experiment_id
+        current = build_experiment_record(
+            spec,
+            plan,
+            experiment_id=experiment_id,
+            started_at=datetime.now(UTC),
+            files=files,
+            environment={},
+        )
+        changed = resume_changes(experiment, current)
+        if changed and not force:
+            raise ResumeError(
+                describe_changes(root, experiment, current), path=root / "experiment.yaml"
+            )
+        done = {run.run_id for run in previous}
+        recorded_ids = {planned.id for planned in experiment.plan}
+        to_run = tuple(
+            run for run in plan.runs if run.run_id in recorded_ids and run.run_id not in done
+        )
+        resumed = ResumeInfo(
+            started_at=datetime.now(UTC),
+            missing=len(experiment.plan) - len(previous),
+            forced=bool(changed),
+            changed=changed,
+        )
+        resume(experiment)
+    total = len(to_run)
     deliver(progress, ProgressEvent(ProgressEventKind.EXPERIMENT_STARTED, experiment_id, total, 0))
     setup = RunSetup(
         experiment_id=experiment_id,
@@ -103,14 +177,30 @@ async def run_benchmark_spec(
         capture=DEFAULT_CAPTURE_POLICY if capture is None else capture,
     )
     executor = MatrixExecutor(
-        setup, plan.runs, concurrency_limit=concurrency_limit, sink=sink, progress=progress
+        setup, to_run, concurrency_limit=concurrency_limit, sink=sink, progress=progress
     )
-    runs = await executor.run()
+    try:
+        new_runs = await executor.run()
+    except asyncio.CancelledError:
+        if sink is not None:
+            _finish_interrupted(
+                sink,
+                experiment,
+                previous + executor.finished,
+                resumed,
+                time.perf_counter() - started,
+            )
+        raise
+    runs = plan_order(experiment, previous + new_runs) if previous else new_runs
     if spec.post_derive:
         runs, post_derived = post_derive_runs(spec.post_derive, runs, spec.registry)
         if sink is not None:
             sink.post_derived(post_derived)
     summary = build_summary(experiment, runs, duration=time.perf_counter() - started)
+    if resumed is not None:
+        summary = summary.model_copy(
+            update={"resumed": resumed.model_copy(update={"runs": len(new_runs)})}
+        )
     if sink is not None:
         sink.finish(summary)
     deliver(
@@ -131,6 +221,28 @@ async def run_benchmark_spec(
         artifact_payloads=executor.payloads,
         registry=DEFAULT_SEMANTIC_REGISTRY.merged(spec.semantic_registry),
     )
+
+
+def _finish_interrupted(
+    sink: ExperimentSink,
+    experiment: ExperimentRecord,
+    runs: tuple[RunRecord, ...],
+    resumed: ResumeInfo | None,
+    duration: float,
+) -> None:
+    """After a cancellation: write the summary of the runs handed to the sink so far
+    (``complete: false``); a storage failure is logged, the cancellation goes on."""
+    summary = build_summary(experiment, runs, duration=duration)
+    summary = summary.model_copy(update={"complete": False})
+    if resumed is not None:
+        done = len(runs) - (len(experiment.plan) - resumed.missing)
+        summary = summary.model_copy(
+            update={"resumed": resumed.model_copy(update={"runs": max(done, 0)})}
+        )
+    try:
+        sink.finish(summary)
+    except RecordingError:
+        _log.warning("could not record the summary of the interrupted experiment", exc_info=True)
 
 
 async def run_benchmark_path(

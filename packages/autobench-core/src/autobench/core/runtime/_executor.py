@@ -14,8 +14,11 @@
   receives each run as it ends (completion order); the returned runs are in
   plan order whatever the completion order.
 * Cancelling :meth:`MatrixExecutor.run` cancels the active async runs, waits
-  for them to unwind, and re-raises :class:`asyncio.CancelledError`; sync runs
-  cannot be interrupted: no new ones start, and active ones are dropped.
+  for them to unwind, hands each to the sink as an errored run (error stage
+  ``cancelled``, not scored) and re-raises :class:`asyncio.CancelledError`;
+  sync runs cannot be interrupted: no new ones start, active ones get up to
+  ``_threads.CANCEL_GRACE`` seconds to end (and are recorded), later ones are
+  dropped (missing from the record).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from autobench.core.runtime._progress import (
     ProgressEventKind,
     deliver,
 )
-from autobench.core.runtime._run import RunOutput, RunSetup, execute_run
+from autobench.core.runtime._run import RunCancelled, RunOutput, RunSetup, execute_run
 from autobench.core.runtime._threads import RunThreads
 from autobench.records import ExperimentSink, RunRecord
 
@@ -82,7 +85,12 @@ class MatrixExecutor:
 
     async def _one(self, position: int, planned: MatrixRunSpec) -> None:
         self._started(planned)
-        self._finished_run(position, planned, await execute_run(self._setup, planned))
+        try:
+            output = await execute_run(self._setup, planned)
+        except RunCancelled as cancelled:
+            self._finished_run(position, planned, cancelled.output)
+            raise asyncio.CancelledError from None
+        self._finished_run(position, planned, output)
 
     def _finished_run(self, position: int, planned: MatrixRunSpec, output: RunOutput) -> None:
         record = output.record
@@ -132,6 +140,11 @@ class MatrixExecutor:
         # executes it in a task of its own (a fresh contextvars context per run).
         for position, planned in pending:
             await asyncio.create_task(self._one(position, planned))
+
+    @property
+    def finished(self) -> tuple[RunRecord, ...]:
+        """The records of the runs finished so far (as handed to the sink), in plan order."""
+        return self._finished()
 
     def _finished(self) -> tuple[RunRecord, ...]:
         return tuple(record for record in self._results if record is not None)

@@ -136,17 +136,38 @@ class _Run:
         return TaskStatus.ERRORED
 
 
+class RunCancelled(Exception):
+    """An async run was cancelled (Ctrl-C): ``output`` is its record, errored with an
+    error of stage ``cancelled`` and not scored. The executor records it, then goes on
+    with the cancellation."""
+
+    def __init__(self, output: RunOutput) -> None:
+        super().__init__(f"run {output.record.run_id} was cancelled")
+        self.output = output
+
+
 async def execute_run(setup: RunSetup, planned: MatrixRunSpec) -> RunOutput:
-    """Execute one planned run of an async task and return its record (statuses per ``_status``)."""
+    """Execute one planned run of an async task and return its record (statuses per ``_status``).
+
+    When the run is cancelled, raises :class:`RunCancelled` holding its record."""
     run = _Run(setup, planned)
     ctx = run.ctx
     task_status = TaskStatus.PASSED
+    cancelled = False
     with bind_collector(run.collector), bind_run_context(ctx):
         with start_span(ROOT_SPAN, kind=SpanKind.TASK, collector=run.collector) as root:
             try:
                 run.output = await setup.task(ctx, ctx.case)
             except (Exception, SystemExit) as exc:
                 task_status = run.task_raised(exc, root)
+            except asyncio.CancelledError as exc:
+                cancelled = True
+                root.end(SpanStatus.ERROR, exc)
+                run.evidence.errors.insert(0, error_record(exc, stage="cancelled", span_id=root.id))
+                task_status = TaskStatus.ERRORED
+    if cancelled:
+        _scoring_call(run)
+        raise RunCancelled(_finish(setup, run, task_status, ((), ())))
     scoring = await score_run(setup.scorers, _scoring_call(run))
     return _finish(setup, run, task_status, scoring)
 

@@ -25,8 +25,9 @@
 * An exception escaping a run (not an ``Exception`` of the task, which gives
   an errored run) stops the threads taking new runs and is raised by
   :meth:`RunThreads.run`. When :meth:`RunThreads.run` is cancelled, the
-  threads take no new runs; sync runs already active cannot be interrupted,
-  finish in the background and are dropped.
+  threads take no new runs; sync runs already active cannot be interrupted:
+  they get up to :data:`CANCEL_GRACE` seconds to end (those that do are
+  handed on as finished), the others finish in the background and are dropped.
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ _POLL_LAST = 0.016
 
 _BUSY = 0.001
 """A run in progress for longer than this (seconds) may be waiting: start another thread."""
+
+CANCEL_GRACE = 5.0
+"""Seconds a cancelled experiment waits for its active sync runs to end."""
 
 _STARTED, _FINISHED, _RAISED = "started", "finished", "raised"
 """Kinds of outbox items: ``(_STARTED, planned)``, ``(_FINISHED, position, planned, output)``
@@ -100,11 +104,26 @@ class RunThreads:
         self._timer = self._loop.call_later(self._interval, self._poll)
         try:
             await self._done
+        except asyncio.CancelledError:
+            self._stopped = True
+            await self._settle()
+            raise
         finally:
             self._stopped = True
             self._timer.cancel()
         for worker in self._workers:
             worker.join()
+
+    async def _settle(self) -> None:
+        # Cancelled: wait (bounded) for the active runs, then hand on what finished.
+        deadline = time.monotonic() + CANCEL_GRACE
+        while any(worker.is_alive() for worker in self._workers) and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        outbox = self._outbox
+        while outbox:
+            item = outbox.popleft()
+            if item[0] is _FINISHED:
+                self._on_finished(*item[1:])
 
     def _start_worker(self) -> None:
         slot = len(self._workers)
