@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import pluggy
+from pydantic import BaseModel
 
 from autobench.core import _builtin_plugin
 from autobench.core._hookspecs import (
@@ -33,10 +34,13 @@ from autobench.core.postderive._base import PostDeriverSpec
 from autobench.core.scoring._base import ScorerSpec
 from autobench.records import CompositeExtractor, TraceExtractor
 
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
 __all__ = [
     "ENTRY_POINT_GROUP",
     "AutobenchSpecs",
     "DeriverRegistry",
+    "KindRegistry",
     "PluginLoadError",
     "PostDeriverRegistry",
     "ScorerRegistry",
@@ -82,46 +86,82 @@ def plugin_manager() -> pluggy.PluginManager:
     return new_plugin_manager()
 
 
-class ScorerRegistry:
-    """Scorer kinds known to this process, by structured ``kind`` and by DSL keyword.
+class KindRegistry(Generic[ModelT]):
+    """Spec models contributed through one hook, by their structured ``kind``.
 
-    Raises ``ValueError`` when two plugins claim the same kind or keyword.
+    ``what`` names the models in messages (``"scorer"``, ``"deriver"``, ...).
+    Raises ``ValueError`` when two plugins claim the same kind.
     """
 
-    def __init__(self, scorers: Sequence[type[ScorerSpec]]) -> None:
-        self.by_kind: dict[str, type[ScorerSpec]] = {}
-        self.by_keyword: dict[str, type[ScorerSpec]] = {}
-        for model in scorers:
-            kind = model.model_fields["kind"].default
-            for table, key in ((self.by_kind, kind), (self.by_keyword, model.keyword)):
-                if key in table and table[key] is not model:
-                    raise ValueError(
-                        f"scorer {key!r} is registered twice ({table[key].__name__}, {model.__name__})"
-                    )
-                table[key] = model
+    what: ClassVar[str]
+    base: ClassVar[type[BaseModel]]
+    hook: ClassVar[str]
+
+    def __init__(self, models: Sequence[type[ModelT]]) -> None:
+        self.by_kind: dict[str, type[ModelT]] = {}
+        for model in models:
+            self._claim(self.by_kind, model.model_fields["kind"].default, model)
+
+    def _claim(self, table: dict[str, type[ModelT]], key: str, model: type[ModelT]) -> None:
+        if key in table and table[key] is not model:
+            raise ValueError(
+                f"{self.what} {key!r} is registered twice ({table[key].__name__}, {model.__name__})"
+            )
+        table[key] = model
 
     @classmethod
-    def from_manager(cls, manager: pluggy.PluginManager) -> ScorerRegistry:
-        return cls(
-            [model for contribution in manager.hook.autobench_scorers() for model in contribution]
-        )
+    def from_manager(cls, manager: pluggy.PluginManager) -> Self:
+        """Every model contributed through this registry's hook of ``manager``."""
+        contributions = getattr(manager.hook, cls.hook)()
+        return cls([model for contribution in contributions for model in contribution])
 
-    def validate(self, item: Any) -> ScorerSpec:
-        """Turn a structured scorer mapping (with ``kind``) into its model; instances pass through.
+    def validate(self, item: Any) -> ModelT:
+        """Turn a structured mapping (with ``kind``) into its model; instances pass through.
 
-        Raises ``ValueError`` for an unknown kind.
+        Raises ``ValueError`` for an unknown kind and pydantic's ``ValidationError``
+        for bad fields.
         """
-        if isinstance(item, ScorerSpec):
-            return item
+        if isinstance(item, self.base):
+            return item  # type: ignore[return-value]
         if not isinstance(item, Mapping):
-            raise ValueError(f"a scorer must be a mapping, not {type(item).__name__}")
+            raise ValueError(f"a {self.what} must be a mapping, not {type(item).__name__}")
         kind = item.get("kind")
         model = self.by_kind.get(kind) if isinstance(kind, str) else None
         if model is None:
             raise ValueError(
-                f"unknown scorer kind {kind!r}; known kinds: {', '.join(sorted(self.by_kind))}"
+                f"unknown {self.what} kind {kind!r}; known kinds: {', '.join(sorted(self.by_kind))}"
             )
         return model.model_validate(item)
+
+
+class ScorerRegistry(KindRegistry[ScorerSpec]):
+    """Scorer kinds (``autobench_scorers`` hook), by ``kind`` and by DSL ``keyword``."""
+
+    what = "scorer"
+    base = ScorerSpec
+    hook = "autobench_scorers"
+
+    def __init__(self, models: Sequence[type[ScorerSpec]]) -> None:
+        super().__init__(models)
+        self.by_keyword: dict[str, type[ScorerSpec]] = {}
+        for model in models:
+            self._claim(self.by_keyword, model.keyword, model)
+
+
+class PostDeriverRegistry(KindRegistry[PostDeriverSpec]):
+    """Cross-run post-deriver kinds (``autobench_post_derivers`` hook)."""
+
+    what = "post-deriver"
+    base = PostDeriverSpec
+    hook = "autobench_post_derivers"
+
+
+class DeriverRegistry(KindRegistry[DeriverSpec]):
+    """Per-run deriver kinds (``autobench_derivers`` hook)."""
+
+    what = "deriver"
+    base = DeriverSpec
+    hook = "autobench_derivers"
 
 
 @functools.cache
@@ -130,93 +170,10 @@ def scorer_registry() -> ScorerRegistry:
     return ScorerRegistry.from_manager(plugin_manager())
 
 
-class PostDeriverRegistry:
-    """Post-deriver kinds known to this process (``autobench_post_derivers`` hook), by
-    ``kind``. Raises ``ValueError`` when two plugins claim the same kind."""
-
-    def __init__(self, models: Sequence[type[PostDeriverSpec]]) -> None:
-        self.by_kind: dict[str, type[PostDeriverSpec]] = {}
-        for model in models:
-            kind = model.model_fields["kind"].default
-            if kind in self.by_kind and self.by_kind[kind] is not model:
-                raise ValueError(
-                    f"post-deriver {kind!r} is registered twice "
-                    f"({self.by_kind[kind].__name__}, {model.__name__})"
-                )
-            self.by_kind[kind] = model
-
-    @classmethod
-    def from_manager(cls, manager: pluggy.PluginManager) -> PostDeriverRegistry:
-        return cls(
-            [
-                model
-                for contribution in manager.hook.autobench_post_derivers()
-                for model in contribution
-            ]
-        )
-
-    def validate(self, item: Any) -> PostDeriverSpec:
-        """Turn a ``post_derive`` mapping (with ``kind``) into its model; instances pass
-        through. Raises ``ValueError`` for an unknown kind."""
-        if isinstance(item, PostDeriverSpec):
-            return item
-        if not isinstance(item, Mapping):
-            raise ValueError(f"a post-deriver must be a mapping, not {type(item).__name__}")
-        kind = item.get("kind")
-        model = self.by_kind.get(kind) if isinstance(kind, str) else None
-        if model is None:
-            raise ValueError(
-                f"unknown post-deriver kind {kind!r}; known kinds: {', '.join(sorted(self.by_kind))}"
-            )
-        return model.model_validate(item)
-
-
 @functools.cache
 def post_deriver_registry() -> PostDeriverRegistry:
     """The post-deriver registry of the process-wide plugin manager."""
     return PostDeriverRegistry.from_manager(plugin_manager())
-
-
-class DeriverRegistry:
-    """Per-run deriver kinds known to this process (``autobench_derivers`` hook), by ``kind``.
-
-    Raises ``ValueError`` when two plugins claim the same kind.
-    """
-
-    def __init__(self, models: Sequence[type[DeriverSpec]]) -> None:
-        self.by_kind: dict[str, type[DeriverSpec]] = {}
-        for model in models:
-            kind = model.model_fields["kind"].default
-            if kind in self.by_kind and self.by_kind[kind] is not model:
-                raise ValueError(
-                    f"deriver {kind!r} is registered twice "
-                    f"({self.by_kind[kind].__name__}, {model.__name__})"
-                )
-            self.by_kind[kind] = model
-
-    @classmethod
-    def from_manager(cls, manager: pluggy.PluginManager) -> DeriverRegistry:
-        return cls(
-            [model for contribution in manager.hook.autobench_derivers() for model in contribution]
-        )
-
-    def validate(self, item: Any) -> DeriverSpec:
-        """Turn a ``derive`` mapping (with ``kind``) into its model; instances pass through.
-
-        Raises ``ValueError`` for an unknown kind and pydantic's ``ValidationError``
-        for bad fields.
-        """
-        if isinstance(item, DeriverSpec):
-            return item
-        if not isinstance(item, Mapping):
-            raise ValueError(f"a deriver must be a mapping, not {type(item).__name__}")
-        kind = item.get("kind")
-        model = self.by_kind.get(kind) if isinstance(kind, str) else None
-        if model is None:
-            raise ValueError(
-                f"unknown deriver kind {kind!r}; known kinds: {', '.join(sorted(self.by_kind))}"
-            )
-        return model.model_validate(item)
 
 
 @functools.cache
