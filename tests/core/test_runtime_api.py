@@ -7,10 +7,15 @@ import hashlib
 import textwrap
 from pathlib import Path
 
-from runtime_support import CollectingSink, write_task_module
+from runtime_support import CollectingSink, make_spec, run, write_task_module
 
-from autobench.core.runtime import collect_benchmark_source_files, run_benchmark_path
-from autobench.records import RunStatus
+from autobench.core.runtime import (
+    ProgressEvent,
+    ProgressEventKind,
+    collect_benchmark_source_files,
+    run_benchmark_path,
+)
+from autobench.records import RecordDirectoryWriter, RunStatus, run_record_path
 
 
 def _write_benchmark(tmp_path: Path) -> tuple[Path, str]:
@@ -65,3 +70,21 @@ def test_run_benchmark_path(tmp_path: Path) -> None:
 def test_collect_source_files_from_a_path(tmp_path: Path) -> None:
     spec_file, module = _write_benchmark(tmp_path)
     assert set(collect_benchmark_source_files(spec_file)) == {"autobench.yaml", f"{module}.py"}
+
+
+def test_a_run_is_reported_finished_only_once_its_record_is_on_disk(tmp_path: Path) -> None:
+    module = write_task_module(tmp_path, "def run(ctx, case):\n    return {'n': case.input['n']}\n")
+    cases = [{"id": f"c{index}", "input": {"n": index}} for index in range(30)]
+    spec = make_spec(tmp_path, f"{module}:run", cases=cases)
+    root = tmp_path / "rec"
+    on_disk_when_reported: list[bool] = []
+
+    def progress(event: ProgressEvent) -> None:
+        if event.kind is ProgressEventKind.RUN_FINISHED:
+            assert event.case_id is not None and event.variant_id is not None
+            path = root / run_record_path(event.case_id, event.variant_id)
+            on_disk_when_reported.append(path.is_file())
+
+    result = run(spec, sink=RecordDirectoryWriter(root), progress=progress, concurrency_limit=4)
+    assert len(result.runs) == 30
+    assert on_disk_when_reported == [True] * 30

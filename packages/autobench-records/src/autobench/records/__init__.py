@@ -122,7 +122,7 @@ from autobench.records._semantics import (
     SemanticRegistry,
     SemanticType,
 )
-from autobench.records._sink import ExperimentSink
+from autobench.records._sink import DurableSink, ExperimentSink
 from autobench.records._trace_import import trace_to_observations
 from autobench.records._units import (
     COUNT_UNITS,
@@ -165,6 +165,7 @@ __all__ = [
     "ConvertedValues",
     "DatasetInfo",
     "Direction",
+    "DurableSink",
     "ErrorRecord",
     "EvaluationStatus",
     "EvidenceReference",

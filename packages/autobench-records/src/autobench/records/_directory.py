@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -185,6 +185,7 @@ class RecordDirectoryWriter:
         self._pending: list[Future[None]] = []
         self._slots = threading.BoundedSemaphore(MAX_PENDING_RUNS)
         self._claimed: set[Path] = set()
+        self._stored: dict[str, Future[None]] = {}
         self._experiment_id = ""
         self._resumed = False
 
@@ -263,8 +264,19 @@ class RecordDirectoryWriter:
             )
         self._claimed.add(run_path)
         files.append((run_path, text.encode("utf-8")))
-        self._submit(files)
+        future = self._submit(files)
+        self._stored[run.run_id] = future
+        future.add_done_callback(lambda _: self._stored.pop(run.run_id, None))
         return run
+
+    def after_stored(self, run_id: str, callback: Callable[[bool], None]) -> None:
+        """Call ``callback(True)`` once the files of run ``run_id`` are on disk, ``False`` if
+        writing them failed; at once when they were already written (:class:`DurableSink`)."""
+        future = self._stored.get(run_id)
+        if future is None:
+            callback(True)
+            return
+        future.add_done_callback(lambda done: callback(done.exception() is None))
 
     def post_derived(self, observations_by_run: Mapping[str, Sequence[Observation]]) -> None:
         """Wait for every pending run file, then write ``post_derived.yaml`` (see
@@ -318,7 +330,7 @@ class RecordDirectoryWriter:
             self._pool.shutdown(wait=True)
             self._pool = None
 
-    def _submit(self, files: Sequence[tuple[Path, bytes]]) -> None:
+    def _submit(self, files: Sequence[tuple[Path, bytes]]) -> Future[None]:
         if self._pool is None:
             self._pool = ThreadPoolExecutor(IO_THREADS, thread_name_prefix="autobench-record")
         self._slots.acquire()
@@ -329,6 +341,7 @@ class RecordDirectoryWriter:
             raise
         future.add_done_callback(lambda _: self._slots.release())
         self._pending.append(future)
+        return future
 
     def _write_files(self, files: Sequence[tuple[Path, bytes]]) -> None:
         for path, data in files:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
 
 from autobench.records._evidence import Observation
 from autobench.records._records import ExperimentRecord, ExperimentSummary, RunRecord
@@ -29,3 +29,16 @@ class ExperimentSink(Protocol):
         ...
 
     def finish(self, summary: ExperimentSummary) -> None: ...
+
+
+@runtime_checkable
+class DurableSink(Protocol):
+    """A sink that stores runs in the background and says when each one is on disk.
+
+    ``after_stored(run_id, callback)`` calls ``callback(True)`` once the files of a
+    run handed to ``run_finished`` are durably stored, ``callback(False)`` if storing
+    them failed (the error itself is raised by the next ``run_finished`` or by
+    ``finish``). The callback may run on another thread, or at once.
+    """
+
+    def after_stored(self, run_id: str, callback: Callable[[bool], None]) -> None: ...

@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -36,7 +37,7 @@ from autobench.core.runtime._progress import (
 )
 from autobench.core.runtime._run import RunCancelled, RunOutput, RunSetup, execute_run
 from autobench.core.runtime._threads import RunThreads
-from autobench.records import ExperimentSink, RunRecord
+from autobench.records import DurableSink, ExperimentSink, RunRecord
 
 
 class MatrixExecutor:
@@ -61,6 +62,9 @@ class MatrixExecutor:
         self._results: list[RunRecord | None] = [None] * len(runs)
         self.payloads: dict[tuple[str, str], Any] = {}
         self.completed = 0
+        self._reported = 0
+        self._awaiting_storage = 0
+        self._all_stored: asyncio.Event | None = None
 
     def _event(self, kind: ProgressEventKind, planned: MatrixRunSpec, **fields: Any) -> None:
         if self._progress is None:
@@ -71,7 +75,7 @@ class MatrixExecutor:
                 kind=kind,
                 experiment_id=self._setup.experiment_id,
                 total=len(self._runs),
-                completed=self.completed,
+                completed=self._reported,
                 run_id=planned.run_id,
                 case_id=planned.case_id,
                 variant_id=planned.variant_id,
@@ -101,13 +105,41 @@ class MatrixExecutor:
                 self.payloads[(record.run_id, artifact_id)] = payload
         self._results[position] = record
         self.completed += 1
-        if self._progress is not None:
-            self._event(
-                ProgressEventKind.RUN_FINISHED,
-                planned,
-                status=record.status.value,
-                payload=_finished_payload(record),
+        if self._progress is None:
+            return
+        if isinstance(self._sink, DurableSink):
+            # A run is reported finished once it is on disk: a crash never loses a run the
+            # progress display already counted.
+            loop = asyncio.get_running_loop()
+            self._awaiting_storage += 1
+            self._sink.after_stored(
+                record.run_id, lambda ok: _call_soon(loop, self._stored, planned, record, ok)
             )
+        else:
+            self._report_finished(planned, record)
+
+    def _report_finished(self, planned: MatrixRunSpec, record: RunRecord) -> None:
+        self._reported += 1
+        self._event(
+            ProgressEventKind.RUN_FINISHED,
+            planned,
+            status=record.status.value,
+            payload=_finished_payload(record),
+        )
+
+    def _stored(self, planned: MatrixRunSpec, record: RunRecord, ok: bool) -> None:
+        # On the loop thread: the sink stored (or failed to store) one run.
+        self._awaiting_storage -= 1
+        if ok:
+            self._report_finished(planned, record)
+        if self._awaiting_storage == 0 and self._all_stored is not None:
+            self._all_stored.set()
+
+    async def _storage_reported(self) -> None:
+        """Wait until every run handed to a durable sink has been reported stored."""
+        if self._awaiting_storage:
+            self._all_stored = asyncio.Event()
+            await self._all_stored.wait()
 
     async def run(self) -> tuple[RunRecord, ...]:
         """Execute all runs; return the records of the finished ones in plan order."""
@@ -121,6 +153,7 @@ class MatrixExecutor:
                 on_started=None if self._progress is None else self._started,
                 on_finished=self._finished_run,
             ).run()
+            await self._storage_reported()
             return self._finished()
         workers = [
             asyncio.create_task(self._worker(pending))
@@ -133,6 +166,7 @@ class MatrixExecutor:
                 worker.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
             raise
+        await self._storage_reported()
         return self._finished()
 
     async def _worker(self, pending: Iterator[tuple[int, MatrixRunSpec]]) -> None:
@@ -156,3 +190,9 @@ def _finished_payload(record: RunRecord) -> Mapping[str, Any]:
         "task": record.task_status.value,
         "evaluation": record.evaluation_status.value,
     }
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, callback: Any, *args: Any) -> None:
+    """Schedule ``callback(*args)`` on ``loop`` from any thread; nothing if it has closed."""
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(callback, *args)
