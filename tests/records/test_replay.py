@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -186,26 +185,18 @@ def test_replay_imports_no_task_module(tmp_path: Path) -> None:
     assert done.stdout.strip() == "[]"
 
 
-def test_write_and_replay_one_thousand_runs_is_fast(tmp_path: Path) -> None:
+def test_write_and_replay_one_thousand_runs(tmp_path: Path) -> None:
     pairs = [(f"case_{index:04d}", "v1") for index in range(1000)]
     runs = [trivial_run(case, variant, index=index) for index, (case, variant) in enumerate(pairs)]
     root = tmp_path / "rec"
     writer = RecordDirectoryWriter(root)
     writer.start(experiment_for(pairs))
-    started = time.perf_counter()
     for run in runs:
         writer.run_finished(run, {})
     writer.finish(ExperimentSummary(experiment=EXPERIMENT_ID, benchmark=BENCHMARK_ID, runs=1000))
-    written = time.perf_counter() - started
-    started = time.perf_counter()
     result = replay_experiment(root)
-    replayed = time.perf_counter() - started
-    print(
-        f"\n1000 runs: write {written * 1000:.0f} ms ({written:.3f} ms/run), replay {replayed * 1000:.0f} ms"
-    )
     assert result.runs == tuple(runs)
     assert len(os.listdir(root / "cases")) == 1000
-    assert written < 5.0 and replayed < 2.0  # generous bounds for shared CI machines
 
 
 def test_parallel_and_evidence_only_replays_read_the_same_evidence(tmp_path: Path) -> None:

@@ -52,6 +52,7 @@ _export(
     "autobench.records",
     "autobench-records",
     "ArtifactRef",
+    "AssetBinding",
     "Case",
     "DEFAULT_SEMANTIC_REGISTRY",
     "Direction",
@@ -137,6 +138,8 @@ _export(
 )
 _export("autobench.core.runtime", "autobench-core", "AttachedTrace", "attach_trace")
 _export("autobench.core.spec", "autobench-core", "SpecError", "load_benchmark_spec")
+_export("autobench.core.spec", "autobench-core", "dump_benchmark_spec", "load_benchmark_spec_text")
+_export("autobench.core.builder", "autobench-core", "Benchmark")
 _export(
     "autobench.core.planning",
     "autobench-core",
@@ -162,6 +165,16 @@ _export(
 )
 _export("autobench.core.plugins", "autobench-core", "hookimpl")
 _export(
+    "autobench.core.tracking",
+    "autobench-core",
+    "AssetVersion",
+    "TrackedAsset",
+    "TrackedPrompt",
+    "TrackingRegistry",
+    "UntrackedAssetError",
+    "track",
+)
+_export(
     "autobench.core.pricing",
     "autobench-core",
     "ModelPrice",
@@ -183,6 +196,22 @@ _export(
     "TokenCostInputs",
 )
 _export("autobench.core.bridges", "autobench-core", "PydanticAIUsage", "record_pydantic_ai_usage")
+_export(
+    "autobench.core.bridges",
+    "autobench-core",
+    "PydanticEvalsBridge",
+    "PydanticEvalsCasePayload",
+    "PydanticEvalsDatasetPayload",
+    "PydanticEvalsUnavailableError",
+)
+_export(
+    "autobench.core.packs",
+    "autobench-core",
+    "DEFAULT_METRIC_PACKS",
+    "MetricPack",
+    "MetricPackRegistry",
+    "builtin_metric_pack_registry",
+)
 _export(
     "autobench.core.policies",
     "autobench-core",
@@ -226,6 +255,31 @@ _export(
     "InstrumentorInfo",
     "instrument_method",
     "suppress_instrumentation",
+)
+
+_export(
+    "autobench.core.data",
+    "autobench-core",
+    "GeneratedCaseBatch",
+    "GenerationInfo",
+    "PROVENANCE_KEY",
+    "ProductionSample",
+    "ReviewStatus",
+    "SampleReason",
+    "SamplingPolicy",
+    "generated_batch_from_cases",
+    "mark_generated_case",
+    "sample_to_case",
+    "samples_to_cases",
+)
+_export(
+    "autobench.core.feedback",
+    "autobench-core",
+    "FailureCategory",
+    "FeedbackRecord",
+    "OptimizationFeedbackInput",
+    "build_feedback_records",
+    "build_optimization_feedback_input",
 )
 
 
@@ -276,8 +330,36 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
         Trace,
         TraceEnvelope,
     )
-    from autobench.core.bridges import PydanticAIUsage, record_pydantic_ai_usage
+    from autobench.core.bridges import (
+        PydanticAIUsage,
+        PydanticEvalsBridge,
+        PydanticEvalsCasePayload,
+        PydanticEvalsDatasetPayload,
+        PydanticEvalsUnavailableError,
+        record_pydantic_ai_usage,
+    )
+    from autobench.core.builder import Benchmark
+    from autobench.core.data import (
+        PROVENANCE_KEY,
+        GeneratedCaseBatch,
+        GenerationInfo,
+        ProductionSample,
+        ReviewStatus,
+        SampleReason,
+        SamplingPolicy,
+        generated_batch_from_cases,
+        mark_generated_case,
+        sample_to_case,
+        samples_to_cases,
+    )
     from autobench.core.derive import DeriverSpec, TokenCostDeriverSpec, TokenCostInputs
+    from autobench.core.feedback import (
+        FailureCategory,
+        FeedbackRecord,
+        OptimizationFeedbackInput,
+        build_feedback_records,
+        build_optimization_feedback_input,
+    )
     from autobench.core.instrumentation import (
         AbstractionLayer,
         CaptureMechanism,
@@ -296,6 +378,12 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
         suppress_instrumentation,
     )
     from autobench.core.measurement import Measurement, MeasurementBudget, measure_callable
+    from autobench.core.packs import (
+        DEFAULT_METRIC_PACKS,
+        MetricPack,
+        MetricPackRegistry,
+        builtin_metric_pack_registry,
+    )
     from autobench.core.policies import PolicyResult, PolicySpec, evaluate_run_policies
     from autobench.core.postderive import (
         ComparisonVerdict,
@@ -346,10 +434,21 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
         MetricAggregation,
         ReportSpec,
         TaskSpec,
+        dump_benchmark_spec,
+        load_benchmark_spec_text,
+    )
+    from autobench.core.tracking import (
+        AssetVersion,
+        TrackedAsset,
+        TrackedPrompt,
+        TrackingRegistry,
+        UntrackedAssetError,
+        track,
     )
     from autobench.records import (
         DEFAULT_SEMANTIC_REGISTRY,
         ArtifactRef,
+        AssetBinding,
         Case,
         CompositeExtractor,
         Direction,

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 from autobench.core._hookspecs import hookimpl
 from autobench.core.derive import BUILTIN_DERIVERS, DeriverSpec
+from autobench.core.packs._builtin import BUILTIN_METRIC_PACKS
+from autobench.core.packs._model import MetricPack
 from autobench.core.postderive._base import PostDeriverSpec
 from autobench.core.postderive._paired import PairedBaselineDeriverSpec
 from autobench.core.scoring._base import ScorerSpec
@@ -31,3 +33,8 @@ def autobench_derivers() -> Sequence[type[DeriverSpec]]:
 @hookimpl
 def autobench_trace_extractors() -> Sequence[type]:
     return (SignalExtractor, SpanExtractor, UsageExtractor)
+
+
+@hookimpl
+def autobench_metric_packs() -> Sequence[MetricPack]:
+    return BUILTIN_METRIC_PACKS

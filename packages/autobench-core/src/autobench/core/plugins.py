@@ -30,9 +30,16 @@ from autobench.core._hookspecs import (
     hookspec,
 )
 from autobench.core.derive._base import DeriverSpec
+from autobench.core.packs._model import MetricPack, MetricPackRegistry, _merge_definitions
 from autobench.core.postderive._base import PostDeriverSpec
 from autobench.core.scoring._base import ScorerSpec
-from autobench.records import CompositeExtractor, TraceExtractor
+from autobench.records import (
+    DEFAULT_SEMANTIC_REGISTRY,
+    CompositeExtractor,
+    SemanticDefinition,
+    SemanticRegistry,
+    TraceExtractor,
+)
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -48,10 +55,14 @@ __all__ = [
     "deriver_registry",
     "hookimpl",
     "hookspec",
+    "metric_pack_registry",
+    "metric_packs_from_manager",
     "new_plugin_manager",
     "plugin_manager",
     "post_deriver_registry",
     "scorer_registry",
+    "semantic_registry",
+    "semantic_registry_from_manager",
     "trace_extractor_registry",
 ]
 
@@ -226,3 +237,55 @@ class TraceExtractorRegistry:
 def trace_extractor_registry() -> TraceExtractorRegistry:
     """The trace extractor registry of the process-wide plugin manager."""
     return TraceExtractorRegistry.from_manager(plugin_manager())
+
+
+def metric_packs_from_manager(manager: pluggy.PluginManager) -> MetricPackRegistry:
+    """Every metric pack contributed through ``autobench_metric_packs`` (built-ins first).
+    Raises ``ValueError`` when two plugins contribute different packs under one name."""
+    registry = MetricPackRegistry()
+    for contribution in reversed(manager.hook.autobench_metric_packs()):
+        for item in contribution:
+            pack = item if isinstance(item, MetricPack) else MetricPack.model_validate(item)
+            registry.register(pack)
+    return registry
+
+
+def semantic_registry_from_manager(manager: pluggy.PluginManager) -> SemanticRegistry:
+    """The built-in semantic registry with the plugins' semantic types laid over it: those of
+    the ``autobench_semantic_types`` hook and those of every contributed metric pack.
+
+    Raises ``ValueError`` when two contributions, or a contribution and the built-in
+    catalog, define one type differently.
+    """
+    packs = metric_packs_from_manager(manager)
+    sources: list[tuple[str, dict[str, SemanticDefinition]]] = [
+        ("the built-in catalog", dict(DEFAULT_SEMANTIC_REGISTRY.types))
+    ]
+    sources += [(f"metric pack {pack.name}", pack.semantic_types) for pack in packs]
+    for contribution in reversed(manager.hook.autobench_semantic_types()):
+        sources.append(
+            (
+                "an autobench_semantic_types plugin",
+                {
+                    name: SemanticDefinition.model_validate(definition)
+                    for name, definition in contribution.items()
+                },
+            )
+        )
+    aliases: dict[str, str] = {}
+    for pack in packs:
+        aliases.update(pack.aliases)
+    return DEFAULT_SEMANTIC_REGISTRY.merged(types=_merge_definitions(sources), aliases=aliases)
+
+
+@functools.cache
+def metric_pack_registry() -> MetricPackRegistry:
+    """The metric packs of the process-wide plugin manager (built-in and third-party)."""
+    return metric_packs_from_manager(plugin_manager())
+
+
+@functools.cache
+def semantic_registry() -> SemanticRegistry:
+    """The semantic registry every spec starts from: the built-in catalog plus the semantic
+    types of installed plugins (see :func:`semantic_registry_from_manager`)."""
+    return semantic_registry_from_manager(plugin_manager())

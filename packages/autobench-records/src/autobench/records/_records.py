@@ -69,6 +69,14 @@ class TraceSummary(RecordModel):
     artifact: ArtifactRef
 
 
+class AssetBinding(RecordModel):
+    """The exact version of a tracked asset (prompt, tool, type, ...) a run used:
+    what ``ctx.attach_tracked_asset`` copies into :attr:`RunRecord.asset_versions`."""
+
+    version: str
+    kind: str
+
+
 class RunRecord(RecordModel):
     """Everything one case x variant run produced.
 
@@ -77,6 +85,7 @@ class RunRecord(RecordModel):
     (:func:`autobench.records.run_observations`), so nothing is stored twice.
     ``trace`` is the full trace, or a :class:`TraceSummary` when the trace was
     stored as an artifact and the record was read without its directory.
+    ``asset_versions`` maps the id of each tracked asset the task attached to its exact version.
     """
 
     run: RunInfo
@@ -88,6 +97,7 @@ class RunRecord(RecordModel):
     trace: Trace | TraceSummary | None = None
     artifacts: tuple[ArtifactRef, ...] = ()
     errors: tuple[ErrorRecord, ...] = ()
+    asset_versions: dict[str, AssetBinding] = Field(default_factory=dict)
 
     @property
     def run_id(self) -> str:

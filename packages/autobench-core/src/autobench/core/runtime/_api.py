@@ -59,7 +59,6 @@ from autobench.core.runtime._scoring import scores_inline
 from autobench.core.runtime._tasks import is_async_task, resolve_task
 from autobench.core.spec import BenchmarkSpec, load_benchmark_spec
 from autobench.records import (
-    DEFAULT_SEMANTIC_REGISTRY,
     ExperimentRecord,
     ExperimentResult,
     ExperimentSink,
@@ -219,7 +218,7 @@ async def run_benchmark_spec(
         summary=summary,
         root_dir=getattr(sink, "root_dir", None),
         artifact_payloads=executor.payloads,
-        registry=DEFAULT_SEMANTIC_REGISTRY.merged(spec.semantic_registry),
+        registry=spec.registry,
     )
 
 

@@ -18,7 +18,8 @@ from autobench.abp import SpanKind, TraceCollector, active_span
 from autobench.core.runtime._evidence import EvidenceBuffer
 from autobench.core.runtime._recorder import EvidenceRecorder
 from autobench.core.runtime._span import DurationMetricSpec, Span, open_span
-from autobench.records import Case, Variant
+from autobench.core.tracking import TrackingRegistry, track
+from autobench.records import AssetBinding, Case, Variant
 
 _active_context: ContextVar[RunContext | None] = ContextVar("autobench_run_context", default=None)
 
@@ -123,6 +124,17 @@ class RunContext(EvidenceRecorder):
             tags=tags,
             duration_metric=duration_metric,
         )
+
+    def attach_tracked_asset(
+        self, asset: Any, *, registry: TrackingRegistry | None = None
+    ) -> AssetBinding:
+        """Bind the exact version of a tracked asset (a :class:`TrackedPrompt`, a tracked
+        function, class or value, an ``AssetVersion`` or an asset id) to this run: it is
+        copied into the run record's ``asset_versions`` section. Raises ``UntrackedAssetError``."""
+        version = (registry or track).version_of(asset)
+        binding = AssetBinding(version=version.version, kind=version.kind)
+        self._evidence.assets[version.asset_id] = binding
+        return binding
 
     def _link_span_id(self) -> str | None:
         current = active_span()

@@ -16,6 +16,7 @@ from typing import Any
 from autobench.abp import DEFAULT_CAPTURE_POLICY, Trace
 from autobench.records import (
     ArtifactRef,
+    AssetBinding,
     Direction,
     ErrorRecord,
     Observation,
@@ -33,6 +34,7 @@ class EvidenceBuffer:
         "_exception_spans",
         "_observation_ids",
         "artifacts",
+        "assets",
         "case_id",
         "errors",
         "observations",
@@ -50,6 +52,8 @@ class EvidenceBuffer:
         self.errors: list[ErrorRecord] = []
         self.traces: list[Trace] = []
         """External traces attached by ``attach_trace``, merged into the run's at its end."""
+        self.assets: dict[str, AssetBinding] = {}
+        """Tracked asset id -> the exact version attached by ``ctx.attach_tracked_asset``."""
         self._observation_ids = itertools.count(1)
         self._artifact_ids = itertools.count(1)
         self._exception_spans: dict[int, tuple[BaseException, str]] = {}

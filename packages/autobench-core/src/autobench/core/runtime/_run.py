@@ -281,5 +281,6 @@ def _finish(
         trace=run.trace,
         artifacts=tuple(evidence.artifacts),
         errors=tuple(evidence.errors),
+        asset_versions=dict(evidence.assets),
     )
     return RunOutput(record=record, payloads=evidence.payloads)

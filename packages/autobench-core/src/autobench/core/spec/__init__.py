@@ -1,5 +1,6 @@
 """The benchmark spec: typed models and the YAML loader."""
 
+from autobench.core.spec._dump import benchmark_spec_document, dump_benchmark_spec
 from autobench.core.spec._errors import Location, SpecError
 from autobench.core.spec._loader import is_structured, load_benchmark_spec, load_benchmark_spec_text
 from autobench.core.spec._models import (
@@ -30,6 +31,8 @@ __all__ = [
     "ReportSpec",
     "SpecError",
     "TaskSpec",
+    "benchmark_spec_document",
+    "dump_benchmark_spec",
     "is_structured",
     "load_benchmark_spec",
     "load_benchmark_spec_text",

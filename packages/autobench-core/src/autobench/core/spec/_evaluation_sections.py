@@ -12,7 +12,7 @@ from collections.abc import Collection
 
 from pydantic import ValidationError
 
-from autobench.core.plugins import post_deriver_registry
+from autobench.core.plugins import post_deriver_registry, semantic_registry
 from autobench.core.policies import REQUIREMENTS, PolicySpec
 from autobench.core.postderive import PostDeriverSpec
 from autobench.core.spec._checks import (
@@ -26,7 +26,7 @@ from autobench.core.spec._checks import (
 from autobench.core.spec._errors import SpecError, one_of
 from autobench.core.spec._evaluation import duplicate_policy, policy_problem, post_deriver_problem
 from autobench.core.spec._yaml import Located
-from autobench.records import DEFAULT_SEMANTIC_REGISTRY, SemanticRegistry
+from autobench.records import SemanticRegistry
 
 _ONE_OF = "exactly one of: " + ", ".join(REQUIREMENTS)
 
@@ -80,9 +80,7 @@ def load_post_derivers(item: Located, variant_ids: Collection[str]) -> tuple[Pos
             deriver = registry.validate(fields)
         except ValidationError as exc:
             raise located_validation_error(exc, entry, what, model_keys(model)) from None
-        problem = post_deriver_problem(
-            index, deriver, derivers, variant_ids, DEFAULT_SEMANTIC_REGISTRY
-        )
+        problem = post_deriver_problem(index, deriver, derivers, variant_ids, semantic_registry())
         if problem is not None:
             where = entry.get("baseline_variant") or entry.get("output") or entry
             raise SpecError(where.location, problem)

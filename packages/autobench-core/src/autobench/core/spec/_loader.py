@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from autobench.core.plugins import semantic_registry
 from autobench.core.postderive import PostDeriverSpec
 from autobench.core.spec._checks import expect_keys, expect_mapping, validate_model
 from autobench.core.spec._datasets import load_dataset
@@ -28,7 +29,6 @@ from autobench.core.spec._sections import (
     load_variants,
 )
 from autobench.core.spec._yaml import Located, YamlDocument, kind_of, parse_yaml, read_yaml
-from autobench.records import DEFAULT_SEMANTIC_REGISTRY
 
 STRUCTURED_KEYS = frozenset(
     {
@@ -267,5 +267,5 @@ def _evaluation(container: Located, sections: dict[str, Any], variant_ids: froze
         post_derive = sections["post_derive"] = load_post_derivers(item, variant_ids)
     if (item := _present(container.get("policies"))) is not None:
         policies = sections["policies"] = load_policies(item)
-        registry = DEFAULT_SEMANTIC_REGISTRY.merged(sections.get("semantic_registry"))
+        registry = semantic_registry().merged(sections.get("semantic_registry"))
         check_policies(policies, item, post_derive, registry)

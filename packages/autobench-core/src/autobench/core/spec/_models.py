@@ -13,12 +13,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator, model_validator
 
 from autobench.core.derive import DeriverSpec
-from autobench.core.plugins import deriver_registry, post_deriver_registry, scorer_registry
+from autobench.core.plugins import (
+    deriver_registry,
+    post_deriver_registry,
+    scorer_registry,
+    semantic_registry,
+)
 from autobench.core.policies import PolicySpec
 from autobench.core.postderive import PostDeriverSpec
 from autobench.core.scoring._base import ScorerSpec
 from autobench.core.spec._evaluation import duplicate_policy, policy_problem, post_deriver_problem
-from autobench.records import DEFAULT_SEMANTIC_REGISTRY, Case, SemanticRegistry, Variant
+from autobench.records import Case, SemanticRegistry, Variant
 
 
 class SpecModel(BaseModel):
@@ -251,5 +256,6 @@ class BenchmarkSpec(SpecModel):
 
     @property
     def registry(self) -> SemanticRegistry:
-        """The built-in semantic registry with this spec's own types and aliases laid over it."""
-        return DEFAULT_SEMANTIC_REGISTRY.merged(self.semantic_registry)
+        """The built-in semantic registry, plus the installed plugins' semantic types, with
+        this spec's own types and aliases laid over it."""
+        return semantic_registry().merged(self.semantic_registry)

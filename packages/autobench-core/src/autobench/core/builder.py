@@ -1,0 +1,185 @@
+"""The Python builder: compose a :class:`BenchmarkSpec` step by step and run it.
+
+::
+
+    result = (
+        Benchmark("routing")
+        .description("Route tickets.")
+        .dataset([Case(id="refund", input={"message": "Refund order 42"})])
+        .variants([{"id": "v1", "factors": {"route": "v1"}}])
+        .task("benchmark_tasks:run_case")
+        .scoring([PassFailScorer(name="success", path="output.ok")])
+        .run(concurrency_limit=2)
+    )
+
+Every method returns a **new** builder and leaves the one it was called on
+unchanged, so a partial builder can be shared and extended in several ways.
+:meth:`Benchmark.to_spec` compiles to the same :class:`BenchmarkSpec` the YAML
+loader produces for the equivalent authoring-DSL file (and so the same plan and
+run ids). Policies, post-derivation, report configuration and a custom semantic
+registry are set on the spec itself (``spec.model_copy(update=...)``) before
+:func:`run_benchmark_spec`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from autobench.core.derive import DeriverSpec
+from autobench.core.plugins import deriver_registry, scorer_registry
+from autobench.core.scoring import ScorerSpec
+from autobench.core.spec import BenchmarkInfo, BenchmarkSpec, DatasetSpec, TaskSpec
+from autobench.records import Case, ExperimentResult, Variant
+
+_FACTOR_KEYS = frozenset({"value", "semantic", "semantic_type", "optimize", "description"})
+
+
+@dataclass(frozen=True)
+class _State:
+    description: str | None = None
+    dataset: DatasetSpec = field(default_factory=DatasetSpec)
+    variants: tuple[Variant, ...] = ()
+    task: TaskSpec | None = None
+    scoring: tuple[ScorerSpec, ...] = ()
+    derive: tuple[DeriverSpec, ...] = ()
+    base_dir: Path | None = None
+
+
+class Benchmark:
+    """A benchmark under construction; ``Benchmark(id)`` starts an empty one.
+
+    Each method validates its argument at once (raising ``ValueError`` /
+    pydantic ``ValidationError``) and returns a new builder.
+    """
+
+    def __init__(self, benchmark_id: str, *, _state: _State | None = None) -> None:
+        BenchmarkInfo(id=benchmark_id)
+        self._id = benchmark_id
+        self._state = _state or _State()
+
+    def _with(self, **changes: Any) -> Benchmark:
+        return Benchmark(self._id, _state=replace(self._state, **changes))
+
+    @property
+    def id(self) -> str:
+        return self._id
+
+    def description(self, text: str | None) -> Benchmark:
+        """The benchmark's description."""
+        return self._with(description=text)
+
+    def dataset(self, cases: DatasetSpec | Iterable[Case | Mapping[str, Any]]) -> Benchmark:
+        """The cases: a :class:`DatasetSpec`, or ``Case`` objects / case mappings
+        (``{id, input, expected, metadata, tags}``). Duplicate case ids raise."""
+        if isinstance(cases, DatasetSpec):
+            return self._with(dataset=cases)
+        items = [item if isinstance(item, Case) else Case.model_validate(item) for item in cases]
+        return self._with(dataset=DatasetSpec(cases=tuple(items)))
+
+    def variants(self, variants: Iterable[Variant | Mapping[str, Any]]) -> Benchmark:
+        """The variants: ``Variant`` objects or mappings ``{id, label, description, factors}``
+        whose ``factors`` is a list of ``{name, value, ...}`` or, as in YAML, a mapping
+        ``{name: value | {value, semantic, optimize, description}}``."""
+        return self._with(variants=tuple(_variant(item) for item in variants))
+
+    def task(self, target: str | Callable[..., Any]) -> Benchmark:
+        """The task: ``"module:function"``, or a module-level function (recorded as its
+        ``module:qualname``; raises ``ValueError`` when that does not import back to it,
+        as for a lambda or a nested function)."""
+        if not isinstance(target, str):
+            target = _target_of(target)
+        return self._with(task=TaskSpec(kind="python", target=target))
+
+    def scoring(self, scorers: Iterable[ScorerSpec | Mapping[str, Any]]) -> Benchmark:
+        """The scorers: scorer models or structured mappings ``{kind, name, ...}``."""
+        registry = scorer_registry()
+        return self._with(
+            scoring=tuple(
+                item if isinstance(item, ScorerSpec) else registry.validate(dict(item))
+                for item in scorers
+            )
+        )
+
+    def derive(self, derivers: Iterable[DeriverSpec | Mapping[str, Any]]) -> Benchmark:
+        """The per-run derivers: deriver models or mappings ``{kind, ...}``."""
+        registry = deriver_registry()
+        return self._with(
+            derive=tuple(
+                item if isinstance(item, DeriverSpec) else registry.validate(dict(item))
+                for item in derivers
+            )
+        )
+
+    def base_dir(self, path: Path | str | None) -> Benchmark:
+        """The directory relative references (task modules, pricing files) resolve from
+        (a loaded spec's is its file's directory; default: none, the import path)."""
+        return self._with(base_dir=None if path is None else Path(path).resolve())
+
+    def to_spec(self) -> BenchmarkSpec:
+        """The compiled :class:`BenchmarkSpec` (validated: duplicate ids raise ``ValueError``)."""
+        state = self._state
+        return BenchmarkSpec(
+            benchmark=BenchmarkInfo(id=self._id, description=state.description),
+            dataset=state.dataset,
+            task=state.task,
+            variants=state.variants,
+            scoring=state.scoring,
+            derive=state.derive,
+            base_dir=state.base_dir,
+        )
+
+    async def run_async(self, **options: Any) -> ExperimentResult:
+        """Run the spec: ``await run_benchmark_spec(self.to_spec(), **options)``
+        (``concurrency_limit``, ``sink``, ``progress``, ``experiment_id``, ...)."""
+        from autobench.core.runtime import run_benchmark_spec
+
+        return await run_benchmark_spec(self.to_spec(), **options)
+
+    def run(self, **options: Any) -> ExperimentResult:
+        """:meth:`run_async` through ``asyncio.run`` (so not from inside a running loop)."""
+        return asyncio.run(self.run_async(**options))
+
+    def __repr__(self) -> str:
+        return f"Benchmark({self._id!r})"
+
+
+def _variant(item: Variant | Mapping[str, Any]) -> Variant:
+    if isinstance(item, Variant):
+        return item
+    data = dict(item)
+    factors = data.get("factors")
+    if isinstance(factors, Mapping):
+        data["factors"] = [_factor(str(name), value) for name, value in factors.items()]
+    return Variant.model_validate(data)
+
+
+def _factor(name: str, value: Any) -> dict[str, Any]:
+    """The YAML mapping-form rule: a mapping with ``value`` is the full form."""
+    if isinstance(value, Mapping) and "value" in value:
+        return {"name": name, **value}
+    if isinstance(value, Mapping) and value and set(value) <= _FACTOR_KEYS:
+        raise ValueError(
+            f"factor '{name}' has {', '.join(map(str, value))} but no 'value' "
+            "(expected {value, semantic, optimize, description})"
+        )
+    return {"name": name, "value": value}
+
+
+def _target_of(function: Callable[..., Any]) -> str:
+    module = getattr(function, "__module__", None)
+    qualname = getattr(function, "__qualname__", None)
+    if not module or not qualname or "<" in qualname:
+        raise ValueError(
+            f"task {function!r} is not a module-level function; pass 'module:function'"
+        )
+    resolved: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        resolved = getattr(resolved, part, None)
+    if resolved is not function:
+        raise ValueError(f"task {function!r} does not import back as '{module}:{qualname}'")
+    return f"{module}:{qualname}"

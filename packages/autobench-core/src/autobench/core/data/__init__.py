@@ -1,0 +1,31 @@
+"""Case provenance: production samples, sampling policy and generated-case batches."""
+
+from autobench.core.data._provenance import (
+    PROVENANCE_KEY,
+    GeneratedCaseBatch,
+    GenerationInfo,
+    ProductionSample,
+    ReviewStatus,
+    SampleReason,
+    SamplingPolicy,
+    generated_batch_from_cases,
+    input_hash,
+    mark_generated_case,
+    sample_to_case,
+    samples_to_cases,
+)
+
+__all__ = [
+    "PROVENANCE_KEY",
+    "GeneratedCaseBatch",
+    "GenerationInfo",
+    "ProductionSample",
+    "ReviewStatus",
+    "SampleReason",
+    "SamplingPolicy",
+    "generated_batch_from_cases",
+    "input_hash",
+    "mark_generated_case",
+    "sample_to_case",
+    "samples_to_cases",
+]
