@@ -1,4 +1,4 @@
-"""Production samples, sampling policy and generated cases: provenance kept in case metadata."""
+"""Production samples, sampling policy and generated cases: provenance kept flat in case metadata."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import pytest
 from runtime_support import make_spec, write_task_module
 
 from autobench import (
-    PROVENANCE_KEY,
     Case,
     GeneratedCaseBatch,
     ProductionSample,
@@ -22,7 +21,7 @@ from autobench import (
     sample_to_case,
     samples_to_cases,
 )
-from autobench.core.data import input_hash
+from autobench.core.data import GENERATED_METADATA_KEYS, PRODUCTION_METADATA_KEYS, input_hash
 from autobench.core.runtime import run_benchmark_spec
 from autobench.records import RecordDirectoryWriter, replay_experiment
 
@@ -54,10 +53,10 @@ def test_sample_to_case_keeps_provenance() -> None:
     case = sample_to_case(sample, tags=["prod"])
     assert (case.id, case.input, case.expected) == ("prod_001", sample.input, {"queue": "billing"})
     assert case.tags == ("routing", "prod")
-    assert case.metadata["tenant"] == "demo"
-    assert case.metadata[PROVENANCE_KEY] == {
+    assert case.metadata == {
+        "tenant": "demo",
         "source": "production",
-        "source_id": "prod_001",
+        "sample_id": "prod_001",
         "source_system": "support-api",
         "sample_reason": "failure_only",
         "review_status": "approved",
@@ -65,14 +64,18 @@ def test_sample_to_case_keeps_provenance() -> None:
         "timestamp": "2026-01-02T03:04:05+00:00",
         "privacy_tags": ["pii_redacted"],
         "trace_id": "trace-1",
-        "output": {"queue": "billing"},
+        "production_output": {"queue": "billing"},
         "input_hash": input_hash({"message": "refund please"}),
     }
     bare = sample_to_case(_sample(2, output="x"), case_id="c2", expected_from_output=True)
     assert bare.id == "c2" and bare.expected == "x"
-    assert set(bare.metadata[PROVENANCE_KEY]) == {
-        "source", "source_id", "review_status", "output", "input_hash"
+    assert set(bare.metadata) == {
+        "source", "sample_id", "review_status", "production_output", "input_hash"
     }  # fmt: skip
+    assert set(case.metadata) - {"tenant"} == set(PRODUCTION_METADATA_KEYS)
+    # provenance wins over sample metadata of the same name
+    clash = sample_to_case(_sample(3, metadata={"source": "crm", "team": "x"}))
+    assert (clash.metadata["source"], clash.metadata["team"]) == ("production", "x")
 
 
 def test_input_hash_is_canonical() -> None:
@@ -108,7 +111,7 @@ def test_dedupe_by_input_hash_keeps_the_first() -> None:
 
 def test_seeded_sampling_is_deterministic_and_order_independent() -> None:
     samples = [_sample(i) for i in range(50)]
-    policy = SamplingPolicy(max_cases=10, seed=7)
+    policy = SamplingPolicy(max_samples=10, seed=7)
     first = [c.id for c in samples_to_cases(samples, policy)]
     assert len(first) == 10
     assert first == sorted(first)  # input order is kept
@@ -116,9 +119,9 @@ def test_seeded_sampling_is_deterministic_and_order_independent() -> None:
         first, reverse=True
     )
     assert [c.id for c in samples_to_cases(samples, policy)] == first
-    other = [c.id for c in samples_to_cases(samples, SamplingPolicy(max_cases=10, seed=8))]
+    other = [c.id for c in samples_to_cases(samples, SamplingPolicy(max_samples=10, seed=8))]
     assert other != first
-    assert samples_to_cases(samples, SamplingPolicy(max_cases=0)) == []
+    assert samples_to_cases(samples, SamplingPolicy(max_samples=0)) == []
 
 
 def test_duplicate_sample_ids_are_refused() -> None:
@@ -130,60 +133,92 @@ def test_mark_generated_case() -> None:
     case = Case(id="synthetic_1", input={"question": "q"}, expected={"answer": "a"})
     marked = mark_generated_case(
         case,
-        generator="prompt.generator@abc123",
-        model="openai/gpt-5.6-luna",
+        generator_asset_version="prompt.generator@abc123",
         model_provider="openrouter",
+        model_name="openai/gpt-5.6-luna",
         prompt_version="v3",
         reason="cover refunds",
     )
     assert case.metadata == {}  # the original is untouched
-    assert marked.metadata[PROVENANCE_KEY] == {
+    assert marked.metadata == {
         "source": "generated",
-        "generator": "prompt.generator@abc123",
-        "model": "openai/gpt-5.6-luna",
+        "generator_asset_version": "prompt.generator@abc123",
         "model_provider": "openrouter",
+        "model_name": "openai/gpt-5.6-luna",
         "prompt_version": "v3",
-        "reason": "cover refunds",
+        "generation_reason": "cover refunds",
         "review_status": "candidate",
         "input_hash": input_hash({"question": "q"}),
     }
+    production = sample_to_case(_sample(1, reason="high_cost", metadata={"tenant": "demo"}))
     from_production = mark_generated_case(
-        sample_to_case(_sample(1)), generator="paraphraser@1", review_status="approved"
+        production, generator_asset_version="paraphraser@1", review_status="approved"
     )
-    provenance = from_production.metadata[PROVENANCE_KEY]
-    assert provenance["review_status"] == "approved"
-    assert provenance["derived_from"]["source"] == "production"
+    metadata = from_production.metadata
+    assert (metadata["source"], metadata["review_status"]) == ("generated", "approved")
+    assert metadata["tenant"] == "demo"
+    # the production provenance moves into derived_from: nothing is stored twice
+    assert metadata["derived_from"] == {
+        key: value for key, value in production.metadata.items() if key != "tenant"
+    }
+    assert "sample_reason" not in metadata and "sample_id" not in metadata
+    assert set(metadata) - {"tenant"} <= set(GENERATED_METADATA_KEYS)
+    # re-marking a generated case replaces its generated keys
+    again = mark_generated_case(marked, generator_asset_version="other@2")
+    assert again.metadata == {
+        "source": "generated",
+        "generator_asset_version": "other@2",
+        "review_status": "candidate",
+        "input_hash": input_hash({"question": "q"}),
+    }
 
 
 def test_generated_batch() -> None:
     cases = [Case(id=f"g{i}", input={"q": i}) for i in range(3)]
     batch = generated_batch_from_cases(
-        cases, generator="gen@1", model="m", policy="max 3 per topic", source="refund topics"
+        cases,
+        generator_asset_version="gen@1",
+        model_provider="openrouter",
+        model_name="m",
+        policy="max 3 per topic",
+        source="refund topics",
     )
     assert isinstance(batch, GeneratedCaseBatch)
     assert batch.id.startswith("gen_") and len(batch.id) == 16
     assert batch.case_ids == ("g0", "g1", "g2")
-    assert (batch.policy, batch.source, batch.generation.generator) == (
+    assert (batch.policy, batch.source, batch.generation.generator_asset_version) == (
         "max 3 per topic", "refund topics", "gen@1"
     )  # fmt: skip
-    assert all(c.metadata[PROVENANCE_KEY]["batch"] == batch.id for c in batch.cases)
+    assert (batch.generation.model_provider, batch.generation.model_name) == ("openrouter", "m")
+    for case in batch.cases:
+        assert case.metadata["batch"] == batch.id
+        assert (case.metadata["model_provider"], case.metadata["model_name"]) == ("openrouter", "m")
     again = generated_batch_from_cases(
-        cases, generator="gen@1", model="m", policy="max 3 per topic", source="refund topics"
+        cases,
+        generator_asset_version="gen@1",
+        model_provider="openrouter",
+        model_name="m",
+        policy="max 3 per topic",
+        source="refund topics",
     )
     assert again.id == batch.id
-    assert generated_batch_from_cases(cases, generator="gen@2").id != batch.id
-    assert generated_batch_from_cases(cases, generator="g", batch_id="b1").id == "b1"
+    assert generated_batch_from_cases(cases, generator_asset_version="gen@2").id != batch.id
+    assert generated_batch_from_cases(cases, generator_asset_version="g", batch_id="b1").id == "b1"
     with pytest.raises(ValueError, match="cases share ids: g0"):
-        generated_batch_from_cases([cases[0], cases[0]], generator="g")
+        generated_batch_from_cases([cases[0], cases[0]], generator_asset_version="g")
 
 
 def test_provenance_survives_a_recorded_run(tmp_path: Path) -> None:
     module = write_task_module(tmp_path, "def run_case(ctx, case):\n    return case.input\n")
     production = samples_to_cases([_sample(1, timestamp=WHEN, reason="high_latency")])
-    generated = generated_batch_from_cases([Case(id="gen_1", input={"q": 1})], generator="gen@1")
+    generated = generated_batch_from_cases(
+        [Case(id="gen_1", input={"q": 1})], generator_asset_version="gen@1"
+    )
     cases = [c.model_dump(mode="json", by_alias=True) for c in [*production, *generated.cases]]
     spec = make_spec(tmp_path, f"{module}:run_case", cases=cases)
     asyncio.run(run_benchmark_spec(spec, sink=RecordDirectoryWriter(tmp_path / "rec")))
     runs = replay_experiment(tmp_path / "rec").runs
-    assert runs[0].case.metadata[PROVENANCE_KEY] == production[0].metadata[PROVENANCE_KEY]
-    assert runs[1].case.metadata[PROVENANCE_KEY]["batch"] == generated.id
+    assert runs[0].case.metadata == production[0].metadata
+    assert runs[0].case.metadata["timestamp"] == WHEN.isoformat()
+    assert runs[1].case.metadata == generated.cases[0].metadata
+    assert runs[1].case.metadata["batch"] == generated.id

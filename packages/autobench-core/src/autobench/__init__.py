@@ -262,7 +262,6 @@ _export(
     "autobench-core",
     "GeneratedCaseBatch",
     "GenerationInfo",
-    "PROVENANCE_KEY",
     "ProductionSample",
     "ReviewStatus",
     "SampleReason",
@@ -340,7 +339,6 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
     )
     from autobench.core.builder import Benchmark
     from autobench.core.data import (
-        PROVENANCE_KEY,
         GeneratedCaseBatch,
         GenerationInfo,
         ProductionSample,

@@ -1,7 +1,8 @@
 """Case provenance: production samples, sampling policy and generated-case batches."""
 
 from autobench.core.data._provenance import (
-    PROVENANCE_KEY,
+    GENERATED_METADATA_KEYS,
+    PRODUCTION_METADATA_KEYS,
     GeneratedCaseBatch,
     GenerationInfo,
     ProductionSample,
@@ -16,7 +17,8 @@ from autobench.core.data._provenance import (
 )
 
 __all__ = [
-    "PROVENANCE_KEY",
+    "GENERATED_METADATA_KEYS",
+    "PRODUCTION_METADATA_KEYS",
     "GeneratedCaseBatch",
     "GenerationInfo",
     "ProductionSample",

@@ -1,19 +1,23 @@
 """Production samples, sampling policy and generated-case marking: case provenance.
 
-Provenance is stored in ``case.metadata["autobench.provenance"]``
-(:data:`PROVENANCE_KEY`), a plain mapping so it round-trips through records and
-dataset hashing unchanged. Its ``source`` is ``production`` or ``generated``:
+Provenance is stored flat in ``case.metadata`` as plain JSON values, so it
+round-trips through records and dataset hashing unchanged. Its ``source`` is
+``production`` or ``generated``; keys whose value is unset are left out, and
+provenance keys win over sample/case metadata keys of the same name:
 
-* production (:func:`sample_to_case`): ``source_id``, ``source_system``,
-  ``sample_reason``, ``review_status``, ``reviewer``, ``timestamp`` (ISO 8601),
-  ``privacy_tags``, ``trace_id``, ``output`` (what production returned) and
-  ``input_hash``; keys whose value is unset are left out.
-* generated (:func:`mark_generated_case`): ``generator``, ``model``,
-  ``model_provider``, ``prompt_version``, ``reason``, ``review_status``,
-  ``input_hash``, ``batch`` (the :class:`GeneratedCaseBatch` id, when made by
-  :func:`generated_batch_from_cases`) and ``derived_from`` (the provenance the
-  case had before, when it had one that was not itself ``generated``, e.g. the
-  production sample a generated variation was made from).
+* production (:func:`sample_to_case`, :data:`PRODUCTION_METADATA_KEYS`):
+  ``source``, ``sample_id``, ``source_system``, ``sample_reason``,
+  ``review_status``, ``reviewer``, ``timestamp`` (ISO 8601 text),
+  ``privacy_tags``, ``trace_id``, ``production_output`` (what production
+  returned) and ``input_hash``.
+* generated (:func:`mark_generated_case`, :data:`GENERATED_METADATA_KEYS`):
+  ``source``, ``generator_asset_version``, ``model_provider``, ``model_name``,
+  ``prompt_version``, ``generation_reason``, ``review_status``, ``input_hash``,
+  ``batch`` (the :class:`GeneratedCaseBatch` id, when made by
+  :func:`generated_batch_from_cases`) and ``derived_from`` (when the case had a
+  ``source`` that was not ``generated``, e.g. the production sample a generated
+  variation was made from: that provenance, moved out of the flat keys into
+  this mapping). Marking an already generated case replaces its generated keys.
 
 ``input_hash`` is the sha256 of the canonical JSON of the input (sorted keys,
 ``repr`` for values JSON cannot encode); :func:`samples_to_cases` deduplicates on it.
@@ -34,8 +38,34 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from autobench.records import Case
 
-PROVENANCE_KEY = "autobench.provenance"
-"""The ``case.metadata`` key holding a case's provenance mapping."""
+PRODUCTION_METADATA_KEYS = (
+    "source",
+    "sample_id",
+    "source_system",
+    "sample_reason",
+    "review_status",
+    "reviewer",
+    "timestamp",
+    "privacy_tags",
+    "trace_id",
+    "production_output",
+    "input_hash",
+)
+"""The ``case.metadata`` keys :func:`sample_to_case` may set."""
+
+GENERATED_METADATA_KEYS = (
+    "source",
+    "generator_asset_version",
+    "model_provider",
+    "model_name",
+    "prompt_version",
+    "generation_reason",
+    "review_status",
+    "input_hash",
+    "batch",
+    "derived_from",
+)
+"""The ``case.metadata`` keys :func:`mark_generated_case` may set."""
 
 
 class ReviewStatus(StrEnum):
@@ -117,7 +147,7 @@ def sample_to_case(
     expected_from_output: bool = False,
     tags: Iterable[str] = (),
 ) -> Case:
-    """A :class:`Case` from ``sample``, keeping its provenance under :data:`PROVENANCE_KEY`.
+    """A :class:`Case` from ``sample``, its provenance flat in ``case.metadata``.
 
     The case id is ``case_id`` or the sample id; ``expected`` is the sample's
     expected value, or its production output when that is ``None`` and
@@ -126,7 +156,7 @@ def sample_to_case(
     provenance = _compact(
         {
             "source": "production",
-            "source_id": sample.id,
+            "sample_id": sample.id,
             "source_system": sample.source,
             "sample_reason": sample.reason.value if sample.reason else None,
             "review_status": sample.review_status.value,
@@ -134,7 +164,7 @@ def sample_to_case(
             "timestamp": sample.timestamp.isoformat() if sample.timestamp else None,
             "privacy_tags": list(sample.privacy_tags) or None,
             "trace_id": sample.trace_id,
-            "output": sample.output,
+            "production_output": sample.output,
             "input_hash": sample.input_hash,
         }
     )
@@ -145,7 +175,7 @@ def sample_to_case(
         id=case_id or sample.id,
         input=sample.input,
         expected=expected,
-        metadata={**sample.metadata, PROVENANCE_KEY: provenance},
+        metadata={**sample.metadata, **provenance},
         tags=(*sample.tags, *tags),
     )
 
@@ -161,7 +191,7 @@ class SamplingPolicy(BaseModel):
     1. keep samples whose ``review_status`` is in ``review_statuses`` (default:
        everything but ``rejected``) and, when ``reasons`` is set, whose reason is in it;
     2. when ``dedupe`` (default), keep the first sample of each input hash;
-    3. when more than ``max_cases`` remain, keep the ``max_cases`` samples with the
+    3. when more than ``max_samples`` remain, keep the ``max_samples`` samples with the
        smallest ``sha256(f"{seed}:{sample.id}")``: the choice depends only on the seed
        and the sample ids, not on the order or the number of other samples.
 
@@ -170,7 +200,7 @@ class SamplingPolicy(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    max_cases: int | None = Field(default=None, ge=0)
+    max_samples: int | None = Field(default=None, ge=0)
     review_statuses: tuple[ReviewStatus, ...] = _DEFAULT_STATUSES
     reasons: tuple[SampleReason, ...] | None = None
     seed: int = 0
@@ -194,11 +224,11 @@ class SamplingPolicy(BaseModel):
                     seen.add(digest)
                     unique.append(sample)
             kept = unique
-        if self.max_cases is not None and len(kept) > self.max_cases:
+        if self.max_samples is not None and len(kept) > self.max_samples:
             chosen = sorted(
                 range(len(kept)),
                 key=lambda i: hashlib.sha256(f"{self.seed}:{kept[i].id}".encode()).hexdigest(),
-            )[: self.max_cases]
+            )[: self.max_samples]
             kept = [kept[i] for i in sorted(chosen)]
         return kept
 
@@ -223,52 +253,64 @@ def samples_to_cases(
 
 
 class GenerationInfo(BaseModel):
-    """How a generated case was made: generator (asset or tool, with version), model,
-    prompt version, why, and its review state."""
+    """How a generated case was made: generator asset (or tool) version, model provider
+    and name, prompt version, why (``reason``, kept as ``generation_reason``), and its
+    review state."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    generator: str = Field(min_length=1)
-    model: str | None = None
+    generator_asset_version: str = Field(min_length=1)
     model_provider: str | None = None
+    model_name: str | None = None
     prompt_version: str | None = None
     reason: str | None = None
     review_status: ReviewStatus = ReviewStatus.CANDIDATE
 
 
 def _mark(case: Case, info: GenerationInfo, batch: str | None) -> Case:
-    previous = case.metadata.get(PROVENANCE_KEY)
+    metadata = dict(case.metadata)
+    derived_from = None
+    previous_source = metadata.get("source")
+    if previous_source == "generated":
+        for key in GENERATED_METADATA_KEYS:
+            metadata.pop(key, None)
+    elif previous_source is not None:
+        derived_from = {
+            key: metadata.pop(key) for key in PRODUCTION_METADATA_KEYS if key in metadata
+        }
+    generation = info.model_dump(mode="json")
     provenance = _compact(
         {
             "source": "generated",
-            **info.model_dump(mode="json"),
+            "generator_asset_version": generation["generator_asset_version"],
+            "model_provider": generation["model_provider"],
+            "model_name": generation["model_name"],
+            "prompt_version": generation["prompt_version"],
+            "generation_reason": generation["reason"],
+            "review_status": generation["review_status"],
             "input_hash": input_hash(case.input),
             "batch": batch,
-            "derived_from": (
-                previous
-                if isinstance(previous, dict) and previous.get("source") != "generated"
-                else None
-            ),
+            "derived_from": derived_from,
         }
     )
-    return case.model_copy(update={"metadata": {**case.metadata, PROVENANCE_KEY: provenance}})
+    return case.model_copy(update={"metadata": {**metadata, **provenance}})
 
 
 def mark_generated_case(
     case: Case,
     *,
-    generator: str,
-    model: str | None = None,
+    generator_asset_version: str,
     model_provider: str | None = None,
+    model_name: str | None = None,
     prompt_version: str | None = None,
     reason: str | None = None,
     review_status: ReviewStatus | str = ReviewStatus.CANDIDATE,
 ) -> Case:
-    """A copy of ``case`` whose provenance says it was generated (see the module docstring)."""
+    """A copy of ``case`` whose metadata says it was generated (see the module docstring)."""
     info = GenerationInfo(
-        generator=generator,
-        model=model,
+        generator_asset_version=generator_asset_version,
         model_provider=model_provider,
+        model_name=model_name,
         prompt_version=prompt_version,
         reason=reason,
         review_status=ReviewStatus(review_status),
@@ -301,9 +343,9 @@ class GeneratedCaseBatch(BaseModel):
 def generated_batch_from_cases(
     cases: Sequence[Case],
     *,
-    generator: str,
-    model: str | None = None,
+    generator_asset_version: str,
     model_provider: str | None = None,
+    model_name: str | None = None,
     prompt_version: str | None = None,
     reason: str | None = None,
     review_status: ReviewStatus | str = ReviewStatus.CANDIDATE,
@@ -322,9 +364,9 @@ def generated_batch_from_cases(
             f"cases share ids: {', '.join(sorted({i for i in ids if ids.count(i) > 1}))}"
         )
     info = GenerationInfo(
-        generator=generator,
-        model=model,
+        generator_asset_version=generator_asset_version,
         model_provider=model_provider,
+        model_name=model_name,
         prompt_version=prompt_version,
         reason=reason,
         review_status=ReviewStatus(review_status),
