@@ -268,3 +268,15 @@ def test_attached_versions_are_copied_into_the_run_record_and_replayed(tmp_path:
     text = run_record_to_yaml(record)
     assert f"asset_versions:\n  prompt.rt_tracking_prompt:\n    version: {prompt.version}\n" in text
     assert run_record_from_yaml(text).asset_versions == record.asset_versions
+
+
+def test_assets_whose_names_clean_up_alike_keep_separate_history_files(tmp_path: Path) -> None:
+    registry = TrackingRegistry()
+    registry.prompt("a/b", text="one")
+    registry.prompt("a_b", text="two")
+    registry.asset("A", 1)
+    registry.asset("a", 2)
+    registry.write_assets(tmp_path)
+    files = sorted(path.name for path in tmp_path.iterdir())
+    assert len(files) == 5 and "index.yaml" in files
+    assert len({name.lower() for name in files}) == 5

@@ -9,6 +9,7 @@ Files are replaced atomically (temporary file, fsync, rename).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import typing
@@ -31,8 +32,37 @@ def _record_text(record_type: str, version: int, sections: dict[str, Any]) -> st
 
 
 def asset_file_name(asset_id: str) -> str:
-    """``tool.create_car`` -> ``tool_create_car.yaml``."""
-    return _UNSAFE.sub("_", asset_id).strip("_") + ".yaml"
+    """``tool.create_car`` -> ``tool_create_car.yaml``.
+
+    The readable name is the id with unsafe characters replaced by ``_``; when that
+    loses information (``a/b`` and ``a_b``, or ids that differ only in letter case),
+    10 hex digits of the id's sha256 are appended, so distinct assets never share a file,
+    also on case-insensitive file systems.
+    """
+    readable = _UNSAFE.sub("_", asset_id).strip("_") or "asset"
+    if readable.replace("_", ".", 1) == asset_id:
+        return readable + ".yaml"
+    return _hashed(readable, asset_id)
+
+
+def _hashed(readable: str, asset_id: str) -> str:
+    digest = hashlib.sha256(asset_id.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return f"{readable}-{digest}.yaml"
+
+
+def _file_names(asset_ids: list[str]) -> dict[str, str]:
+    """A file name per asset id; names that would coincide ignoring letter case get the
+    id's hash too, so a case-insensitive file system still keeps them apart."""
+    names = {asset_id: asset_file_name(asset_id) for asset_id in asset_ids}
+    folded: dict[str, int] = {}
+    for name in names.values():
+        folded[name.lower()] = folded.get(name.lower(), 0) + 1
+    return {
+        asset_id: _hashed(name.removesuffix(".yaml"), asset_id)
+        if folded[name.lower()] > 1
+        else name
+        for asset_id, name in names.items()
+    }
 
 
 def _version_entry(version: AssetVersion) -> dict[str, Any]:
@@ -90,8 +120,10 @@ def write_assets(registry: TrackingRegistry, directory: Path) -> Path:
     """Write ``registry`` into ``directory`` (created if needed); returns ``index.yaml``'s path."""
     directory.mkdir(parents=True, exist_ok=True)
     index: dict[str, Any] = {}
-    for asset in registry.assets():
-        file_name = asset_file_name(asset.id)
+    assets = list(registry.assets())
+    file_names = _file_names([asset.id for asset in assets])
+    for asset in assets:
+        file_name = file_names[asset.id]
         entry: dict[str, Any] = {"kind": asset.kind, "name": asset.name}
         if asset.semantic is not None:
             entry["semantic"] = asset.semantic
