@@ -171,6 +171,10 @@ def test_mark_generated_case() -> None:
         "review_status": "candidate",
         "input_hash": input_hash({"question": "q"}),
     }
+    # ... but never where the case came from
+    remarked = mark_generated_case(from_production, generator_asset_version="paraphraser@2")
+    assert remarked.metadata["derived_from"] == metadata["derived_from"]
+    assert remarked.metadata["generator_asset_version"] == "paraphraser@2"
 
 
 def test_generated_batch() -> None:

@@ -272,6 +272,8 @@ def _mark(case: Case, info: GenerationInfo, batch: str | None) -> Case:
     derived_from = None
     previous_source = metadata.get("source")
     if previous_source == "generated":
+        # Re-marking replaces how the case was generated but never where it came from.
+        derived_from = metadata.get("derived_from")
         for key in GENERATED_METADATA_KEYS:
             metadata.pop(key, None)
     elif previous_source is not None:
