@@ -11,6 +11,7 @@ import pytest
 
 from autobench import (
     Case,
+    DatasetSpec,
     PydanticEvalsBridge,
     PydanticEvalsCasePayload,
     PydanticEvalsUnavailableError,
@@ -100,3 +101,13 @@ def test_unavailable_library_raises(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(PydanticEvalsUnavailableError):
         bridge.to_case(CASE)
     assert issubclass(PydanticEvalsUnavailableError, ImportError)
+
+
+def test_a_dataset_spec_is_accepted_and_other_inputs_are_refused() -> None:
+    bridge = PydanticEvalsBridge()
+    payload = bridge.dataset_payload(
+        DatasetSpec(id="tickets", cases=[Case(id="a", input={"q": 1})])
+    )
+    assert payload.name == "tickets" and [case.name for case in payload.cases] == ["a"]
+    with pytest.raises(TypeError, match="BenchmarkSpec, a DatasetSpec or cases"):
+        bridge.dataset_payload(["not a case"])  # type: ignore[list-item]

@@ -12,14 +12,12 @@ import importlib
 import importlib.util
 from collections.abc import Iterable
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from autobench.core.spec import BenchmarkSpec, DatasetSpec
 from autobench.records import Case
-
-if TYPE_CHECKING:
-    from autobench.core.spec import BenchmarkSpec
 
 _MODULE = "pydantic_evals"
 _TAGS_KEY = "autobench_tags"
@@ -86,16 +84,19 @@ class PydanticEvalsBridge:
         )
 
     def dataset_payload(
-        self, spec: BenchmarkSpec | Iterable[Case], *, name: str | None = None
+        self, spec: BenchmarkSpec | DatasetSpec | Iterable[Case], *, name: str | None = None
     ) -> PydanticEvalsDatasetPayload:
-        """The dataset of ``spec`` (named by the benchmark id), or of the given cases."""
-        from autobench.core.spec import BenchmarkSpec
-
+        """The dataset of ``spec`` (named by the benchmark id), of a :class:`DatasetSpec`
+        (named by its id), or of the given cases. Raises ``TypeError`` for anything else."""
         cases: Iterable[Case]
         if isinstance(spec, BenchmarkSpec):
             cases, default_name = spec.cases, spec.benchmark.id
+        elif isinstance(spec, DatasetSpec):
+            cases, default_name = spec.cases, spec.id or "autobench"
         else:
-            cases, default_name = spec, "autobench"
+            cases, default_name = list(spec), "autobench"
+            if not all(isinstance(case, Case) for case in cases):
+                raise TypeError("dataset_payload takes a BenchmarkSpec, a DatasetSpec or cases")
         return PydanticEvalsDatasetPayload(
             name=name or default_name, cases=tuple(self.case_payload(case) for case in cases)
         )
