@@ -111,3 +111,12 @@ def test_a_dataset_spec_is_accepted_and_other_inputs_are_refused() -> None:
     assert payload.name == "tickets" and [case.name for case in payload.cases] == ["a"]
     with pytest.raises(TypeError, match="BenchmarkSpec, a DatasetSpec or cases"):
         bridge.dataset_payload(["not a case"])  # type: ignore[list-item]
+
+
+def test_case_ids_from_a_dataset_are_unique() -> None:
+    bridge = PydanticEvalsBridge()
+    evals = bridge.require_module()
+    dataset = evals.Dataset(
+        name="d", cases=[evals.Case(name="case_1", inputs=1), evals.Case(inputs=2)]
+    )
+    assert [case.id for case in bridge.from_dataset(dataset)] == ["case_1", "case_1-2"]

@@ -144,5 +144,19 @@ class PydanticEvalsBridge:
         )
 
     def from_dataset(self, dataset: Any) -> tuple[Case, ...]:
-        """Autobench cases from a pydantic-evals ``Dataset`` or a dataset payload."""
-        return tuple(self.from_case(item, index=index) for index, item in enumerate(dataset.cases))
+        """Autobench cases from a pydantic-evals ``Dataset`` or a dataset payload.
+
+        Case ids are unique: an id seen before (for example an unnamed case's
+        ``case_<index>`` that a named case already uses) gets a ``-2``, ``-3`` ... suffix.
+        """
+        cases: list[Case] = []
+        seen: set[str] = set()
+        for index, item in enumerate(dataset.cases):
+            case = self.from_case(item, index=index)
+            unique, counter = case.id, 1
+            while unique in seen:
+                counter += 1
+                unique = f"{case.id}-{counter}"
+            seen.add(unique)
+            cases.append(case if unique == case.id else case.model_copy(update={"id": unique}))
+        return tuple(cases)
