@@ -12,14 +12,7 @@ from importlib import metadata
 
 import click
 
-DISTRIBUTIONS = (
-    "autobench",
-    "autobench-abp",
-    "autobench-records",
-    "autobench-core",
-    "autobench-report",
-    "autobench-cli",
-)
+from autobench.core.distributions import DISTRIBUTIONS
 
 # name -> (module:attribute of the click command, one-line description for the listing)
 COMMANDS: dict[str, tuple[str, str]] = {

@@ -47,3 +47,23 @@ def gate_failures(result: ExperimentResult, fail_on: frozenset[str]) -> list[str
     if "missing" in fail_on and result.missing_runs:
         problems.append(f"{len(result.missing_runs)} planned run(s) have no record")
     return problems
+
+
+RUNS_HELP = (
+    "Which per-run rows to show: auto (all when there are at most 20 runs, else those that "
+    "did not pass), all, failed or none."
+)
+
+runs_option = click.option(
+    "--runs",
+    type=click.Choice(["auto", "all", "failed", "none"]),
+    default="auto",
+    show_default=True,
+    help=RUNS_HELP,
+)
+"""``--runs``, shared by ``run`` and ``report``."""
+
+fail_on_option = click.option(
+    "--fail-on", callback=parse_fail_on, metavar="STATUSES", help=FAIL_ON_HELP
+)
+"""``--fail-on``, shared by ``run`` and ``report``."""

@@ -7,28 +7,17 @@ from pathlib import Path
 import click
 
 from autobench.cli._console import stdout_console, user_errors
-from autobench.cli._gate import FAIL_ON_HELP, gate_failures, parse_fail_on
+from autobench.cli._gate import fail_on_option, gate_failures, runs_option
 from autobench.cli._output import exit_for_gate
 from autobench.records import replay_experiment
 from autobench.report import build_report, render_report
 from autobench.report._render import RunSelection
 
-RUNS_HELP = (
-    "Which per-run rows to show: auto (all when there are at most 20 runs, else those that "
-    "did not pass), all, failed or none."
-)
-
 
 @click.command("report")
 @click.argument("record_dir", metavar="DIR", type=click.Path(path_type=Path, file_okay=False))
-@click.option(
-    "--runs",
-    type=click.Choice(["auto", "all", "failed", "none"]),
-    default="auto",
-    show_default=True,
-    help=RUNS_HELP,
-)
-@click.option("--fail-on", callback=parse_fail_on, metavar="STATUSES", help=FAIL_ON_HELP)
+@runs_option
+@fail_on_option
 def report_command(record_dir: Path, runs: RunSelection, fail_on: frozenset[str]) -> None:
     """Show the report of the experiment recorded in DIR.
 

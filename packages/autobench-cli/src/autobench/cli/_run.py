@@ -12,9 +12,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from autobench.cli._console import stderr_console, stdout_console, user_errors
-from autobench.cli._gate import FAIL_ON_HELP, gate_failures, parse_fail_on
+from autobench.cli._gate import fail_on_option, gate_failures, runs_option
 from autobench.cli._output import exit_for_gate
-from autobench.cli._report import RUNS_HELP
 from autobench.core.planning import new_experiment_id
 from autobench.core.runtime import (
     ProgressEvent,
@@ -102,14 +101,8 @@ def _interrupted(sink: RecordDirectoryWriter | None, target: Path | None) -> cli
 @click.option(
     "--progress/--no-progress", "show_progress", default=True, help="Show a progress bar on stderr."
 )
-@click.option(
-    "--runs",
-    type=click.Choice(["auto", "all", "failed", "none"]),
-    default="auto",
-    show_default=True,
-    help=RUNS_HELP,
-)
-@click.option("--fail-on", callback=parse_fail_on, metavar="STATUSES", help=FAIL_ON_HELP)
+@runs_option
+@fail_on_option
 @click.option(
     "--resume",
     "resume_dir",

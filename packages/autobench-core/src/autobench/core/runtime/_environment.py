@@ -17,23 +17,15 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from autobench.core.distributions import DISTRIBUTIONS
 from autobench.core.runtime._tasks import task_module_file
 from autobench.core.spec import BenchmarkSpec, load_benchmark_spec
-
-_DISTRIBUTIONS = (
-    "autobench",
-    "autobench-abp",
-    "autobench-records",
-    "autobench-core",
-    "autobench-report",
-    "autobench-cli",
-)
 
 
 @functools.cache
 def _static_environment() -> dict[str, Any]:
     versions: dict[str, str] = {}
-    for name in _DISTRIBUTIONS:
+    for name in DISTRIBUTIONS:
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
