@@ -174,7 +174,7 @@ SPEC_ERRORS: dict[str, tuple[str, str]] = {
     "unknown semantic type key": (
         BASE + "    semantic_registry:\n      types:\n        a.b: {parnet: x}\n",
         "autobench.yaml:13:15: unknown key 'parnet' in semantic type 'a.b' (expected one of:"
-        " description, parent, shape, unit)",
+        " additive, description, parent, shape, unit)",
     ),
     "task target without colon": (
         "benchmark:\n  x:\n    run:\n      python: app.tasks.run\n",

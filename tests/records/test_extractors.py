@@ -188,7 +188,12 @@ def test_usage_prefers_client_layer_and_never_adds_aggregates() -> None:
     )
     tokens = next(o for o in result.observations if o.semantic_type == "llm.tokens.input")
     assert tokens.value == 30
-    assert tokens.tags["layer"] == "client" and tokens.tags["accounting"] == "direct"
+    assert tokens.tags == {
+        "accounting": "summary",
+        "basis": "direct",
+        "layer": "client",
+        "operations": "2",
+    }
     assert result.diagnostics == ()
 
 
@@ -259,7 +264,7 @@ def test_usage_from_aggregates_only_uses_the_outermost() -> None:
         RUN,
     )
     tokens = next(o for o in result.observations if o.semantic_type == "llm.tokens.input")
-    assert (tokens.value, tokens.tags["accounting"]) == (50, "aggregate")
+    assert (tokens.value, tokens.tags["basis"], tokens.tags["operations"]) == (50, "aggregate", "1")
 
 
 def test_usage_reads_stored_measurements() -> None:
@@ -321,4 +326,4 @@ def test_composite_tags_each_observation_with_its_owner() -> None:
         trace(span("llm", kind="llm", usage={"input_tokens": 1})), RUN
     )
     owners = {(o.tags["extractor"], o.tags["extractor_version"]) for o in result.observations}
-    assert owners == {("span", "1"), ("usage", "1")}
+    assert owners == {("span", "1"), ("usage", "2")}

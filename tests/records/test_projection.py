@@ -50,8 +50,8 @@ def test_same_source_disagreement_is_marked_ambiguous_and_errored_scores_are_not
 ):
     run = _run(
         (
-            Observation(id="o1", name="a", value=1, semantic_type="llm.tokens.input"),
-            Observation(id="o2", name="b", value=2, semantic_type="llm.tokens.input"),
+            Observation(id="o1", name="a", value=1, semantic_type="time.latency"),
+            Observation(id="o2", name="b", value=2, semantic_type="time.latency"),
         ),
         (
             ScoreRecord(
@@ -62,8 +62,8 @@ def test_same_source_disagreement_is_marked_ambiguous_and_errored_scores_are_not
         ),
     )
     projected = ObservationQuery(observations=run_observations(run)).projected()
-    assert projected["llm.tokens.input"].ambiguous
-    assert projected["llm.tokens.input"].value == 1
+    assert projected["time.latency"].ambiguous
+    assert projected["time.latency"].value == 1
     assert "quality.score" not in projected
 
 

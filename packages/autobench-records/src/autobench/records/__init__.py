@@ -4,6 +4,11 @@ Everything here works from recorded evidence alone: it never imports a task,
 a scorer module or an instrumented SDK.
 """
 
+from autobench.records._accounting import (
+    AGGREGATE_MEASUREMENT_MISMATCH,
+    AMBIGUOUS_DIRECT_MEASUREMENT,
+    LAYER_PRIORITY,
+)
 from autobench.records._aggregate import (
     AGGREGATIONS,
     Aggregate,
@@ -115,6 +120,16 @@ from autobench.records._replay import (
     replay_experiment,
 )
 from autobench.records._result import ExperimentResult
+from autobench.records._run_accounting import (
+    ACCOUNTED_SOURCES,
+    GroupTotal,
+    SpanIndex,
+    account_run,
+    accounting_observations,
+    group_total,
+    is_summary,
+    needs_accounting,
+)
 from autobench.records._schemas import RECORD_VERSIONS, record_schemas, schema_dir
 from autobench.records._semantics import (
     DEFAULT_SEMANTIC_REGISTRY,
@@ -142,12 +157,16 @@ from autobench.records._values import OpaqueValue, encode_value
 from autobench.records._yaml import load_document, render_sections
 
 __all__ = [
+    "ACCOUNTED_SOURCES",
+    "AGGREGATE_MEASUREMENT_MISMATCH",
     "AGGREGATIONS",
+    "AMBIGUOUS_DIRECT_MEASUREMENT",
     "COUNT_UNITS",
     "CURRENCIES",
     "DEFAULT_SEMANTIC_REGISTRY",
     "EXPERIMENT_RECORD_VERSION",
     "EXTRACTION_RECORD_VERSION",
+    "LAYER_PRIORITY",
     "POST_DERIVED_FILE",
     "POST_DERIVED_RECORD_VERSION",
     "RECORD_VERSIONS",
@@ -182,6 +201,7 @@ __all__ = [
     "ExtractionResult",
     "ExtractorInfo",
     "FactorValue",
+    "GroupTotal",
     "MissingRecordError",
     "Observation",
     "ObservationKind",
@@ -207,6 +227,7 @@ __all__ = [
     "SemanticType",
     "SignalExtractor",
     "SpanExtractor",
+    "SpanIndex",
     "SpecInfo",
     "StatusCounts",
     "TaskStatus",
@@ -217,6 +238,8 @@ __all__ = [
     "UnknownAggregationError",
     "UsageExtractor",
     "Variant",
+    "account_run",
+    "accounting_observations",
     "aggregate",
     "artifact_dir",
     "artifact_payload_from_yaml",
@@ -232,6 +255,8 @@ __all__ = [
     "extraction_record_to_yaml",
     "factors_from_mapping",
     "filter_observations",
+    "group_total",
+    "is_summary",
     "load_document",
     "load_experiment_record",
     "load_experiment_summary",
@@ -239,6 +264,7 @@ __all__ = [
     "load_post_derived",
     "load_run_record",
     "merge_post_derived",
+    "needs_accounting",
     "post_derived_from_yaml",
     "post_derived_to_yaml",
     "project_observations",

@@ -14,40 +14,29 @@ else the span id), an *authority* flag (``authority`` true) and is *direct*
 unless marked ``accounting: aggregate`` (or ``aggregate: true``) or its span
 has a descendant carrying a direct candidate of the same semantic and layer.
 
-Rules, per semantic type:
+Totals follow the accounting rules of :mod:`autobench.records._accounting`
+(aggregates never added to direct values, one layer, each operation once,
+``ambiguous_direct_measurement`` and ``aggregate_measurement_mismatch``
+diagnostics). Each total is an accounting summary: source ``derived``, tags
+``accounting: summary``, ``basis`` (``direct``, or ``aggregate`` when the
+trace has only roll-ups), ``layer`` and ``operations``.
 
-1. Aggregate values are never added to direct ones.
-2. One layer is used: the first of client, framework, application,
-   transport (then any other, alphabetically) that has direct candidates.
-3. Direct candidates sharing a logical operation id count once: equal values
-   are one value; differing values are settled by the one candidate marked as
-   authority; otherwise the operation is left out of the total and an
-   ``ambiguous_direct_measurement`` diagnostic names it.
-4. The total is the sum over operations (source ``derived``, tags
-   ``accounting: direct`` and ``layer``). Without any direct candidate, the
-   outermost aggregate values are summed instead (``accounting: aggregate``).
-5. Each aggregate value is checked against the direct total of the chosen
-   layer within its span's subtree; a difference gives an
-   ``aggregate_measurement_mismatch`` diagnostic (the aggregate stays in the
-   trace as validation evidence).
-6. Model identity stays apart: attributes ``request_model``/
-   ``requested_model``/``llm.model.requested`` -> factor
-   ``llm.model.requested``; ``response_model``/``llm.model.response`` ->
-   ``llm.model.response``; ``model``/``model_name``/``llm.model.name`` ->
-   ``llm.model.name``; ``provider``/``provider_name``/``llm.provider`` ->
-   ``llm.provider``. One factor per distinct value, in trace order, linked to
-   the first span that reported it.
+Model identity stays apart: attributes ``request_model``/``requested_model``/
+``llm.model.requested`` -> factor ``llm.model.requested``; ``response_model``/
+``llm.model.response`` -> ``llm.model.response``; ``model``/``model_name``/
+``llm.model.name`` -> ``llm.model.name``; ``provider``/``provider_name``/
+``llm.provider`` -> ``llm.provider``. One factor per distinct value, in trace
+order, linked to the first span that reported it.
 
 Cost is never derived here (pricing derivation owns it).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import dataclass
 from typing import Any
 
 from autobench.abp import SpanRecord, Trace
+from autobench.records._accounting import LAYER_PRIORITY, Candidate, account
 from autobench.records._enums import ObservationKind, ObservationRole
 from autobench.records._evidence import Observation
 from autobench.records._extraction import (
@@ -61,8 +50,7 @@ from autobench.records._extraction import (
 from autobench.records._records import RunRecord
 from autobench.records._semantics import Semantic
 
-LAYER_PRIORITY = ("client", "framework", "application", "transport")
-"""Preferred abstraction layers for usage totals, most trusted first."""
+__all__ = ["LAYER_PRIORITY", "UsageExtractor"]
 
 _USAGE_KEYS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
     (Semantic.LLM_REQUEST_COUNT, ("requests",), "requests", "requests"),
@@ -97,22 +85,11 @@ _FACTOR_NAMES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    semantic: str
-    value: float | int
-    span_id: str | None
-    layer: str
-    operation: str
-    aggregate: bool
-    authority: bool
-
-
 class UsageExtractor:
     """LLM usage accounting without double counting (rules above); never cost."""
 
     name = "usage"
-    version = "1"
+    version = "2"
 
     def extract(self, trace: Trace, run: RunRecord) -> ExtractionResult:
         """Token, request and model identity evidence of ``trace``."""
@@ -121,23 +98,36 @@ class UsageExtractor:
         diagnostics: list[ExtractionDiagnostic] = []
         parents = {span.id: span.parent for span in trace.spans}
         for semantic, _keys, name, unit in _USAGE_KEYS:
-            found = [c for c in candidates if c.semantic == semantic]
+            found = candidates.get(semantic)
             if not found:
                 continue
-            found = _mark_nested_aggregates(found, parents)
-            total, tags, problems = _account(semantic, found, parents)
-            diagnostics += problems
-            if total is not None:
+            accounted = account(semantic, found, parents)
+            diagnostics += [
+                ExtractionDiagnostic(
+                    code=problem.code,
+                    message=problem.message,
+                    semantic_type=semantic,
+                    span_id=problem.span_id,
+                    details=dict(problem.details),
+                )
+                for problem in accounted.problems
+            ]
+            if accounted.value is not None:
                 observations.append(
                     derived_observation(
                         run,
                         f"usage.{semantic}",
                         name,
-                        total,
+                        accounted.value,
                         semantic=semantic,
                         unit=unit,
                         role=ObservationRole.DIAGNOSTIC,
-                        tags=tags,
+                        tags={
+                            "accounting": "summary",
+                            "basis": accounted.basis,
+                            "layer": str(accounted.layer),
+                            "operations": str(accounted.operations),
+                        },
                     )
                 )
         observations += _identity(trace, run)
@@ -150,8 +140,8 @@ def _number(value: Any) -> float | int | None:
     return value
 
 
-def _candidates(trace: Trace) -> list[_Candidate]:
-    found: list[_Candidate] = []
+def _candidates(trace: Trace) -> dict[str, list[Candidate]]:
+    found: dict[str, list[Candidate]] = {}
     for span in trace.spans:
         layer = span_layer(trace, span.scope)
         operation = str(
@@ -171,140 +161,39 @@ def _candidates(trace: Trace) -> list[_Candidate]:
             if value is None and semantic == Semantic.LLM_REQUEST_COUNT and span.kind == "llm":
                 value = 1
             if value is not None:
-                found.append(
-                    _Candidate(semantic, value, span.id, layer, operation, aggregate, authority)
+                found.setdefault(semantic, []).append(
+                    Candidate(value, span.id, layer, operation, aggregate, authority)
                 )
-        found += _measurement_candidates(trace, span, layer, operation)
+        for semantic, candidate in _measurement_candidates(trace, span, layer, operation):
+            found.setdefault(semantic, []).append(candidate)
     return found
 
 
 def _measurement_candidates(
     trace: Trace, span: SpanRecord, layer: str, operation: str
-) -> list[_Candidate]:
+) -> list[tuple[str, Candidate]]:
     semantics = {semantic for semantic, *_ in _USAGE_KEYS}
-    found: list[_Candidate] = []
+    found: list[tuple[str, Candidate]] = []
     for item in signal_items(span, "measurements"):
         semantic = item_field(item, "semantic", "semantic_type")
         value = _number(item_field(item, "value"))
         if semantic not in semantics or value is None:
             continue
         scope = item_field(item, "scope")
-        found.append(
-            _Candidate(
-                semantic=str(semantic),
-                value=value,
-                span_id=span.id,
-                layer=str(
-                    item_field(item, "layer")
-                    or (span_layer(trace, scope) if isinstance(scope, str) else layer)
-                ),
-                operation=str(
-                    item_field(item, "operation_id", "logical_operation_id") or operation
-                ),
-                aggregate=item_field(item, "accounting") == "aggregate"
-                or item_field(item, "aggregate") is True,
-                authority=item_field(item, "authority") is True,
-            )
+        candidate = Candidate(
+            value=value,
+            span_id=span.id,
+            layer=str(
+                item_field(item, "layer")
+                or (span_layer(trace, scope) if isinstance(scope, str) else layer)
+            ),
+            operation=str(item_field(item, "operation_id", "logical_operation_id") or operation),
+            aggregate=item_field(item, "accounting") == "aggregate"
+            or item_field(item, "aggregate") is True,
+            authority=item_field(item, "authority") is True,
         )
+        found.append((str(semantic), candidate))
     return found
-
-
-def _ancestors(span_id: str | None, parents: dict[str, str | None]) -> list[str]:
-    chain: list[str] = []
-    current = parents.get(span_id) if span_id is not None else None
-    while current is not None and current not in chain:
-        chain.append(current)
-        current = parents.get(current)
-    return chain
-
-
-def _mark_nested_aggregates(
-    found: list[_Candidate], parents: dict[str, str | None]
-) -> list[_Candidate]:
-    """Candidates whose span has a descendant with a direct candidate of the same layer
-    become aggregates (a different layer measuring the same call is not a roll-up)."""
-    holders = {
-        (ancestor, candidate.layer)
-        for candidate in found
-        if not candidate.aggregate
-        for ancestor in _ancestors(candidate.span_id, parents)
-    }
-    return [
-        _Candidate(c.semantic, c.value, c.span_id, c.layer, c.operation, True, c.authority)
-        if not c.aggregate and (c.span_id, c.layer) in holders
-        else c
-        for c in found
-    ]
-
-
-def _layer_rank(layer: str) -> tuple[int, str]:
-    return (
-        (LAYER_PRIORITY.index(layer), "")
-        if layer in LAYER_PRIORITY
-        else (len(LAYER_PRIORITY), layer)
-    )
-
-
-def _account(
-    semantic: str, found: list[_Candidate], parents: dict[str, str | None]
-) -> tuple[float | int | None, dict[str, str], list[ExtractionDiagnostic]]:
-    direct = [c for c in found if not c.aggregate]
-    aggregates = [c for c in found if c.aggregate]
-    problems: list[ExtractionDiagnostic] = []
-    if not direct:
-        outer = [
-            c
-            for c in aggregates
-            if not any(a in {o.span_id for o in aggregates} for a in _ancestors(c.span_id, parents))
-        ]
-        return sum(c.value for c in outer), {"accounting": "aggregate"}, problems
-    layer = min((c.layer for c in direct), key=_layer_rank)
-    by_operation: dict[str, list[_Candidate]] = defaultdict(list)
-    for candidate in direct:
-        if candidate.layer == layer:
-            by_operation[candidate.operation].append(candidate)
-    settled: dict[str, _Candidate] = {}
-    for operation, group in by_operation.items():
-        values = {c.value for c in group}
-        authorities = {c.value for c in group if c.authority}
-        if len(values) == 1:
-            settled[operation] = group[0]
-        elif len(authorities) == 1:
-            settled[operation] = next(c for c in group if c.authority)
-        else:
-            problems.append(
-                ExtractionDiagnostic(
-                    code="ambiguous_direct_measurement",
-                    message=f"operation {operation!r} reports conflicting {semantic} values "
-                    f"{sorted(values)} with no single authority; left out of the total",
-                    semantic_type=semantic,
-                    span_id=group[0].span_id,
-                    details={"operation": operation, "values": sorted(values), "layer": layer},
-                )
-            )
-    total = sum(c.value for c in settled.values())
-    for aggregate in aggregates:
-        inside = [
-            c.value
-            for c in settled.values()
-            if aggregate.span_id is not None
-            and (
-                c.span_id == aggregate.span_id
-                or aggregate.span_id in _ancestors(c.span_id, parents)
-            )
-        ]
-        if inside and sum(inside) != aggregate.value:
-            problems.append(
-                ExtractionDiagnostic(
-                    code="aggregate_measurement_mismatch",
-                    message=f"aggregate {semantic} {aggregate.value} differs from the direct "
-                    f"total {sum(inside)} beneath it",
-                    semantic_type=semantic,
-                    span_id=aggregate.span_id,
-                    details={"aggregate": aggregate.value, "direct": sum(inside), "layer": layer},
-                )
-            )
-    return total, {"accounting": "direct", "layer": layer}, problems
 
 
 def _identity(trace: Trace, run: RunRecord) -> list[Observation]:

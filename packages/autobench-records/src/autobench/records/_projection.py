@@ -1,11 +1,20 @@
 """Projection: from raw observations to one canonical value per semantic type.
 
 Raw observations are never discarded. Projection picks, for each semantic type,
-the observation from the most trusted source (:data:`SOURCE_PRECEDENCE`: score,
-then derived, then task observation, then imported). Within one source the
-first recorded observation wins and the others stay available through raw
-queries; the projected entry then has ``ambiguous=True`` when their values
-differ, so a report can flag it instead of silently picking one.
+the observations from the most trusted source (:data:`SOURCE_PRECEDENCE`:
+score, then derived, then task observation, then imported), then one value
+among them:
+
+* an additive type (tokens, requests, cost, counts, bytes) of an accounted
+  source takes the source's accounting summary, the run total with each
+  operation counted once (:mod:`autobench.records._run_accounting`): the stored
+  summary when there is one, else computed on the spot from the observations
+  (with the run's trace, when given, for span parentage and layers);
+* any other type takes the first recorded observation; the projected entry
+  then has ``ambiguous=True`` when the others' values differ, so a report can
+  flag it instead of silently picking one.
+
+The other observations stay available through raw queries.
 """
 
 from __future__ import annotations
@@ -14,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from autobench.abp import Trace
 from autobench.records._enums import (
     SOURCE_PRECEDENCE,
     ObservationKind,
@@ -22,6 +32,13 @@ from autobench.records._enums import (
 )
 from autobench.records._evidence import Observation, ScoreRecord
 from autobench.records._records import RunRecord
+from autobench.records._run_accounting import (
+    ACCOUNTED_SOURCES,
+    NO_SPANS,
+    SpanIndex,
+    group_summary,
+    is_summary,
+)
 from autobench.records._semantics import DEFAULT_SEMANTIC_REGISTRY, SemanticRegistry
 
 _RANK = {source: rank for rank, source in enumerate(SOURCE_PRECEDENCE)}
@@ -118,9 +135,14 @@ def filter_observations(
 
 
 def project_observations(
-    observations: Iterable[Observation], registry: SemanticRegistry = DEFAULT_SEMANTIC_REGISTRY
+    observations: Iterable[Observation],
+    registry: SemanticRegistry = DEFAULT_SEMANTIC_REGISTRY,
+    index: SpanIndex = NO_SPANS,
 ) -> dict[str, ProjectedMetric]:
-    """One :class:`ProjectedMetric` per (normalised) semantic type of the metric observations."""
+    """One :class:`ProjectedMetric` per (normalised) semantic type of the metric observations
+    (rules in the module docstring). ``index`` describes the run's trace
+    (:meth:`SpanIndex.of`); it only matters for additive groups without a stored summary.
+    """
     groups: dict[str, list[Observation]] = {}
     for observation in observations:
         if observation.semantic_type is None or observation.kind != ObservationKind.METRIC:
@@ -134,7 +156,14 @@ def project_observations(
         best_rank = min(_RANK[candidate.source] for candidate in candidates)
         best = [candidate for candidate in candidates if _RANK[candidate.source] == best_rank]
         chosen = best[0]
-        ambiguous = any(candidate.value != chosen.value for candidate in best[1:])
+        others = best[1:]
+        if len(best) > 1 and chosen.source in ACCOUNTED_SOURCES:
+            summaries = [c for c in best if is_summary(c)]
+            if summaries:
+                chosen, others = summaries[0], summaries[1:]
+            elif registry.is_additive(semantic):
+                chosen, others = group_summary(semantic, best, registry, index), []
+        ambiguous = any(candidate.value != chosen.value for candidate in others)
         projected[semantic] = ProjectedMetric(semantic, chosen, tuple(candidates), ambiguous)
     return projected
 
@@ -143,18 +172,30 @@ def project_observations(
 class ObservationQuery:
     """Raw or projected lookups over a set of observations.
 
+    Projected lookups give one value per semantic type: for additive types
+    (tokens, requests, cost, counts) the accounting-safe run total, each
+    operation counted once; raw lookups give every measured value and never
+    the accounting summaries. ``trace`` (the run's trace) is only needed for
+    observations that have no stored summary yet, for span parentage and layers.
+
     >>> query = ObservationQuery(observations=list(run_observations(run)))
     >>> query.values("money.cost", projected=False)
     """
 
     observations: Sequence[Observation]
     registry: SemanticRegistry = DEFAULT_SEMANTIC_REGISTRY
+    trace: Trace | None = None
 
     def select(self, semantic_type: str, **selectors: Any) -> list[Observation]:
-        """Raw observations of ``semantic_type`` (descendants included) matching ``selectors``."""
-        return filter_observations(
-            self.observations, semantic_type=semantic_type, registry=self.registry, **selectors
-        )
+        """Raw observations of ``semantic_type`` (descendants included) matching ``selectors``;
+        accounting summaries are not raw evidence and are left out."""
+        return [
+            observation
+            for observation in filter_observations(
+                self.observations, semantic_type=semantic_type, registry=self.registry, **selectors
+            )
+            if not is_summary(observation)
+        ]
 
     def values(self, semantic_type: str, *, projected: bool = True) -> list[Any]:
         """Values of ``semantic_type``: the projected one (at most one), or every raw one."""
@@ -164,10 +205,12 @@ class ObservationQuery:
         return [observation.value for observation in self.select(semantic_type)]
 
     def first_exact(self, semantic_type: str) -> Observation | None:
-        """The projected observation of exactly ``semantic_type`` (no descendants), if any."""
+        """The projected observation of exactly ``semantic_type`` (no descendants), if any:
+        for an additive type measured more than once, its accounting summary."""
         metric = self.projected().get(self.registry.normalize(semantic_type))
         return None if metric is None else metric.observation
 
     def projected(self) -> dict[str, ProjectedMetric]:
         """The projection of every metric observation, keyed by normalised semantic type."""
-        return project_observations(self.observations, self.registry)
+        index = SpanIndex.of(self.trace) if self.trace is not None else NO_SPANS
+        return project_observations(self.observations, self.registry, index)

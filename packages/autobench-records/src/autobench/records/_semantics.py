@@ -4,9 +4,16 @@ A semantic type is a plain dotted string (``"llm.tokens.input"``). The
 :class:`Semantic` class lists the built-in ones as constants for completion;
 any other string is a valid custom type. A :class:`SemanticRegistry` knows,
 for each type, its parent (``serving.cost`` *is a* ``money.cost``), canonical
-unit and value shape, and maps aliases (``quality.answer``) to canonical types.
-Reports, policies and derivers select evidence through the registry, never by
-the local metric name.
+unit, value shape and whether its values add up within one run
+(:meth:`SemanticRegistry.is_additive`), and maps aliases (``quality.answer``)
+to canonical types. Reports, policies and derivers select evidence through the
+registry, never by the local metric name.
+
+Additive types are quantities a run spends or counts once per operation:
+tokens of every kind, requests, money, operation and event counts, bytes. The
+value of such a type for a whole run is the sum of its operations, counted once
+(:mod:`autobench.records._run_accounting`). Every other type (a latency, a
+score, a ratio, an identity) has one value per run, chosen by projection.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 SemanticType = str
 """A semantic type: a dotted, lowercase string such as ``"time.latency"``."""
@@ -31,6 +38,7 @@ class Semantic:
     LLM_TOKENS_TOTAL = "llm.tokens.total"
     LLM_TOKENS_CACHE_READ = "llm.tokens.cache_read"
     LLM_TOKENS_CACHE_WRITE = "llm.tokens.cache_write"
+    LLM_TOKENS_REASONING = "llm.tokens.reasoning"
     LLM_REQUEST_COUNT = "llm.request.count"
     LLM_MODEL_NAME = "llm.model.name"
     LLM_MODEL_REQUESTED = "llm.model.requested"
@@ -87,12 +95,21 @@ class Semantic:
     WORKFLOW_TOOL_CALL_FAILURE = "workflow.tool_call.failure"
     WORKFLOW_MESSAGE_GROWTH = "workflow.message.growth"
     WORKFLOW_EVIDENCE_REFERENCES = "workflow.evidence.references"
+    # Data
+    DATA_BYTES = "data.bytes"
     # Evaluation bookkeeping
     POLICY_RESULT = "policy.result"
 
 
 class SemanticDefinition(BaseModel):
-    """What one semantic type means: its parent, canonical unit and value shape."""
+    """What one semantic type means: its parent, canonical unit, value shape and whether
+    its values add up within a run.
+
+    ``additive`` ``True``: the run's value is the sum of its operations (tokens, requests,
+    cost, counts, bytes); ``False``: one value per run, chosen by projection; ``None``
+    (the default): inherited from the nearest parent that declares it, and not additive
+    when none does (see :meth:`SemanticRegistry.is_additive`).
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -100,6 +117,7 @@ class SemanticDefinition(BaseModel):
     unit: str | None = None
     shape: Shape | None = None
     description: str | None = None
+    additive: bool | None = None
 
 
 def _d(
@@ -107,20 +125,24 @@ def _d(
     unit: str | None = None,
     shape: Shape | None = None,
     description: str | None = None,
+    *,
+    additive: bool | None = None,
 ) -> SemanticDefinition:
-    return SemanticDefinition(parent=parent, unit=unit, shape=shape, description=description)
+    return SemanticDefinition(
+        parent=parent, unit=unit, shape=shape, description=description, additive=additive
+    )
 
 
 _BUILTIN_TYPES: dict[str, SemanticDefinition] = {
     # LLM usage and identity
     Semantic.LLM_TOKENS_INPUT: _d(
-        unit="tokens", shape="integer", description="Prompt (input) tokens."
+        unit="tokens", shape="integer", description="Prompt (input) tokens.", additive=True
     ),
     Semantic.LLM_TOKENS_OUTPUT: _d(
-        unit="tokens", shape="integer", description="Completion (output) tokens."
+        unit="tokens", shape="integer", description="Completion (output) tokens.", additive=True
     ),
     Semantic.LLM_TOKENS_TOTAL: _d(
-        unit="tokens", shape="integer", description="Input plus output tokens."
+        unit="tokens", shape="integer", description="Input plus output tokens.", additive=True
     ),
     Semantic.LLM_TOKENS_CACHE_READ: _d(
         Semantic.LLM_TOKENS_INPUT, "tokens", "integer", "Input tokens served from a prompt cache."
@@ -128,8 +150,14 @@ _BUILTIN_TYPES: dict[str, SemanticDefinition] = {
     Semantic.LLM_TOKENS_CACHE_WRITE: _d(
         Semantic.LLM_TOKENS_INPUT, "tokens", "integer", "Input tokens written to a prompt cache."
     ),
+    Semantic.LLM_TOKENS_REASONING: _d(
+        Semantic.LLM_TOKENS_OUTPUT,
+        "tokens",
+        "integer",
+        "Output tokens spent on reasoning (counted inside the output tokens).",
+    ),
     Semantic.LLM_REQUEST_COUNT: _d(
-        unit="requests", shape="integer", description="Model requests made."
+        unit="requests", shape="integer", description="Model requests made.", additive=True
     ),
     Semantic.LLM_MODEL_NAME: _d(shape="string", description="Model identifier."),
     Semantic.LLM_MODEL_REQUESTED: _d(
@@ -146,7 +174,7 @@ _BUILTIN_TYPES: dict[str, SemanticDefinition] = {
     ),
     Semantic.LLM_TEMPERATURE: _d(shape="number", description="Sampling temperature."),
     # Cost
-    Semantic.MONEY_COST: _d(unit="usd", shape="number", description="Money spent."),
+    Semantic.MONEY_COST: _d(unit="usd", shape="number", description="Money spent.", additive=True),
     Semantic.SERVING_COST: _d(Semantic.MONEY_COST, "usd", "number", "Cost of serving a request."),
     Semantic.OPTIMIZATION_COST: _d(
         Semantic.MONEY_COST, "usd", "number", "Cost spent by an optimizer."
@@ -195,28 +223,32 @@ _BUILTIN_TYPES: dict[str, SemanticDefinition] = {
     Semantic.AGENT_VERSION: _d(shape="string", description="Version of an agent."),
     Semantic.DATASET_VERSION: _d(shape="string", description="Version of a dataset."),
     # Operations (trace topology)
-    Semantic.OPERATION_COUNT: _d(unit="operations", shape="integer"),
+    Semantic.OPERATION_COUNT: _d(unit="operations", shape="integer", additive=True),
     Semantic.OPERATION_DEPTH_MAX: _d(shape="integer", description="Deepest span nesting."),
     Semantic.OPERATION_FANOUT_MAX: _d(
         shape="integer", description="Most direct children of one span."
     ),
     Semantic.OPERATION_INCOMPLETE: _d(
-        unit="operations", shape="integer", description="Spans that never ended."
+        unit="operations", shape="integer", description="Spans that never ended.", additive=True
     ),
     Semantic.OPERATION_PARALLELISM: _d(
         unit="ratio", shape="number", description="Leaf work over makespan."
     ),
-    Semantic.OPERATION_RETRIES: _d(unit="operations", shape="integer"),
+    Semantic.OPERATION_RETRIES: _d(unit="operations", shape="integer", additive=True),
     Semantic.OPERATION_RETRIES_RECOVERED: _d(Semantic.OPERATION_RETRIES, "operations", "integer"),
     Semantic.OPERATION_FIRST_ATTEMPT_SUCCESS: _d(Semantic.RESULT_SUCCESS, shape="boolean"),
     # Workflow
-    Semantic.WORKFLOW_VALIDATION_FAILURES: _d(unit="events", shape="integer"),
-    Semantic.WORKFLOW_APPROVAL_COUNT: _d(unit="events", shape="integer"),
+    Semantic.WORKFLOW_VALIDATION_FAILURES: _d(unit="events", shape="integer", additive=True),
+    Semantic.WORKFLOW_APPROVAL_COUNT: _d(unit="events", shape="integer", additive=True),
     Semantic.WORKFLOW_APPROVAL_WAIT: _d(Semantic.TIME_LATENCY, "s", "number"),
-    Semantic.WORKFLOW_TOOL_CALL_SUCCESS: _d(unit="operations", shape="integer"),
-    Semantic.WORKFLOW_TOOL_CALL_FAILURE: _d(unit="operations", shape="integer"),
+    Semantic.WORKFLOW_TOOL_CALL_SUCCESS: _d(unit="operations", shape="integer", additive=True),
+    Semantic.WORKFLOW_TOOL_CALL_FAILURE: _d(unit="operations", shape="integer", additive=True),
     Semantic.WORKFLOW_MESSAGE_GROWTH: _d(unit="messages", shape="integer"),
-    Semantic.WORKFLOW_EVIDENCE_REFERENCES: _d(unit="references", shape="integer"),
+    Semantic.WORKFLOW_EVIDENCE_REFERENCES: _d(unit="references", shape="integer", additive=True),
+    # Data
+    Semantic.DATA_BYTES: _d(
+        unit="bytes", shape="integer", description="Bytes sent, received or stored.", additive=True
+    ),
     Semantic.POLICY_RESULT: _d(
         Semantic.RESULT_SUCCESS, shape="boolean", description="Whether a policy held."
     ),
@@ -236,7 +268,8 @@ class SemanticRegistry(BaseModel):
 
     ``normalize`` maps an alias to its canonical type (unknown names pass
     through unchanged: custom types need no registration). ``is_a`` follows
-    parent links, so ``is_a("serving.cost", "money.cost")`` is true. Raises
+    parent links, so ``is_a("serving.cost", "money.cost")`` is true;
+    ``is_additive`` says whether a type's values add up within a run. Raises
     ``ValueError`` on construction when an alias points to another alias's
     cycle or a parent chain loops.
     """
@@ -246,6 +279,7 @@ class SemanticRegistry(BaseModel):
     version: int = 1
     types: dict[SemanticType, SemanticDefinition] = Field(default_factory=dict)
     aliases: dict[str, SemanticType] = Field(default_factory=dict)
+    _additive: dict[str, bool] = PrivateAttr(default_factory=dict)
 
     def model_post_init(self, __context: object) -> None:
         for name in self.types:
@@ -287,6 +321,21 @@ class SemanticRegistry(BaseModel):
     def is_a(self, name: str, ancestor: str) -> bool:
         """Whether ``name`` equals ``ancestor`` or descends from it (aliases normalised)."""
         return self.normalize(ancestor) in self.ancestors(name)
+
+    def is_additive(self, name: str) -> bool:
+        """Whether values of ``name`` add up within one run (tokens, requests, cost, counts,
+        bytes): the ``additive`` flag of ``name`` or of its nearest ancestor that sets one;
+        ``False`` for unknown types and when no ancestor sets it."""
+        known = self._additive.get(name)
+        if known is None:
+            known = False
+            for semantic in self.ancestors(name):
+                definition = self.types.get(semantic)
+                if definition is not None and definition.additive is not None:
+                    known = definition.additive
+                    break
+            self._additive[name] = known
+        return known
 
     def unit_of(self, name: str) -> str | None:
         """The canonical unit of ``name``, inherited from the nearest parent that declares one."""

@@ -16,7 +16,7 @@ Known units and how they convert:
   (``USD`` is ``usd``); a currency only converts to itself, there are no
   exchange rates;
 * counts (dimension = the unit itself): ``tokens``, ``requests``, ``ratio``,
-  ``boolean``, ``operations``, ``events``, ``messages``, ``references``;
+  ``boolean``, ``operations``, ``events``, ``messages``, ``references``, ``bytes``;
   case-insensitive; each only converts to itself.
 
 Any other unit is unknown: it converts only to a unit spelled the same way.
@@ -50,7 +50,17 @@ CURRENCIES: frozenset[str] = frozenset(
 """Currency codes (lowercase) recognised as money; each converts only to itself."""
 
 COUNT_UNITS: frozenset[str] = frozenset(
-    {"tokens", "requests", "ratio", "boolean", "operations", "events", "messages", "references"}
+    {
+        "tokens",
+        "requests",
+        "ratio",
+        "boolean",
+        "operations",
+        "events",
+        "messages",
+        "references",
+        "bytes",
+    }
 )
 """Dimensionless count-like units (lowercase); each converts only to itself."""
 

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from autobench.abp import SpanRecord
+from autobench.abp import InstrumentationScope, SpanRecord
 from autobench.records import (
     Case,
     Direction,
@@ -25,6 +25,7 @@ from autobench.records import (
     ObservationKind,
     ObservationRole,
     SemanticRegistry,
+    SpanIndex,
     Variant,
 )
 
@@ -32,13 +33,21 @@ from autobench.records import (
 @dataclass(frozen=True, slots=True)
 class DerivationCall:
     """What one run offers a deriver: its case and variant, every observation recorded
-    (task observations, then one per score), the trace's spans and the spec's registry."""
+    (task observations with the accounting summaries of additive evidence, then one per
+    score), the trace's spans, their instrumentation scopes (by scope key) and the spec's
+    registry. :meth:`span_index` gives what the accounting functions of
+    :mod:`autobench.records` need of the trace."""
 
     case: Case
     variant: Variant
     observations: Sequence[Observation]
     spans: Sequence[SpanRecord]
     registry: SemanticRegistry
+    scopes: Mapping[str, InstrumentationScope] = field(default_factory=dict)
+
+    def span_index(self) -> SpanIndex:
+        """Span parents, layers and operation ids of the run's trace."""
+        return SpanIndex.of(spans=self.spans, scopes=self.scopes)
 
 
 @dataclass(frozen=True, slots=True)

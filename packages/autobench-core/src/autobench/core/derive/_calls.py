@@ -1,7 +1,15 @@
 """Group a run's LLM usage observations into calls.
 
-Rule: each span holding at least one token observation (input, output, cache
-read or cache write) is one LLM call; token observations linked to no span
+Which token observations count: for each token type, those the run's total of
+that type counts (``autobench.records._run_accounting``): of the most trusted
+source that has any, one per operation, at the layer the total uses; aggregates
+(a run-level usage above per-call usage) and other layers measuring the same
+calls are left out, so the priced calls are exactly the counted tokens.
+Observations the total leaves out as conflicting or not numbers stay in, for
+the deriver to report.
+
+Rule: each span holding at least one counted token observation (input, output,
+cache read or cache write) is one LLM call; token observations linked to no span
 form one call together. A call's model and provider are the values observed
 in its own span, else in the nearest ancestor span that has one (through the
 trace's parent links), else those observed outside any span, else the
@@ -16,13 +24,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from autobench.abp import SpanRecord
+from autobench.abp import InstrumentationScope, SpanRecord
 from autobench.records import (
+    ACCOUNTED_SOURCES,
+    SOURCE_PRECEDENCE,
     Observation,
     ObservationKind,
     ObservationSource,
     SemanticRegistry,
+    SpanIndex,
     Variant,
+    group_total,
+    is_summary,
 )
 
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
@@ -44,7 +57,32 @@ def _is_input(observation: Observation) -> bool:
         observation.semantic_type is not None
         and observation.source is not ObservationSource.DERIVED
         and observation.kind not in (ObservationKind.DIAGNOSTIC, ObservationKind.ARTIFACT)
+        and not is_summary(observation)
     )
+
+
+def counted_tokens(
+    observations: Sequence[Observation],
+    semantic: str,
+    registry: SemanticRegistry,
+    index: SpanIndex,
+) -> set[str]:
+    """Ids of the observations of token type ``semantic`` that pricing reads (module rule)."""
+    found = [
+        o
+        for o in observations
+        if _is_input(o)
+        and o.kind is ObservationKind.METRIC
+        and registry.normalize(o.semantic_type or "") == semantic
+    ]
+    if not found:
+        return set()
+    source = min((o.source for o in found), key=SOURCE_PRECEDENCE.index)
+    group = [o for o in found if o.source is source]
+    if len(group) == 1 or source not in ACCOUNTED_SOURCES:
+        return {o.id for o in group}
+    total = group_total(semantic, source, group, registry, index)
+    return {o.id for o in (*total.counted, *total.conflicting, *total.skipped)}
 
 
 def group_calls(
@@ -53,11 +91,18 @@ def group_calls(
     variant: Variant,
     semantics: Mapping[str, str],
     registry: SemanticRegistry,
+    scopes: Mapping[str, InstrumentationScope] | None = None,
 ) -> tuple[list[CallEvidence], bool]:
     """The calls of a run (in order of their first token observation) and whether any
     model or provider was observed at all. ``semantics`` maps each field of
-    :data:`TOKEN_FIELDS` and :data:`IDENTITY_FIELDS` to its semantic type."""
+    :data:`TOKEN_FIELDS` and :data:`IDENTITY_FIELDS` to its semantic type; ``scopes``
+    (the trace's, by scope key) give the spans' layers."""
     by_type = {registry.normalize(semantic): name for name, semantic in semantics.items()}
+    index = SpanIndex.of(spans=spans, scopes=scopes)
+    counted: set[str] = set()
+    for semantic, field_name in by_type.items():
+        if field_name in TOKEN_FIELDS:
+            counted |= counted_tokens(observations, semantic, registry, index)
     calls: dict[str | None, CallEvidence] = {}
     identity: dict[tuple[str, str | None], list[object]] = {}
     for observation in observations:
@@ -66,6 +111,8 @@ def group_calls(
         assert observation.semantic_type is not None
         name = by_type.get(registry.normalize(observation.semantic_type))
         if name in TOKEN_FIELDS:
+            if observation.id not in counted:
+                continue
             call = calls.setdefault(observation.span_id, CallEvidence(observation.span_id))
             call.tokens.setdefault(name, []).append(observation)
         elif name in IDENTITY_FIELDS:

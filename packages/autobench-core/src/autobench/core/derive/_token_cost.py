@@ -145,7 +145,12 @@ class TokenCostDeriver:
     def derive(self, call: DerivationCall) -> Sequence[DerivedValue]:
         """The run's cost, or its diagnostics (see the module docstring)."""
         calls, saw_identity = group_calls(
-            call.observations, call.spans, call.variant, self.semantics, call.registry
+            call.observations,
+            call.spans,
+            call.variant,
+            self.semantics,
+            call.registry,
+            call.scopes,
         )
         if not calls:
             what = "a model but no token usage" if saw_identity else "no LLM usage"

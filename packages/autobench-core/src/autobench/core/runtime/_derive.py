@@ -4,8 +4,9 @@
 deriver reads its files there: a pricing file is read once, not per run).
 :func:`derive_run` runs on every run, including runs whose task raised (their
 recorded usage was still spent): each prepared deriver receives the run's
-observations (task observations, then one per score), its spans, case,
-variant and the spec's registry, and what it returns is recorded as
+observations (task observations with the run totals of additive evidence, then
+one per score), its spans and their scopes, case, variant and the spec's
+registry, and what it returns is recorded as
 observations with source ``derived``, linked to the span the value names.
 A deriver that raises leaves an :class:`ErrorRecord` with stage ``derive``
 and ``source`` its kind; the run's other evidence and its status are kept.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from autobench.abp import SpanRecord
+from autobench.abp import Trace
 from autobench.core.derive import DerivationCall, PreparedDeriver
 from autobench.core.runtime._evidence import EvidenceBuffer, error_record
 from autobench.core.spec import BenchmarkSpec
@@ -50,7 +51,7 @@ def derive_run(
     variant: Variant,
     observations: Sequence[Observation],
     scores: Sequence[ScoreRecord],
-    spans: Sequence[SpanRecord],
+    trace: Trace,
     registry: SemanticRegistry,
 ) -> tuple[Observation, ...]:
     """Run ``derivers`` on one run and return the observations they added to ``evidence``."""
@@ -67,8 +68,9 @@ def derive_run(
                 if s.error is None
             ),
         ),
-        spans=spans,
+        spans=trace.spans,
         registry=registry,
+        scopes=trace.scopes,
     )
     added: list[Observation] = []
     for deriver in derivers:

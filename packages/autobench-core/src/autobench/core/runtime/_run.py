@@ -58,7 +58,9 @@ from autobench.records import (
     RunInfo,
     RunRecord,
     SemanticRegistry,
+    SpanIndex,
     TaskStatus,
+    accounting_observations,
 )
 
 ROOT_SPAN = "benchmark.run"
@@ -166,9 +168,9 @@ async def execute_run(setup: RunSetup, planned: MatrixRunSpec) -> RunOutput:
                 run.evidence.errors.insert(0, error_record(exc, stage="cancelled", span_id=root.id))
                 task_status = TaskStatus.ERRORED
     if cancelled:
-        _scoring_call(run)
+        _scoring_call(run, setup.registry)
         raise RunCancelled(_finish(setup, run, task_status, ((), ())))
-    scoring = await score_run(setup.scorers, _scoring_call(run))
+    scoring = await score_run(setup.scorers, _scoring_call(run, setup.registry))
     return _finish(setup, run, task_status, scoring)
 
 
@@ -192,7 +194,7 @@ def execute_sync_run(
                 run.output = output
             except (Exception, SystemExit) as exc:
                 task_status = run.task_raised(exc, root)
-    call = _scoring_call(run)
+    call = _scoring_call(run, setup.registry)
     scoring = (
         score_run_inline(setup.scorers, call)
         if setup.scores_inline
@@ -201,9 +203,10 @@ def execute_sync_run(
     return _finish(setup, run, task_status, scoring)
 
 
-def _scoring_call(run: _Run) -> ScoringCall:
-    """Freeze the run's trace and observations; return the call the scorers receive
-    (``output`` is ``None`` when the task raised)."""
+def _scoring_call(run: _Run, registry: SemanticRegistry) -> ScoringCall:
+    """Freeze the run's trace and observations, add the run totals of additive evidence
+    (accounting summaries, ``records._run_accounting``); return the call the scorers
+    receive (``output`` is ``None`` when the task raised)."""
     run.trace = merge_attached(run.collector.materialize(), run.evidence.traces)
     for ref, payload in run.collector.payloads:
         # Payloads the capture policy moved out of the trace become run artifacts.
@@ -215,7 +218,7 @@ def _scoring_call(run: _Run) -> ScoringCall:
             span_id=ref.span_id,
             artifact_id=ref.id,
         )
-    run.observations = tuple(run.evidence.observations)
+    _add_accounting(run, registry)
     return ScoringCall(
         case=run.planned.case,
         variant=run.planned.variant,
@@ -227,6 +230,23 @@ def _scoring_call(run: _Run) -> ScoringCall:
     )
 
 
+def _add_accounting(run: _Run, registry: SemanticRegistry) -> None:
+    """Record the summaries (and accounting diagnostics) the run's evidence lacks so far;
+    ``run.observations`` is the evidence then."""
+    assert run.trace is not None
+    evidence = run.evidence
+    evidence.observations.extend(
+        accounting_observations(
+            evidence.observations,
+            registry,
+            SpanIndex.of(run.trace),
+            case_id=evidence.case_id,
+            variant_id=evidence.variant_id,
+        )
+    )
+    run.observations = tuple(evidence.observations)
+
+
 def _finish(
     setup: RunSetup, run: _Run, task_status: TaskStatus, scoring: ScoringResult
 ) -> RunOutput:
@@ -234,16 +254,17 @@ def _finish(
     scores, scorer_errors = scoring
     evidence.errors.extend(scorer_errors)
     if setup.derivers and run.trace is not None:
-        run.observations += derive_run(
+        derive_run(
             setup.derivers,
             evidence,
             case=planned.case,
             variant=planned.variant,
             observations=run.observations,
             scores=scores,
-            spans=run.trace.spans,
+            trace=run.trace,
             registry=setup.registry,
         )
+        _add_accounting(run, setup.registry)
     # Policies come last before the status: after scoring and any per-run derivation.
     if task_status is TaskStatus.PASSED and setup.policies:
         run.observations += policy_observations(
