@@ -12,6 +12,7 @@ import pytest
 from runtime_support import CollectingSink, make_spec, run, write_task_module
 
 from autobench.core.planning import build_benchmark_plan, dataset_hash, spec_hash
+from autobench.core.plugins import semantic_registry
 from autobench.core.runtime import (
     ProgressEvent,
     ProgressEventKind,
@@ -21,7 +22,7 @@ from autobench.core.runtime import (
 )
 from autobench.core.runtime._tasks import resolve_task
 from autobench.core.scoring import ScorerSpec, ScoringCall
-from autobench.records import RunStatus
+from autobench.records import DEFAULT_SEMANTIC_REGISTRY, RunStatus
 
 COUNTING_TASKS = """
 import asyncio, threading, time
@@ -153,7 +154,9 @@ def test_sink_sequence_and_experiment_record(tmp_path: Path) -> None:
     module_file = tmp_path / f"{name}.py"
     assert experiment.files == {f"{name}.py": hashlib.sha256(module_file.read_bytes()).hexdigest()}
     assert experiment.environment["python"] and "packages" in experiment.environment
-    assert list(experiment.semantic_registry.types) == ["workload.size"]
+    # the spec's own type, and those installed plugins add (replay knows them without plugins)
+    plugin_types = set(semantic_registry().custom_entries(DEFAULT_SEMANTIC_REGISTRY).types)
+    assert set(experiment.semantic_registry.types) == {"workload.size"} | plugin_types
     summary = sink.summary
     assert summary is result.summary and summary is not None
     assert (summary.complete, summary.runs, summary.status.passed, summary.status.errored) == (

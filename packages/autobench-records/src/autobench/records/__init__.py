@@ -61,6 +61,12 @@ from autobench.records._extraction import (
     ExtractionResult,
     TraceExtractor,
 )
+from autobench.records._extraction_io import (
+    extraction_record_from_yaml,
+    extraction_record_to_yaml,
+    load_extraction_record,
+    merge_extractions,
+)
 from autobench.records._extraction_record import (
     EXTRACTION_RECORD_VERSION,
     ExtractionLineage,
@@ -68,9 +74,6 @@ from autobench.records._extraction_record import (
     ExtractorInfo,
 )
 from autobench.records._extraction_replay import (
-    extraction_record_from_yaml,
-    extraction_record_to_yaml,
-    load_extraction_record,
     replay_experiment_extraction,
     replay_extraction,
 )
@@ -263,6 +266,7 @@ __all__ = [
     "load_extraction_record",
     "load_post_derived",
     "load_run_record",
+    "merge_extractions",
     "merge_post_derived",
     "needs_accounting",
     "post_derived_from_yaml",

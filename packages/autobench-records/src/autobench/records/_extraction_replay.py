@@ -19,14 +19,12 @@ record never mixes two versions of one extractor.
 from __future__ import annotations
 
 import hashlib
-import re
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
 from autobench.abp import PROTOCOL_NAME, PROTOCOL_VERSION, Trace
 from autobench.records._atomic import AtomicFiles
-from autobench.records._codec import record_body, validate_record
-from autobench.records._errors import RecordFormatError, RecordingError
+from autobench.records._errors import RecordingError
 from autobench.records._extraction import (
     ExtractionDiagnostic,
     ExtractionResult,
@@ -34,15 +32,18 @@ from autobench.records._extraction import (
     components,
     owned,
 )
+from autobench.records._extraction_io import (
+    extraction_path,
+    extraction_record_to_yaml,
+    extractions_of,
+    version_key,
+)
 from autobench.records._extraction_record import (
-    DERIVED_DIR,
-    EXTRACTION_FILE,
-    EXTRACTION_RECORD_VERSION,
     ExtractionLineage,
     ExtractionRecord,
     ExtractorInfo,
 )
-from autobench.records._paths import run_record_path, safe_segment
+from autobench.records._paths import run_record_path
 from autobench.records._records import RunRecord, TraceSummary
 from autobench.records._replay import (
     EXPERIMENT_FILE,
@@ -51,70 +52,6 @@ from autobench.records._replay import (
     load_trace_artifact,
 )
 from autobench.records._semantics import DEFAULT_SEMANTIC_REGISTRY
-from autobench.records._values import encode_value
-from autobench.records._yaml import dump_record
-
-
-def extraction_record_to_yaml(record: ExtractionRecord) -> str:
-    """The ``extraction.yaml`` text of ``record`` (observations without case/variant)."""
-    sections = record.model_dump(mode="python", exclude_defaults=True)
-    for observation in sections.get("observations", ()):
-        observation.pop("case", None)
-        observation.pop("variant", None)
-    return dump_record("extraction", EXTRACTION_RECORD_VERSION, encode_value(sections))
-
-
-def extraction_record_from_yaml(text: str, *, source: Path | str | None = None) -> ExtractionRecord:
-    """Read ``extraction.yaml`` text (header checked like every record file); each
-    observation gets the lineage's case and variant back."""
-    body = record_body(text, "extraction", source=source)
-    lineage = body.get("lineage")
-    if isinstance(lineage, dict):
-        for observation in body.get("observations") or ():
-            if isinstance(observation, dict):
-                observation.setdefault("case", lineage.get("case"))
-                observation.setdefault("variant", lineage.get("variant"))
-    return validate_record(ExtractionRecord, body, source=source)
-
-
-def load_extraction_record(path: Path, *, root: Path | None = None) -> ExtractionRecord:
-    """Read the derived record at ``path``; ``root`` (the experiment directory) lets the
-    returned record know its relative path."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RecordFormatError("no extraction record here", path=path) from None
-    record = extraction_record_from_yaml(text, source=path)
-    if root is not None:
-        record = record.stored_at(path.relative_to(root).as_posix())
-    return record
-
-
-def extraction_path(run_path: str, extractor: str, version: str) -> str:
-    """Where the extraction of the run stored at ``run_path`` by ``extractor`` ``version`` goes."""
-    run_dir = PurePosixPath(run_path).parent.as_posix()
-    return f"{DERIVED_DIR}/{safe_segment(extractor)}/{safe_segment(version)}/{run_dir}/{EXTRACTION_FILE}"
-
-
-def version_key(version: str) -> tuple[tuple[int, int | str], ...]:
-    """A sort key for versions: parts split on ``.``, ``-``, ``+``, ``@``; numbers numerically."""
-    parts = [part for part in re.split(r"[.\-+@]", version) if part]
-    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in parts)
-
-
-def extractions_of(root: Path, run_path: str, extractor: str) -> tuple[ExtractionRecord, ...]:
-    """Every derived record of ``extractor`` (any version) for the run at ``run_path``."""
-    base = Path(root) / DERIVED_DIR / safe_segment(extractor)
-    run_dir = PurePosixPath(run_path).parent
-    if not base.is_dir():
-        return ()
-    found = []
-    for version_dir in sorted(base.iterdir()):
-        candidate = version_dir.joinpath(*run_dir.parts, EXTRACTION_FILE)
-        if candidate.is_file():
-            found.append(load_extraction_record(candidate, root=Path(root)))
-    return tuple(found)
 
 
 def replay_extraction(

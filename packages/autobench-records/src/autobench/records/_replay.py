@@ -2,10 +2,19 @@
 
 Replay reads ``experiment.yaml``, ``summary.yaml`` (when present) and every
 planned ``run.yaml`` that exists, in plan order, into an
-:class:`ExperimentResult`; the observations of ``post_derived.yaml`` (when
-present) are appended to their runs' observations. It imports no task or scorer module and never
-writes into the directory. Trace artifacts are only read from inside the
-experiment directory.
+:class:`ExperimentResult`. To each run it adds, in this order:
+
+* the run totals of additive evidence its record lacks (records written before
+  run totals were accounted): the same accounting rules as a live run, with
+  the run's trace for span parentage and layers (read for these runs even when
+  replaying evidence only), see :mod:`autobench.records._run_accounting`;
+* the observations of its derived records (``derived/``, written by
+  :func:`~autobench.records.replay_extraction`), the highest version of each
+  extractor;
+* the observations of ``post_derived.yaml`` (when present).
+
+It imports no task or scorer module and never writes into the directory. Trace
+artifacts are only read from inside the experiment directory.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ from autobench.records._codec import (
 )
 from autobench.records._directory import RecordDirectoryWriter, latest_session_file
 from autobench.records._errors import MissingRecordError, RecordFormatError
+from autobench.records._extraction_io import DerivedRecords, merge_extractions
 from autobench.records._parallel import parse_run_bodies, worker_count
 from autobench.records._post_derived import POST_DERIVED_FILE, PostDerivedRecord, merge_post_derived
 from autobench.records._records import (
@@ -38,7 +48,8 @@ from autobench.records._records import (
     TraceSummary,
 )
 from autobench.records._result import ExperimentResult
-from autobench.records._semantics import DEFAULT_SEMANTIC_REGISTRY
+from autobench.records._run_accounting import NO_SPANS, SpanIndex, account_run, needs_accounting
+from autobench.records._semantics import DEFAULT_SEMANTIC_REGISTRY, SemanticRegistry
 
 EXPERIMENT_FILE = "experiment.yaml"
 SUMMARY_FILE = "summary.yaml"
@@ -177,19 +188,22 @@ def replay_experiment(
     *,
     evidence_only: bool = False,
     workers: int | None = None,
+    extractions: bool = True,
 ) -> ExperimentResult:
     """Rebuild an :class:`ExperimentResult` from a record directory.
 
     ``source`` is the directory, or an already loaded :class:`ExperimentRecord`
     (``root_dir`` then names its directory and is required). Runs come in plan
     order; planned runs without a ``run.yaml`` are allowed and listed by
-    ``result.missing_runs``. ``registry`` is the built-in semantic registry
-    with the experiment's own entries laid over it. With ``evidence_only`` runs
-    are read without case payloads, output and trace (``result.evidence_only``
-    is then true); reports and exports need no more. ``workers`` is the number of
-    processes that parse run files (default: several for large experiments, see
-    :mod:`autobench.records._parallel`). Raises
-    :class:`MissingRecordError` / :class:`RecordFormatError` as the loaders do.
+    ``result.missing_runs``. Each run gets the evidence of the module docstring
+    added (``extractions=False`` leaves derived records out). ``registry`` is
+    the built-in semantic registry with the experiment's own entries laid over
+    it. With ``evidence_only`` runs are read without case payloads, output and
+    trace (``result.evidence_only`` is then true); reports and exports need no
+    more. ``workers`` is the number of processes that parse run files (default:
+    several for large experiments, see :mod:`autobench.records._parallel`).
+    Raises :class:`MissingRecordError` / :class:`RecordFormatError` as the
+    loaders do.
     """
     if isinstance(source, ExperimentRecord):
         if root_dir is None:
@@ -199,6 +213,7 @@ def replay_experiment(
     else:
         root = Path(root_dir if root_dir is not None else source)
         experiment = load_experiment_record(Path(source))
+    registry = DEFAULT_SEMANTIC_REGISTRY.merged(experiment.semantic_registry)
     planned_files = [
         (planned, _run_path(root, planned.path, planned.id)) for planned in experiment.plan
     ]
@@ -210,6 +225,7 @@ def replay_experiment(
         if workers > 1
         else [None] * len(present)
     )
+    derived = DerivedRecords(root) if extractions else None
     runs: list[RunRecord] = []
     for (planned, path), body in zip(present, bodies, strict=True):
         if body is None:
@@ -220,6 +236,9 @@ def replay_experiment(
             raise RecordFormatError(
                 f"holds run {run.run_id!r}, but the plan puts run {planned.id!r} here", path=path
             )
+        run = _accounted(run, path, root, registry)
+        if derived:
+            run = merge_extractions(run, derived.latest_extractions(planned.path))
         runs.append(run)
     post_derived = load_post_derived(root)
     return ExperimentResult(
@@ -227,9 +246,21 @@ def replay_experiment(
         runs=tuple(runs) if post_derived is None else merge_post_derived(runs, post_derived.runs),
         summary=load_experiment_summary(root),
         root_dir=root,
-        registry=DEFAULT_SEMANTIC_REGISTRY.merged(experiment.semantic_registry),
+        registry=registry,
         evidence_only=evidence_only,
     )
+
+
+def _accounted(run: RunRecord, path: Path, root: Path, registry: SemanticRegistry) -> RunRecord:
+    """``run`` with the run totals its record lacks; a run read without its trace is read
+    again, whole, when it needs one (records written before run totals existed)."""
+    if not needs_accounting(run.observations, registry):
+        return run
+    trace = run.trace
+    if not isinstance(trace, Trace):
+        trace = load_run_record(path, root=root).trace
+    index = SpanIndex.of(trace) if isinstance(trace, Trace) else NO_SPANS
+    return account_run(run, registry, index)
 
 
 def _hash_sources(source_files: Mapping[str, str] | Iterable[str | Path]) -> dict[str, str]:

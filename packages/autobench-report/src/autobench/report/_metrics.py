@@ -16,6 +16,7 @@ from typing import Any
 from autobench.records import (
     ExperimentResult,
     Observation,
+    ObservationKind,
     ObservationRole,
     ProjectedMetric,
     RunRecord,
@@ -51,7 +52,8 @@ class MetricTable:
 
     ``runs`` are the result's runs in plan order; ``variants`` and ``cases``
     list ids in spec/plan order followed by ids only seen in runs.
-    ``diagnostics`` collects unit and ambiguity problems met so far (each once).
+    ``diagnostics`` collects the runs' own diagnostic observations, then the unit and
+    ambiguity problems met so far (each once).
     """
 
     def __init__(self, result: ExperimentResult) -> None:
@@ -72,7 +74,13 @@ class MetricTable:
         self._values: dict[str, MetricValues] = {}
         self.memo: dict[str, Any] = {}
         """Results views compute once per table (for example the default columns)."""
-        self._diagnostics: dict[str, None] = {}
+        # What the runs themselves diagnosed (accounting conflicts, pricing problems, ...).
+        self._diagnostics: dict[str, None] = {
+            f"run {run.run_id}: {o.name}: {o.reason or o.value!r}": None
+            for run, items in zip(self.runs, observations, strict=True)
+            for o in items
+            if o.kind is ObservationKind.DIAGNOSTIC
+        }
         roles: dict[str, set[ObservationRole]] = {}
         for metrics in self.projected:
             for semantic, metric in metrics.items():

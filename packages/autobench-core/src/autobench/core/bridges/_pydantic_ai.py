@@ -26,12 +26,20 @@ provider               ``llm.provider``            (factor)
 
 Pydantic AI's ``input_tokens`` counts every input token, cached ones
 included, which is what the ``token_cost`` deriver expects.
+
+Usage of one model request is direct evidence; the usage of a whole agent run
+(``result.usage()``) is the roll-up of its requests. Recorded on a span above
+the requests' spans (the run's root span, for ``ctx``), it is recognised as an
+aggregate and never added to them; ``accounting="aggregate"`` says so
+explicitly wherever it is recorded, and ``operation_id`` names the logical
+operation a request's usage belongs to (run totals count an operation once,
+see ``autobench.records._run_accounting``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -123,15 +131,24 @@ def record_pydantic_ai_usage(
     span_id: str | None = None,
     model_name: str | None = None,
     provider: str | None = None,
+    accounting: Literal["direct", "aggregate"] | None = None,
+    operation_id: str | None = None,
 ) -> tuple[Observation, ...]:
     """Record ``usage`` as token, request, model and provider observations (table above).
 
     The observations link to ``span`` (a :class:`Span` or a span id; ``span_id``
     is the same by keyword), else to the span ``ctx`` links to (a ``Span``
     itself, or the innermost open span for a ``RunContext``). ``model_name`` and
-    ``provider`` override the values in ``usage``. Returns the observations in
-    the order written.
+    ``provider`` override the values in ``usage``. ``accounting`` and
+    ``operation_id`` become the count and token observations' tags of those names
+    (module docstring). Returns the observations in the order written. Raises
+    ``ValueError`` for another ``accounting`` value.
     """
+    if accounting not in (None, "direct", "aggregate"):
+        raise ValueError(f"accounting must be 'direct' or 'aggregate', not {accounting!r}")
+    tags: dict[str, str] = {"accounting": accounting} if accounting is not None else {}
+    if operation_id is not None:
+        tags["operation_id"] = str(operation_id)
     data = PydanticAIUsage.from_usage(usage, model_name=model_name, provider=provider)
     target = span if span is not None else span_id
     recorder: EvidenceRecorder
@@ -155,6 +172,7 @@ def record_pydantic_ai_usage(
                     unit=unit,
                     direction=Direction.MINIMIZE,
                     role=ObservationRole.DIAGNOSTIC,
+                    tags=tags or None,
                 )
             )
     if data.model_name is not None:

@@ -64,7 +64,9 @@ def build_experiment_record(
         ),
         files=dict(files),
         environment=dict(environment),
-        semantic_registry=spec.semantic_registry.custom_entries(DEFAULT_SEMANTIC_REGISTRY),
+        # The spec's own types and those of installed plugins and metric packs: replay
+        # knows them (their units, parents, additivity) without the plugins.
+        semantic_registry=spec.registry.custom_entries(DEFAULT_SEMANTIC_REGISTRY),
         report=spec.reports.model_dump(mode="json", exclude_defaults=True),
     )
 
