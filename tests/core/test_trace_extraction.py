@@ -23,6 +23,7 @@ from autobench.abp import SpanRecord, Trace
 from autobench.core.plugins import trace_extractor_registry
 from autobench.records import (
     ExtractionResult,
+    ObservationQuery,
     RecordDirectoryWriter,
     RecordingError,
     RunRecord,
@@ -31,6 +32,7 @@ from autobench.records import (
     load_run_record,
     replay_experiment,
     replay_experiment_extraction,
+    run_observations,
     upgrade_trace_document,
 )
 from autobench.records._paths import run_record_path
@@ -328,3 +330,31 @@ def test_attached_spans_pass_the_capture_policy(tmp_path: Path) -> None:
     assert spans["a"].attributes == {"authorization": "[redacted]"}
     root = next(span for span in spans.values() if span.tags.get("imported_trace") == "ext")
     assert root.attributes == {"api_key": "[redacted]"}
+
+
+def test_reports_read_the_evidence_extracted_after_the_run(recorded: Path) -> None:
+    def tokens(result_runs: tuple[RunRecord, ...], case: str) -> list[Any]:
+        run = next(r for r in result_runs if r.case_id == case)
+        return ObservationQuery(observations=run_observations(run)).values("llm.tokens.input")
+
+    # "plain" put its usage on a span only: no token observation until the trace is extracted
+    assert tokens(replay_experiment(recorded).runs, "plain") == []
+    replay_experiment_extraction(recorded, CompositeExtractor(SpanExtractor(), UsageExtractor()))
+    plain = recorded / run_record_path("plain", "v1")
+    replay_extraction(plain, UsageExtractor())  # the same extractor again, on its own
+    for evidence_only in (False, True):
+        runs = replay_experiment(recorded, evidence_only=evidence_only).runs
+        assert tokens(runs, "plain") == [5]
+        # the attached agent's 200 tokens and the task's own 7: the trace's total outranks
+        # the 200 imported from the envelope alone
+        assert tokens(runs, "attached") == [207]
+        merged = next(r for r in runs if r.case_id == "plain").observations
+        usage = [o for o in merged if o.id == "usage.llm.tokens.input"]
+        assert len(usage) == 1  # one observation, though two derived records hold it
+        assert any(o.semantic_type == "operation.count" for o in merged)
+    assert tokens(replay_experiment(recorded, extractions=False).runs, "plain") == []
+    # the run records themselves are untouched
+    assert (
+        load_run_record(plain).observations
+        == replay_experiment(recorded, extractions=False).runs[0].observations
+    )

@@ -207,12 +207,13 @@ def _operations(
                 else f"conflicting {semantic} values {', '.join(map(str, shown))} and no "
                 "single authority"
             )
+            where = f"span {group[0].span_id}" if implicit else f"operation {operation!r}"
             problems.append(
                 AccountingProblem(
                     code=AMBIGUOUS_DIRECT_MEASUREMENT,
-                    message=f"operation {operation!r} reports {what}; it is left out of the "
-                    "total (record each call in a span of its own, or tag each value with "
-                    "its operation_id, or tag the trusted one authority)",
+                    message=f"{where} reports {what}; it is left out of the total (record "
+                    "each call in a span of its own, or tag each value with its operation_id, "
+                    "or tag the trusted one authority)",
                     span_id=group[0].span_id,
                     details={"operation": operation, "values": shown, "layer": layer},
                 )

@@ -76,7 +76,7 @@ class MetricTable:
         """Results views compute once per table (for example the default columns)."""
         # What the runs themselves diagnosed (accounting conflicts, pricing problems, ...).
         self._diagnostics: dict[str, None] = {
-            f"run {run.run_id}: {o.name}: {o.reason or o.value!r}": None
+            f"run {run.run_id}: {o.name}: {o.reason if o.reason else repr(o.value)}": None
             for run, items in zip(self.runs, observations, strict=True)
             for o in items
             if o.kind is ObservationKind.DIAGNOSTIC

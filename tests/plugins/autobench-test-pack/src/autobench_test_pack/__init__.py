@@ -33,6 +33,9 @@ def autobench_metric_packs() -> Sequence[MetricPack]:
 def autobench_semantic_types() -> Mapping[str, SemanticDefinition]:
     return {
         "support.escalation.count": SemanticDefinition(
-            unit="tickets", shape="integer", description="Tickets escalated to a person."
+            unit="tickets",
+            shape="integer",
+            description="Tickets escalated to a person.",
+            additive=True,
         ),
     }

@@ -1,0 +1,99 @@
+"""Custom semantic types say whether they add up within a run: in a spec's YAML registry, in
+Python, and in an installed metric pack; undeclared types keep one value per run."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from runtime_support import make_spec, run, write_task_module
+
+from autobench.core.spec import load_benchmark_spec
+from autobench.records import (
+    ObservationQuery,
+    RecordDirectoryWriter,
+    RunRecord,
+    SemanticDefinition,
+    SemanticRegistry,
+    is_summary,
+    replay_experiment,
+    run_observations,
+)
+
+TASK = """
+def run_case(ctx, case):
+    for index, amount in enumerate(case.input["refunds"]):
+        with ctx.span(f"refund_{index}", kind="tool") as span:
+            span.metric("refund", amount, semantic_type="business.refunds")
+            span.metric("mood", amount, semantic_type="business.mood")
+            span.metric("escalations", 1, semantic_type="support.escalation.count")
+    return {}
+"""
+
+
+def _values(run: RunRecord, *semantics: str) -> dict[str, object]:
+    query = ObservationQuery(observations=run_observations(run))
+    return {semantic: query.values(semantic) for semantic in semantics}
+
+
+def test_a_yaml_registry_type_declared_additive_is_summed(tmp_path: Path) -> None:
+    module = write_task_module(tmp_path, TASK)
+    path = tmp_path / "autobench.yaml"
+    path.write_text(
+        textwrap.dedent(
+            f"""\
+            benchmark:
+              refunds:
+                dataset:
+                  cases: [{{id: c1, input: {{refunds: [5, 7, 9]}}}}]
+                run: {{python: "{module}:run_case"}}
+                variants: {{v1: {{}}}}
+                semantic_registry:
+                  types:
+                    business.refunds: {{unit: usd, shape: number, additive: true}}
+                    business.mood: {{shape: number}}
+            """
+        )
+    )
+    spec = load_benchmark_spec(path)
+    assert spec.registry.is_additive("business.refunds")
+    assert not spec.registry.is_additive("business.mood")
+    [recorded] = run(spec, sink=RecordDirectoryWriter(tmp_path / "rec")).runs
+    values = _values(recorded, "business.refunds", "business.mood", "support.escalation.count")
+    # declared additive: the run total; undeclared: the first value, as before
+    assert values == {
+        "business.refunds": [21],
+        "business.mood": [5],
+        # the installed test metric pack declares its escalation count additive
+        "support.escalation.count": [3],
+    }
+    assert [o.id for o in recorded.observations if is_summary(o)] == [
+        "accounting.business.refunds",
+        "accounting.support.escalation.count",
+    ]
+    # replay knows the declarations from the record alone (the spec's and the pack's types
+    # are in experiment.yaml)
+    replayed = replay_experiment(tmp_path / "rec")
+    assert replayed.registry.is_additive("support.escalation.count")
+    [again] = replayed.runs
+    assert _values(again, "business.refunds", "support.escalation.count") == {
+        "business.refunds": [21],
+        "support.escalation.count": [3],
+    }
+
+
+def test_a_python_registry_declares_additivity_too(tmp_path: Path) -> None:
+    module = write_task_module(tmp_path, TASK)
+    spec = make_spec(
+        tmp_path,
+        f"{module}:run_case",
+        cases=({"id": "c1", "input": {"refunds": [1, 2]}},),
+        semantic_registry=SemanticRegistry(
+            types={"business.mood": SemanticDefinition(shape="number", additive=True)}
+        ),
+    )
+    [recorded] = run(spec).runs
+    assert _values(recorded, "business.mood", "business.refunds") == {
+        "business.mood": [3],
+        "business.refunds": [1],  # not declared here: one value per run
+    }
