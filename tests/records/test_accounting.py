@@ -21,7 +21,6 @@ from autobench.records import (
     SpanIndex,
     accounting_observations,
     is_summary,
-    needs_accounting,
     project_observations,
 )
 
@@ -218,7 +217,7 @@ def test_only_additive_types_of_accounted_sources_are_summed() -> None:
     scores = [tokens(f"s{i}", i, None, source=ObservationSource.SCORE) for i in (1, 2)]
     assert accounting_observations(scores, REGISTRY) == ()
     # a single observation is its own total: nothing to add
-    assert not needs_accounting([tokens("o1", 5, "call1")], REGISTRY)
+    assert accounting_observations([tokens("o1", 5, "call1")], REGISTRY) == ()
     # each source is totalled apart; projection then takes the most trusted one
     mixed = [
         tokens("t1", 1, "call1"),

@@ -55,6 +55,7 @@ def test_replay_totals_every_run_of_an_old_record(evidence_only: bool) -> None:
     long = next(run for run in result.runs if run.case_id == "long")
     summary = ObservationQuery(observations=long.observations).first_exact("llm.tokens.input")
     assert summary is not None and is_summary(summary) and summary.tags["operations"] == "400"
+    assert {run.run.accounting for run in result.runs} == {1}
     if evidence_only:
         assert long.trace is None  # the trace was read for the totals, not kept
     assert digests(FIXTURE) == before  # replay never writes
@@ -64,7 +65,8 @@ def test_the_old_records_are_read_as_they_were_written() -> None:
     for case in EXPECTED:
         run = load_run_record(FIXTURE / run_record_path(case, "mini"))
         assert not any(is_summary(o) for o in run.observations)
-        assert needs_accounting(run.observations, replay_experiment(FIXTURE).registry)
+        assert run.run.accounting is None
+        assert needs_accounting(run, replay_experiment(FIXTURE).registry)
     # what the old version derived and checked stays as evidence: its cost priced the
     # run-level usage as a third call, and its policy read the first call only
     bridge = next(r for r in replay_experiment(FIXTURE).runs if r.case_id == "bridge")

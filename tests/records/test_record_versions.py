@@ -99,11 +99,12 @@ def test_the_frozen_version_1_records_replay_unchanged(v1_copy: Path) -> None:
 def test_the_reader_accepts_every_version_up_to_the_supported_one() -> None:
     text = run_record_to_yaml(trivial_run())
     supported = RECORD_VERSIONS["run"]
+    written = f"  version: {supported}\n"
     for version in range(1, supported + 1):
-        stamped = text.replace("  version: 1\n", f"  version: {version}\n", 1)
+        stamped = text.replace(written, f"  version: {version}\n", 1)
         assert run_record_from_yaml(stamped, source="r.yaml") == trivial_run()
     for version, problem in ((0, "invalid run record version 0"), (supported + 1, "newer")):
-        stamped = text.replace("  version: 1\n", f"  version: {version}\n", 1)
+        stamped = text.replace(written, f"  version: {version}\n", 1)
         with pytest.raises(RecordFormatError, match=problem):
             run_record_from_yaml(stamped, source="r.yaml")
 

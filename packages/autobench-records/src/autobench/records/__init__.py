@@ -125,6 +125,7 @@ from autobench.records._replay import (
 from autobench.records._result import ExperimentResult
 from autobench.records._run_accounting import (
     ACCOUNTED_SOURCES,
+    ACCOUNTING_VERSION,
     GroupTotal,
     SpanIndex,
     account_run,
@@ -161,6 +162,7 @@ from autobench.records._yaml import load_document, render_sections
 
 __all__ = [
     "ACCOUNTED_SOURCES",
+    "ACCOUNTING_VERSION",
     "AGGREGATE_MEASUREMENT_MISMATCH",
     "AGGREGATIONS",
     "AMBIGUOUS_DIRECT_MEASUREMENT",

@@ -27,7 +27,9 @@ from autobench.records._evidence import (
 )
 from autobench.records._semantics import SemanticRegistry
 
-RUN_RECORD_VERSION = 1
+RUN_RECORD_VERSION = 2
+"""Version 2 added ``run.accounting`` (run totals of additive evidence); version 1 records
+are read as written, and replay accounts them."""
 EXPERIMENT_RECORD_VERSION = 1
 SUMMARY_RECORD_VERSION = 1
 TRACE_RECORD_VERSION = 1
@@ -44,7 +46,10 @@ class RunOutcome(RecordModel):
 
 class RunInfo(RecordModel):
     """Identity and status of a run. ``index`` is its position in the plan;
-    ``duration`` is seconds of wall time from task start to evaluation end."""
+    ``duration`` is seconds of wall time from task start to evaluation end;
+    ``accounting`` is the version of the run-total rules the record was accounted by
+    (``autobench.records._run_accounting``), ``None`` for records written before them.
+    """
 
     id: str
     experiment: str
@@ -56,6 +61,7 @@ class RunInfo(RecordModel):
     outcome: RunOutcome
     started_at: datetime | None = None
     duration: float | None = None
+    accounting: int | None = None
 
 
 class TraceSummary(RecordModel):

@@ -4,10 +4,10 @@ Replay reads ``experiment.yaml``, ``summary.yaml`` (when present) and every
 planned ``run.yaml`` that exists, in plan order, into an
 :class:`ExperimentResult`. To each run it adds, in this order:
 
-* the run totals of additive evidence its record lacks (records written before
-  run totals were accounted): the same accounting rules as a live run, with
-  the run's trace for span parentage and layers (read for these runs even when
-  replaying evidence only), see :mod:`autobench.records._run_accounting`;
+* for records written before run totals (no ``run.accounting``), the totals of
+  additive evidence by the same rules as a live run, with the run's trace for
+  span parentage and layers (read for these runs even when replaying evidence
+  only), see :mod:`autobench.records._run_accounting`;
 * the observations of its derived records (``derived/``, written by
   :func:`~autobench.records.replay_extraction`), the highest version of each
   extractor;
@@ -254,7 +254,7 @@ def replay_experiment(
 def _accounted(run: RunRecord, path: Path, root: Path, registry: SemanticRegistry) -> RunRecord:
     """``run`` with the run totals its record lacks; a run read without its trace is read
     again, whole, when it needs one (records written before run totals existed)."""
-    if not needs_accounting(run.observations, registry):
+    if not needs_accounting(run, registry):
         return run
     trace = run.trace
     if not isinstance(trace, Trace):

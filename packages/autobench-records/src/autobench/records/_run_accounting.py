@@ -31,10 +31,13 @@ their code, tagged with the ``metric`` they concern. A group of one observation
 needs no summary: that observation is the total. Scores are judgements, not
 spend, and are never summed.
 
-The runtime writes the summaries into ``run.yaml`` when the run ends (it has the
-trace then). Replay computes them for records written without them
-(:func:`needs_accounting`, :func:`account_run`), and projection computes a
-missing one on the fly (:func:`group_summary`).
+When a run ends the runtime accounts it with its trace and stores in ``run.yaml``
+the diagnostics, and the summaries whose total depends on the trace (a roll-up
+found by span parentage, a layer or an operation id taken from a span); every
+other total is the same without the trace, so projection computes it when it is
+read (:func:`group_summary`) and the record stays as small as the evidence. The
+record then says ``run.accounting: 1`` (:data:`ACCOUNTING_VERSION`). Replay
+accounts records written without it (:func:`account_run`), with their trace.
 """
 
 from __future__ import annotations
@@ -58,6 +61,9 @@ ACCOUNTED_SOURCES: tuple[ObservationSource, ...] = (
     ObservationSource.IMPORTED,
 )
 """Sources whose additive observations are summed (scores are not)."""
+
+ACCOUNTING_VERSION = 1
+"""The version of these rules, written as ``run.accounting`` in accounted run records."""
 
 ACCOUNTING_TAG = "accounting"
 SUMMARY = "summary"
@@ -160,9 +166,12 @@ def additive_groups(
     return groups, summarized
 
 
-def needs_accounting(observations: Iterable[Observation], registry: SemanticRegistry) -> bool:
-    """Whether some additive group of two or more observations has no summary yet."""
-    groups, summarized = additive_groups(observations, registry)
+def needs_accounting(run: RunRecord, registry: SemanticRegistry) -> bool:
+    """Whether ``run`` was written without run totals and has an additive group of two or
+    more observations without a summary (replay then accounts it, with its trace)."""
+    if run.run.accounting is not None:
+        return False
+    groups, summarized = additive_groups(run.observations, registry)
     return any(len(items) > 1 and key not in summarized for key, items in groups.items())
 
 
@@ -173,36 +182,52 @@ def accounting_observations(
     *,
     case_id: str | None = None,
     variant_id: str | None = None,
+    trace_dependent_only: bool = False,
+    sources: Iterable[ObservationSource] = ACCOUNTED_SOURCES,
 ) -> tuple[Observation, ...]:
     """The summaries and diagnostics of every additive group of two or more observations
-    that has no summary yet, in the order the groups first appear; ``()`` when there is
-    nothing to account. ``index`` describes the run's trace (:meth:`SpanIndex.of`)."""
+    from ``sources`` that has no summary yet, in the order the groups first appear; ``()``
+    when there is nothing to account. ``index`` describes the run's trace
+    (:meth:`SpanIndex.of`). With ``trace_dependent_only`` a summary is only returned when
+    the trace changes it (the total computed without ``index`` differs); diagnostics are
+    always returned."""
     groups, summarized = additive_groups(observations, registry)
+    wanted = frozenset(sources)
     added: list[Observation] = []
     for (semantic, source), items in groups.items():
-        if len(items) < 2 or (semantic, source) in summarized:
+        if len(items) < 2 or (semantic, source) in summarized or source not in wanted:
             continue
-        total = group_total(
-            semantic, source, items, registry, index, case_id=case_id, variant_id=variant_id
-        )
-        added.append(total.summary)
+        placed = {"case_id": case_id, "variant_id": variant_id}
+        total = group_total(semantic, source, items, registry, index, **placed)
+        if not trace_dependent_only or (
+            index is not NO_SPANS
+            and _differs(total, group_total(semantic, source, items, registry, NO_SPANS, **placed))
+        ):
+            added.append(total.summary)
         added += total.diagnostics
     return tuple(added)
+
+
+def _differs(first: GroupTotal, second: GroupTotal) -> bool:
+    return first.summary != second.summary or first.diagnostics != second.diagnostics
 
 
 def account_run(
     run: RunRecord, registry: SemanticRegistry, index: SpanIndex | None = None
 ) -> RunRecord:
-    """``run`` with the summaries and diagnostics it lacks appended to its observations
-    (``run`` itself when it lacks none). ``index`` defaults to the run's own trace."""
+    """``run`` accounted: the summaries and diagnostics it lacks appended to its
+    observations, and ``run.accounting`` set. ``index`` defaults to the run's own trace."""
     if index is None:
         index = SpanIndex.of(run.trace) if isinstance(run.trace, Trace) else NO_SPANS
     added = accounting_observations(
         run.observations, registry, index, case_id=run.case_id, variant_id=run.variant_id
     )
-    if not added:
-        return run
-    return run.model_copy(update={"observations": run.observations + added})
+    return run.model_copy(
+        update={
+            "observations": run.observations + added,
+            "run": run.run.model_copy(update={"accounting": ACCOUNTING_VERSION}),
+        }
+    )
 
 
 def group_total(
@@ -219,13 +244,11 @@ def group_total(
     ``source``, in recording order): the summary and its diagnostics, which carry
     ``case_id`` and ``variant_id``."""
     placed = {"case_id": case_id, "variant_id": variant_id}
-    unit = registry.unit_of(semantic) or next(
-        (o.unit for o in observations if o.unit is not None), None
-    )
+    unit = _group_unit(semantic, observations, registry)
+    summary_id = _summary_id(semantic, source)
     candidates: list[Candidate] = []
     diagnostics: list[Observation] = []
     skipped: list[Observation] = []
-    summary_id = _summary_id(semantic, source)
     for observation in observations:
         value, problem = _value_in(observation, unit)
         if problem is not None:
@@ -260,7 +283,16 @@ def group_total(
                 placed,
             )
         )
-    summary = _summary(summary_id, semantic, source, unit, observations, accounted, placed)
+    summary = _summary(
+        summary_id,
+        semantic,
+        source,
+        unit,
+        observations,
+        accounted.value,
+        (accounted.basis, accounted.layer or DEFAULT_LAYER, accounted.operations),
+        placed,
+    )
     return GroupTotal(
         semantic, source, accounted, unit, summary, tuple(diagnostics), tuple(skipped)
     )
@@ -273,23 +305,64 @@ def group_summary(
     index: SpanIndex = NO_SPANS,
 ) -> Observation:
     """The summary of ``observations`` (raw observations of exactly ``semantic`` from one
-    source, none of them a summary), computed now (see :func:`group_total`)."""
+    source, none of them a summary), computed now (see :func:`group_total`). A plain group
+    (no trace, no accounting tags, one number per span, in one unit) is summed directly:
+    the rules could not change it, and reports read many of them."""
     first = observations[0]
-    return group_total(
-        semantic,
-        first.source,
-        observations,
-        registry,
-        index,
-        case_id=first.case_id,
-        variant_id=first.variant_id,
-    ).summary
+    placed = {"case_id": first.case_id, "variant_id": first.variant_id}
+    unit = _group_unit(semantic, observations, registry)
+    if not index.parents and (plain := _plain_total(observations, unit)) is not None:
+        return _summary(
+            _summary_id(semantic, first.source),
+            semantic,
+            first.source,
+            unit,
+            observations,
+            plain,
+            ("direct", DEFAULT_LAYER, len(observations)),
+            placed,
+        )
+    return group_total(semantic, first.source, observations, registry, index, **placed).summary
+
+
+def _group_unit(
+    semantic: str, observations: Sequence[Observation], registry: SemanticRegistry
+) -> str | None:
+    return registry.unit_of(semantic) or next(
+        (o.unit for o in observations if o.unit is not None), None
+    )
 
 
 def _summary_id(semantic: str, source: ObservationSource) -> str:
     if source is ObservationSource.TASK_OBSERVATION:
         return f"accounting.{semantic}"
     return f"accounting.{source.value}.{semantic}"
+
+
+def _plain_total(observations: Sequence[Observation], unit: str | None) -> int | float | None:
+    """The total of a group the rules cannot change, computed directly: no trace at hand,
+    no accounting tags, finite numbers in ``unit``, one observation per span. ``None`` when
+    the group is not that plain (the rules then apply one by one)."""
+    spans: set[str] = set()
+    values: list[int | float] = []
+    for observation in observations:
+        value = observation.value
+        if (
+            observation.tags
+            or isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or (observation.unit is not None and observation.unit != unit)
+        ):
+            return None
+        key = observation.span_id or f"observation:{observation.id}"
+        if key in spans:
+            return None
+        spans.add(key)
+        values.append(value)
+    if all(isinstance(value, int) for value in values):
+        return sum(values)
+    total = math.fsum(values)
+    return total if math.isfinite(total) else None
 
 
 def _value_in(observation: Observation, unit: str | None) -> tuple[int | float | None, str | None]:
@@ -335,24 +408,22 @@ def _summary(
     source: ObservationSource,
     unit: str | None,
     observations: Sequence[Observation],
-    accounted: Accounted,
+    value: int | float | None,
+    how: tuple[str, str, int],
     placed: dict[str, str | None],
 ) -> Observation:
-    names = {o.name for o in observations}
+    basis, layer, operations = how
     first = observations[0]
-    layer = accounted.layer or DEFAULT_LAYER
-    operations = accounted.operations
-    reason = (
-        f"{operations} {'operation' if operations == 1 else 'operations'} summed from "
-        f"{accounted.basis} evidence at the {layer} layer"
-    )
-    if accounted.value is None:
+    if value is None:
         reason = f"none of the {len(observations)} observations could be counted"
+    else:
+        plural = "operation" if operations == 1 else "operations"
+        reason = f"{operations} {plural} summed from {basis} evidence at the {layer} layer"
     return Observation(
         id=summary_id,
-        name=first.name if len(names) == 1 else semantic,
+        name=first.name if all(o.name == first.name for o in observations) else semantic,
         kind=ObservationKind.METRIC,
-        value=accounted.value,
+        value=value,
         unit=unit,
         semantic_type=semantic,
         direction=next((o.direction for o in observations if o.direction is not None), None),
@@ -361,7 +432,7 @@ def _summary(
         reason=reason,
         tags={
             ACCOUNTING_TAG: SUMMARY,
-            "basis": accounted.basis,
+            "basis": basis,
             "layer": layer,
             "operations": str(operations),
         },

@@ -19,7 +19,7 @@ score, a ratio, an identity) has one value per run, chosen by projection.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
@@ -280,6 +280,7 @@ class SemanticRegistry(BaseModel):
     types: dict[SemanticType, SemanticDefinition] = Field(default_factory=dict)
     aliases: dict[str, SemanticType] = Field(default_factory=dict)
     _additive: dict[str, bool] = PrivateAttr(default_factory=dict)
+    _units: dict[str, str | None] = PrivateAttr(default_factory=dict)
 
     def model_post_init(self, __context: object) -> None:
         for name in self.types:
@@ -326,7 +327,8 @@ class SemanticRegistry(BaseModel):
         """Whether values of ``name`` add up within one run (tokens, requests, cost, counts,
         bytes): the ``additive`` flag of ``name`` or of its nearest ancestor that sets one;
         ``False`` for unknown types and when no ancestor sets it."""
-        known = self._additive.get(name)
+        memo = self._memo("_additive")
+        known = memo.get(name)
         if known is None:
             known = False
             for semantic in self.ancestors(name):
@@ -334,16 +336,29 @@ class SemanticRegistry(BaseModel):
                 if definition is not None and definition.additive is not None:
                     known = definition.additive
                     break
-            self._additive[name] = known
+            memo[name] = known
         return known
+
+    def _memo(self, name: str) -> dict[str, Any]:
+        # A private attribute read through the model's slot: pydantic's attribute access to
+        # private attributes costs microseconds, and reports ask per observation.
+        memo: dict[str, Any] = self.__pydantic_private__[name]  # type: ignore[index]
+        return memo
 
     def unit_of(self, name: str) -> str | None:
         """The canonical unit of ``name``, inherited from the nearest parent that declares one."""
+        memo = self._memo("_units")
+        if name in memo:
+            unit: str | None = memo[name]
+            return unit
+        unit = None
         for semantic in self.ancestors(name):
             definition = self.types.get(semantic)
             if definition is not None and definition.unit is not None:
-                return definition.unit
-        return None
+                unit = definition.unit
+                break
+        memo[name] = unit
+        return unit
 
     def merged(
         self,

@@ -53,8 +53,10 @@ from autobench.core.runtime._scoring import ScoringResult, score_run, score_run_
 from autobench.core.runtime._status import decide_outcome
 from autobench.core.scoring import ScorerSpec, ScoringCall
 from autobench.records import (
+    ACCOUNTING_VERSION,
     DEFAULT_SEMANTIC_REGISTRY,
     Observation,
+    ObservationSource,
     RunInfo,
     RunRecord,
     SemanticRegistry,
@@ -230,8 +232,16 @@ def _scoring_call(run: _Run, registry: SemanticRegistry) -> ScoringCall:
     )
 
 
-def _add_accounting(run: _Run, registry: SemanticRegistry) -> None:
-    """Record the summaries (and accounting diagnostics) the run's evidence lacks so far;
+_TASK_SOURCES = (ObservationSource.TASK_OBSERVATION, ObservationSource.IMPORTED)
+
+
+def _add_accounting(
+    run: _Run,
+    registry: SemanticRegistry,
+    sources: tuple[ObservationSource, ...] = _TASK_SOURCES,
+) -> None:
+    """Record the accounting diagnostics of the run's evidence from ``sources``, and the
+    summaries only the trace can give (the others are computed when read);
     ``run.observations`` is the evidence then."""
     assert run.trace is not None
     evidence = run.evidence
@@ -242,6 +252,8 @@ def _add_accounting(run: _Run, registry: SemanticRegistry) -> None:
             SpanIndex.of(run.trace),
             case_id=evidence.case_id,
             variant_id=evidence.variant_id,
+            trace_dependent_only=True,
+            sources=sources,
         )
     )
     run.observations = tuple(evidence.observations)
@@ -264,7 +276,7 @@ def _finish(
             trace=run.trace,
             registry=setup.registry,
         )
-        _add_accounting(run, setup.registry)
+        _add_accounting(run, setup.registry, (ObservationSource.DERIVED,))
     # Policies come last before the status: after scoring and any per-run derivation.
     if task_status is TaskStatus.PASSED and setup.policies:
         run.observations += policy_observations(
@@ -291,6 +303,7 @@ def _finish(
         outcome=outcome,
         started_at=run.started_at,
         duration=(time.perf_counter_ns() - run.started) / 1e9,
+        accounting=ACCOUNTING_VERSION,
     )
     record = RunRecord(
         run=info,
