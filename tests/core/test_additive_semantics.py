@@ -1,13 +1,16 @@
 """Custom semantic types say whether they add up within a run: in a spec's YAML registry, in
-Python, and in an installed metric pack; undeclared types keep one value per run."""
+Python, and in an installed metric pack; undeclared types keep one value per run. Derivers read
+the run totals."""
 
 from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import Literal
 
 from runtime_support import make_spec, run, write_task_module
 
+from autobench.core.derive import DerivationCall, DerivedValue, DeriverSpec, PreparedDeriver
 from autobench.core.spec import load_benchmark_spec
 from autobench.records import (
     ObservationQuery,
@@ -100,3 +103,41 @@ def test_a_python_registry_declares_additivity_too(tmp_path: Path) -> None:
         "business.mood": [3],
         "business.refunds": [1],  # not declared here: one value per run
     }
+
+
+class TokensPerRequestSpec(DeriverSpec):
+    """A third-party deriver: input tokens per model request, from the run's projected totals."""
+
+    kind: Literal["tokens_per_request"] = "tokens_per_request"
+
+    def prepare(self, *, base_dir: Path | None, registry: SemanticRegistry) -> PreparedDeriver:
+        return self
+
+    def derive(self, call: DerivationCall) -> list[DerivedValue]:
+        query = ObservationQuery(observations=call.observations, registry=call.registry)
+        tokens, requests = (
+            query.first_exact("llm.tokens.input"),
+            query.first_exact("llm.request.count"),
+        )
+        assert tokens is not None and requests is not None
+        return [DerivedValue(name="tokens_per_request", value=tokens.value / requests.value)]
+
+
+def test_a_deriver_reads_the_run_totals(tmp_path: Path) -> None:
+    module = write_task_module(
+        tmp_path,
+        """
+        from autobench import record_pydantic_ai_usage
+
+        def run_case(ctx, case):
+            for tokens in (50, 80):
+                with ctx.span("request", kind="llm") as span:
+                    record_pydantic_ai_usage(span, {"requests": 1, "input_tokens": tokens})
+            record_pydantic_ai_usage(ctx, {"requests": 2, "input_tokens": 130})
+            return {}
+        """,
+    )
+    spec = make_spec(tmp_path, f"{module}:run_case", derive=[TokensPerRequestSpec()])
+    [recorded] = run(spec).runs
+    derived = next(o for o in recorded.observations if o.name == "tokens_per_request")
+    assert derived.value == 65  # 130 tokens over 2 requests, the run-level usage not added
