@@ -279,8 +279,7 @@ class SemanticRegistry(BaseModel):
     version: int = 1
     types: dict[SemanticType, SemanticDefinition] = Field(default_factory=dict)
     aliases: dict[str, SemanticType] = Field(default_factory=dict)
-    _additive: dict[str, bool] = PrivateAttr(default_factory=dict)
-    _units: dict[str, str | None] = PrivateAttr(default_factory=dict)
+    _inherited_memo: dict[tuple[str, str], Any] = PrivateAttr(default_factory=dict)
 
     def model_post_init(self, __context: object) -> None:
         for name in self.types:
@@ -327,38 +326,30 @@ class SemanticRegistry(BaseModel):
         """Whether values of ``name`` add up within one run (tokens, requests, cost, counts,
         bytes): the ``additive`` flag of ``name`` or of its nearest ancestor that sets one;
         ``False`` for unknown types and when no ancestor sets it."""
-        memo = self._memo("_additive")
-        known = memo.get(name)
-        if known is None:
-            known = False
-            for semantic in self.ancestors(name):
-                definition = self.types.get(semantic)
-                if definition is not None and definition.additive is not None:
-                    known = definition.additive
-                    break
-            memo[name] = known
-        return known
-
-    def _memo(self, name: str) -> dict[str, Any]:
-        # A private attribute read through the model's slot: pydantic's attribute access to
-        # private attributes costs microseconds, and reports ask per observation.
-        memo: dict[str, Any] = self.__pydantic_private__[name]  # type: ignore[index]
-        return memo
+        return self._inherited(name, "additive") is True
 
     def unit_of(self, name: str) -> str | None:
         """The canonical unit of ``name``, inherited from the nearest parent that declares one."""
-        memo = self._memo("_units")
-        if name in memo:
-            unit: str | None = memo[name]
-            return unit
-        unit = None
-        for semantic in self.ancestors(name):
-            definition = self.types.get(semantic)
-            if definition is not None and definition.unit is not None:
-                unit = definition.unit
-                break
-        memo[name] = unit
+        unit: str | None = self._inherited(name, "unit")
         return unit
+
+    def _inherited(self, name: str, attribute: str) -> Any:
+        """``attribute`` of the nearest definition in ``name``'s ancestry that sets it (not
+        ``None``), memoised: reports ask once per observation. The memo is read through the
+        model's private slot, because pydantic's private-attribute access costs microseconds."""
+        memo: dict[tuple[str, str], Any] = self.__pydantic_private__["_inherited_memo"]  # type: ignore[index]
+        key = (attribute, name)
+        if key not in memo:
+            memo[key] = next(
+                (
+                    getattr(definition, attribute)
+                    for semantic in self.ancestors(name)
+                    if (definition := self.types.get(semantic)) is not None
+                    and getattr(definition, attribute) is not None
+                ),
+                None,
+            )
+        return memo[key]
 
     def merged(
         self,
