@@ -90,7 +90,7 @@ def layered(ctx, case):
     """The same two calls seen by a framework and by its client (one logical operation each)."""
     for index, (tokens_in, tokens_out) in enumerate(CALLS):
         with ctx.span(f"model_request_{index}", kind="llm") as framework:
-            framework.metric("input_tokens", tokens_in + 1, semantic_type=Semantic.LLM_TOKENS_INPUT,
+            framework.metric("input_tokens", tokens_in, semantic_type=Semantic.LLM_TOKENS_INPUT,
                              tags={"layer": "framework", "operation_id": f"req{index}"})
             framework.metric("output_tokens", tokens_out, semantic_type=Semantic.LLM_TOKENS_OUTPUT,
                              tags={"layer": "framework", "operation_id": f"req{index}"})
@@ -298,7 +298,9 @@ def test_a_run_level_aggregate_is_never_added_to_the_calls_or_priced_again(
     assert diagnostics(mismatch) == ["aggregate_measurement_mismatch"]
     report = runner.invoke(cli, ["report", str(mismatch)])
     assert "aggregate_measurement_mismatch" in report.output
-    assert "aggregate llm.request.count 3 differs from the total 2" in report.output
+    assert "aggregate llm.request.count 3 (application layer) differs from the total 2" in (
+        report.output
+    )
 
 
 def test_a_roll_up_beside_its_calls_is_told_apart_by_its_tag(
@@ -323,7 +325,8 @@ def test_an_attached_trace_counts_its_calls_not_its_agent(runner: CliRunner, pro
     summary = ObservationQuery(observations=run_yaml(directory).observations).first_exact(
         "llm.tokens.input"
     )
-    assert summary is not None and summary.id == "accounting.imported.llm.tokens.input"
+    assert summary is not None and summary.id == "accounting.llm.tokens.input"
+    assert summary.source.value == "imported"
 
 
 def test_one_layer_per_total_and_one_count_per_operation(runner: CliRunner, project: Path) -> None:

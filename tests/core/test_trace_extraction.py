@@ -345,9 +345,15 @@ def test_reports_read_the_evidence_extracted_after_the_run(recorded: Path) -> No
     for evidence_only in (False, True):
         runs = replay_experiment(recorded, evidence_only=evidence_only).runs
         assert tokens(runs, "plain") == [5]
-        # the attached agent's 200 tokens and the task's own 7: the trace's total outranks
-        # the 200 imported from the envelope alone
-        assert tokens(runs, "attached") == [207]
+        # the run's own evidence (the 200 imported from the envelope) comes first; the trace
+        # also holds the 7 of a span the task gave usage but no observation, and the
+        # report is told that the extracted total differs
+        assert tokens(runs, "attached") == [200]
+        attached = next(r for r in runs if r.case_id == "attached")
+        projected = ObservationQuery(observations=run_observations(attached)).projected()
+        assert projected["llm.tokens.input"].note == (
+            "llm.tokens.input: the direct total 200 is used; the extracted evidence totals 207"
+        )
         merged = next(r for r in runs if r.case_id == "plain").observations
         usage = [o for o in merged if o.id == "usage.llm.tokens.input"]
         assert len(usage) == 1  # one observation, though two derived records hold it

@@ -25,6 +25,7 @@ from autobench.records import (
 )
 
 T0 = datetime(2026, 5, 7, 12, tzinfo=UTC)
+DERIVED = ObservationSource.DERIVED
 TOKENS = "llm.tokens.input"
 REGISTRY = DEFAULT_SEMANTIC_REGISTRY
 
@@ -151,10 +152,22 @@ def test_one_layer_is_used_client_first() -> None:
     ]
     summary, diagnostics = account(observations, layered)
     assert summary is not None and (summary.value, summary.tags["layer"]) == (50, "client")
-    assert diagnostics == []
-    # the layer tag of an observation wins over its span's scope
+    # the framework's 51 for the call its client measured as 50 is a disagreement
+    assert codes(diagnostics) == [AGGREGATE_MEASUREMENT_MISMATCH]
+    # a call only one layer measured counts, whatever the layer: it is another call
+    other = layered.model_copy(
+        update={"spans": (*layered.spans, span("own", scope="fw", kind="llm"))}
+    )
+    summary, _ = account([*observations, tokens("own", 7, "own")], other)
+    assert summary is not None and summary.value == 57
+    assert summary.tags["layer"] == "client+framework"
+    # an observation's layer tag (any case) says its layer; one operation id, one call
     summary, _ = account(
-        [tokens("a", 50, None, tags={"layer": "framework"}), tokens("b", 9, None)], None
+        [
+            tokens("a", 50, None, tags={"layer": "Framework", "operation_id": "x"}),
+            tokens("b", 9, None, tags={"operation_id": "x"}),
+        ],
+        None,
     )
     assert summary is not None and (summary.value, summary.tags["layer"]) == (50, "framework")
 
@@ -218,19 +231,27 @@ def test_only_additive_types_of_accounted_sources_are_summed() -> None:
     assert accounting_observations(scores, REGISTRY) == ()
     # a single observation is its own total: nothing to add
     assert accounting_observations([tokens("o1", 5, "call1")], REGISTRY) == ()
-    # each source is totalled apart; projection then takes the most trusted one
+    # what the task recorded and what it imported are one pool of direct evidence
     mixed = [
         tokens("t1", 1, "call1"),
         tokens("t2", 2, "call2"),
-        tokens("i1", 10, "call1", source=ObservationSource.IMPORTED),
-        tokens("i2", 20, "call2", source=ObservationSource.IMPORTED),
+        tokens("i1", 10, "ext1", source=ObservationSource.IMPORTED),
+        tokens("i2", 20, "ext2", source=ObservationSource.IMPORTED),
     ]
     added = accounting_observations(mixed, REGISTRY, SpanIndex.of(AGENT_TREE))
-    assert [(o.id, o.value) for o in added] == [
-        ("accounting.llm.tokens.input", 3),
-        ("accounting.imported.llm.tokens.input", 30),
+    assert [(o.id, o.value, o.source) for o in added] == [
+        ("accounting.llm.tokens.input", 33, ObservationSource.TASK_OBSERVATION)
     ]
-    assert project_observations([*mixed, *added], REGISTRY)[TOKENS].value == 3
+    # a derived value outranks it, and the report is told that the direct evidence differs
+    cost = [
+        tokens("tool", 0.5, "call1", semantic="money.cost", unit="usd"),
+        tokens("llm", 0.2, None, semantic="money.cost", unit="usd", source=DERIVED),
+    ]
+    projected = project_observations(cost, REGISTRY)["money.cost"]
+    assert projected.value == 0.2
+    assert projected.note == (
+        "money.cost: the derived total 0.2 is used; the direct evidence totals 0.5"
+    )
 
 
 def test_additivity_is_declared_inherited_and_false_by_default() -> None:

@@ -56,6 +56,7 @@ class TraceCollector:
         "_scopes",
         "_signals",
         "_starts",
+        "adoptive_parent",
         "capture",
         "name",
         "origin_ns",
@@ -82,6 +83,10 @@ class TraceCollector:
         self._facts: list[Signal] = []
         self._scopes: dict[str, InstrumentationScope] = {}
         self._payloads: list[tuple[PayloadRef, Any]] = []
+        self.adoptive_parent: str | None = None
+        """The span id a span gets as parent when it is opened where no span of this trace is
+        active (a thread started without the caller's context); ``None``: it becomes a root.
+        The runtime sets it to the run's root span."""
 
     def register_scope(self, scope: InstrumentationScope) -> str:
         """Make ``scope`` known to the trace and return its key (the instrumentor name)."""

@@ -341,14 +341,19 @@ class SpanScope:
         if target is None:
             raise RuntimeError("no active trace collector: spans can only be opened inside a run")
         parent = _span.get()
+        # A span opened where no span of this trace is active (a thread started without the
+        # task's context) belongs under the trace's adoptive parent, the run's root span.
+        parent_id = (
+            target.adoptive_parent
+            if parent is None or parent.collector is not target
+            else parent.id
+        )
         scope_key = target.register_scope(self._scope)
         start_ns = time.perf_counter_ns()
         operation, kind = self._operation, self._kind
         if kind.__class__ is not str:
             kind = _KIND_VALUES.get(kind) or str(kind)
-        handle = ActiveSpan(
-            target, new_span_id(), operation, kind, None if parent is None else parent.id, start_ns
-        )
+        handle = ActiveSpan(target, new_span_id(), operation, kind, parent_id, start_ns)
         value = self._input
         if value is not None:
             value = target.capture_payload(value, name=f"{operation}.input", span_id=handle.id)

@@ -10,9 +10,14 @@ flags. Where the candidates come from (trace spans and measurements for
 1. A candidate is *aggregate* when it says so, or when its span has a
    descendant that carries a direct candidate of the same layer: it is the
    roll-up of its children and is never added to them.
-2. One abstraction layer is used: the first of client, framework,
-   application, transport (then any other layer, alphabetically) that has a
-   direct candidate.
+2. A call measured at several abstraction layers counts at the preferred one:
+   client, then framework, application, transport (then any other layer,
+   alphabetically). A direct candidate is left out when a candidate of a
+   preferred layer measures the same call: on its span, above it, beneath it,
+   or with the same explicit operation id. Candidates of other layers in
+   unrelated parts of the trace are other calls and all count. A candidate
+   left out for a preferred layer *beneath* it is, like a roll-up, checked
+   against what is counted beneath it (rule 5).
 3. Direct candidates of that layer that share a logical operation id are one
    operation. Equal values count once. Conflicting values are settled by the
    single candidate marked *authority*; without one, the operation is left out
@@ -28,7 +33,9 @@ flags. Where the candidates come from (trace spans and measurements for
    an ``aggregate_measurement_mismatch`` problem (integers compare exactly,
    other numbers with a relative tolerance of 1e-9).
 
-A total of integers is an integer; with any float it is :func:`math.fsum`.
+A total of integers is an integer; with any float it is :func:`math.fsum`. A
+total too large for a float is no value, with an ``accounting_overflow``
+problem. Layer names compare in lower case.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ LAYER_PRIORITY = ("client", "framework", "application", "transport")
 
 AMBIGUOUS_DIRECT_MEASUREMENT = "ambiguous_direct_measurement"
 AGGREGATE_MEASUREMENT_MISMATCH = "aggregate_measurement_mismatch"
+ACCOUNTING_OVERFLOW = "accounting_overflow"
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,33 +139,76 @@ def account(
     marked = _mark_rollups(candidates, parents)
     direct = [c for c in marked if not c.aggregate]
     aggregates = [c for c in marked if c.aggregate]
+    basis: Literal["direct", "aggregate"] = "direct"
     if not direct:
         outer_spans = {c.span_id for c in aggregates}
-        outermost = [
+        direct = [
             c
             for c in aggregates
             if not any(a in outer_spans for a in ancestors(c.span_id, parents))
         ]
-        layer = min((c.layer for c in outermost), key=layer_rank, default=None)
-        counted, conflicting, problems = _operations(semantic, outermost, layer)
-        return Accounted(
-            semantic, _total(counted), "aggregate", layer, counted, conflicting, (), problems
-        )
-    layer = min((c.layer for c in direct), key=layer_rank)
-    counted, conflicting, problems = _operations(
-        semantic, [c for c in direct if c.layer == layer], layer
-    )
-    problems += _mismatches(semantic, counted, aggregates, parents, layer)
+        aggregates, basis = [], "aggregate"
+    kept, covering = _preferred_layers(direct, parents)
+    counted, conflicting, problems = _operations(semantic, kept)
+    validated = [*aggregates, *covering]
+    problems += _mismatches(semantic, counted, validated, parents)
+    total, overflow = _total(semantic, counted)
     return Accounted(
         semantic,
-        _total(counted),
-        "direct",
-        layer,
+        total,
+        basis,
+        _layers(counted or kept),
         counted,
         conflicting,
-        tuple(aggregates),
-        problems,
+        tuple(validated),
+        problems + overflow,
     )
+
+
+def _layers(candidates: Sequence[Candidate]) -> str | None:
+    """The layer of ``candidates``, or their layers joined by ``+`` in preference order."""
+    layers = sorted({c.layer for c in candidates}, key=layer_rank)
+    return "+".join(layers) if layers else None
+
+
+def _preferred_layers(
+    candidates: Sequence[Candidate], parents: Mapping[str, str | None]
+) -> tuple[list[Candidate], list[Candidate]]:
+    """Rule 2: the candidates kept, and those left out for a preferred layer beneath them."""
+    if len({c.layer for c in candidates}) < 2:
+        return list(candidates), []
+    Rank = tuple[int, str]
+    chains = [ancestors(c.span_id, parents) for c in candidates]
+    on_span: dict[str, Rank] = {}
+    beneath: dict[str, Rank] = {}
+    by_operation: dict[str, Rank] = {}
+
+    def lower(table: dict[str, Rank], key: str, rank: Rank) -> None:
+        if key not in table or rank < table[key]:
+            table[key] = rank
+
+    for candidate, chain in zip(candidates, chains, strict=True):
+        rank = layer_rank(candidate.layer)
+        if candidate.span_id is not None:
+            lower(on_span, candidate.span_id, rank)
+            for ancestor in chain:
+                lower(beneath, ancestor, rank)
+        if candidate.explicit:
+            lower(by_operation, candidate.operation, rank)
+    kept: list[Candidate] = []
+    covering: list[Candidate] = []
+    for candidate, chain in zip(candidates, chains, strict=True):
+        rank = layer_rank(candidate.layer)
+        span = candidate.span_id
+        if span is not None and beneath.get(span, rank) < rank:
+            covering.append(candidate)
+            continue
+        related = [on_span.get(key, rank) for key in (span, *chain) if key is not None]
+        if candidate.explicit:
+            related.append(by_operation.get(candidate.operation, rank))
+        if min(related, default=rank) >= rank:
+            kept.append(candidate)
+    return kept, covering
 
 
 def _mark_rollups(
@@ -180,7 +231,7 @@ def _mark_rollups(
 
 
 def _operations(
-    semantic: str, candidates: Sequence[Candidate], layer: str | None
+    semantic: str, candidates: Sequence[Candidate]
 ) -> tuple[tuple[Candidate, ...], tuple[Candidate, ...], tuple[AccountingProblem, ...]]:
     """Rule 3: one candidate per operation, the conflicting ones, and their problems."""
     by_operation: dict[str, list[Candidate]] = defaultdict(list)
@@ -215,7 +266,7 @@ def _operations(
                     "each call in a span of its own, or tag each value with its operation_id, "
                     "or tag the trusted one authority)",
                     span_id=group[0].span_id,
-                    details={"operation": operation, "values": shown, "layer": layer},
+                    details={"operation": operation, "values": shown, "layer": group[0].layer},
                 )
             )
     return tuple(counted), tuple(conflicting), tuple(problems)
@@ -224,12 +275,11 @@ def _operations(
 def _mismatches(
     semantic: str,
     counted: Sequence[Candidate],
-    aggregates: Sequence[Candidate],
+    validated: Sequence[Candidate],
     parents: Mapping[str, str | None],
-    layer: str,
 ) -> tuple[AccountingProblem, ...]:
-    """Rule 5: each aggregate against the counted direct total beneath its span."""
-    if not aggregates:
+    """Rule 5: each validation candidate against the counted total beneath its span."""
+    if not validated:
         return ()
     beneath: dict[str, list[int | float]] = defaultdict(list)
     for candidate in counted:
@@ -239,35 +289,58 @@ def _mismatches(
         for ancestor in ancestors(candidate.span_id, parents):
             beneath[ancestor].append(candidate.value)
     problems: list[AccountingProblem] = []
-    for aggregate in aggregates:
+    for aggregate in validated:
         inside = beneath.get(aggregate.span_id) if aggregate.span_id is not None else None
         if not inside:
             continue
         total = _sum_values(inside)
-        if _differs(aggregate.value, total):
+        if total is not None and _differs(aggregate.value, total):
             problems.append(
                 AccountingProblem(
                     code=AGGREGATE_MEASUREMENT_MISMATCH,
-                    message=f"aggregate {semantic} {aggregate.value} differs from the total "
-                    f"{total} of the {len(inside)} direct operation(s) beneath it ({layer} layer)",
+                    message=f"aggregate {semantic} {aggregate.value} ({aggregate.layer} layer) "
+                    f"differs from the total {total} of the {len(inside)} operation(s) counted "
+                    "beneath it",
                     span_id=aggregate.span_id,
-                    details={"aggregate": aggregate.value, "direct": total, "layer": layer},
+                    details={"aggregate": aggregate.value, "direct": total},
                 )
             )
     return tuple(problems)
 
 
-def _total(candidates: Sequence[Candidate]) -> int | float | None:
-    return _sum_values([c.value for c in candidates]) if candidates else None
+def _total(
+    semantic: str, candidates: Sequence[Candidate]
+) -> tuple[int | float | None, tuple[AccountingProblem, ...]]:
+    if not candidates:
+        return None, ()
+    total = _sum_values([c.value for c in candidates])
+    if total is None:
+        problem = AccountingProblem(
+            code=ACCOUNTING_OVERFLOW,
+            message=f"the {semantic} total of {len(candidates)} operation(s) is too large "
+            "for a number; the run has no total",
+            span_id=None,
+            details={"operations": len(candidates)},
+        )
+        return None, (problem,)
+    return total, ()
 
 
-def _sum_values(values: Sequence[int | float]) -> int | float:
+def _sum_values(values: Sequence[int | float]) -> int | float | None:
+    """The exact sum of integers, else :func:`math.fsum`; ``None`` when it overflows."""
     if all(isinstance(value, int) for value in values):
         return sum(values)
-    return math.fsum(values)
+    try:
+        total = math.fsum(values)
+    except (OverflowError, ValueError):
+        return None
+    return total if math.isfinite(total) else None
 
 
 def _differs(first: int | float, second: int | float) -> bool:
     if isinstance(first, int) and isinstance(second, int):
         return first != second
-    return not math.isclose(first, second, rel_tol=1e-9, abs_tol=0.0)
+    try:
+        return not math.isclose(first, second, rel_tol=1e-9, abs_tol=0.0)
+    except OverflowError:
+        return True

@@ -31,8 +31,8 @@ from autobench.records._extraction import (
     ExtractionResult,
     derived_observation,
     item_field,
+    measurement_tags,
     signal_items,
-    span_layer,
 )
 from autobench.records._records import RunRecord
 
@@ -73,22 +73,11 @@ def _observation(
 ) -> Observation:
     semantic = item_field(item, "semantic", "semantic_type")
     name = item_field(item, "name", "operation") or semantic or f"signal_{index}"
-    scope = item_field(item, "scope", "instrumentor") or span_scope
-    if isinstance(scope, dict):
-        scope = scope.get("name") or scope.get("instrumentor_name")
-    aggregate = item_field(item, "aggregate")
-    tags = {
-        "scope": scope,
-        "layer": item_field(item, "layer") or span_layer(trace, scope),
-        "operation_id": item_field(item, "operation_id", "logical_operation_id"),
-        "accounting": item_field(item, "accounting") or ("aggregate" if aggregate else None),
-        "instrumentor": scope,
-    }
     fields: dict[str, Any] = {
         "kind": kind,
         "semantic": semantic,
         "span": span_id,
-        "tags": {key: str(value) for key, value in tags.items() if value is not None},
+        "tags": measurement_tags(trace, item, span_scope),
     }
     if kind == ObservationKind.METRIC:
         fields.update(unit=item_field(item, "unit"), role=ObservationRole.DIAGNOSTIC)

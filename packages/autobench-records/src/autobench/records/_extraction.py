@@ -213,3 +213,22 @@ def span_layer(trace: Trace, scope_key: str | None) -> str:
 def semantic_tag(value: str) -> str:
     """``value`` as a segment of an observation id (dots kept, other separators ``_``)."""
     return "".join(char if char.isalnum() or char in "._-" else "_" for char in value)
+
+
+def measurement_tags(trace: Trace, item: Any, span_scope: str | None) -> dict[str, str]:
+    """The provenance tags of a stored measurement or event: ``scope`` and ``instrumentor``
+    (the item's scope, else its span's), ``layer`` (the item's, else its scope's),
+    ``operation_id`` and ``accounting`` (``aggregate`` when the item says ``aggregate: true``);
+    absent values are left out."""
+    scope = item_field(item, "scope", "instrumentor") or span_scope
+    if isinstance(scope, dict):
+        scope = scope.get("name") or scope.get("instrumentor_name")
+    aggregate = item_field(item, "aggregate")
+    tags = {
+        "scope": scope,
+        "layer": item_field(item, "layer") or span_layer(trace, scope),
+        "operation_id": item_field(item, "operation_id", "logical_operation_id"),
+        "accounting": item_field(item, "accounting") or ("aggregate" if aggregate else None),
+        "instrumentor": scope,
+    }
+    return {key: str(value) for key, value in tags.items() if value is not None}

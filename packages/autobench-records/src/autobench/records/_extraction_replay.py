@@ -51,6 +51,11 @@ from autobench.records._replay import (
     load_run_record,
     load_trace_artifact,
 )
+from autobench.records._run_accounting import (
+    ACCOUNTING_EXTRACTOR,
+    SpanIndex,
+    accounting_observations,
+)
 from autobench.records._semantics import DEFAULT_SEMANTIC_REGISTRY
 
 
@@ -78,7 +83,10 @@ def replay_extraction(
     result = ExtractionResult(diagnostics=missing) + _extract(extractor, trace, run)
     parent = _parent(root_dir, run_path, extractor)
     if parent is not None:
-        result = _carry_over(parent, result, {part.name for part in components(extractor)})
+        result = _carry_over(
+            parent, result, {part.name for part in components(extractor)} | {ACCOUNTING_EXTRACTOR}
+        )
+    result = _with_totals(result, run, trace, root_dir)
     lineage = ExtractionLineage(
         run=run.run_id,
         experiment=run.experiment_id,
@@ -189,6 +197,25 @@ def _parent(root: Path, run_path: str, extractor: TraceExtractor) -> ExtractionR
         if version_key(record.extractor.version) < current
     ]
     return max(older, key=lambda record: version_key(record.extractor.version), default=None)
+
+
+def _with_totals(
+    result: ExtractionResult, run: RunRecord, trace: Trace, root: Path
+) -> ExtractionResult:
+    """``result`` with the run totals of its additive observations that need the trace
+    (span parentage, layers), computed now that the trace is at hand; the others are
+    computed when the record is read (``autobench.records._run_accounting``)."""
+    registry = DEFAULT_SEMANTIC_REGISTRY.merged(load_experiment_record(root).semantic_registry)
+    totals = accounting_observations(
+        result.observations,
+        registry,
+        SpanIndex.of(trace),
+        case_id=run.case_id,
+        variant_id=run.variant_id,
+        trace_dependent_only=True,
+        pools=("extracted",),
+    )
+    return result + ExtractionResult(observations=totals)
 
 
 def _carry_over(

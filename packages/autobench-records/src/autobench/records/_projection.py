@@ -1,18 +1,20 @@
 """Projection: from raw observations to one canonical value per semantic type.
 
-Raw observations are never discarded. Projection picks, for each semantic type,
-the observations from the most trusted source (:data:`SOURCE_PRECEDENCE`:
-score, then derived, then task observation, then imported), then one value
-among them:
+Raw observations are never discarded. For each semantic type projection picks:
 
-* an additive type (tokens, requests, cost, counts, bytes) of an accounted
-  source takes the source's accounting summary, the run total with each
-  operation counted once (:mod:`autobench.records._run_accounting`): the stored
-  summary when there is one, else computed on the spot from the observations
-  (with the run's trace, when given, for span parentage and layers);
-* any other type takes the first recorded observation; the projected entry
-  then has ``ambiguous=True`` when the others' values differ, so a report can
-  flag it instead of silently picking one.
+* for an additive type (tokens, requests, cost, counts, bytes), unless a score
+  gives it: the run total of the first evidence pool that has one, derived
+  (``token_cost``, ...), then direct (task observations and imported evidence
+  together), then extracted (derived records of ``replay_extraction``); each
+  operation counted once (:mod:`autobench.records._run_accounting`). The total is
+  the pool's stored summary, else its only usable observation, else computed on
+  the spot (with the run's trace, when given, for span parentage and layers).
+  When a later pool's total differs, the projected entry's ``note`` says so;
+* for any other type: the observations of the most trusted source
+  (:data:`SOURCE_PRECEDENCE`: score, then derived, then task observation, then
+  imported), of which the first recorded; the projected entry has
+  ``ambiguous=True`` when the others' values differ, so a report can flag it
+  instead of silently picking one.
 
 The other observations stay available through raw queries.
 """
@@ -33,11 +35,13 @@ from autobench.records._enums import (
 from autobench.records._evidence import Observation, ScoreRecord
 from autobench.records._records import RunRecord
 from autobench.records._run_accounting import (
-    ACCOUNTED_SOURCES,
     NO_SPANS,
+    POOLS,
     SpanIndex,
-    group_summary,
     is_summary,
+    pool_of,
+    pool_summary,
+    usable,
 )
 from autobench.records._semantics import DEFAULT_SEMANTIC_REGISTRY, SemanticRegistry
 
@@ -85,6 +89,8 @@ class ProjectedMetric:
     observation: Observation
     candidates: tuple[Observation, ...]
     ambiguous: bool
+    note: str | None = None
+    """Why other evidence of an additive type was not used (a pool whose total differs)."""
 
     @property
     def value(self) -> Any:
@@ -150,22 +156,53 @@ def project_observations(
         groups.setdefault(registry.normalize(observation.semantic_type), []).append(observation)
     projected: dict[str, ProjectedMetric] = {}
     for semantic, candidates in groups.items():
-        if len(candidates) == 1:  # the common case, kept cheap for 10,000-run reports
+        additive = registry.is_additive(semantic) or any(is_summary(c) for c in candidates)
+        if len(candidates) == 1 and (not additive or usable(candidates[0], registry)):
+            # the common case, kept cheap for 10,000-run reports
             projected[semantic] = ProjectedMetric(semantic, candidates[0], (candidates[0],), False)
+            continue
+        if additive and all(c.source is not ObservationSource.SCORE for c in candidates):
+            projected[semantic] = _run_total(semantic, candidates, registry, index)
             continue
         best_rank = min(_RANK[candidate.source] for candidate in candidates)
         best = [candidate for candidate in candidates if _RANK[candidate.source] == best_rank]
         chosen = best[0]
-        others = best[1:]
-        if len(best) > 1 and chosen.source in ACCOUNTED_SOURCES:
-            summaries = [c for c in best if is_summary(c)]
-            if summaries:
-                chosen, others = summaries[0], summaries[1:]
-            elif registry.is_additive(semantic):
-                chosen, others = group_summary(semantic, best, registry, index), []
-        ambiguous = any(candidate.value != chosen.value for candidate in others)
+        ambiguous = any(candidate.value != chosen.value for candidate in best[1:])
         projected[semantic] = ProjectedMetric(semantic, chosen, tuple(candidates), ambiguous)
     return projected
+
+
+def _run_total(
+    semantic: str,
+    candidates: list[Observation],
+    registry: SemanticRegistry,
+    index: SpanIndex,
+) -> ProjectedMetric:
+    """The projected entry of an additive type: the first pool's total (module docstring)."""
+    pools: dict[str, list[Observation]] = {}
+    for candidate in candidates:
+        pools.setdefault(pool_of(candidate) or "direct", []).append(candidate)
+    totals: list[tuple[str, Observation, bool]] = []
+    for pool in POOLS:
+        items = pools.get(pool)
+        if not items:
+            continue
+        summaries = [c for c in items if is_summary(c)]
+        if summaries:
+            total = summaries[0]
+            ambiguous = any(s.value != total.value for s in summaries[1:])
+        elif len(items) == 1 and usable(items[0], registry):
+            total, ambiguous = items[0], False
+        else:
+            total, ambiguous = pool_summary(semantic, items, registry, index), False
+        totals.append((pool, total, ambiguous))
+    (used, chosen, ambiguous), others = totals[0], totals[1:]
+    differing = [(p, o) for p, o, _ in others if o.value != chosen.value]
+    note = None
+    if differing:
+        listed = "; ".join(f"the {p} evidence totals {o.value!r}" for p, o in differing)
+        note = f"{semantic}: the {used} total {chosen.value!r} is used; {listed}"
+    return ProjectedMetric(semantic, chosen, tuple(candidates), ambiguous, note)
 
 
 @dataclass(frozen=True)

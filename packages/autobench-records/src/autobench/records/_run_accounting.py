@@ -1,14 +1,26 @@
-"""Run totals: one accounting-safe summary per additive semantic type and source.
+"""Run totals: one accounting-safe total per additive semantic type and evidence pool.
 
 What a run spent is the sum of its operations, each counted once. For every
 semantic type the registry calls additive (tokens, requests, cost, counts,
-bytes: :meth:`SemanticRegistry.is_additive`) and every source among
-:data:`ACCOUNTED_SOURCES`, the metric observations of exactly that type are
-totalled by the rules of :mod:`autobench.records._accounting`, read from the
-observations like this:
+bytes: :meth:`SemanticRegistry.is_additive`), the metric observations of
+exactly that type are totalled by the rules of :mod:`autobench.records._accounting`
+in three *pools*, each apart:
 
-* value: a number (not a boolean, not NaN or infinite), converted to the
-  type's canonical unit (else to the first unit the group uses; a value
+``direct``
+    what the run itself recorded: task observations and imported evidence
+    (:func:`~autobench.core.attach_trace`) together;
+``derived``
+    values derivers and post-derivers computed (``token_cost``, ...);
+``extracted``
+    evidence extracted from the trace after the run (derived records of
+    ``replay_extraction``, tagged ``extractor``).
+
+Scores are judgements, not spend, and are never summed. Observations are read
+like this:
+
+* value: a number (not a boolean, not NaN or infinite; for an integer type a
+  whole number; for a count unit such as ``tokens`` not negative), converted to
+  the type's canonical unit (else to the first unit the pool uses; a value
   without a unit is taken to be in it already); other values, and units that
   do not convert, are left out with an ``accounting_value_skipped`` diagnostic;
 * span and parentage: the observation's span in the run's trace;
@@ -21,21 +33,22 @@ observations like this:
 * aggregate: tag ``accounting: aggregate`` (or the roll-up rule); authority:
   tag ``authority: "true"``.
 
-A group of two or more observations gets one *summary*: a metric observation
-with the group's source and semantic type, id ``accounting.<type>`` (for task
-observations; ``accounting.<source>.<type>`` otherwise), the total as its value
-(``None`` when no operation could be counted), and tags ``accounting:
-summary``, ``basis`` (``direct`` or ``aggregate``), ``layer`` and
-``operations``. Accounting problems become diagnostic observations named by
-their code, tagged with the ``metric`` they concern. A group of one observation
-needs no summary: that observation is the total. Scores are judgements, not
-spend, and are never summed.
+A pool's total is a *summary*: a metric observation of the pool's type, id
+``accounting.<type>`` (``accounting.derived.<type>``, ``accounting.extracted.<type>``
+for the other pools), source that of its evidence (task observation when the
+direct pool has any, else imported; derived), the total as its value (``None``
+when nothing could be counted), and tags ``accounting: summary``, ``basis``
+(``direct`` or ``aggregate``), ``layer`` and ``operations``. Accounting problems
+become diagnostic observations named by their code, tagged with the ``metric``
+they concern. Projection reads the derived pool's total when there is one,
+else the direct pool's, else the extracted pool's
+(:mod:`autobench.records._projection`).
 
 When a run ends the runtime accounts it with its trace and stores in ``run.yaml``
 the diagnostics, and the summaries whose total depends on the trace (a roll-up
 found by span parentage, a layer or an operation id taken from a span); every
 other total is the same without the trace, so projection computes it when it is
-read (:func:`group_summary`) and the record stays as small as the evidence. The
+read (:func:`pool_summary`) and the record stays as small as the evidence. The
 record then says ``run.accounting: 1`` (:data:`ACCOUNTING_VERSION`). Replay
 accounts records written without it (:func:`account_run`), with their trace.
 """
@@ -45,7 +58,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from autobench.abp import InstrumentationScope, SpanRecord, Trace
 from autobench.records._accounting import Accounted, Candidate, account
@@ -53,7 +66,16 @@ from autobench.records._enums import ObservationKind, ObservationRole, Observati
 from autobench.records._evidence import Observation
 from autobench.records._records import RunRecord
 from autobench.records._semantics import SemanticRegistry
-from autobench.records._units import UnitConversionError, convert_unit, same_unit
+from autobench.records._units import (
+    COUNT_UNITS,
+    UnitConversionError,
+    convert_unit,
+    same_unit,
+)
+
+Pool = Literal["direct", "derived", "extracted"]
+POOLS: tuple[Pool, ...] = ("derived", "direct", "extracted")
+"""The pools, in the order projection prefers their totals."""
 
 ACCOUNTED_SOURCES: tuple[ObservationSource, ...] = (
     ObservationSource.DERIVED,
@@ -66,14 +88,27 @@ ACCOUNTING_VERSION = 1
 """The version of these rules, written as ``run.accounting`` in accounted run records."""
 
 ACCOUNTING_TAG = "accounting"
+ACCOUNTING_EXTRACTOR = "accounting"
+"""The ``extractor`` tag of the totals extraction replay adds to a derived record."""
 SUMMARY = "summary"
 VALUE_SKIPPED = "accounting_value_skipped"
 DEFAULT_LAYER = "application"
+_NON_NEGATIVE_UNITS = COUNT_UNITS - {"ratio", "boolean"}
 
 
 def is_summary(observation: Observation) -> bool:
     """Whether ``observation`` is an accounting summary (tag ``accounting: summary``)."""
     return observation.tags.get(ACCOUNTING_TAG) == SUMMARY
+
+
+def pool_of(observation: Observation) -> Pool | None:
+    """The pool an observation's evidence belongs to; ``None`` for scores."""
+    source = observation.source
+    if source is ObservationSource.TASK_OBSERVATION or source is ObservationSource.IMPORTED:
+        return "direct"
+    if source is ObservationSource.DERIVED:
+        return "extracted" if "extractor" in observation.tags else "derived"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,8 +137,8 @@ class SpanIndex:
         for span in spans:
             parents[span.id] = span.parent
             scope = scopes.get(span.scope) if span.scope is not None else None
-            if scope is not None and scope.layer != DEFAULT_LAYER:
-                layers[span.id] = scope.layer
+            if scope is not None and scope.layer.lower() != DEFAULT_LAYER:
+                layers[span.id] = scope.layer.lower()
             operation = span.attributes.get("operation_id") or span.attributes.get(
                 "logical_operation_id"
             )
@@ -117,17 +152,17 @@ NO_SPANS = SpanIndex()
 
 
 @dataclass(frozen=True, slots=True)
-class GroupTotal:
-    """The accounting of one (semantic type, source) group of a run."""
+class PoolTotal:
+    """The accounting of one (semantic type, pool) of a run."""
 
     semantic: str
-    source: ObservationSource
+    pool: Pool
     accounted: Accounted
     unit: str | None
     summary: Observation
     diagnostics: tuple[Observation, ...]
     skipped: tuple[Observation, ...] = ()
-    """Observations left out because their value is not a number in a convertible unit."""
+    """Observations left out because their value is not a usable number."""
 
     @property
     def counted(self) -> tuple[Observation, ...]:
@@ -139,40 +174,43 @@ class GroupTotal:
         """The observations of operations left out for conflicting values."""
         return tuple(c.origin for c in self.accounted.conflicting)
 
+    def operation_of(self, observation: Observation) -> str | None:
+        """The logical operation a counted or conflicting observation belongs to."""
+        for candidate in (*self.accounted.counted, *self.accounted.conflicting):
+            if candidate.origin is observation:
+                return candidate.operation
+        return None
 
-def additive_groups(
+
+def additive_pools(
     observations: Iterable[Observation], registry: SemanticRegistry
-) -> tuple[
-    dict[tuple[str, ObservationSource], list[Observation]], set[tuple[str, ObservationSource]]
-]:
-    """The raw metric observations of additive types by (normalised type, source), and the
-    groups that already have a summary."""
-    groups: dict[tuple[str, ObservationSource], list[Observation]] = {}
-    summarized: set[tuple[str, ObservationSource]] = set()
+) -> tuple[dict[tuple[str, Pool], list[Observation]], set[tuple[str, Pool]]]:
+    """The raw metric observations of additive types by (normalised type, pool), and the
+    pools that already have a summary."""
+    pools: dict[tuple[str, Pool], list[Observation]] = {}
+    summarized: set[tuple[str, Pool]] = set()
     for observation in observations:
         semantic = observation.semantic_type
-        if (
-            semantic is None
-            or observation.kind is not ObservationKind.METRIC
-            or observation.source not in ACCOUNTED_SOURCES
-        ):
+        if semantic is None or observation.kind is not ObservationKind.METRIC:
             continue
-        if is_summary(observation):
-            summarized.add((registry.normalize(semantic), observation.source))
+        pool = pool_of(observation)
+        if pool is None:
             continue
         semantic = registry.normalize(semantic)
-        if registry.is_additive(semantic):
-            groups.setdefault((semantic, observation.source), []).append(observation)
-    return groups, summarized
+        if is_summary(observation):
+            summarized.add((semantic, pool))
+        elif registry.is_additive(semantic):
+            pools.setdefault((semantic, pool), []).append(observation)
+    return pools, summarized
 
 
 def needs_accounting(run: RunRecord, registry: SemanticRegistry) -> bool:
-    """Whether ``run`` was written without run totals and has an additive group of two or
+    """Whether ``run`` was written without run totals and has an additive pool of two or
     more observations without a summary (replay then accounts it, with its trace)."""
     if run.run.accounting is not None:
         return False
-    groups, summarized = additive_groups(run.observations, registry)
-    return any(len(items) > 1 and key not in summarized for key, items in groups.items())
+    pools, summarized = additive_pools(run.observations, registry)
+    return any(len(items) > 1 and key not in summarized for key, items in pools.items())
 
 
 def accounting_observations(
@@ -183,74 +221,79 @@ def accounting_observations(
     case_id: str | None = None,
     variant_id: str | None = None,
     trace_dependent_only: bool = False,
-    sources: Iterable[ObservationSource] = ACCOUNTED_SOURCES,
+    pools: Iterable[Pool] = POOLS,
 ) -> tuple[Observation, ...]:
-    """The summaries and diagnostics of every additive group of two or more observations
-    from ``sources`` that has no summary yet, in the order the groups first appear; ``()``
-    when there is nothing to account. ``index`` describes the run's trace
-    (:meth:`SpanIndex.of`). With ``trace_dependent_only`` a summary is only returned when
-    the trace changes it (the total computed without ``index`` differs); diagnostics are
-    always returned."""
-    groups, summarized = additive_groups(observations, registry)
-    wanted = frozenset(sources)
+    """The summaries and diagnostics of the additive ``pools`` that have no summary yet, in
+    the order they first appear; ``()`` when there is nothing to account. A pool of one
+    observation only needs accounting when its value is not usable. ``index`` describes
+    the run's trace (:meth:`SpanIndex.of`). With ``trace_dependent_only`` a summary is
+    only returned when the trace changes it (the total computed without ``index``
+    differs); diagnostics are always returned."""
+    found, summarized = additive_pools(observations, registry)
+    wanted = frozenset(pools)
+    placed = {"case_id": case_id, "variant_id": variant_id}
     added: list[Observation] = []
-    for (semantic, source), items in groups.items():
-        if len(items) < 2 or (semantic, source) in summarized or source not in wanted:
+    for (semantic, pool), items in found.items():
+        if pool not in wanted or (semantic, pool) in summarized:
             continue
-        placed = {"case_id": case_id, "variant_id": variant_id}
-        total = group_total(semantic, source, items, registry, index, **placed)
+        if len(items) == 1 and _value_in(items[0], items[0].unit, registry)[1] is None:
+            continue
+        total = pool_total(semantic, pool, items, registry, index, **placed)
         if not trace_dependent_only or (
             index is not NO_SPANS
-            and _differs(total, group_total(semantic, source, items, registry, NO_SPANS, **placed))
+            and _differs(total, pool_total(semantic, pool, items, registry, NO_SPANS, **placed))
         ):
             added.append(total.summary)
         added += total.diagnostics
     return tuple(added)
 
 
-def _differs(first: GroupTotal, second: GroupTotal) -> bool:
+def _differs(first: PoolTotal, second: PoolTotal) -> bool:
     return first.summary != second.summary or first.diagnostics != second.diagnostics
 
 
 def account_run(
     run: RunRecord, registry: SemanticRegistry, index: SpanIndex | None = None
 ) -> RunRecord:
-    """``run`` accounted: the summaries and diagnostics it lacks appended to its
-    observations, and ``run.accounting`` set. ``index`` defaults to the run's own trace."""
+    """``run`` with the summaries and diagnostics it lacks appended to its observations
+    (an id the record already holds is not added twice). ``index`` defaults to the run's
+    own trace."""
     if index is None:
         index = SpanIndex.of(run.trace) if isinstance(run.trace, Trace) else NO_SPANS
-    added = accounting_observations(
-        run.observations, registry, index, case_id=run.case_id, variant_id=run.variant_id
+    present = {o.id for o in run.observations}
+    added = tuple(
+        o
+        for o in accounting_observations(
+            run.observations, registry, index, case_id=run.case_id, variant_id=run.variant_id
+        )
+        if o.id not in present
     )
-    return run.model_copy(
-        update={
-            "observations": run.observations + added,
-            "run": run.run.model_copy(update={"accounting": ACCOUNTING_VERSION}),
-        }
-    )
+    if not added:
+        return run
+    return run.model_copy(update={"observations": run.observations + added})
 
 
-def group_total(
+def pool_total(
     semantic: str,
-    source: ObservationSource,
+    pool: Pool,
     observations: Sequence[Observation],
     registry: SemanticRegistry,
     index: SpanIndex = NO_SPANS,
     *,
     case_id: str | None = None,
     variant_id: str | None = None,
-) -> GroupTotal:
-    """The accounting of ``observations`` (raw observations of exactly ``semantic`` from
-    ``source``, in recording order): the summary and its diagnostics, which carry
+) -> PoolTotal:
+    """The accounting of ``observations`` (raw observations of exactly ``semantic`` in
+    ``pool``, in recording order): the summary and its diagnostics, which carry
     ``case_id`` and ``variant_id``."""
     placed = {"case_id": case_id, "variant_id": variant_id}
-    unit = _group_unit(semantic, observations, registry)
-    summary_id = _summary_id(semantic, source)
+    unit = _pool_unit(semantic, observations, registry)
+    summary_id = _summary_id(semantic, pool)
     candidates: list[Candidate] = []
     diagnostics: list[Observation] = []
     skipped: list[Observation] = []
     for observation in observations:
-        value, problem = _value_in(observation, unit)
+        value, problem = _value_in(observation, unit, registry)
         if problem is not None:
             skipped.append(observation)
             diagnostics.append(
@@ -260,9 +303,8 @@ def group_total(
                     {"observation": observation.id, "value": repr(observation.value)},
                     f"{observation.name} ({observation.id}): {problem}; left out of the "
                     f"{semantic} total",
-                    observation.span_id,
+                    observation,
                     semantic,
-                    source,
                     placed,
                 )
             )
@@ -277,55 +319,59 @@ def group_total(
                 found.code,
                 dict(found.details),
                 found.message,
-                found.span_id,
+                observations[0],
                 semantic,
-                source,
                 placed,
+                span_id=found.span_id,
             )
         )
     summary = _summary(
         summary_id,
         semantic,
-        source,
+        pool,
         unit,
         observations,
         accounted.value,
         (accounted.basis, accounted.layer or DEFAULT_LAYER, accounted.operations),
         placed,
     )
-    return GroupTotal(
-        semantic, source, accounted, unit, summary, tuple(diagnostics), tuple(skipped)
-    )
+    return PoolTotal(semantic, pool, accounted, unit, summary, tuple(diagnostics), tuple(skipped))
 
 
-def group_summary(
+def pool_summary(
     semantic: str,
     observations: Sequence[Observation],
     registry: SemanticRegistry,
     index: SpanIndex = NO_SPANS,
 ) -> Observation:
     """The summary of ``observations`` (raw observations of exactly ``semantic`` from one
-    source, none of them a summary), computed now (see :func:`group_total`). A plain group
+    pool, none of them a summary), computed now (see :func:`pool_total`). A plain pool
     (no trace, no accounting tags, one number per span, in one unit) is summed directly:
     the rules could not change it, and reports read many of them."""
     first = observations[0]
+    pool = pool_of(first) or "direct"
     placed = {"case_id": first.case_id, "variant_id": first.variant_id}
-    unit = _group_unit(semantic, observations, registry)
+    unit = _pool_unit(semantic, observations, registry)
     if not index.parents and (plain := _plain_total(observations, unit)) is not None:
         return _summary(
-            _summary_id(semantic, first.source),
+            _summary_id(semantic, pool),
             semantic,
-            first.source,
+            pool,
             unit,
             observations,
             plain,
             ("direct", DEFAULT_LAYER, len(observations)),
             placed,
         )
-    return group_total(semantic, first.source, observations, registry, index, **placed).summary
+    return pool_total(semantic, pool, observations, registry, index, **placed).summary
 
 
-def _group_unit(
+def usable(observation: Observation, registry: SemanticRegistry) -> bool:
+    """Whether the value of an observation of an additive type can be part of a total."""
+    return _value_in(observation, observation.unit, registry)[1] is None
+
+
+def _pool_unit(
     semantic: str, observations: Sequence[Observation], registry: SemanticRegistry
 ) -> str | None:
     return registry.unit_of(semantic) or next(
@@ -333,24 +379,22 @@ def _group_unit(
     )
 
 
-def _summary_id(semantic: str, source: ObservationSource) -> str:
-    if source is ObservationSource.TASK_OBSERVATION:
-        return f"accounting.{semantic}"
-    return f"accounting.{source.value}.{semantic}"
+def _summary_id(semantic: str, pool: Pool) -> str:
+    return f"accounting.{semantic}" if pool == "direct" else f"accounting.{pool}.{semantic}"
 
 
 def _plain_total(observations: Sequence[Observation], unit: str | None) -> int | float | None:
-    """The total of a group the rules cannot change, computed directly: no trace at hand,
-    no accounting tags, finite numbers in ``unit``, one observation per span. ``None`` when
-    the group is not that plain (the rules then apply one by one)."""
+    """The total of a pool the rules cannot change, computed directly: no trace at hand,
+    no accounting tags, non-negative whole numbers in ``unit``, one observation per span.
+    ``None`` when the pool is not that plain (the rules then apply one by one)."""
     spans: set[str] = set()
-    values: list[int | float] = []
+    values: list[int] = []
     for observation in observations:
         value = observation.value
         if (
             observation.tags
-            or isinstance(value, bool)
-            or not isinstance(value, int | float)
+            or value.__class__ is not int
+            or value < 0
             or (observation.unit is not None and observation.unit != unit)
         ):
             return None
@@ -359,24 +403,28 @@ def _plain_total(observations: Sequence[Observation], unit: str | None) -> int |
             return None
         spans.add(key)
         values.append(value)
-    if all(isinstance(value, int) for value in values):
-        return sum(values)
-    total = math.fsum(values)
-    return total if math.isfinite(total) else None
+    return sum(values)
 
 
-def _value_in(observation: Observation, unit: str | None) -> tuple[int | float | None, str | None]:
+def _value_in(
+    observation: Observation, unit: str | None, registry: SemanticRegistry
+) -> tuple[int | float | None, str | None]:
     value = observation.value
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None, f"{value!r} is not a number"
     if isinstance(value, float) and not math.isfinite(value):
         return None, f"{value!r} is not a finite number"
-    if unit is None or observation.unit is None or same_unit(observation.unit, unit):
-        return value, None
-    try:
-        return convert_unit(value, observation.unit, unit), None
-    except UnitConversionError as error:
-        return None, str(error)
+    semantic = registry.normalize(observation.semantic_type or "")
+    if registry.shape_of(semantic) == "integer" and not float(value).is_integer():
+        return None, f"{value!r} is not a whole number"
+    if unit is not None and observation.unit is not None and not same_unit(observation.unit, unit):
+        try:
+            value = convert_unit(value, observation.unit, unit)
+        except UnitConversionError as error:
+            return None, str(error)
+    if value < 0 and (unit or "").strip().casefold() in _NON_NEGATIVE_UNITS:
+        return None, f"{value!r} is a negative count of {unit}"
+    return value, None
 
 
 def _candidate(observation: Observation, value: int | float, index: SpanIndex) -> Candidate:
@@ -388,12 +436,11 @@ def _candidate(observation: Observation, value: int | float, index: SpanIndex) -
         or (index.operations.get(span) if span is not None else None)
     )
     operation = named or (f"span:{span}" if span is not None else f"observation:{observation.id}")
+    layer = tags.get("layer") or (index.layers.get(span) if span is not None else None)
     return Candidate(
         value=value,
         span_id=span,
-        layer=tags.get("layer")
-        or (index.layers.get(span) if span is not None else None)
-        or DEFAULT_LAYER,
+        layer=layer.strip().lower() if layer else DEFAULT_LAYER,
         operation=operation,
         aggregate=tags.get(ACCOUNTING_TAG) == "aggregate",
         authority=tags.get("authority", "").strip().lower() == "true",
@@ -405,7 +452,7 @@ def _candidate(observation: Observation, value: int | float, index: SpanIndex) -
 def _summary(
     summary_id: str,
     semantic: str,
-    source: ObservationSource,
+    pool: Pool,
     unit: str | None,
     observations: Sequence[Observation],
     value: int | float | None,
@@ -419,6 +466,14 @@ def _summary(
     else:
         plural = "operation" if operations == 1 else "operations"
         reason = f"{operations} {plural} summed from {basis} evidence at the {layer} layer"
+    source = first.source
+    if pool == "direct" and any(
+        o.source is ObservationSource.TASK_OBSERVATION for o in observations
+    ):
+        source = ObservationSource.TASK_OBSERVATION
+    tags = {ACCOUNTING_TAG: SUMMARY, "basis": basis, "layer": layer, "operations": str(operations)}
+    if pool == "extracted":
+        tags |= {"extractor": ACCOUNTING_EXTRACTOR, "extractor_version": str(ACCOUNTING_VERSION)}
     return Observation(
         id=summary_id,
         name=first.name if all(o.name == first.name for o in observations) else semantic,
@@ -430,12 +485,7 @@ def _summary(
         role=next((o.role for o in observations if o.role is not None), None),
         source=source,
         reason=reason,
-        tags={
-            ACCOUNTING_TAG: SUMMARY,
-            "basis": basis,
-            "layer": layer,
-            "operations": str(operations),
-        },
+        tags=tags,
         **placed,
     )
 
@@ -445,20 +495,24 @@ def _diagnostic(
     code: str,
     details: dict[str, Any],
     message: str,
-    span_id: str | None,
+    concerning: Observation,
     semantic: str,
-    source: ObservationSource,
     placed: dict[str, str | None],
+    *,
+    span_id: str | None = None,
 ) -> Observation:
+    tags = {"metric": semantic}
+    if pool_of(concerning) == "extracted":
+        tags |= {"extractor": ACCOUNTING_EXTRACTOR, "extractor_version": str(ACCOUNTING_VERSION)}
     return Observation(
         id=observation_id,
         name=code,
         kind=ObservationKind.DIAGNOSTIC,
         value=details,
         role=ObservationRole.DIAGNOSTIC,
-        source=source,
-        span_id=span_id,
+        source=concerning.source,
+        span_id=span_id if span_id is not None else concerning.span_id,
         reason=message,
-        tags={"metric": semantic},
+        tags=tags,
         **placed,
     )

@@ -333,6 +333,11 @@ class SemanticRegistry(BaseModel):
         unit: str | None = self._inherited(name, "unit")
         return unit
 
+    def shape_of(self, name: str) -> Shape | None:
+        """The value shape of ``name``, inherited from the nearest parent that declares one."""
+        shape: Shape | None = self._inherited(name, "shape")
+        return shape
+
     def _inherited(self, name: str, attribute: str) -> Any:
         """``attribute`` of the nearest definition in ``name``'s ancestry that sets it (not
         ``None``), memoised: reports ask once per observation. The memo is read through the

@@ -15,7 +15,12 @@ attribute ``model`` / ``model_name``        ``llm.model.name``    factor
 attribute ``provider`` / ``provider_name``  ``llm.provider``      factor
 ``duration`` (completed spans)              ``time.latency``      metric, s
 status ``error`` (with ``error``)           (none)                event ``<operation>.error``
+``measurements`` with a semantic type       its own               metric, its unit
 ==========================================  ====================  ==========================
+
+A measurement keeps its provenance in the tags (``layer``, ``operation_id``,
+``accounting``, ``scope``), so run totals count it by the same rules as live
+evidence.
 
 The first key present wins (``input_tokens`` before ``prompt_tokens``).
 Metrics have role ``diagnostic`` and direction ``minimize``; names are
@@ -34,6 +39,7 @@ from typing import Any
 from autobench.abp import SpanRecord, SpanStatus, Trace
 from autobench.records._enums import Direction, ObservationKind, ObservationRole, ObservationSource
 from autobench.records._evidence import Observation
+from autobench.records._extraction import item_field, measurement_tags, signal_items
 from autobench.records._semantics import Semantic
 
 USAGE_FIELDS: tuple[tuple[tuple[str, ...], str], ...] = (
@@ -70,7 +76,7 @@ def trace_to_observations(
     """
     items: list[dict[str, Any]] = []
     for span in trace.spans:
-        items.extend(_span_items(span))
+        items.extend(_span_items(trace, span))
     roots = trace.root_spans
     items.append(
         {
@@ -96,7 +102,7 @@ def trace_to_observations(
     )
 
 
-def _span_items(span: SpanRecord) -> list[dict[str, Any]]:
+def _span_items(trace: Trace, span: SpanRecord) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     for keys, semantic in USAGE_FIELDS:
         found = first_present(span.usage, keys)
@@ -114,6 +120,21 @@ def _span_items(span: SpanRecord) -> list[dict[str, Any]]:
                     "span": span.id,
                 }
             )
+    for item in signal_items(span, "measurements"):
+        semantic = item_field(item, "semantic", "semantic_type")
+        if semantic is None:
+            continue
+        items.append(
+            {
+                "name": f"{span.operation}.{item_field(item, 'name') or semantic}",
+                "value": item_field(item, "value"),
+                "unit": item_field(item, "unit"),
+                "semantic": semantic,
+                "role": ObservationRole.DIAGNOSTIC,
+                "span": span.id,
+                "tags": measurement_tags(trace, item, span.scope),
+            }
+        )
     if span.duration is not None and not span.partial:
         items.append(_metric(span, "latency", span.duration, Semantic.TIME_LATENCY, "s"))
     if span.status == SpanStatus.ERROR:

@@ -9,13 +9,17 @@ from autobench.report._model import AggregateValue
 
 
 def number_text(value: float | int) -> str:
-    """A number for people: integers as they are, floats with 4 significant digits."""
+    """A number for people: integers as they are (a float that holds a whole number below
+    10**15 too, so a sum of 246,914 tokens reads ``246914``), other floats with 4
+    significant digits."""
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, int):
         return str(value)
     if math.isnan(value) or math.isinf(value):
         return str(value)
+    if value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
     return f"{value:.4g}"
 
 

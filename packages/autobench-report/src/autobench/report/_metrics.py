@@ -22,9 +22,16 @@ from autobench.records import (
     RunRecord,
     Semantic,
     UnitValue,
+    is_summary,
     project_observations,
     run_observations,
     to_common_unit,
+)
+
+_RECORDED_BEFORE_TOTALS = (
+    "recorded before run totals: its additive evidence (tokens, requests, counts) is totalled "
+    "now by the current rules, while what it derived (a token_cost) and its policy results "
+    "are as recorded"
 )
 
 
@@ -81,6 +88,9 @@ class MetricTable:
             for o in items
             if o.kind is ObservationKind.DIAGNOSTIC
         }
+        for run in self.runs:
+            if run.run.accounting is None and any(is_summary(o) for o in run.observations):
+                self._diagnostics[f"run {run.run_id}: {_RECORDED_BEFORE_TOTALS}"] = None
         roles: dict[str, set[ObservationRole]] = {}
         for metrics in self.projected:
             for semantic, metric in metrics.items():
@@ -141,6 +151,8 @@ class MetricTable:
             if metric is None:
                 continue
             run_id = self.runs[index].run_id
+            if metric.note is not None:
+                self._diagnostics[f"run {run_id}: {metric.note}"] = None
             if metric.ambiguous:
                 self._diagnostics[
                     f"run {run_id}: {metric.semantic_type} has several values from one source; "

@@ -1,22 +1,23 @@
 """Group a run's LLM usage observations into calls.
 
 Which token observations count: for each token type, those the run's total of
-that type counts (``autobench.records._run_accounting``): of the most trusted
-source that has any, one per operation, at the layer the total uses; aggregates
-(a run-level usage above per-call usage) and other layers measuring the same
-calls are left out, so the priced calls are exactly the counted tokens.
-Observations the total leaves out as conflicting or not numbers stay in, for
-the deriver to report.
+that type counts (``autobench.records._run_accounting``, the direct pool: task
+observations and imported evidence): one per operation, at the preferred layer;
+roll-ups (a run-level usage above per-call usage) and other layers measuring the
+same calls are left out, so the priced calls are exactly the counted tokens.
+Observations the total leaves out as conflicting or not usable numbers stay in,
+for the deriver to report.
 
-Rule: each span holding at least one counted token observation (input, output,
-cache read or cache write) is one LLM call; token observations linked to no span
-form one call together. A call's model and provider are the values observed
-in its own span, else in the nearest ancestor span that has one (through the
-trace's parent links), else those observed outside any span, else the
-variant's factors declaring that semantic type. Semantic types are matched
-exactly after alias normalisation (``llm.tokens.cache_read`` is a child of
-``llm.tokens.input`` but is never read as input). Derived observations and
-diagnostics are not inputs.
+Rule: the counted token observations (input, output, cache read or cache
+write) of one logical operation are one LLM call: those sharing an
+``operation_id``, else those of one span; token observations linked to no span
+and no operation form one call together. A call's model and provider are the
+values observed in its span (that of its first token observation), else in the
+nearest ancestor span that has one (through the trace's parent links), else
+those observed outside any span, else the variant's factors declaring that
+semantic type. Semantic types are matched exactly after alias normalisation
+(``llm.tokens.cache_read`` is a child of ``llm.tokens.input`` but is never read
+as input). Derived observations and diagnostics are not inputs.
 """
 
 from __future__ import annotations
@@ -26,16 +27,14 @@ from dataclasses import dataclass, field
 
 from autobench.abp import InstrumentationScope, SpanRecord
 from autobench.records import (
-    ACCOUNTED_SOURCES,
-    SOURCE_PRECEDENCE,
     Observation,
     ObservationKind,
-    ObservationSource,
     SemanticRegistry,
     SpanIndex,
     Variant,
-    group_total,
     is_summary,
+    pool_of,
+    pool_total,
 )
 
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
@@ -55,7 +54,7 @@ class CallEvidence:
 def _is_input(observation: Observation) -> bool:
     return (
         observation.semantic_type is not None
-        and observation.source is not ObservationSource.DERIVED
+        and pool_of(observation) == "direct"
         and observation.kind not in (ObservationKind.DIAGNOSTIC, ObservationKind.ARTIFACT)
         and not is_summary(observation)
     )
@@ -66,8 +65,9 @@ def counted_tokens(
     semantic: str,
     registry: SemanticRegistry,
     index: SpanIndex,
-) -> set[str]:
-    """Ids of the observations of token type ``semantic`` that pricing reads (module rule)."""
+) -> dict[str, str | None]:
+    """The observations of token type ``semantic`` that pricing reads (module rule): their
+    ids, each with the key of the call it belongs to."""
     found = [
         o
         for o in observations
@@ -76,13 +76,14 @@ def counted_tokens(
         and registry.normalize(o.semantic_type or "") == semantic
     ]
     if not found:
-        return set()
-    source = min((o.source for o in found), key=SOURCE_PRECEDENCE.index)
-    group = [o for o in found if o.source is source]
-    if len(group) == 1 or source not in ACCOUNTED_SOURCES:
-        return {o.id for o in group}
-    total = group_total(semantic, source, group, registry, index)
-    return {o.id for o in (*total.counted, *total.conflicting, *total.skipped)}
+        return {}
+    total = pool_total(semantic, "direct", found, registry, index)
+    keys: dict[str, str | None] = {}
+    for observation in (*total.counted, *total.conflicting, *total.skipped):
+        operation = total.operation_of(observation)
+        named = operation is not None and not operation.startswith(("span:", "observation:"))
+        keys[observation.id] = operation if named else observation.span_id
+    return keys
 
 
 def group_calls(
@@ -99,10 +100,10 @@ def group_calls(
     (the trace's, by scope key) give the spans' layers."""
     by_type = {registry.normalize(semantic): name for name, semantic in semantics.items()}
     index = SpanIndex.of(spans=spans, scopes=scopes)
-    counted: set[str] = set()
+    counted: dict[str, str | None] = {}
     for semantic, field_name in by_type.items():
         if field_name in TOKEN_FIELDS:
-            counted |= counted_tokens(observations, semantic, registry, index)
+            counted.update(counted_tokens(observations, semantic, registry, index))
     calls: dict[str | None, CallEvidence] = {}
     identity: dict[tuple[str, str | None], list[object]] = {}
     for observation in observations:
@@ -113,7 +114,8 @@ def group_calls(
         if name in TOKEN_FIELDS:
             if observation.id not in counted:
                 continue
-            call = calls.setdefault(observation.span_id, CallEvidence(observation.span_id))
+            key = counted[observation.id]
+            call = calls.setdefault(key, CallEvidence(observation.span_id))
             call.tokens.setdefault(name, []).append(observation)
         elif name in IDENTITY_FIELDS:
             identity.setdefault((name, observation.span_id), []).append(observation.value)

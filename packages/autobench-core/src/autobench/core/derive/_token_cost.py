@@ -15,7 +15,10 @@ call needs a model and its input and output token counts (cache counts and
 the provider are optional), is resolved in the pricing table
 (:meth:`PricingTable.resolve`) and priced exactly (:func:`call_cost`). When
 every call is priced, one metric with their sum (USD, value a float, the
-exact decimal in the ``exact`` tag) is recorded; when any call is not, no
+exact decimal in the ``exact`` tag, the first ten calls itemised in the
+reason) is recorded; when the run counts more model requests than calls were
+priced (usage recorded per run rather than per request), the reason says so
+and the ``requests`` tag gives the count; when any call is not, no
 cost is recorded at all (never a partial sum, never ``0``) and each problem
 is a diagnostic observation named:
 
@@ -61,6 +64,7 @@ from autobench.core.pricing import (
 from autobench.records import (
     Direction,
     ObservationKind,
+    ObservationQuery,
     ObservationRole,
     Semantic,
     SemanticRegistry,
@@ -133,6 +137,19 @@ class TokenCostDeriverSpec(DeriverSpec):
         return TokenCostDeriver(self, load_pricing_table(path), source=path.name)
 
 
+_LISTED_CALLS = 10
+"""Calls listed one by one in the cost's reason; more are counted."""
+
+
+def _requests(call: DerivationCall) -> int | None:
+    """The run's total of model requests, when it recorded a whole number of them."""
+    total = ObservationQuery(observations=call.observations, registry=call.registry).first_exact(
+        Semantic.LLM_REQUEST_COUNT
+    )
+    value = None if total is None else total.value
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 class TokenCostDeriver:
     """A prepared ``token_cost`` deriver: the spec and its loaded table."""
 
@@ -176,8 +193,21 @@ class TokenCostDeriver:
         output = self.spec.output
         details = "; ".join(
             f"{model}: {u.input_tokens} in, {u.output_tokens} out = {cost:f} usd"
-            for model, u, cost in priced
+            for model, u, cost in priced[:_LISTED_CALLS]
         )
+        if len(priced) > _LISTED_CALLS:
+            details += f"; ... and {len(priced) - _LISTED_CALLS} more"
+        reason = f"{len(priced)} LLM call(s) priced from {self.source}: {details}"
+        tags = {"exact": f"{total:f}", "calls": str(len(priced))}
+        requests = _requests(call)
+        if requests is not None and requests > len(priced):
+            # usage recorded per run (or per agent) rather than per request: tiers apply to
+            # each priced call's total, which may differ from the requests' own prices
+            reason += (
+                f" (the usage of {requests} requests was recorded as {len(priced)} call(s) "
+                "and priced as such)"
+            )
+            tags["requests"] = str(requests)
         return [
             DerivedValue(
                 name=output.name,
@@ -186,8 +216,8 @@ class TokenCostDeriver:
                 unit=output.unit,
                 direction=output.direction,
                 role=output.role,
-                reason=f"{len(priced)} LLM call(s) priced from {self.source}: {details}",
-                tags={"exact": f"{total:f}", "calls": str(len(priced))},
+                reason=reason,
+                tags=tags,
             )
         ]
 

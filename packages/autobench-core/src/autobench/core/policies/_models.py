@@ -165,7 +165,7 @@ class PolicySpec(_Frozen):
             return any(_same(value, item) for item in expected)
         if kind == "must_not_in":
             return not any(_same(value, item) for item in expected)
-        if not is_number(value) or math.isnan(value):
+        if not is_number(value) or (isinstance(value, float) and math.isnan(value)):
             return None
         if kind == "must_between":
             held: bool = expected.holds(value)

@@ -2,7 +2,8 @@
 
 The run's spans are recorded by one ABP :class:`TraceCollector` bound to the
 run's task. The root span ``benchmark.run`` (kind ``task``) wraps the task
-call; user spans nest under it. :func:`execute_run` is the run of an async
+call; user spans nest under it, and so do spans opened in threads the task
+started without its context (the collector's adoptive parent). :func:`execute_run` is the run of an async
 task, awaited on the event loop. :func:`execute_sync_run` is the whole run of
 a sync task (context, task call, scoring, record), called in a worker thread
 (``_threads``) inside a fresh :mod:`contextvars` context: no event loop runs
@@ -56,7 +57,7 @@ from autobench.records import (
     ACCOUNTING_VERSION,
     DEFAULT_SEMANTIC_REGISTRY,
     Observation,
-    ObservationSource,
+    Pool,
     RunInfo,
     RunRecord,
     SemanticRegistry,
@@ -160,6 +161,7 @@ async def execute_run(setup: RunSetup, planned: MatrixRunSpec) -> RunOutput:
     cancelled = False
     with bind_collector(run.collector), bind_run_context(ctx):
         with start_span(ROOT_SPAN, kind=SpanKind.TASK, collector=run.collector) as root:
+            run.collector.adoptive_parent = root.id
             try:
                 run.output = await setup.task(ctx, ctx.case)
             except (Exception, SystemExit) as exc:
@@ -189,6 +191,7 @@ def execute_sync_run(
     task_status = TaskStatus.PASSED
     with bind_collector(run.collector), bind_run_context(ctx):
         with start_span(ROOT_SPAN, kind=SpanKind.TASK, collector=run.collector) as root:
+            run.collector.adoptive_parent = root.id
             try:
                 output = setup.task(ctx, ctx.case)
                 if inspect.isawaitable(output):
@@ -220,7 +223,7 @@ def _scoring_call(run: _Run, registry: SemanticRegistry) -> ScoringCall:
             span_id=ref.span_id,
             artifact_id=ref.id,
         )
-    _add_accounting(run, registry)
+    _add_accounting(run, registry, "direct")
     return ScoringCall(
         case=run.planned.case,
         variant=run.planned.variant,
@@ -232,15 +235,8 @@ def _scoring_call(run: _Run, registry: SemanticRegistry) -> ScoringCall:
     )
 
 
-_TASK_SOURCES = (ObservationSource.TASK_OBSERVATION, ObservationSource.IMPORTED)
-
-
-def _add_accounting(
-    run: _Run,
-    registry: SemanticRegistry,
-    sources: tuple[ObservationSource, ...] = _TASK_SOURCES,
-) -> None:
-    """Record the accounting diagnostics of the run's evidence from ``sources``, and the
+def _add_accounting(run: _Run, registry: SemanticRegistry, pool: Pool) -> None:
+    """Record the accounting diagnostics of the run's ``pool`` of evidence, and the
     summaries only the trace can give (the others are computed when read);
     ``run.observations`` is the evidence then."""
     assert run.trace is not None
@@ -253,7 +249,7 @@ def _add_accounting(
             case_id=evidence.case_id,
             variant_id=evidence.variant_id,
             trace_dependent_only=True,
-            sources=sources,
+            pools=(pool,),
         )
     )
     run.observations = tuple(evidence.observations)
@@ -276,7 +272,7 @@ def _finish(
             trace=run.trace,
             registry=setup.registry,
         )
-        _add_accounting(run, setup.registry, (ObservationSource.DERIVED,))
+        _add_accounting(run, setup.registry, "derived")
     # Policies come last before the status: after scoring and any per-run derivation.
     if task_status is TaskStatus.PASSED and setup.policies:
         run.observations += policy_observations(
