@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from autobench.abp import Trace
 from autobench.cli import cli
 from autobench.records import (
     ObservationKind,
@@ -123,6 +124,79 @@ def models(ctx, case):
             span.factor_observation("response", "demo/mini-2026", semantic_type=Semantic.LLM_MODEL_RESPONSE)
             span.metric("input_tokens", tokens_in, semantic_type=Semantic.LLM_TOKENS_INPUT)
             span.metric("output_tokens", tokens_out, semantic_type=Semantic.LLM_TOKENS_OUTPUT)
+    return {}
+
+
+def mixed_sources(ctx, case):
+    """One call through a manual span, another inside an attached agent trace."""
+    with ctx.span("own_call", kind="llm") as span:
+        span.metric("input_tokens", 100, semantic_type=Semantic.LLM_TOKENS_INPUT)
+        span.metric("output_tokens", 10, semantic_type=Semantic.LLM_TOKENS_OUTPUT)
+    attach_trace(ctx, {"trace_id": "sub-agent", "spans": [
+        {"span_id": "sub", "name": "chat", "kind": "llm",
+         "usage": {"input_tokens": 1000, "output_tokens": 100}}]})
+    if case.input and case.input.get("tool_cost"):
+        with ctx.span("search", kind="tool") as span:
+            span.metric("search_cost", 0.5, semantic_type=Semantic.MONEY_COST, unit="usd")
+    return {}
+
+
+def threads(ctx, case):
+    """Calls made from a thread pool, which does not carry the task's context."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def call(index):
+        with ctx.span(f"llm_{index}", kind="llm") as span:
+            span.metric("input_tokens", 100, semantic_type=Semantic.LLM_TOKENS_INPUT)
+            span.metric("output_tokens", 10, semantic_type=Semantic.LLM_TOKENS_OUTPUT)
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(call, range(8)))
+    return {}
+
+
+def split_operation(ctx, case):
+    """A framework span reports input and output; the client span beneath it only input."""
+    for index, (tokens_in, tokens_out) in enumerate(CALLS):
+        with ctx.span(f"model_request_{index}", kind="llm") as framework:
+            tags = {"layer": "framework", "operation_id": f"req{index}"}
+            framework.metric("input_tokens", tokens_in, semantic_type=Semantic.LLM_TOKENS_INPUT, tags=tags)
+            framework.metric("output_tokens", tokens_out, semantic_type=Semantic.LLM_TOKENS_OUTPUT, tags=tags)
+            with ctx.span("chat", kind="llm") as client:
+                client.metric("input_tokens", tokens_in, semantic_type=Semantic.LLM_TOKENS_INPUT,
+                              tags={"layer": "client", "operation_id": f"req{index}"})
+    return {}
+
+
+def tagged_at_run_level(ctx, case):
+    """Two calls recorded at the run level, told apart by their operation ids only."""
+    for index, (tokens_in, tokens_out) in enumerate(CALLS):
+        tags = {"operation_id": f"late{index}"}
+        ctx.metric("input_tokens", tokens_in, semantic_type=Semantic.LLM_TOKENS_INPUT, tags=tags)
+        ctx.metric("output_tokens", tokens_out, semantic_type=Semantic.LLM_TOKENS_OUTPUT, tags=tags)
+    return {}
+
+
+def run_usage_only(ctx, case):
+    """Only the agent run's usage: two requests, recorded as one."""
+    record_pydantic_ai_usage(ctx, PydanticAIUsage(requests=2, input_tokens=130, output_tokens=30))
+    return {}
+
+
+def odd_values(ctx, case):
+    """Values no total can use, and sums too large for a number."""
+    for index, value in enumerate(case.input["values"]):
+        with ctx.span(f"llm_{index}", kind="llm") as span:
+            span.metric("input_tokens", value, semantic_type=Semantic.LLM_TOKENS_INPUT)
+    return {}
+
+
+
+def many_calls(ctx, case):
+    for index in range(200):
+        with ctx.span(f"llm_{index}", kind="llm") as span:
+            span.metric("input_tokens", 5, semantic_type=Semantic.LLM_TOKENS_INPUT)
+            span.metric("output_tokens", 1, semantic_type=Semantic.LLM_TOKENS_OUTPUT)
     return {}
 '''
 
@@ -381,3 +455,85 @@ def test_replay_reads_the_same_totals_without_the_task(runner: CliRunner, projec
         [run] = replay_experiment(directory, evidence_only=evidence_only).runs
         query = ObservationQuery(observations=run_observations(run))
         assert query.values("llm.tokens.input") == [130], evidence_only
+
+
+def test_the_task_s_calls_and_an_attached_trace_s_calls_add_up(
+    runner: CliRunner, project: Path
+) -> None:
+    directory = record(runner, project, "mixed_sources")
+    one_each = (1100 * 1.0 + 110 * 5.0) / 1e6
+    assert totals(directory)["llm.tokens.input"] == 1100
+    assert totals(directory)["money.cost"] == pytest.approx(one_each)
+    # a derived cost outranks the task's own costs, and the report says what was not added
+    with_tool = record(
+        runner, project, "mixed_sources", cases="[{id: c1, input: {tool_cost: true}}]"
+    )
+    assert totals(with_tool)["money.cost"] == pytest.approx(one_each)
+    report = runner.invoke(cli, ["report", str(with_tool)])
+    assert "money.cost: the derived total" in report.output
+    assert "the direct evidence totals 0.5" in report.output
+
+
+def test_spans_opened_in_a_thread_pool_belong_to_the_run(runner: CliRunner, project: Path) -> None:
+    directory = record(runner, project, "threads")
+    run = run_yaml(directory)
+    assert isinstance(run.trace, Trace)
+    [root] = run.trace.root_spans
+    calls = [span for span in run.trace.spans if span.operation.startswith("llm_")]
+    assert len(calls) == 8 and {span.parent for span in calls} == {root.id}
+    assert totals(directory)["llm.tokens.input"] == 800
+
+
+def test_one_call_s_values_on_several_spans_are_priced_as_one_call(
+    runner: CliRunner, project: Path
+) -> None:
+    for task in ("split_operation", "tagged_at_run_level"):
+        directory = record(runner, project, task)
+        assert totals(directory)["llm.tokens.input"] == 130, task
+        assert totals(directory)["llm.tokens.output"] == 30, task
+        cost = next(o for o in run_yaml(directory).observations if o.name == "token_cost")
+        assert cost.tags["calls"] == "2", task
+        assert cost.value == pytest.approx(TWO_CALLS_COST), task
+
+
+def test_usage_recorded_per_run_is_priced_and_said_to_be(runner: CliRunner, project: Path) -> None:
+    directory = record(runner, project, "run_usage_only")
+    cost = next(o for o in run_yaml(directory).observations if o.name == "token_cost")
+    assert cost.value == pytest.approx(TWO_CALLS_COST)
+    assert cost.tags["requests"] == "2" and "usage of 2 requests" in str(cost.reason)
+
+
+@pytest.mark.parametrize(
+    ("values", "total", "skipped"),
+    [
+        ("[50, true]", 50, 1),
+        ('[50, "80"]', 50, 1),
+        ("[50, .nan]", 50, 1),
+        ("[50, 1.5]", 50, 1),  # tokens are whole numbers
+        ("[50, -80]", 50, 1),  # and never negative
+        ("[true]", None, 1),
+        ("[1.0e308, 1.0e308]", None, 0),
+    ],
+)
+def test_values_a_total_cannot_use_are_diagnosed(
+    runner: CliRunner, project: Path, values: str, total: object, skipped: int
+) -> None:
+    directory = record(
+        runner, project, "odd_values", cases=f"[{{id: c1, input: {{values: {values}}}}}]"
+    )
+    assert totals(directory)["llm.tokens.input"] == total
+    found = diagnostics(directory)
+    assert found.count("accounting_value_skipped") == skipped
+    if total is None and not skipped:
+        assert "accounting_overflow" in found
+    report = runner.invoke(cli, ["report", str(directory)])
+    assert report.exit_code == 0 and "Traceback" not in report.output
+
+
+def test_many_calls_keep_the_cost_reason_short(runner: CliRunner, project: Path) -> None:
+    directory = record(runner, project, "many_calls")
+    assert totals(directory)["llm.tokens.input"] == 1000
+    cost = next(o for o in run_yaml(directory).observations if o.name == "token_cost")
+    assert cost.tags["calls"] == "200"
+    assert cost.reason is not None and cost.reason.endswith("; ... and 190 more")
+    assert len(cost.reason) < 1000

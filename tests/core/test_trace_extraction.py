@@ -364,3 +364,34 @@ def test_reports_read_the_evidence_extracted_after_the_run(recorded: Path) -> No
         load_run_record(plain).observations
         == replay_experiment(recorded, extractions=False).runs[0].observations
     )
+
+
+def test_extracted_measurements_are_totalled_with_their_trace(tmp_path: Path) -> None:
+    module = write_task_module(
+        tmp_path,
+        """
+        from autobench.abp import active_span
+
+        def run_case(ctx, case):
+            with ctx.span("agent", kind="agent"):
+                active_span().record_measurement("input_tokens", 130, semantic_type="llm.tokens.input")
+                for tokens in (50, 80):
+                    with ctx.span("call", kind="llm"):
+                        active_span().record_measurement(
+                            "input_tokens", tokens, semantic_type="llm.tokens.input"
+                        )
+            return {}
+        """,
+    )
+    root = tmp_path / "records"
+    run(make_spec(tmp_path, f"{module}:run_case"), sink=RecordDirectoryWriter(root))
+
+    def tokens() -> list[Any]:
+        [replayed] = replay_experiment(root, evidence_only=True).runs
+        return ObservationQuery(observations=run_observations(replayed)).values("llm.tokens.input")
+
+    assert tokens() == []  # measurements live in the trace only
+    derived = replay_experiment_extraction(root, SignalExtractor())[0]
+    stored = [o for o in derived.observations if o.id == "accounting.extracted.llm.tokens.input"]
+    assert [(o.value, o.tags["extractor"]) for o in stored] == [(130, "accounting")]
+    assert tokens() == [130]  # the agent's roll-up is not added to its calls

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from _factories import trivial_run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +20,7 @@ from autobench.records import (
     ObservationSource,
     SemanticDefinition,
     SpanIndex,
+    account_run,
     accounting_observations,
     is_summary,
     project_observations,
@@ -352,3 +354,15 @@ def test_the_total_is_the_sum_of_the_direct_values(
         assert not any(o.name == AMBIGUOUS_DIRECT_MEASUREMENT for o in added)
         # the stored summary is what projection reads back, without the trace
         assert project_observations([*observations, *added], REGISTRY)[TOKENS].value == expected
+
+
+def test_accounting_a_record_twice_adds_nothing_twice() -> None:
+    run = trivial_run()
+    observations = (tokens("o1", 5, "call1"), tokens("o2", 6, "call1"))
+    once = account_run(run.model_copy(update={"observations": observations}), REGISTRY)
+    assert [o.name for o in once.observations[2:]] == ["input_tokens", AMBIGUOUS_DIRECT_MEASUREMENT]
+    assert account_run(once, REGISTRY).observations == once.observations
+    # a record whose stored diagnostic lost its summary gets the summary, not a second diagnostic
+    edited = once.model_copy(update={"observations": (*observations, once.observations[3])})
+    ids = [o.id for o in account_run(edited, REGISTRY).observations]
+    assert len(ids) == len(set(ids)) == 4

@@ -17,6 +17,7 @@ from autobench.report import (
     build_run_metric_rows,
     compare_variants,
 )
+from autobench.report._format import number_text
 
 QUALITY_TASK = """
 def run(ctx, case):
@@ -263,3 +264,13 @@ def test_optional_scorer_errors_are_not_a_reason(run_bench: RunBench) -> None:
     result = run_bench(OPTIONAL_TASK, cases=_cases(0), variants=TWO_VARIANTS[:1], scoring=scoring)
     (row,) = build_run_metric_rows(result)
     assert row.status is RunStatus.PASSED and row.reason is None
+
+
+def test_whole_numbers_read_as_integers() -> None:
+    assert [number_text(v) for v in (246914.0, 10000.0, 0.000618, 1e15, 2.5)] == [
+        "246914",
+        "10000",
+        "0.000618",
+        "1e+15",
+        "2.5",
+    ]
