@@ -258,6 +258,18 @@ _export(
 )
 
 _export(
+    "autobench.core.native",
+    "autobench-core",
+    "HTTPXCaptureSettings",
+    "HTTPXInstrumentation",
+    "InstrumentationSpec",
+    "OpenAIAgentsInstrumentation",
+    "OpenAIInstrumentation",
+    "PydanticAIInstrumentation",
+)
+_export("autobench.core.plugins", "autobench-core", "instrumentor_statuses")
+
+_export(
     "autobench.core.data",
     "autobench-core",
     "GeneratedCaseBatch",
@@ -376,12 +388,21 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
         suppress_instrumentation,
     )
     from autobench.core.measurement import Measurement, MeasurementBudget, measure_callable
+    from autobench.core.native import (
+        HTTPXCaptureSettings,
+        HTTPXInstrumentation,
+        InstrumentationSpec,
+        OpenAIAgentsInstrumentation,
+        OpenAIInstrumentation,
+        PydanticAIInstrumentation,
+    )
     from autobench.core.packs import (
         DEFAULT_METRIC_PACKS,
         MetricPack,
         MetricPackRegistry,
         builtin_metric_pack_registry,
     )
+    from autobench.core.plugins import instrumentor_statuses
     from autobench.core.policies import PolicyResult, PolicySpec, evaluate_run_policies
     from autobench.core.postderive import (
         ComparisonVerdict,

@@ -77,6 +77,11 @@ class Compatibility:
     target_version: str | None = None
 
     @property
+    def status(self) -> CompatibilityState:
+        """The state (another name for :attr:`state`)."""
+        return self.state
+
+    @property
     def installable(self) -> bool:
         """``True`` for ``compatible`` and ``degraded``."""
         return self.state in _INSTALLABLE

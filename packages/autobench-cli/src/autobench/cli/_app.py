@@ -38,7 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "instrumentation": (
         "autobench.cli._instrumentation:instrumentation_group",
-        "Inspect instrumentation: recorded trace shape (`instrumentation trace DIR`).",
+        "Inspect instrumentation: integrations here (`doctor`), recorded trace shape (`trace DIR`).",
     ),
     "export": (
         "autobench.cli._export:export_command",

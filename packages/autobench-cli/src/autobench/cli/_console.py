@@ -18,6 +18,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 import autobench
+from autobench.abp import InstrumentationError
 from autobench.core.runtime import ResumeError, TaskResolutionError
 from autobench.core.scoring import ScorerResolutionError
 from autobench.core.spec import SpecError
@@ -73,6 +74,12 @@ def user_errors() -> Iterator[None]:
         raise show_error("Unknown variant", str(exc)) from None
     except UnknownExportFormatError as exc:
         raise show_error("Unknown export format", str(exc)) from None
+    except InstrumentationError as exc:
+        raise show_error(
+            "Instrumentation unavailable",
+            f"{exc}\n\n`autobench instrumentation doctor` shows what is installed here; "
+            "without `strict`, unavailable integrations are skipped.",
+        ) from None
 
 
 def _task_error(

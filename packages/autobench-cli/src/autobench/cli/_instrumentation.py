@@ -1,4 +1,7 @@
-"""``autobench instrumentation``: diagnostics of recorded instrumentation.
+"""``autobench instrumentation``: diagnostics of native and recorded instrumentation.
+
+``autobench instrumentation doctor`` lists the integrations this environment
+offers (:mod:`autobench.cli._doctor`).
 
 ``autobench instrumentation trace DIR`` reads the record directory only (the
 run files and their trace artifacts, through :func:`replay_experiment`): it
@@ -28,6 +31,7 @@ from rich.table import Table
 
 from autobench.abp import Trace
 from autobench.cli._console import stdout_console, user_errors
+from autobench.cli._doctor import doctor_command
 from autobench.records import ExperimentResult, RunRecord, replay_experiment
 
 DEFAULT_RUN_LIMIT = 40
@@ -36,7 +40,11 @@ DEFAULT_RUN_LIMIT = 40
 
 @click.group("instrumentation")
 def instrumentation_group() -> None:
-    """Inspect instrumentation: recorded trace shape, without importing tasks or SDKs."""
+    """Inspect instrumentation: the integrations available here (`doctor`) and the trace
+    shape of recorded runs (`trace DIR`), without importing tasks or missing SDKs."""
+
+
+instrumentation_group.add_command(doctor_command)
 
 
 @dataclass

@@ -54,4 +54,5 @@ class AutobenchSpecs:
 
     @hookspec
     def autobench_instrumentors(self) -> Sequence[Any]:  # type: ignore[empty-body]
-        """Lazy instrumentor entries (id, target distribution, loader path)."""
+        """Native integrations (:class:`autobench.core.native.IntegrationEntry`: id,
+        distribution, import module, extra, target SDKs); listing them imports no SDK."""

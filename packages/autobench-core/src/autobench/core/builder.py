@@ -30,7 +30,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from autobench.abp import Instrumentor
 from autobench.core.derive import DeriverSpec
+from autobench.core.native import DiscoverySettings, InstrumentationSpec, IntegrationSettings
 from autobench.core.plugins import deriver_registry, scorer_registry
 from autobench.core.scoring import ScorerSpec
 from autobench.core.spec import BenchmarkInfo, BenchmarkSpec, DatasetSpec, TaskSpec
@@ -47,6 +49,8 @@ class _State:
     task: TaskSpec | None = None
     scoring: tuple[ScorerSpec, ...] = ()
     derive: tuple[DeriverSpec, ...] = ()
+    instrumentation: InstrumentationSpec = field(default_factory=InstrumentationSpec)
+    instrumentors: tuple[Instrumentor, ...] = ()
     base_dir: Path | None = None
 
 
@@ -115,6 +119,43 @@ class Benchmark:
             )
         )
 
+    def instrument(self, *items: IntegrationSettings | Instrumentor) -> Benchmark:
+        """Install native instrumentors for the whole matrix: typed settings
+        (``OpenAIInstrumentation()``, ``HTTPXInstrumentation(capture=...)``; serialized with
+        the spec) or custom :class:`~autobench.abp.Instrumentor` instances (runtime-only).
+        Calls add up; a later setting of one integration replaces the earlier one. Raises
+        ``ValueError`` when two instrumentors (custom, or custom and typed) share an id, and
+        ``TypeError`` for anything else."""
+        explicit = dict(self._state.instrumentation.explicit())
+        custom = list(self._state.instrumentors)
+        for item in items:
+            if isinstance(item, IntegrationSettings):
+                explicit[item.integration] = item
+            elif isinstance(item, Instrumentor):
+                custom.append(item)
+            else:
+                raise TypeError(
+                    f"instrument() takes instrumentation settings or Instrumentor instances, "
+                    f"not {type(item).__name__}"
+                )
+        ids = [instrumentor.info.id for instrumentor in custom]
+        clash = sorted({i for i in ids if ids.count(i) > 1 or explicit.get(i) not in (None, False)})
+        if clash:
+            raise ValueError(f"instrumentor id {clash[0]!r} is configured twice")
+        section = InstrumentationSpec(all=self._state.instrumentation.all, **explicit)
+        return self._with(instrumentation=section, instrumentors=tuple(custom))
+
+    def instrument_all(self, *, exclude: Iterable[str] = (), strict: bool = False) -> Benchmark:
+        """Also install every installed, compatible built-in integration not configured
+        explicitly and not in ``exclude`` (``pydantic_ai``, ``openai``, ``openai_agents``,
+        ``httpx``). Without ``strict`` an unavailable one is skipped and every run records an
+        ``instrumentation.skipped`` diagnostic; with it the run fails before any case with an
+        ``InstrumentationError``. A second call replaces the first's discovery settings."""
+        section = self._state.instrumentation.model_copy(
+            update={"all": DiscoverySettings(exclude=tuple(exclude), strict=strict)}
+        )
+        return self._with(instrumentation=section)
+
     def base_dir(self, path: Path | str | None) -> Benchmark:
         """The directory relative references (task modules, pricing files) resolve from
         (a loaded spec's is its file's directory; default: none, the import path)."""
@@ -130,6 +171,8 @@ class Benchmark:
             variants=state.variants,
             scoring=state.scoring,
             derive=state.derive,
+            instrumentation=state.instrumentation,
+            instrumentors=state.instrumentors,
             base_dir=state.base_dir,
         )
 

@@ -30,6 +30,12 @@ from autobench.core._hookspecs import (
     hookspec,
 )
 from autobench.core.derive._base import DeriverSpec
+from autobench.core.native._integrations import (
+    IntegrationEntry,
+    IntegrationStatus,
+    merged_entries,
+    status_of,
+)
 from autobench.core.packs._model import MetricPack, MetricPackRegistry, _merge_definitions
 from autobench.core.postderive._base import PostDeriverSpec
 from autobench.core.scoring._base import ScorerSpec
@@ -55,6 +61,9 @@ __all__ = [
     "deriver_registry",
     "hookimpl",
     "hookspec",
+    "instrumentor_statuses",
+    "integration_entries",
+    "integrations_from_manager",
     "metric_pack_registry",
     "metric_packs_from_manager",
     "new_plugin_manager",
@@ -289,3 +298,26 @@ def semantic_registry() -> SemanticRegistry:
     """The semantic registry every spec starts from: the built-in catalog plus the semantic
     types of installed plugins (see :func:`semantic_registry_from_manager`)."""
     return semantic_registry_from_manager(plugin_manager())
+
+
+def integrations_from_manager(manager: pluggy.PluginManager) -> tuple[IntegrationEntry, ...]:
+    """The built-in native integrations and those of the ``autobench_instrumentors`` hook
+    (an entry with a built-in id replaces the built-in one). Lists them only: no
+    instrumentor or SDK is imported."""
+    contributed = [entry for entries in manager.hook.autobench_instrumentors() for entry in entries]
+    return merged_entries(contributed)
+
+
+@functools.cache
+def integration_entries() -> tuple[IntegrationEntry, ...]:
+    """The native integrations known here (see :func:`integrations_from_manager`)."""
+    return integrations_from_manager(plugin_manager())
+
+
+def instrumentor_statuses(
+    entries: Sequence[IntegrationEntry] | None = None,
+) -> tuple[IntegrationStatus, ...]:
+    """What this environment offers of every known integration (``entries``: default,
+    :func:`integration_entries`), without installing or patching anything and without
+    importing a missing SDK."""
+    return tuple(status_of(entry) for entry in (entries or integration_entries()))

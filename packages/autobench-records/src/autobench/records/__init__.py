@@ -78,6 +78,7 @@ from autobench.records._extraction_replay import (
     replay_extraction,
 )
 from autobench.records._legacy import upgrade_run_body, upgrade_trace_document
+from autobench.records._native import NativeObservation, native_observations
 from autobench.records._paths import artifact_dir, run_record_path, safe_segment
 from autobench.records._post_derived import (
     POST_DERIVED_FILE,
@@ -211,6 +212,7 @@ __all__ = [
     "ExtractorInfo",
     "FactorValue",
     "MissingRecordError",
+    "NativeObservation",
     "Observation",
     "ObservationKind",
     "ObservationQuery",
@@ -274,6 +276,7 @@ __all__ = [
     "load_run_record",
     "merge_extractions",
     "merge_post_derived",
+    "native_observations",
     "needs_accounting",
     "pool_of",
     "pool_total",

@@ -38,7 +38,7 @@ from autobench.records import (
 )
 
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
-IDENTITY_FIELDS = ("model", "provider")
+IDENTITY_FIELDS = ("model", "model_response", "model_requested", "provider")
 
 
 @dataclass(slots=True)

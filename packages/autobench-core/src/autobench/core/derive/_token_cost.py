@@ -8,11 +8,14 @@ YAML::
         output: {name: cost, semantic_type: money.cost, unit: usd, direction: minimize, role: objective}
         inputs: {input_tokens: llm.tokens.input, output_tokens: llm.tokens.output,
                  cache_read_tokens: llm.tokens.cache_read, cache_write_tokens: llm.tokens.cache_write,
-                 model: llm.model.name, provider: llm.provider}
+                 model: llm.model.name, model_response: llm.model.response,
+                 model_requested: llm.model.requested, provider: llm.provider}
 
 Per run the usage observations are grouped into calls (:mod:`._calls`); each
 call needs a model and its input and output token counts (cache counts and
-the provider are optional), is resolved in the pricing table
+the provider are optional). The model is the call's ``model`` value, else the
+model the provider answered with (``model_response``), else the one requested
+(``model_requested``): the first with a price is used. It is resolved in the pricing table
 (:meth:`PricingTable.resolve`) and priced exactly (:func:`call_cost`). When
 every call is priced, one metric with their sum (USD, value a float, the
 exact decimal in the ``exact`` tag, the first ten calls itemised in the
@@ -50,7 +53,7 @@ from autobench.core.derive._base import (
     DeriverSpec,
     PreparedDeriver,
 )
-from autobench.core.derive._calls import TOKEN_FIELDS, CallEvidence, group_calls
+from autobench.core.derive._calls import IDENTITY_FIELDS, TOKEN_FIELDS, CallEvidence, group_calls
 from autobench.core.pricing import (
     AmbiguousModelError,
     InconsistentUsageError,
@@ -89,6 +92,8 @@ class TokenCostInputs(BaseModel):
     cache_read_tokens: str = Semantic.LLM_TOKENS_CACHE_READ
     cache_write_tokens: str = Semantic.LLM_TOKENS_CACHE_WRITE
     model: str = Semantic.LLM_MODEL_NAME
+    model_response: str = Semantic.LLM_MODEL_RESPONSE
+    model_requested: str = Semantic.LLM_MODEL_REQUESTED
     provider: str = Semantic.LLM_PROVIDER
 
 
@@ -255,32 +260,39 @@ class TokenCostDeriver:
                         AMBIGUOUS_INPUT, name, f"{where}: {value!r} is not a token count", span
                     )
                 counts[name] = int(value)
-        for name in ("model", "provider"):
+        for name in IDENTITY_FIELDS:
             if len(evidence.identity[name]) > 1:
                 values = ", ".join(map(str, evidence.identity[name]))
                 return self._diagnostic(
                     AMBIGUOUS_INPUT, name, f"{where} has several {name}s: {values}", span
                 )
-        missing = [
-            n
-            for n in ("model", "input_tokens", "output_tokens")
-            if n not in counts and not evidence.identity.get(n)
+        # the model the call names, else the one that answered, else the one it asked for
+        models = [str(m) for m in evidence.identity["model"]] or [
+            str(m)
+            for m in (*evidence.identity["model_response"], *evidence.identity["model_requested"])
         ]
+        missing = [n for n in ("input_tokens", "output_tokens") if n not in counts]
+        if not models:
+            missing.insert(0, "model")
         if missing:
             names = ", ".join(self.semantics[n] for n in missing)
             return self._diagnostic(MISSING_INPUTS, missing, f"{where} has no {names}", span)
-        model = str(evidence.identity["model"][0])
         provider = evidence.identity["provider"][0] if evidence.identity["provider"] else None
-        try:
-            entry = self.table.resolve(model, None if provider is None else str(provider))
-        except AmbiguousModelError as exc:
-            return self._diagnostic(AMBIGUOUS_INPUT, model, f"{where}: {exc}", span)
+        entry = None
+        for model in dict.fromkeys(models):
+            try:
+                entry = self.table.resolve(model, None if provider is None else str(provider))
+            except AmbiguousModelError as exc:
+                return self._diagnostic(AMBIGUOUS_INPUT, model, f"{where}: {exc}", span)
+            if entry is not None:
+                break
         if entry is None:
             served = f" (provider {provider})" if provider is not None else ""
+            tried = " or ".join(repr(m) for m in dict.fromkeys(models))
             return self._diagnostic(
                 UNKNOWN_MODEL,
-                model,
-                f"{where}: no price for model {model!r}{served} in {self.source}",
+                models[0],
+                f"{where}: no price for model {tried}{served} in {self.source}",
                 span,
             )
         usage = TokenUsage(**{name: counts.get(name, 0) for name in TOKEN_FIELDS})

@@ -35,7 +35,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from autobench.abp import DEFAULT_CAPTURE_POLICY, CapturePolicy
+from autobench.core.native import InstrumentationSession, resolve_instrumentation
 from autobench.core.planning import build_benchmark_plan, new_experiment_id
+from autobench.core.plugins import integration_entries
 from autobench.core.runtime._derive import prepare_derivers
 from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
 from autobench.core.runtime._executor import MatrixExecutor
@@ -107,6 +109,10 @@ async def run_benchmark_spec(
     scorers = tuple(scorer.prepare(spec.base_dir) for scorer in spec.scoring)
     plan = build_benchmark_plan(spec)
     files = collect_benchmark_source_files(spec) if source_files is None else source_files
+    # Strict instrumentation fails here, before anything is recorded or run.
+    resolved = resolve_instrumentation(
+        spec.instrumentation, spec.instrumentors, integration_entries()
+    )
     started = time.perf_counter()
     previous: tuple[RunRecord, ...] = ()
     resumed: ResumeInfo | None = None
@@ -163,33 +169,35 @@ async def run_benchmark_spec(
         resume(experiment)
     total = len(to_run)
     deliver(progress, ProgressEvent(ProgressEventKind.EXPERIMENT_STARTED, experiment_id, total, 0))
-    setup = RunSetup(
-        experiment_id=experiment_id,
-        benchmark_id=spec.benchmark.id,
-        task=task,
-        task_is_async=is_async_task(task),
-        scorers=scorers,
-        scores_inline=scores_inline(scorers),
-        policies=spec.policies,
-        registry=spec.registry,
-        derivers=derivers,
-        capture=DEFAULT_CAPTURE_POLICY if capture is None else capture,
-    )
-    executor = MatrixExecutor(
-        setup, to_run, concurrency_limit=concurrency_limit, sink=sink, progress=progress
-    )
-    try:
-        new_runs = await executor.run()
-    except asyncio.CancelledError:
-        if sink is not None:
-            _finish_interrupted(
-                sink,
-                experiment,
-                previous + executor.finished,
-                resumed,
-                time.perf_counter() - started,
-            )
-        raise
+    with InstrumentationSession(resolved, capture_policy=capture) as session:
+        setup = RunSetup(
+            experiment_id=experiment_id,
+            benchmark_id=spec.benchmark.id,
+            task=task,
+            task_is_async=is_async_task(task),
+            scorers=scorers,
+            scores_inline=scores_inline(scorers),
+            policies=spec.policies,
+            registry=spec.registry,
+            derivers=derivers,
+            capture=DEFAULT_CAPTURE_POLICY if capture is None else capture,
+            diagnostics=session.diagnostics(),
+        )
+        executor = MatrixExecutor(
+            setup, to_run, concurrency_limit=concurrency_limit, sink=sink, progress=progress
+        )
+        try:
+            new_runs = await executor.run()
+        except asyncio.CancelledError:
+            if sink is not None:
+                _finish_interrupted(
+                    sink,
+                    experiment,
+                    previous + executor.finished,
+                    resumed,
+                    time.perf_counter() - started,
+                )
+            raise
     runs = plan_order(experiment, previous + new_runs) if previous else new_runs
     if spec.post_derive:
         runs, post_derived = post_derive_runs(spec.post_derive, runs, spec.registry)

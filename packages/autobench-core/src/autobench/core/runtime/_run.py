@@ -57,6 +57,8 @@ from autobench.records import (
     ACCOUNTING_VERSION,
     DEFAULT_SEMANTIC_REGISTRY,
     Observation,
+    ObservationKind,
+    ObservationRole,
     Pool,
     RunInfo,
     RunRecord,
@@ -64,6 +66,7 @@ from autobench.records import (
     SpanIndex,
     TaskStatus,
     accounting_observations,
+    native_observations,
 )
 
 ROOT_SPAN = "benchmark.run"
@@ -89,6 +92,9 @@ class RunSetup:
     """Per-run derivers, prepared once for the experiment (``_derive``)."""
     capture: CapturePolicy = DEFAULT_CAPTURE_POLICY
     """What span payloads may be recorded (redaction, truncation, hashing, artifacts)."""
+    diagnostics: tuple[tuple[str, Any, str], ...] = ()
+    """``(name, value, reason)`` of diagnostics every run records when it starts (for
+    example ``instrumentation.skipped`` for an integration that could not be installed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +138,15 @@ class _Run:
         self.output: Any = None
         self.trace: Trace | None = None
         self.observations: tuple[Observation, ...] = ()
+        for name, value, reason in setup.diagnostics:
+            self.evidence.add_observation(
+                name,
+                value,
+                kind=ObservationKind.DIAGNOSTIC,
+                span_id=None,
+                role=ObservationRole.DIAGNOSTIC,
+                reason=reason,
+            )
 
     def task_raised(self, exc: Exception | SystemExit, root: ActiveSpan) -> TaskStatus:
         """Close the root span with the error and record it (linked to the innermost span)."""
@@ -213,6 +228,19 @@ def _scoring_call(run: _Run, registry: SemanticRegistry) -> ScoringCall:
     (accounting summaries, ``records._run_accounting``); return the call the scorers
     receive (``output`` is ``None`` when the task raised)."""
     run.trace = merge_attached(run.collector.materialize(), run.evidence.traces)
+    for found in native_observations(run.trace):
+        # What native instrumentors put on their spans, as observations of the run.
+        run.evidence.add_observation(
+            found.name,
+            found.value,
+            kind=found.kind,
+            span_id=found.span_id,
+            semantic_type=found.semantic_type,
+            unit=found.unit,
+            direction=found.direction,
+            role=found.role,
+            tags={"instrumentor": found.instrumentor},
+        )
     for ref, payload in run.collector.payloads:
         # Payloads the capture policy moved out of the trace become run artifacts.
         run.evidence.add_artifact(

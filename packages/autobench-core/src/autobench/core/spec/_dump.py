@@ -34,6 +34,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from autobench.core.native import InstrumentationSpec
 from autobench.core.plugins import scorer_registry
 from autobench.core.scoring import ScorerSpec
 from autobench.core.spec._models import (
@@ -85,7 +86,21 @@ def benchmark_spec_document(spec: BenchmarkSpec) -> dict[str, Any]:
         body.update(_report(spec.reports))
     if spec.semantic_registry != SemanticRegistry():
         body["semantic_registry"] = _plain(spec.semantic_registry)
+    if not spec.instrumentation.empty:
+        body["instrumentation"] = _instrumentation(spec.instrumentation)
     return {"benchmark": {spec.benchmark.id: body}}
+
+
+def _instrumentation(section: InstrumentationSpec) -> dict[str, Any]:
+    """The ``instrumentation`` section: discovery, then each explicit integration (its
+    non-default settings, ``{}`` for the defaults, ``false`` to keep it off). Custom
+    instrumentor instances are runtime-only and never written."""
+    out: dict[str, Any] = {}
+    if section.all is not None:
+        out["all"] = _plain(section.all)
+    for name, settings in section.explicit().items():
+        out[name] = False if settings is False else _plain(settings)
+    return out
 
 
 def scorer_dsl(scorer: ScorerSpec) -> dict[str, Any]:

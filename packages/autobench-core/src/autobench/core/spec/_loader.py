@@ -19,6 +19,7 @@ from autobench.core.spec._evaluation_sections import (
     load_post_derivers,
 )
 from autobench.core.spec._files import SpecFiles
+from autobench.core.spec._instrumentation import load_instrumentation
 from autobench.core.spec._models import BenchmarkInfo, BenchmarkSpec
 from autobench.core.spec._sections import (
     check_report_variants,
@@ -42,6 +43,7 @@ STRUCTURED_KEYS = frozenset(
         "policies",
         "post_derive",
         "derive",
+        "instrumentation",
     }
 )
 DSL_KEYS = frozenset(
@@ -59,6 +61,7 @@ DSL_KEYS = frozenset(
         "policies",
         "post_derive",
         "derive",
+        "instrumentation",
     }
 )
 _SHAPES = (
@@ -85,6 +88,7 @@ def load_benchmark_spec(path: Path | str) -> BenchmarkSpec:
             policies: [{name, metric, unit, <one requirement>}]     # see autobench.core.policies
             post_derive: [{kind: paired_baseline, ...}]             # see autobench.core.postderive
             derive: [{kind: token_cost, pricing: file://pricing.yaml, output, inputs}]  # autobench.core.derive
+            instrumentation: {all: {exclude, strict}, openai: {}, httpx: {capture}, ...}  # ._instrumentation
 
     The **structured form** is the shape of ``BenchmarkSpec.model_dump()``::
 
@@ -97,6 +101,7 @@ def load_benchmark_spec(path: Path | str) -> BenchmarkSpec:
         semantic_registry: {version, types, aliases}
         policies: [...]                               # same shape as in the DSL
         post_derive: [...]
+        instrumentation: {...}                        # same shape as in the DSL
 
     Detection rule: a document is in the structured form when it has a
     top-level key besides ``benchmark``, or when ``benchmark.id`` holds
@@ -261,7 +266,10 @@ def _structured(top: Located, files: SpecFiles) -> dict[str, Any]:
 
 
 def _evaluation(container: Located, sections: dict[str, Any], variant_ids: frozenset[str]) -> None:
-    """The ``post_derive`` and ``policies`` sections of ``container`` into ``sections``."""
+    """The ``post_derive``, ``policies`` and ``instrumentation`` sections of ``container``
+    into ``sections``."""
+    if (item := _present(container.get("instrumentation"))) is not None:
+        sections["instrumentation"] = load_instrumentation(item)
     post_derive: tuple[PostDeriverSpec, ...] = ()
     if (item := _present(container.get("post_derive"))) is not None:
         post_derive = sections["post_derive"] = load_post_derivers(item, variant_ids)

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator, model_validator
 
 from autobench.core.derive import DeriverSpec
+from autobench.core.native._settings import InstrumentationSpec
 from autobench.core.plugins import (
     deriver_registry,
     post_deriver_registry,
@@ -194,6 +195,10 @@ class BenchmarkSpec(SpecModel):
     scoring and before policies (see :mod:`autobench.core.derive`)."""
     policies: tuple[PolicySpec, ...] = ()
     post_derive: tuple[SerializeAsAny[PostDeriverSpec], ...] = ()
+    instrumentation: InstrumentationSpec = Field(default_factory=InstrumentationSpec)
+    """Native SDK instrumentors installed for the whole matrix (see :mod:`autobench.core.native`)."""
+    instrumentors: tuple[Any, ...] = Field(default=(), exclude=True)
+    """Custom :class:`~autobench.abp.Instrumentor` instances: runtime-only, never serialized."""
     base_dir: Path | None = Field(default=None, exclude=True)
     source_files: tuple[Path, ...] = Field(default=(), exclude=True)
     """Resolved paths of every file the loader read (the spec, then dataset files), in read order."""
