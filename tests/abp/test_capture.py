@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from autobench.abp import (
     DEFAULT_CAPTURE_POLICY,
+    DEFAULT_SECRET_PATTERNS,
     REDACTED,
     CaptureMode,
     CapturePolicy,
@@ -178,3 +179,37 @@ def test_large_payloads_become_artifact_references() -> None:
     ((stored_ref, payload),) = collector.payloads
     assert stored_ref == ref and payload == {"rows": list(range(100))}
     assert ref.size > 100 and len(ref.sha256) == 64
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "Bearer abc.DEF-123",
+                "basic QWxhZGRpbjpvcGVu",
+                "sk-" + "A" * 20,
+                "AKIA" + "B" * 16,
+                "ghp_" + "c" * 24,
+                "xoxb-123456789012",
+                "hello",
+                " ",
+                "tokens=42",
+            ]
+        )
+        | st.text(max_size=20),
+        max_size=6,
+    )
+)
+def test_strings_are_redacted_exactly_as_each_pattern_would(parts: list[str]) -> None:
+    text = "".join(parts)
+    expected = text
+    for pattern in DEFAULT_SECRET_PATTERNS:
+        expected = re.sub(pattern, REDACTED, expected)
+    assert DEFAULT_CAPTURE_POLICY.text(text) == expected
+    # keys are remembered, and remembered right
+    for _ in range(2):
+        assert DEFAULT_CAPTURE_POLICY.apply_mapping({text or "k": 1, "api_key": text}) == {
+            (expected or "k"): 1,
+            "api_key": REDACTED,
+        }

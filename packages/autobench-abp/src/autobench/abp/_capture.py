@@ -173,6 +173,8 @@ class CapturePolicy:
     _hash_suffixes: tuple[str, ...] = field(init=False, repr=False, compare=False)
     _patterns: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
     _byte_patterns: tuple[re.Pattern[bytes], ...] = field(init=False, repr=False, compare=False)
+    _any_secret: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
+    _keys: dict[str, tuple[str, bool, bool]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("max_string", "max_bytes", "max_items", "max_depth", "artifact_threshold"):
@@ -194,6 +196,8 @@ class CapturePolicy:
             raise ValueError(f"invalid secret pattern: {error}") from error
         object.__setattr__(self, "_patterns", patterns)
         object.__setattr__(self, "_byte_patterns", byte_patterns)
+        object.__setattr__(self, "_any_secret", _combined(self.secret_patterns))
+        object.__setattr__(self, "_keys", {})
 
     def is_secret_key(self, key: Any) -> bool:
         """Whether a mapping entry under ``key`` holds a secret (string keys only)."""
@@ -253,8 +257,10 @@ class CapturePolicy:
 
     def _string(self, text: str) -> str:
         result = text
-        for pattern in self._patterns:
-            result = pattern.sub(self.redaction_marker, result)
+        # One search for any secret first: most recorded strings hold none.
+        if self._any_secret is None or self._any_secret.search(text) is not None:
+            for pattern in self._patterns:
+                result = pattern.sub(self.redaction_marker, result)
         limit = self.max_string
         if limit is not None and len(result) > limit:
             result = f"{result[:limit]}...[truncated {len(result) - limit} chars]"
@@ -280,10 +286,13 @@ class CapturePolicy:
                 out["[truncated]"] = f"{len(mapping) - limit} more entries"
                 changed = True
                 break
-            new_key = self._string(key) if isinstance(key, str) else key
-            if isinstance(key, str) and _key_in(key, self.secret_keys, self._secret_suffixes):
+            if isinstance(key, str):
+                new_key, secret, hashed = self._key(key)
+            else:
+                new_key, secret, hashed = key, False, False
+            if secret:
                 new_item: Any = self.redaction_marker
-            elif isinstance(key, str) and _key_in(key, self.hash_keys, self._hash_suffixes):
+            elif hashed:
                 new_item = hash_value(item)
             else:
                 new_item = self._walk(item, depth)
@@ -291,6 +300,20 @@ class CapturePolicy:
                 changed = True
             out[new_key] = new_item
         return out if changed else mapping
+
+    def _key(self, key: str) -> tuple[str, bool, bool]:
+        """``(key as recorded, secret?, hashed?)``, memoised: the same keys come back on
+        every span (at most :data:`_KEY_MEMO_LIMIT` of them are remembered)."""
+        known = self._keys.get(key)
+        if known is None:
+            known = (
+                self._string(key),
+                _key_in(key, self.secret_keys, self._secret_suffixes),
+                _key_in(key, self.hash_keys, self._hash_suffixes),
+            )
+            if len(self._keys) < _KEY_MEMO_LIMIT:
+                self._keys[key] = known
+        return known
 
     def _sequence(self, items: Iterable[Any], depth: int) -> Any:
         original = items
@@ -309,6 +332,26 @@ class CapturePolicy:
 
 
 _SCALARS = frozenset({int, float, bool, complex})
+_KEY_MEMO_LIMIT = 4096
+_LEADING_FLAGS = re.compile(r"^\(\?([aiLmsux]+)\)")
+
+
+def _combined(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern matching wherever any of ``patterns`` matches (a leading ``(?i)`` becomes
+    a scoped ``(?i:...)``); ``None`` when they cannot be combined, and each is then searched
+    on its own."""
+    if not patterns:
+        return None
+    parts = []
+    for pattern in patterns:
+        flags = _LEADING_FLAGS.match(pattern)
+        body = pattern[flags.end() :] if flags else pattern
+        parts.append(f"(?{flags.group(1)}:{body})" if flags else f"(?:{body})")
+    try:
+        return re.compile("|".join(parts))
+    except re.error:
+        return None
+
 
 DEFAULT_CAPTURE_POLICY = CapturePolicy()
 """Redact secrets (default keys and patterns), truncate strings and bytes over 64 KiB,
