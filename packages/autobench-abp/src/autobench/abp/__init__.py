@@ -92,6 +92,7 @@ from autobench.abp._signals import (
     SpanFactSignal,
     SpanStartSignal,
 )
+from autobench.abp._streams import END_REASON, FIRST_ITEM, ITEMS
 from autobench.abp._suppress import is_suppressed, suppress_instrumentation
 
 __all__ = [
@@ -100,6 +101,9 @@ __all__ = [
     "DEFAULT_MAX_STRING",
     "DEFAULT_SECRET_KEYS",
     "DEFAULT_SECRET_PATTERNS",
+    "END_REASON",
+    "FIRST_ITEM",
+    "ITEMS",
     "MANUAL_SCOPE",
     "PROTOCOL_NAME",
     "PROTOCOL_VERSION",

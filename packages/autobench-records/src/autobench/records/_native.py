@@ -25,7 +25,13 @@ attribute ``llm.model.requested``              ``llm.model.requested``     (fact
 attribute ``llm.model.response``               ``llm.model.response``      (factor)
 attribute ``llm.model.name``                   ``llm.model.name``          (factor)
 attribute ``llm.provider``                     ``llm.provider``            (factor)
+duration of an ``llm`` span                    ``time.latency``            s
+attribute ``stream.first_item_seconds``         ``time.first_chunk``        s
+  of an ``llm`` span
 =============================================  ==========================  =========
+
+Latencies are per call (not additive): a run with several calls projects the
+first, and its other calls stay in the raw observations.
 
 Input tokens count every input token, cached ones included, and output tokens every
 output token, reasoning included (as the providers report them); the cached and
@@ -38,7 +44,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from autobench.abp import MANUAL_SCOPE, SpanRecord, Trace
+from autobench.abp import FIRST_ITEM, MANUAL_SCOPE, SpanRecord, Trace
 from autobench.records._enums import Direction, ObservationKind, ObservationRole
 from autobench.records._semantics import Semantic
 
@@ -85,7 +91,11 @@ def native_observations(trace: Trace) -> Iterator[NativeObservation]:
     for span in trace.spans:
         if span.scope is None or span.scope in _NOT_NATIVE:
             continue
-        if not span.usage and not any(key in span.attributes for key in NATIVE_IDENTITY):
+        if (
+            span.kind != "llm"
+            and not span.usage
+            and not any(key in span.attributes for key in NATIVE_IDENTITY)
+        ):
             continue
         yield from _span_observations(span, span.scope)
 
@@ -107,6 +117,23 @@ def _span_observations(span: SpanRecord, instrumentor: str) -> Iterator[NativeOb
                     direction=Direction.MINIMIZE,
                 )
                 break
+    if span.kind == "llm":
+        for value, semantic, field in (
+            (None if span.partial else span.duration, Semantic.TIME_LATENCY, "latency"),
+            (span.attributes.get(FIRST_ITEM), Semantic.TIME_FIRST_CHUNK, "first_chunk"),
+        ):
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                yield NativeObservation(
+                    f"{span.operation}.{field}",
+                    value,
+                    ObservationKind.METRIC,
+                    semantic,
+                    span.id,
+                    instrumentor,
+                    unit="s",
+                    role=ObservationRole.DIAGNOSTIC,
+                    direction=Direction.MINIMIZE,
+                )
     for semantic in NATIVE_IDENTITY:
         value = span.attributes.get(semantic)
         if value is not None and not isinstance(value, dict | list):
