@@ -27,6 +27,33 @@ def _uv() -> str:
     return found
 
 
+def _built(tmp_path: Path, packages: tuple[str, ...]) -> dict[str, Path]:
+    """Wheels of our ``packages`` by distribution name, built from this tree."""
+    uv = _uv()
+    wheels = tmp_path / "wheels"
+    for package in packages:
+        subprocess.run(
+            [uv, "build", "--quiet", "--wheel", "--package", package, "--out-dir", str(wheels)],
+            cwd=ROOT,
+            check=True,
+        )
+    found = {path.name.split("-")[0].replace("_", "-"): path for path in wheels.glob("*.whl")}
+    assert set(found) == set(packages), found
+    return found
+
+
+def _install(python: Path, wheels: dict[str, Path], extras: dict[str, str] | None = None) -> None:
+    """Install our wheels by direct file reference: a distribution of ours is never resolved
+    from a package index (a foreign ``autobench`` project publishes there)."""
+    extras = extras or {}
+    requirements = [
+        f"{name}{extras.get(name, '')} @ {path.resolve().as_uri()}" for name, path in wheels.items()
+    ]
+    subprocess.run(
+        [_uv(), "pip", "install", "--quiet", "--python", str(python), *requirements], check=True
+    )
+
+
 def _record_directory(tmp_path: Path) -> Path:
     (tmp_path / "tasks").mkdir()
     (tmp_path / "tasks" / "replay_task.py").write_text(
@@ -64,30 +91,11 @@ def _record_directory(tmp_path: Path) -> Path:
 
 def test_core_wheel_alone_replays_without_sdks_rich_or_click(tmp_path: Path) -> None:
     uv = _uv()
-    wheels = tmp_path / "wheels"
-    for package in ("autobench-abp", "autobench-records", "autobench-core"):
-        subprocess.run(
-            [uv, "build", "--quiet", "--wheel", "--package", package, "--out-dir", str(wheels)],
-            cwd=ROOT,
-            check=True,
-        )
+    wheels = _built(tmp_path, ("autobench-abp", "autobench-records", "autobench-core"))
     venv = tmp_path / "venv"
     subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)], check=True)
     python = venv / "bin" / "python"
-    subprocess.run(
-        [
-            uv,
-            "pip",
-            "install",
-            "--quiet",
-            "--python",
-            str(python),
-            "--find-links",
-            str(wheels),
-            "autobench-core",
-        ],
-        check=True,
-    )
+    _install(python, wheels)
 
     record = _record_directory(tmp_path)
     script = textwrap.dedent(
@@ -113,3 +121,41 @@ def test_core_wheel_alone_replays_without_sdks_rich_or_click(tmp_path: Path) -> 
         completed.stdout.strip()
         == '{"runs": 3, "statuses": ["passed"], "spans": 6, "loaded": [], "installed": []}'
     )
+
+
+def test_an_instrumentation_extra_installs_its_instrumentor_from_wheels(tmp_path: Path) -> None:
+    uv = _uv()
+    wheels = _built(
+        tmp_path,
+        (
+            "autobench-abp",
+            "autobench-records",
+            "autobench-core",
+            "autobench-report",
+            "autobench-cli",
+            "autobench-instrument-openai",
+            "autobench",
+        ),
+    )
+    venv = tmp_path / "venv"
+    subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)], check=True)
+    python = venv / "bin" / "python"
+    _install(python, wheels, {"autobench": "[openai]"})
+    probe = textwrap.dedent(
+        """
+        from importlib import metadata
+        from autobench import instrumentor_statuses
+        statuses = {s.name: s for s in instrumentor_statuses()}
+        print(statuses["openai"].installed, statuses["openai"].compatibility.status.value)
+        print(statuses["httpx"].installed)
+        """
+    )
+    done = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["0.1.0", "compatible", "None"]
+    doctor = subprocess.run(
+        [str(venv / "bin" / "autobench"), "instrumentation", "doctor"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "autobench-instrument-openai 0.1.0" in doctor.stdout

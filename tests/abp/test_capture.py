@@ -213,3 +213,11 @@ def test_strings_are_redacted_exactly_as_each_pattern_would(parts: list[str]) ->
             (expected or "k"): 1,
             "api_key": REDACTED,
         }
+
+
+def test_a_clean_mapping_comes_back_as_itself_whatever_key_objects_it_uses() -> None:
+    policy = CapturePolicy()
+    first = {"".join(["que", "stion"]): "fine"}
+    assert policy.apply(first) is first
+    again = {"".join(["ques", "tion"]): "fine"}  # an equal key, another object
+    assert policy.apply(again) is again

@@ -363,3 +363,37 @@ def test_abp_replay_example_writes_derived_records_and_keeps_the_originals(
         }
         assert values["operation.count"] == len(run.spans)
         assert values["operation.fanout.max"] == len(run.output["stock"])
+
+
+def test_llm_native_example_measures_the_openai_client_without_task_telemetry(
+    tmp_path: Path,
+) -> None:
+    _run_example("llm_native", tmp_path / "llm_native")
+    result = replay_experiment(tmp_path / "llm_native")
+    assert len(result.runs) == 6 and result.complete
+    code = (EXAMPLES / "llm_native" / "assistant_benchmark.py").read_text().split('"""')[-1]
+    assert "ctx.span(" not in code and "ctx.metric(" not in code
+    refund = next(r for r in result.runs_for(variant_id="mini") if r.case_id == "refund")
+    spans = {span.operation: span for span in refund.spans}
+    client, http = spans["openai.chat.completions"], spans["HTTP POST"]
+    assert http.parent == client.id  # the transport span sits under the client span
+    assert refund.trace is not None and refund.trace.scopes[client.scope or ""].layer == "client"
+    metrics = {
+        o.semantic_type: o.value for o in refund.observations if o.kind is ObservationKind.METRIC
+    }
+    assert metrics["llm.tokens.input"] == 536 and metrics["llm.tokens.cache_read"] == 512
+    assert metrics["llm.tokens.output"] == 20 and metrics["llm.request.count"] == 1
+    # 24 uncached prompt tokens at 0.2, 512 cached at 0.02, 20 output at 0.8 USD per Mtok
+    assert metrics["money.cost"] == pytest.approx((24 * 0.2 + 512 * 0.02 + 20 * 0.8) / 1e6)
+    factors = {
+        o.semantic_type: o.value for o in refund.observations if o.kind is ObservationKind.FACTOR
+    }
+    assert factors == {
+        "llm.model.requested": "acme-mini",
+        "llm.model.response": "acme-mini-2026-01-15",
+        "llm.provider": "openai",
+    }
+    assert not [o for o in refund.observations if o.kind is ObservationKind.DIAGNOSTIC]
+    for path in (tmp_path / "llm_native").rglob("*"):  # the API key never reaches a record
+        if path.is_file():
+            assert b"offline-demo-key" not in path.read_bytes(), path

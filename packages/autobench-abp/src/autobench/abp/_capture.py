@@ -174,7 +174,7 @@ class CapturePolicy:
     _patterns: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
     _byte_patterns: tuple[re.Pattern[bytes], ...] = field(init=False, repr=False, compare=False)
     _any_secret: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
-    _keys: dict[str, tuple[str, bool, bool]] = field(init=False, repr=False, compare=False)
+    _keys: dict[str, tuple[str | None, bool, bool]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("max_string", "max_bytes", "max_items", "max_depth", "artifact_threshold"):
@@ -287,7 +287,8 @@ class CapturePolicy:
                 changed = True
                 break
             if isinstance(key, str):
-                new_key, secret, hashed = self._key(key)
+                rewritten, secret, hashed = self._key(key)
+                new_key = key if rewritten is None else rewritten
             else:
                 new_key, secret, hashed = key, False, False
             if secret:
@@ -301,13 +302,16 @@ class CapturePolicy:
             out[new_key] = new_item
         return out if changed else mapping
 
-    def _key(self, key: str) -> tuple[str, bool, bool]:
-        """``(key as recorded, secret?, hashed?)``, memoised: the same keys come back on
-        every span (at most :data:`_KEY_MEMO_LIMIT` of them are remembered)."""
+    def _key(self, key: str) -> tuple[str | None, bool, bool]:
+        """``(the key as recorded when it changes, else None; secret?; hashed?)``, memoised:
+        the same keys come back on every span (at most :data:`_KEY_MEMO_LIMIT` of them are
+        remembered). The unchanged key is never returned from the memo: an equal key is not
+        always the same object, and a clean mapping must come back as itself."""
         known = self._keys.get(key)
         if known is None:
+            recorded = self._string(key)
             known = (
-                self._string(key),
+                None if recorded is key else recorded,
                 _key_in(key, self.secret_keys, self._secret_suffixes),
                 _key_in(key, self.hash_keys, self._hash_suffixes),
             )

@@ -1,0 +1,1 @@
+"""A small question-answering assistant built on the official OpenAI client."""
