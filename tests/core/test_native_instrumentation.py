@@ -30,8 +30,8 @@ from autobench import (
     load_benchmark_spec,
     load_benchmark_spec_text,
 )
-from autobench.core.native import InstrumentationSpec, resolve_instrumentation
-from autobench.core.plugins import integration_entries
+from autobench.core.native import InstrumentationSpec, merged_entries, resolve_instrumentation
+from autobench.core.plugins import integration_entries, plugin_manager
 from autobench.core.runtime import run_benchmark_spec
 from autobench.core.spec import SpecError
 from autobench.records import (
@@ -329,3 +329,16 @@ def test_a_second_instrument_all_replaces_the_first() -> None:
     builder = Benchmark("b").instrument_all(exclude={"httpx"}, strict=True).instrument_all()
     section = builder.to_spec().instrumentation
     assert section.all is not None and (section.all.exclude, section.all.strict) == ((), False)
+
+
+def test_instrumentor_distributions_announce_themselves_through_entry_points() -> None:
+    announced = {
+        entry["id"]: entry for entries in plugin_manager().hook.autobench_instrumentors()
+        for entry in entries
+    }  # fmt: skip
+    assert announced["httpx"]["distribution"] == "autobench-instrument-httpx"
+    assert announced["openai"]["module"] == "autobench.instrument.openai"
+    by_id = {entry.id: entry for entry in integration_entries()}
+    assert by_id["openai"].settings is OpenAIInstrumentation  # the built-in settings stay
+    with pytest.raises(TypeError, match="not an IntegrationEntry"):
+        merged_entries(["httpx"])  # type: ignore[list-item]

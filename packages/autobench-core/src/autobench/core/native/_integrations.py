@@ -18,8 +18,8 @@ parties add :class:`IntegrationEntry` values through the
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from importlib import metadata
 from typing import Any
 
@@ -87,17 +87,27 @@ BUILTIN_INTEGRATIONS: tuple[IntegrationEntry, ...] = (
 """The built-in integrations, in the order discovery installs them."""
 
 
-def merged_entries(contributed: Iterable[IntegrationEntry]) -> tuple[IntegrationEntry, ...]:
-    """The built-in entries followed by the contributed ones; a contributed entry with a
-    built-in id replaces it. Raises ``TypeError`` for a contribution that is not an
-    :class:`IntegrationEntry`."""
+def merged_entries(
+    contributed: Iterable[IntegrationEntry | Mapping[str, Any]],
+) -> tuple[IntegrationEntry, ...]:
+    """The built-in entries followed by the contributed ones. A contribution is an
+    :class:`IntegrationEntry` or a mapping of its fields (so an instrumentor distribution
+    needs no import of the core to announce itself); one with a built-in id replaces the
+    built-in entry but keeps its settings model. Raises ``TypeError`` for anything else."""
     entries = {entry.id: entry for entry in BUILTIN_INTEGRATIONS}
-    for entry in contributed:
-        if not isinstance(entry, IntegrationEntry):
+    for item in contributed:
+        if isinstance(item, Mapping):
+            fields = dict(item)
+            fields["targets"] = tuple(fields.get("targets", ()))
+            item = IntegrationEntry(**fields)
+        if not isinstance(item, IntegrationEntry):
             raise TypeError(
-                f"an autobench_instrumentors plugin returned {entry!r}, not an IntegrationEntry"
+                f"an autobench_instrumentors plugin returned {item!r}, not an IntegrationEntry"
             )
-        entries[entry.id] = entry
+        known = entries.get(item.id)
+        if known is not None and item.settings is None:
+            item = replace(item, settings=known.settings)
+        entries[item.id] = item
     return tuple(entries.values())
 
 
