@@ -295,6 +295,8 @@ class CapturePolicy:
                 new_item: Any = self.redaction_marker
             elif hashed:
                 new_item = hash_value(item)
+            elif item is None or item.__class__ in _SCALARS:
+                new_item = item  # numbers and flags hold no secret
             else:
                 new_item = self._walk(item, depth)
             if new_key is not key or new_item is not item:
