@@ -120,11 +120,16 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument(
+        "--only", choices=("httpx", "openai"), help="measure one workload (default: both)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name:
         script = Path(name) / "workload.py"
         script.write_text(WORKLOAD)
         for title, kind, setups, budget in CONFIGS:
+            if args.only is not None and kind != args.only:
+                continue
             per_call = {
                 setup: (
                     instructions(script, kind, setup, args.calls)

@@ -220,6 +220,10 @@ class CapturePolicy:
         """Apply the policy to a mapping of attributes; the result is a mapping again."""
         if not values:
             return values
+        if self.mode is CaptureMode.FULL:  # the path of every span's attributes
+            if self.max_depth is not None and self.max_depth <= 0:
+                return {"value": f"[truncated: depth > {self.max_depth}]"}
+            return self._mapping(values, 1)
         captured = self.apply(values)
         return captured if isinstance(captured, dict) else {"value": captured}
 
@@ -286,8 +290,8 @@ class CapturePolicy:
                 out["[truncated]"] = f"{len(mapping) - limit} more entries"
                 changed = True
                 break
-            if isinstance(key, str):
-                rewritten, secret, hashed = self._key(key)
+            if key.__class__ is str or isinstance(key, str):
+                rewritten, secret, hashed = self._keys.get(key) or self._key(key)
                 new_key = key if rewritten is None else rewritten
             else:
                 new_key, secret, hashed = key, False, False
@@ -297,6 +301,8 @@ class CapturePolicy:
                 new_item = hash_value(item)
             elif item is None or item.__class__ in _SCALARS:
                 new_item = item  # numbers and flags hold no secret
+            elif item.__class__ is str:
+                new_item = self._string(item)
             else:
                 new_item = self._walk(item, depth)
             if new_key is not key or new_item is not item:

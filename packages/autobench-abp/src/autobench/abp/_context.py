@@ -297,6 +297,54 @@ def emit_diagnostic(
     return True
 
 
+def open_span_handle(
+    operation: str,
+    kind: str,
+    scope: InstrumentationScope,
+    input: Any,
+    attributes: Mapping[str, Any] | None,
+    tags: Mapping[str, str] | None,
+    collector: TraceCollector | None,
+) -> ActiveSpan:
+    """Start a span under the span active in the calling context and return its handle,
+    without making it the active span (the caller decides: :class:`SpanScope` binds it for
+    its block, a detached stream span is bound only while the stream runs).
+
+    Raises ``RuntimeError`` when no collector is active and none is given.
+    """
+    target = collector or _collector.get()
+    if target is None:
+        raise RuntimeError("no active trace collector: spans can only be opened inside a run")
+    parent = _span.get()
+    # A span opened where no span of this trace is active (a thread started without the
+    # task's context) belongs under the trace's adoptive parent, the run's root span.
+    parent_id = (
+        target.adoptive_parent if parent is None or parent.collector is not target else parent.id
+    )
+    scope_key = target.register_scope(scope)
+    start_ns = time.perf_counter_ns()
+    if kind.__class__ is not str:
+        kind = _KIND_VALUES.get(kind) or str(kind)
+    handle = ActiveSpan(target, new_span_id(), operation, kind, parent_id, start_ns)
+    if input is not None:
+        input = target.capture_payload(input, name=f"{operation}.input", span_id=handle.id)
+    target.emit(
+        SpanStartSignal(
+            span_id=handle.id,
+            parent_id=parent_id,
+            operation=operation,
+            kind=kind,
+            scope=scope_key,
+            started_at=None,
+            offset=(start_ns - target.origin_ns) / 1e9,
+            input=input,
+            attributes=target.capture.apply_mapping(dict(attributes)) if attributes else EMPTY,
+            tags=dict(tags) if tags else EMPTY,
+        )
+    )
+    return handle
+
+
 class SpanScope:
     """The context manager :func:`start_span` returns; entering it opens the span.
 
@@ -337,40 +385,14 @@ class SpanScope:
         self._token: Token[ActiveSpan | None] | None = None
 
     def __enter__(self) -> ActiveSpan:
-        target = self._collector or _collector.get()
-        if target is None:
-            raise RuntimeError("no active trace collector: spans can only be opened inside a run")
-        parent = _span.get()
-        # A span opened where no span of this trace is active (a thread started without the
-        # task's context) belongs under the trace's adoptive parent, the run's root span.
-        parent_id = (
-            target.adoptive_parent
-            if parent is None or parent.collector is not target
-            else parent.id
-        )
-        scope_key = target.register_scope(self._scope)
-        start_ns = time.perf_counter_ns()
-        operation, kind = self._operation, self._kind
-        if kind.__class__ is not str:
-            kind = _KIND_VALUES.get(kind) or str(kind)
-        handle = ActiveSpan(target, new_span_id(), operation, kind, parent_id, start_ns)
-        value = self._input
-        if value is not None:
-            value = target.capture_payload(value, name=f"{operation}.input", span_id=handle.id)
-        attributes = self._attributes
-        target.emit(
-            SpanStartSignal(
-                span_id=handle.id,
-                parent_id=handle.parent_id,
-                operation=operation,
-                kind=kind,
-                scope=scope_key,
-                started_at=None,
-                offset=(start_ns - target.origin_ns) / 1e9,
-                input=value,
-                attributes=target.capture.apply_mapping(dict(attributes)) if attributes else EMPTY,
-                tags=dict(self._tags) if self._tags else EMPTY,
-            )
+        handle = open_span_handle(
+            self._operation,
+            self._kind,
+            self._scope,
+            self._input,
+            self._attributes,
+            self._tags,
+            self._collector,
         )
         self._handle = handle
         self._token = _span.set(handle)

@@ -3,21 +3,20 @@
 :func:`~autobench.abp.start_span` binds the new span as the active span of the
 calling context until its block exits. A stream span outlives the call that
 opened it and may be ended from another frame, thread or finaliser, so a
-:class:`DetachedSpan` enters ``start_span`` inside a private copy of the
-caller's context: it gets the right parent and the standard start signal,
-while the caller's active span is left alone. Code that runs *on behalf* of
-the span (each stream step) binds it with :func:`bind_span`.
+:class:`DetachedSpan` starts its span the same way (parent from the caller's
+context, the standard start signal) without binding it: the caller's active
+span is left alone. Code that runs *on behalf* of the span (each stream step)
+binds it with :func:`bind_span`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from contextlib import AbstractContextManager
-from contextvars import Context, Token, copy_context
+from contextvars import Token
 from typing import Any
 
 from autobench.abp._collector import TraceCollector
-from autobench.abp._context import ActiveSpan, _span, start_span
+from autobench.abp._context import ActiveSpan, _span, open_span_handle
 from autobench.abp._model import InstrumentationScope, SpanError, SpanStatus
 from autobench.abp._signals import SpanEndSignal
 
@@ -25,7 +24,7 @@ from autobench.abp._signals import SpanEndSignal
 class DetachedSpan:
     """An open span that is not the caller's active span; end it exactly once."""
 
-    __slots__ = ("_cm", "_ctx", "span")
+    __slots__ = ("span",)
 
     def __init__(
         self,
@@ -37,16 +36,9 @@ class DetachedSpan:
         input: Any = None,
         attributes: Mapping[str, Any] | None = None,
     ) -> None:
-        self._ctx: Context = copy_context()
-        self._cm: AbstractContextManager[ActiveSpan] = start_span(
-            operation,
-            kind=kind,
-            scope=scope,
-            input=input,
-            attributes=attributes,
-            collector=collector,
+        self.span: ActiveSpan = open_span_handle(
+            operation, kind, scope, input, attributes, None, collector
         )
-        self.span: ActiveSpan = self._ctx.run(self._cm.__enter__)
 
     @property
     def ended(self) -> bool:
@@ -85,8 +77,6 @@ class DetachedSpan:
             )
         else:
             span.end(status, error)
-        # Leave start_span's block inside the private context, where its token lives.
-        self._ctx.run(self._cm.__exit__, None, None, None)
 
 
 def bind_span(span: ActiveSpan) -> Token[ActiveSpan | None]:
