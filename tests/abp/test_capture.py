@@ -221,3 +221,40 @@ def test_a_clean_mapping_comes_back_as_itself_whatever_key_objects_it_uses() -> 
     assert policy.apply(first) is first
     again = {"".join(["ques", "tion"]): "fine"}  # an equal key, another object
     assert policy.apply(again) is again
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(secrets, noise, st.builds(_embed, secrets, noise, noise)), min_size=1, max_size=8
+    )
+)
+def test_remembered_clean_strings_give_the_same_answer_as_a_fresh_policy(
+    values: list[str],
+) -> None:
+    """Short clean strings are remembered between spans; a remembered answer is the answer a
+    policy that never saw the string gives, whatever order the values come in, and a string
+    holding a secret is never remembered (so never kept alive)."""
+    warm = CapturePolicy()
+    for _ in range(3):
+        for value in values:
+            fresh = CapturePolicy()
+            assert warm.text(value) == fresh.text(value)
+            assert warm.apply_mapping({"v": value}) == fresh.apply_mapping({"v": value})
+    for value in values:
+        if DEFAULT_CAPTURE_POLICY.text(value) != value:
+            assert value not in warm._clean
+
+
+def test_remembered_strings_are_bounded_and_respect_each_policy_limits() -> None:
+    short = CapturePolicy(max_string=4)
+    assert short.text("abcdefgh") == "abcd...[truncated 4 chars]"
+    assert short.text("abcdefgh") == "abcd...[truncated 4 chars]"  # never remembered as clean
+    assert CapturePolicy().text("abcdefgh") == "abcdefgh"
+    policy = CapturePolicy()
+    for index in range(10_000):
+        policy.text(f"value-{index}")
+    assert 0 < len(policy._clean) <= 4096
+    long_text = "x" * 1_000
+    assert policy.text(long_text) is long_text
+    assert long_text not in policy._clean

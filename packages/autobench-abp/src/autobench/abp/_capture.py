@@ -175,6 +175,7 @@ class CapturePolicy:
     _byte_patterns: tuple[re.Pattern[bytes], ...] = field(init=False, repr=False, compare=False)
     _any_secret: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
     _keys: dict[str, tuple[str | None, bool, bool]] = field(init=False, repr=False, compare=False)
+    _clean: set[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("max_string", "max_bytes", "max_items", "max_depth", "artifact_threshold"):
@@ -198,6 +199,7 @@ class CapturePolicy:
         object.__setattr__(self, "_byte_patterns", byte_patterns)
         object.__setattr__(self, "_any_secret", _combined(self.secret_patterns))
         object.__setattr__(self, "_keys", {})
+        object.__setattr__(self, "_clean", set())
 
     def is_secret_key(self, key: Any) -> bool:
         """Whether a mapping entry under ``key`` holds a secret (string keys only)."""
@@ -260,6 +262,9 @@ class CapturePolicy:
         return value
 
     def _string(self, text: str) -> str:
+        clean = self._clean
+        if text in clean:
+            return text
         result = text
         # One search for any secret first: most recorded strings hold none.
         if self._any_secret is None or self._any_secret.search(text) is not None:
@@ -268,7 +273,17 @@ class CapturePolicy:
         limit = self.max_string
         if limit is not None and len(result) > limit:
             result = f"{result[:limit]}...[truncated {len(result) - limit} chars]"
-        return text if result == text else result
+        if result == text:
+            if len(text) <= _CLEAN_MEMO_LENGTH:
+                # The same short values (methods, hosts, models, path hashes) come back on
+                # every span, and a secret-pattern search costs microseconds per string.
+                # Only strings that passed unchanged are remembered: a string holding a
+                # secret is never kept alive by the memo. Bounded: emptied when full.
+                if len(clean) >= _CLEAN_MEMO_LIMIT:
+                    clean.clear()
+                clean.add(text)
+            return text
+        return result
 
     def _bytes(self, data: bytes) -> bytes:
         result = data
@@ -282,16 +297,18 @@ class CapturePolicy:
         return data if result == data else result
 
     def _mapping(self, mapping: dict[Any, Any], depth: int) -> dict[Any, Any]:
+        limit = self.max_items
+        if limit is not None and len(mapping) > limit:
+            entries: Iterable[tuple[Any, Any]] = list(mapping.items())[:limit]
+        else:
+            entries = mapping.items()
         changed = False
         out: dict[Any, Any] = {}
-        limit = self.max_items
-        for index, (key, item) in enumerate(mapping.items()):
-            if limit is not None and index >= limit:
-                out["[truncated]"] = f"{len(mapping) - limit} more entries"
-                changed = True
-                break
+        keys = self._keys
+        clean = self._clean
+        for key, item in entries:
             if key.__class__ is str or isinstance(key, str):
-                rewritten, secret, hashed = self._keys.get(key) or self._key(key)
+                rewritten, secret, hashed = keys.get(key) or self._key(key)
                 new_key = key if rewritten is None else rewritten
             else:
                 new_key, secret, hashed = key, False, False
@@ -299,15 +316,18 @@ class CapturePolicy:
                 new_item: Any = self.redaction_marker
             elif hashed:
                 new_item = hash_value(item)
+            elif item.__class__ is str:
+                new_item = item if item in clean else self._string(item)
             elif item is None or item.__class__ in _SCALARS:
                 new_item = item  # numbers and flags hold no secret
-            elif item.__class__ is str:
-                new_item = self._string(item)
             else:
                 new_item = self._walk(item, depth)
             if new_key is not key or new_item is not item:
                 changed = True
             out[new_key] = new_item
+        if limit is not None and len(mapping) > limit:
+            out["[truncated]"] = f"{len(mapping) - limit} more entries"
+            return out
         return out if changed else mapping
 
     def _key(self, key: str) -> tuple[str | None, bool, bool]:
@@ -345,6 +365,10 @@ class CapturePolicy:
 
 _SCALARS = frozenset({int, float, bool, complex})
 _KEY_MEMO_LIMIT = 4096
+_CLEAN_MEMO_LIMIT = 4096
+"""At most this many clean strings are remembered (see :meth:`CapturePolicy._string`)."""
+_CLEAN_MEMO_LENGTH = 256
+"""Only strings of at most this many characters are remembered as clean."""
 _LEADING_FLAGS = re.compile(r"^\(\?([aiLmsux]+)\)")
 
 

@@ -112,6 +112,16 @@ class TraceCollector:
             self._facts.append(signal)
         self._signals.append(signal)
 
+    def emit_start(self, signal: SpanStartSignal) -> None:
+        """:meth:`emit` for a span start, without the type dispatch (the span path)."""
+        self._starts.append(signal)
+        self._signals.append(signal)
+
+    def emit_end(self, signal: SpanEndSignal) -> None:
+        """:meth:`emit` for a span end, without the type dispatch (the span path)."""
+        if self._ends.setdefault(signal.span_id, signal) is signal:
+            self._signals.append(signal)
+
     def now(self) -> float:
         """Monotonic seconds since the trace origin (the ``offset`` of something happening now)."""
         return (time.perf_counter_ns() - self.origin_ns) / 1e9

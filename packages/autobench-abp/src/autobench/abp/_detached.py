@@ -57,7 +57,7 @@ class DetachedSpan:
         output (an abandoned stream has produced none).
         """
         span = self.span
-        if span.ended:
+        if span._ended:
             return
         if partial:
             span.collector.emit(

@@ -17,7 +17,7 @@ from autobench.abp._detached import DetachedSpan
 from autobench.abp._instrumentor import Compatibility, InstrumentorInfo
 from autobench.abp._measure import InstrumentMeasurement, MeasurementKind, bind_measurements
 from autobench.abp._model import SpanKind
-from autobench.abp._suppress import is_suppressed
+from autobench.abp._suppress import _suppressed, is_suppressed
 
 
 class InstrumentationRuntime:
@@ -77,7 +77,9 @@ class InstrumentationRuntime:
     ) -> DetachedSpan | None:
         """A span that outlives the calling frame (a stream); end it with ``.end()``."""
         collector = active_collector()
-        if collector is None or is_suppressed(self.info.id, family or operation):
+        if collector is None or (
+            _suppressed.get() is not None and is_suppressed(self.info.id, family or operation)
+        ):
             return None
         return DetachedSpan(
             operation,

@@ -44,10 +44,6 @@ class SendContext:
     registry: set[StreamSpan]
 
 
-def _request_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    return args[0] if args else kwargs.get("request")
-
-
 def _open(context: SendContext, request: Any) -> DetachedSpan | None:
     try:
         return open_exchange(context.runtime, context.plan, request)
@@ -94,7 +90,7 @@ def sync_send_factory(
         def instrumented_send(self: Any, *args: Any, **kwargs: Any) -> Any:
             if active_collector() is None or not patch.active:
                 return send(self, *args, **kwargs)
-            request = _request_of(args, kwargs)
+            request = args[0] if args else kwargs.get("request")
             detached = None if request is None else _open(context, request)
             if detached is None:
                 return send(self, *args, **kwargs)
@@ -126,7 +122,7 @@ def async_send_factory(
         async def instrumented_send(self: Any, *args: Any, **kwargs: Any) -> Any:
             if active_collector() is None or not patch.active:
                 return await send(self, *args, **kwargs)
-            request = _request_of(args, kwargs)
+            request = args[0] if args else kwargs.get("request")
             detached = None if request is None else _open(context, request)
             if detached is None:
                 return await send(self, *args, **kwargs)
