@@ -17,13 +17,27 @@ nox.options.sessions = ["tests", "lint", "examples"]
 nox.options.default_venv_backend = "none"
 
 ROOT = Path(__file__).parent
-EXAMPLES = ("minimal", "basic", "mid", "advanced", "abp_manual", "abp_concurrent", "llm_native")
+EXAMPLES = (
+    "minimal",
+    "basic",
+    "mid",
+    "advanced",
+    "abp_manual",
+    "abp_concurrent",
+    "llm_native",
+    "pydantic_ai",
+)
 # extra `autobench run` options of an example
 RUN_OPTIONS: dict[str, tuple[str, ...]] = {"abp_concurrent": ("--concurrency", "2")}
 # script examples: (script, the example whose record directory it reads)
 SCRIPT_EXAMPLES = {"abp_replay": ("replay_and_extract.py", "abp_concurrent")}
-STANDALONE_SCRIPTS = (("abp_openai", "run_openai_streaming.py"),)
-"""Examples that run on their own (no record directory)."""
+STANDALONE_SCRIPTS = (
+    ("abp_openai", "run_openai_streaming.py"),
+    ("abp_openai_agents", "run_openai_agents.py"),
+    ("pydantic_ai", "openrouter_instrument_all.py"),  # live: says it skipped without a key
+    ("pydantic_ai", "openrouter_instrument_all.py", "--offline"),
+)
+"""Examples that run on their own (no record directory): (example, script, arguments...)."""
 SOURCES = ("packages", "tests", "tools", "examples", "noxfile.py")
 
 
@@ -86,8 +100,8 @@ def examples(session: nox.Session) -> None:
             _uv_run(
                 session, "python", str(ROOT / "examples" / name / script), str(Path(tmp) / source)
             )
-        for name, script in STANDALONE_SCRIPTS:
-            _uv_run(session, "python", str(ROOT / "examples" / name / script))
+        for name, script, *arguments in STANDALONE_SCRIPTS:
+            _uv_run(session, "python", str(ROOT / "examples" / name / script), *arguments)
 
 
 @nox.session

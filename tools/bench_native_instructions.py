@@ -2,6 +2,7 @@
 
     uv run python tools/bench_native_instructions.py            # 200 calls per measurement
     uv run python tools/bench_native_instructions.py --calls 100
+    uv run python tools/bench_native_instructions.py --only agent --agent-runs 20
 
 Wall-clock medians of one call on this shared 2-core machine swing by more than the budgets
 themselves (an OpenAI chat completion over MockTransport takes 0.7 to 1.3 ms). Instructions
@@ -14,7 +15,10 @@ the plain call's own rate (its wall time over its instructions, measured in one 
 without valgrind: the minimum and the median of 9 batches), so they read as "extra
 microseconds at the speed this machine ran the call". Workloads: an HTTPX request (``httpx2.Client`` over ``MockTransport``) plain and with
 the HTTPX instrumentor; an OpenAI chat completion plain, with the OpenAI instrumentor, and
-with both. Budgets (issue: native instrumentation I): HTTPX 25 us, OpenAI with both 60 us.
+with both; a Pydantic AI agent run (two model requests, one tool call, the agent of
+``tools/bench_pydantic_ai.py``) plain, with the Pydantic AI instrumentor, and with all
+four native instrumentors. Budgets: HTTPX 25 us, OpenAI with both 60 us (issue: native
+instrumentation I), the agent run with all four 400 us (native instrumentation II).
 Figures, never test assertions.
 """
 
@@ -48,16 +52,24 @@ WORKLOAD = textwrap.dedent(
     http = httpx2.Client(transport=httpx2.MockTransport(handler))
     client = openai.OpenAI(api_key="k", http_client=http)
     manager = InstrumentationManager()
-    if "openai" in setup:
-        from autobench.instrument.openai import create
-        manager.install(create(None))
-    if "httpx" in setup:
-        from autobench.instrument.httpx import create
-        manager.install(create(None))
+    chosen = set(setup.split("+"))
+    if "all" in chosen:
+        chosen = {"pydantic_ai", "openai", "httpx", "openai_agents"}
+    for name in sorted(chosen - {"plain", "time"}):
+        module = __import__(f"autobench.instrument.{name}", fromlist=["create"])
+        manager.install(module.create(None))
+    if kind == "agent":  # the agent of tools/bench_pydantic_ai.py
+        import asyncio
+        sys.path.insert(0, sys.argv[4])
+        from bench_pydantic_ai import _agent
+        loop = asyncio.new_event_loop()
+        agent = _agent()
 
     def once():
         if kind == "httpx":
             http.post("https://api.example.com/v1/items", json={"q": 1})
+        elif kind == "agent":
+            loop.run_until_complete(agent.run("I need a lamp"))
         else:
             client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
 
@@ -83,7 +95,14 @@ WORKLOAD = textwrap.dedent(
 CONFIGS = (
     ("HTTPX request", "httpx", ("plain", "httpx"), 25.0),
     ("OpenAI chat completion", "openai", ("plain", "openai", "openai+httpx"), 60.0),
+    (
+        "Pydantic AI agent run (2 requests, 1 tool call)",
+        "agent",
+        ("plain", "pydantic_ai", "all"),
+        400.0,
+    ),
 )
+TOOLS = str(Path(__file__).resolve().parent)
 
 
 def instructions(script: Path, kind: str, setup: str, calls: int) -> int:
@@ -98,6 +117,7 @@ def instructions(script: Path, kind: str, setup: str, calls: int) -> int:
                 kind,
                 setup,
                 str(calls),
+                TOOLS,
             ],
             capture_output=True,
             text=True,
@@ -116,7 +136,7 @@ def wall_us(script: Path, kind: str, calls: int) -> tuple[float, float]:
     else interferes (the reading the ``timeit`` documentation recommends); the median shows
     what the shared machine gave this sitting."""
     done = subprocess.run(
-        [sys.executable, str(script), kind, "time", str(calls)],
+        [sys.executable, str(script), kind, "time", str(calls), TOOLS],
         check=True,
         capture_output=True,
         text=True,
@@ -131,7 +151,12 @@ def main() -> None:
     )
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument(
-        "--only", choices=("httpx", "openai"), help="measure one workload (default: both)"
+        "--only",
+        choices=("httpx", "openai", "agent"),
+        help="measure one workload (default: all three)",
+    )
+    parser.add_argument(
+        "--agent-runs", type=int, default=20, help="agent runs per measurement (default 20)"
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name:
@@ -140,18 +165,18 @@ def main() -> None:
         for title, kind, setups, budget in CONFIGS:
             if args.only is not None and kind != args.only:
                 continue
+            calls = args.agent_runs if kind == "agent" else args.calls
             per_call = {
                 setup: (
-                    instructions(script, kind, setup, args.calls)
-                    - instructions(script, kind, setup, 0)
+                    instructions(script, kind, setup, calls) - instructions(script, kind, setup, 0)
                 )
-                / args.calls
+                / calls
                 for setup in setups
             }
             plain = per_call["plain"]
-            low, middle = wall_us(script, kind, max(args.calls, 500))
+            low, middle = wall_us(script, kind, 50 if kind == "agent" else max(calls, 500))
             print(
-                f"{title}: {args.calls} calls, instructions per call (callgrind); the plain "
+                f"{title}: {calls} calls, instructions per call (callgrind); the plain "
                 f"call took {low:.1f} us (min) / {middle:.1f} us (median) of wall time here"
             )
             for setup in setups:

@@ -18,13 +18,8 @@ def test_the_doctor_lists_every_integration(runner: CliRunner) -> None:
     assert result.exit_code == 0, result.output
     for name in ("pydantic_ai", "openai", "openai_agents", "httpx"):
         assert f"\n{name}" in "\n" + result.output
-    assert (
-        "autobench-instrument-openai-agents: missing (pip install 'autobench[openai-agents]')"
-        in (result.output)
-    )
-    assert "capture defaults" in result.output and "integrations can be installed here" in (
-        result.output
-    )
+    assert "capture defaults" in result.output
+    assert "4 of 4 integrations can be installed here" in " ".join(result.output.split())
 
 
 def test_the_doctor_imports_no_sdk() -> None:

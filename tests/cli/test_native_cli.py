@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import Any
 
+import pluggy
+import pytest
 from click.testing import CliRunner
 
 from autobench.cli import cli
+from autobench.core.plugins import integration_entries, plugin_manager
 
 SECRET_KEY = "sk-live-0123456789abcdefghij"
 TASK = f'''
@@ -82,7 +86,34 @@ def test_no_secret_reaches_any_file_of_the_record(tmp_path: Path) -> None:
         assert secret not in text, secret
 
 
-def test_strict_discovery_stops_before_any_run(tmp_path: Path) -> None:
+class _AbsentPlugin:
+    """A real plugin announcing an integration whose distribution is not installed."""
+
+    @pluggy.HookimplMarker("autobench")
+    def autobench_instrumentors(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "id": "absent_sdk",
+                "distribution": "autobench-instrument-absent",
+                "module": "autobench.absent",
+            }
+        ]
+
+
+def test_strict_discovery_stops_before_any_run(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    # every built-in integration is installed in this workspace: a plugin announces one that
+    # is not
+    plugin = _AbsentPlugin()
+    plugin_manager().register(plugin, name="tests.absent-integration")
+    integration_entries.cache_clear()  # the list is read once per process
+
+    def unregister() -> None:
+        plugin_manager().unregister(plugin)
+        integration_entries.cache_clear()
+
+    request.addfinalizer(unregister)
     spec = _spec(tmp_path, "all: {strict: true}\n")
     record = tmp_path / "rec"
     result = CliRunner(env={"COLUMNS": "200"}).invoke(

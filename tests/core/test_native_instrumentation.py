@@ -5,11 +5,14 @@ here is a real implementation of the ABP contract over a small client class of t
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pluggy
 import pytest
 from runtime_support import make_spec, run, write_task_module
 
@@ -30,7 +33,12 @@ from autobench import (
     load_benchmark_spec,
     load_benchmark_spec_text,
 )
-from autobench.core.native import InstrumentationSpec, merged_entries, resolve_instrumentation
+from autobench.core.native import (
+    InstrumentationSpec,
+    IntegrationEntry,
+    merged_entries,
+    resolve_instrumentation,
+)
 from autobench.core.plugins import integration_entries, plugin_manager
 from autobench.core.runtime import run_benchmark_spec
 from autobench.core.spec import SpecError
@@ -244,26 +252,66 @@ def test_instrument_rejects_one_id_configured_twice(client_module: Any) -> None:
         Benchmark("b").instrument("openai")  # type: ignore[arg-type]
 
 
+ABSENT = IntegrationEntry(
+    "absent_sdk", "autobench-instrument-absent", "autobench.instrument.absent", None, ("absent",)
+)
+"""An integration announced by a plugin whose distribution is not installed."""
+
+EVERY_BUILTIN = ["httpx", "openai", "openai_agents", "pydantic_ai"]
+
+
+class AbsentIntegrationPlugin:
+    """A real plugin announcing :data:`ABSENT` through the ``autobench_instrumentors`` hook."""
+
+    @pluggy.HookimplMarker("autobench")
+    def autobench_instrumentors(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "id": ABSENT.id,
+                "distribution": ABSENT.distribution,
+                "module": ABSENT.module,
+                "targets": ABSENT.targets,
+            }
+        ]
+
+
+@pytest.fixture
+def absent_integration() -> Iterator[IntegrationEntry]:
+    """:data:`ABSENT` announced by a plugin registered with the process's plugin manager
+    (every built-in integration is installed in this workspace, so discovery needs a
+    missing one to skip)."""
+    manager = plugin_manager()
+    plugin = AbsentIntegrationPlugin()
+    manager.register(plugin, name="tests.absent-integration")
+    integration_entries.cache_clear()  # the list is read once per process
+    try:
+        yield ABSENT
+    finally:
+        manager.unregister(plugin)
+        integration_entries.cache_clear()
+
+
+@pytest.mark.usefixtures("absent_integration")
 def test_discovery_skips_what_is_missing_and_records_why_on_every_run(tmp_path: Path) -> None:
     module = write_task_module(tmp_path, "def run(ctx, case):\n    return {}\n")
     spec = make_spec(
         tmp_path,
         f"{module}:run",
         cases=({"id": "a"}, {"id": "b"}),
-        instrumentation={"all": {"exclude": ["httpx", "openai"]}},
+        instrumentation={"all": {"exclude": EVERY_BUILTIN}},
     )
     result = run(spec)
-    # Pydantic AI and OpenAI Agents have no instrumentor distribution in this environment
     for recorded in result.runs:
         skipped = {
             o.value["integration"]: o.reason
             for o in recorded.observations
             if o.name == "instrumentation.skipped"
         }
-        assert set(skipped) == {"pydantic_ai", "openai_agents"}
-        assert "autobench-instrument-pydantic-ai is not installed" in skipped["pydantic_ai"]
+        assert set(skipped) == {"absent_sdk"}
+        assert "autobench-instrument-absent is not installed" in skipped["absent_sdk"]
 
 
+@pytest.mark.usefixtures("absent_integration")
 def test_strict_discovery_fails_before_any_run_and_records_nothing(tmp_path: Path) -> None:
     module = write_task_module(tmp_path, "def run(ctx, case):\n    raise AssertionError\n")
     spec_path = tmp_path / "autobench.yaml"
@@ -276,12 +324,12 @@ def test_strict_discovery_fails_before_any_run_and_records_nothing(tmp_path: Pat
                 run: {{python: "{module}:run"}}
                 variants: {{v1: {{}}}}
                 instrumentation:
-                  all: {{strict: true, exclude: [httpx, openai]}}
+                  all: {{strict: true, exclude: [{", ".join(EVERY_BUILTIN)}]}}
             """
         )
     )
     record = tmp_path / "rec"
-    with pytest.raises(InstrumentationError, match="pydantic_ai: unavailable"):
+    with pytest.raises(InstrumentationError, match="absent_sdk: unavailable"):
         asyncio.run(
             run_benchmark_spec(load_benchmark_spec(spec_path), sink=RecordDirectoryWriter(record))
         )
@@ -300,12 +348,20 @@ def test_explicit_false_and_custom_ids_take_precedence(client_module: Any) -> No
     assert {item.integration for item in resolved.skipped} <= {"httpx"}
 
 
-def test_statuses_list_every_integration_without_importing_missing_sdks() -> None:
+def test_statuses_list_every_integration_without_importing_any_sdk() -> None:
     statuses = {status.name: status for status in instrumentor_statuses()}
     assert set(statuses) >= {"pydantic_ai", "openai", "openai_agents", "httpx"}
     agents = statuses["openai_agents"]
-    assert agents.installed is None and agents.compatibility.status.value == "unavailable"
-    assert "agents" not in sys.modules
+    assert agents.installed == "0.1.0" and agents.compatibility.status.value == "compatible"
+    code = (
+        "import sys\n"
+        "from autobench import instrumentor_statuses\n"
+        "assert len(instrumentor_statuses()) >= 4\n"
+        "loaded = [name for name in ('agents', 'openai', 'httpx', 'httpx2') if name in sys.modules]\n"
+        "assert not loaded, loaded\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
 
 
 def test_instrumentors_are_closed_when_the_experiment_is_cancelled(

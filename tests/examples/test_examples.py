@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,12 +17,14 @@ from autobench.cli import cli
 from autobench.records import (
     Observation,
     ObservationKind,
+    ObservationQuery,
     ObservationRole,
     ObservationSource,
     RunRecord,
     RunStatus,
     load_extraction_record,
     replay_experiment,
+    run_observations,
 )
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -397,3 +400,84 @@ def test_llm_native_example_measures_the_openai_client_without_task_telemetry(
     for path in (tmp_path / "llm_native").rglob("*"):  # the API key never reaches a record
         if path.is_file():
             assert b"offline-demo-key" not in path.read_bytes(), path
+
+
+def test_pydantic_ai_example_measures_the_agent_through_every_layer(tmp_path: Path) -> None:
+    _run_example("pydantic_ai", tmp_path / "pydantic_ai")
+    result = replay_experiment(tmp_path / "pydantic_ai")
+    assert len(result.runs) == 6 and result.complete
+    assert all(run.status.value == "passed" for run in result.runs)
+    code = (EXAMPLES / "pydantic_ai" / "shop_benchmark.py").read_text().split('"""')[-1]
+    assert "ctx.span(" not in code and "ctx.metric(" not in code
+    lamp = next(r for r in result.runs_for(variant_id="mini") if r.case_id == "lamp")
+    by_id = {span.id: span for span in lamp.spans}
+
+    def chain(span: SpanRecord) -> list[str]:
+        kinds = [span.kind]
+        while span.parent is not None:
+            span = by_id[span.parent]
+            kinds.append(span.kind)
+        return kinds[::-1]
+
+    http = [span for span in lamp.spans if span.kind == "http"]
+    assert len(http) == 2  # one HTTP request per model request
+    assert all(chain(span) == ["task", "agent", "llm", "llm", "http"] for span in http)
+    tool = next(span for span in lamp.spans if span.kind == "tool")
+    assert tool.operation == "search_catalog" and tool.input == {"query": "lamp"}
+    query = ObservationQuery(observations=run_observations(lamp))
+    # two requests of 256 cached + 12 per message prompt tokens (2 and 4 messages)
+    assert query.values("llm.tokens.input") == [(256 + 24) + (256 + 48)]
+    assert query.values("llm.tokens.cache_read") == [512]
+    assert query.values("llm.tokens.output") == [40] and query.values("llm.request.count") == [2]
+    uncached = 584 - 512
+    assert query.values("money.cost") == [
+        pytest.approx((uncached * 0.2 + 512 * 0.02 + 40 * 0.8) / 1e6)
+    ]
+    scores = {score.name: score.value for score in lamp.scores}
+    assert scores["tool_selection"] == 1.0 and scores["tool_arguments"] == 1.0
+    assert "shop_instructions" in " ".join(lamp.asset_versions)
+    retry = next(r for r in result.runs_for(variant_id="mini") if r.case_id == "kettle-retry")
+    validations = [s for s in retry.spans if s.operation == "pydantic_ai.output.validate"]
+    assert [s.status.value for s in validations] == ["error", "ok"]  # asked again, then valid
+    streamed = next(r for r in result.runs_for(variant_id="large-streamed") if r.case_id == "lamp")
+    assert {
+        s.attributes.get("llm.stream")
+        for s in streamed.spans
+        if s.scope == "pydantic_ai" and s.kind == "llm"
+    } == {True}
+    for path in (tmp_path / "pydantic_ai").rglob("*"):  # the API key never reaches a record
+        if path.is_file():
+            assert b"offline-demo-key" not in path.read_bytes(), path
+    # replay, report and the trace view of these records import no SDK and no task
+    script = (
+        "import json, sys\n"
+        "from click.testing import CliRunner\n"
+        "from autobench.cli import cli\n"
+        f"record = {str(tmp_path / 'pydantic_ai')!r}\n"
+        "codes = [CliRunner().invoke(cli, args).exit_code for args in (\n"
+        "    ['replay', record], ['report', record], ['instrumentation', 'trace', record])]\n"
+        "forbidden = ('shop_benchmark', 'shop_app', 'openai', 'pydantic_ai', 'agents', 'httpx',\n"
+        "             'httpx2')\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in forbidden)\n"
+        "print(json.dumps({'codes': codes, 'loaded': loaded}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+    assert done.stdout.strip().splitlines()[-1] == '{"codes": [0, 0, 0], "loaded": []}'
+
+
+def test_the_live_openrouter_example_skips_without_a_key_and_runs_offline() -> None:
+    script = str(EXAMPLES / "pydantic_ai" / "openrouter_instrument_all.py")
+    env = dict(os.environ)
+    env.pop("OPENROUTER_API_KEY", None)
+    skipped = subprocess.run(
+        [sys.executable, script], capture_output=True, text=True, env=env, check=False
+    )
+    assert skipped.returncode == 0, skipped.stderr
+    assert "skipped: OPENROUTER_API_KEY is not set" in skipped.stdout
+    offline = subprocess.run(
+        [sys.executable, script, "--offline"], capture_output=True, text=True, env=env, check=False
+    )
+    assert offline.returncode == 0, offline.stderr
+    assert "passed 2" in offline.stdout and "runs that did not pass" not in offline.stdout

@@ -303,17 +303,22 @@ def open_span_handle(
     attributes: Mapping[str, Any] | None,
     tags: Mapping[str, str] | None,
     collector: TraceCollector | None,
+    parent: ActiveSpan | None = None,
 ) -> ActiveSpan:
     """Start a span under the span active in the calling context and return its handle,
     without making it the active span (the caller decides: :class:`SpanScope` binds it for
     its block, a detached stream span is bound only while the stream runs).
 
-    Raises ``RuntimeError`` when no collector is active and none is given.
+    ``parent``, when given, replaces the active span as the parent (an SDK that reports its
+    own parentage, such as a trace processor, names it); a parent of another trace than the
+    collector's is ignored like an active span of another trace. Raises ``RuntimeError``
+    when no collector is active and none is given.
     """
     target = collector or _collector.get()
     if target is None:
         raise RuntimeError("no active trace collector: spans can only be opened inside a run")
-    parent = _span.get()
+    if parent is None:
+        parent = _span.get()
     # A span opened where no span of this trace is active (a thread started without the
     # task's context) belongs under the trace's adoptive parent, the run's root span.
     parent_id = (

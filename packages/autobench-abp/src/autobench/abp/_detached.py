@@ -22,7 +22,11 @@ from autobench.abp._signals import SpanEndSignal
 
 
 class DetachedSpan:
-    """An open span that is not the caller's active span; end it exactly once."""
+    """An open span that is not the caller's active span; end it exactly once.
+
+    ``parent`` names the parent span instead of the caller's active span (see
+    :func:`~autobench.abp._context.open_span_handle`).
+    """
 
     __slots__ = ("span",)
 
@@ -35,9 +39,10 @@ class DetachedSpan:
         collector: TraceCollector,
         input: Any = None,
         attributes: Mapping[str, Any] | None = None,
+        parent: ActiveSpan | None = None,
     ) -> None:
         self.span: ActiveSpan = open_span_handle(
-            operation, kind, scope, input, attributes, None, collector
+            operation, kind, scope, input, attributes, None, collector, parent
         )
 
     @property
@@ -79,8 +84,9 @@ class DetachedSpan:
             span.end(status, error)
 
 
-def bind_span(span: ActiveSpan) -> Token[ActiveSpan | None]:
-    """Make ``span`` the active span of the calling context; undo with :func:`unbind_span`."""
+def bind_span(span: ActiveSpan | None) -> Token[ActiveSpan | None]:
+    """Make ``span`` the active span of the calling context (``None``: no span is active);
+    undo with :func:`unbind_span`."""
     return _span.set(span)
 
 

@@ -74,9 +74,14 @@ class InstrumentationRuntime:
         family: str | None = None,
         input: Any = None,
         attributes: Mapping[str, Any] | None = None,
+        parent: ActiveSpan | None = None,
     ) -> DetachedSpan | None:
-        """A span that outlives the calling frame (a stream); end it with ``.end()``."""
-        collector = active_collector()
+        """A span that outlives the calling frame (a stream); end it with ``.end()``.
+
+        With ``parent`` the span opens under that span, in its trace (whatever run is active
+        in the calling context); without, under the active span of the active run.
+        """
+        collector = active_collector() if parent is None else parent.collector
         if collector is None or (
             _suppressed.get() is not None and is_suppressed(self.info.id, family or operation)
         ):
@@ -88,6 +93,7 @@ class InstrumentationRuntime:
             collector=collector,
             input=input,
             attributes=attributes,
+            parent=parent,
         )
 
     def measure(

@@ -33,6 +33,11 @@ attribute ``stream.first_item_seconds``         ``time.first_chunk``        s
 Latencies are per call (not additive): a run with several calls projects the
 first, and its other calls stay in the raw observations.
 
+Usage of a span marked as a roll-up (usage ``aggregate: true`` or attribute
+``accounting: aggregate``, as an agent run's usage is) becomes observations tagged
+``accounting: aggregate``: run totals compare them with the calls beneath and never
+add them.
+
 Input tokens count every input token, cached ones included, and output tokens every
 output token, reasoning included (as the providers report them); the cached and
 reasoning counts are observations of their own.
@@ -83,6 +88,18 @@ class NativeObservation:
     unit: str | None = None
     role: ObservationRole | None = None
     direction: Direction | None = None
+    aggregate: bool = False
+    """A roll-up of the span's children (an agent run's usage): validation evidence that
+    accounting compares with what it counts beneath, never adds to it."""
+
+    @property
+    def tags(self) -> dict[str, str]:
+        """The observation's tags: its instrumentor, and ``accounting: aggregate`` for a
+        roll-up (see :mod:`autobench.records._run_accounting`)."""
+        tags = {"instrumentor": self.instrumentor}
+        if self.aggregate:
+            tags["accounting"] = "aggregate"
+        return tags
 
 
 def native_observations(trace: Trace) -> Iterator[NativeObservation]:
@@ -101,6 +118,9 @@ def native_observations(trace: Trace) -> Iterator[NativeObservation]:
 
 
 def _span_observations(span: SpanRecord, instrumentor: str) -> Iterator[NativeObservation]:
+    aggregate = (
+        span.usage.get("aggregate") is True or span.attributes.get("accounting") == "aggregate"
+    )
     for keys, semantic, unit in NATIVE_USAGE:
         for key in keys:
             value = span.usage.get(key)
@@ -115,6 +135,7 @@ def _span_observations(span: SpanRecord, instrumentor: str) -> Iterator[NativeOb
                     unit=unit,
                     role=ObservationRole.DIAGNOSTIC,
                     direction=Direction.MINIMIZE,
+                    aggregate=aggregate,
                 )
                 break
     if span.kind == "llm":

@@ -78,15 +78,26 @@ class OpenAIInstrumentation(IntegrationSettings):
 
 
 class PydanticAIInstrumentation(IntegrationSettings):
-    """The Pydantic AI instrumentor (framework layer)."""
+    """The Pydantic AI instrumentor (framework layer): agent runs, model requests, tool
+    calls and output validation of every agent run inside a benchmark run. Tool arguments
+    and results are recorded (the capture policy applies); ``capture_input`` /
+    ``capture_output`` also store each model request's messages and response parts (off by
+    default: prompts and answers may be private or large)."""
 
     integration: ClassVar[str] = "pydantic_ai"
+    capture_input: bool = False
+    capture_output: bool = False
 
 
 class OpenAIAgentsInstrumentation(IntegrationSettings):
-    """The OpenAI Agents instrumentor (framework layer, native trace processor)."""
+    """The OpenAI Agents instrumentor (framework layer, native trace processor): workflow,
+    agent, generation, tool, handoff, guardrail and custom spans. ``capture_input`` /
+    ``capture_output`` store tool arguments and results (off by default; the capture policy
+    applies)."""
 
     integration: ClassVar[str] = "openai_agents"
+    capture_input: bool = False
+    capture_output: bool = False
 
 
 SETTINGS_MODELS: dict[str, type[IntegrationSettings]] = {

@@ -56,6 +56,7 @@ from autobench.core.scoring import ScorerSpec, ScoringCall
 from autobench.records import (
     ACCOUNTING_VERSION,
     DEFAULT_SEMANTIC_REGISTRY,
+    AssetBinding,
     Observation,
     ObservationKind,
     ObservationRole,
@@ -223,6 +224,23 @@ def execute_sync_run(
     return _finish(setup, run, task_status, scoring)
 
 
+def _bind_referenced_assets(run: _Run) -> None:
+    """Tracked asset versions that instrumentors referenced on spans (a reference of kind
+    ``asset`` with attributes ``version`` and ``kind``) join the run's ``asset_versions``,
+    as ``ctx.attach_tracked_asset`` would add them; an asset the task bound itself keeps
+    its binding."""
+    if run.trace is None:
+        return
+    for span in run.trace.spans:
+        for reference in span.references:
+            version = reference.attributes.get("version")
+            kind = reference.attributes.get("kind")
+            if reference.kind == "asset" and isinstance(version, str) and isinstance(kind, str):
+                run.evidence.assets.setdefault(
+                    reference.id, AssetBinding(version=version, kind=kind)
+                )
+
+
 def _scoring_call(run: _Run, registry: SemanticRegistry) -> ScoringCall:
     """Freeze the run's trace and observations, add the run totals of additive evidence
     (accounting summaries, ``records._run_accounting``); return the call the scorers
@@ -239,8 +257,9 @@ def _scoring_call(run: _Run, registry: SemanticRegistry) -> ScoringCall:
             unit=found.unit,
             direction=found.direction,
             role=found.role,
-            tags={"instrumentor": found.instrumentor},
+            tags=found.tags,
         )
+    _bind_referenced_assets(run)
     for ref, payload in run.collector.payloads:
         # Payloads the capture policy moved out of the trace become run artifacts.
         run.evidence.add_artifact(

@@ -1,0 +1,1 @@
+"""A shopping assistant built on Pydantic AI (the application under test)."""

@@ -1,0 +1,155 @@
+"""Reading the SDK's span data into span facts: usage counts, model identity, plain values.
+
+Span data is read by attribute with defaults and its usage mappings by key, never
+by type, so data missing a field records less instead of failing. Usage keys
+written to the span's usage mapping (the keys the records layer reads, see
+``autobench.records._native``), with where each comes from:
+
+==================== ====================================== =================================
+span usage key       model call (generation, response)      roll-up (task, turn)
+==================== ====================================== =================================
+``requests``         1 (one model call)                     ``requests`` (task only)
+``input_tokens``     ``input_tokens``                       ``input_tokens``
+``output_tokens``    ``output_tokens``                      ``output_tokens``
+``cache_read_tokens`` ``input_tokens_details.cached_tokens`` ``cached_input_tokens``
+``cache_write_tokens`` ``input_tokens_details                ``cache_write_input_tokens``
+                     .cache_write_tokens``
+``reasoning_tokens`` ``output_tokens_details                (not reported)
+                     .reasoning_tokens``
+==================== ====================================== =================================
+
+Input tokens are all input tokens, cached ones included, and output tokens all output
+tokens, reasoning included, as the SDK (and OpenAI) report them; the cached, cache-write
+and reasoning counts are subsets recorded under their own keys. The SDK fills absent
+details with zeros, so a zero detail count is left out: it would otherwise add a count
+the client layer (which reads the provider's payload) does not have. ``total_tokens`` is
+not recorded (it is the sum of the two others).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+PROVIDER = "llm.provider"
+MODEL_REQUESTED = "llm.model.requested"
+MODEL_RESPONSE = "llm.model.response"
+RESPONSE_ID = "llm.response.id"
+
+DEFAULT_HOST = "api.openai.com"
+"""The host of the OpenAI API; any other ``base_url`` host names the provider."""
+
+CALL_DETAILS: tuple[tuple[str, str, str], ...] = (
+    ("cache_read_tokens", "input_tokens_details", "cached_tokens"),
+    ("cache_write_tokens", "input_tokens_details", "cache_write_tokens"),
+    ("reasoning_tokens", "output_tokens_details", "reasoning_tokens"),
+)
+"""``(span usage key, details field, count field)`` of a model call's usage mapping."""
+
+ROLLUP_DETAILS: tuple[tuple[str, str], ...] = (
+    ("cache_read_tokens", "cached_input_tokens"),
+    ("cache_write_tokens", "cache_write_input_tokens"),
+    ("requests", "requests"),
+)
+"""``(span usage key, field)`` of a task or turn span's usage roll-up (zero left out)."""
+
+
+def count(value: Any) -> int | None:
+    """``value`` when it is a non-negative integer (not a bool), else ``None``."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return None
+
+
+def _get(mapping: Any, key: str) -> Any:
+    return mapping.get(key) if isinstance(mapping, Mapping) else None
+
+
+def call_usage(usage: Any) -> dict[str, int]:
+    """The counts of one model call's usage mapping (``requests`` is set by the caller).
+
+    ``{}`` for anything that is not a mapping; input and output counts are kept when
+    zero, detail counts only when positive.
+    """
+    counts: dict[str, int] = {}
+    if not isinstance(usage, Mapping):
+        return counts
+    for key in ("input_tokens", "output_tokens"):
+        value = count(usage.get(key))
+        if value is not None:
+            counts[key] = value
+    for key, details, name in CALL_DETAILS:
+        value = count(_get(usage.get(details), name))
+        if value:
+            counts[key] = value
+    return counts
+
+
+def rollup_usage(usage: Any) -> dict[str, int]:
+    """The counts of a task or turn span's usage roll-up (``{}`` when there is none)."""
+    counts: dict[str, int] = {}
+    if not isinstance(usage, Mapping):
+        return counts
+    for key in ("input_tokens", "output_tokens"):
+        value = count(usage.get(key))
+        if value is not None:
+            counts[key] = value
+    for key, name in ROLLUP_DETAILS:
+        value = count(usage.get(name))
+        if value:
+            counts[key] = value
+    return counts
+
+
+def provider_of(base_url: Any) -> str | None:
+    """``"openai"`` for the OpenAI API host, the host of another ``base_url``; ``None``
+    when there is no usable URL."""
+    if not isinstance(base_url, str) or not base_url:
+        return None
+    try:
+        host = urlsplit(base_url).hostname
+    except ValueError:
+        return None
+    if not host:
+        return None
+    return "openai" if host == DEFAULT_HOST else host
+
+
+def field(value: Any, name: str) -> Any:
+    """``value[name]`` of a mapping, attribute ``name`` of an object; ``None`` when absent."""
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        return value.get(name)
+    return getattr(value, name, None)
+
+
+def text(value: Any) -> str | None:
+    """``value`` when it is a non-empty string."""
+    return value if isinstance(value, str) and value else None
+
+
+def names(value: Any) -> list[str] | None:
+    """The strings of a list of names (an agent's tools, handoffs), or ``None``."""
+    if not isinstance(value, list | tuple):
+        return None
+    return [item for item in value if isinstance(item, str)]
+
+
+def plain(value: Any) -> Any:
+    """``value`` as plain data for a span payload: pydantic models dumped to JSON data,
+    containers converted item by item, anything else unknown as its ``repr``."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, Mapping):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        try:
+            return dump(mode="json")
+        except Exception:  # a model that cannot dump itself is still recorded
+            return repr(value)
+    return repr(value)
