@@ -81,6 +81,7 @@ from autobench.abp._model import (
     TraceEnvelope,
 )
 from autobench.abp._runtime import InstrumentationRuntime
+from autobench.abp._sdk import DeferredInstrumentor
 from autobench.abp._signals import (
     DiagnosticSignal,
     EventSignal,
@@ -116,6 +117,7 @@ __all__ = [
     "CapturePolicy",
     "Compatibility",
     "CompatibilityState",
+    "DeferredInstrumentor",
     "DiagnosticRecord",
     "DiagnosticSignal",
     "EventRecord",

@@ -11,18 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from autobench.abp import (
-    Compatibility,
-    InstrumentationError,
-    InstrumentationHandle,
-    InstrumentationRuntime,
-    InstrumentorInfo,
-    check_target,
-)
+from autobench.abp import DeferredInstrumentor, InstrumentorInfo
 from autobench.instrument.openai_agents.package import INFO
 
 
-class OpenAIAgentsInstrumentor:
+class OpenAIAgentsInstrumentor(DeferredInstrumentor):
     """Records the SDK's own traces as ABP spans, through a trace processor of its own.
 
     ``capture_input`` / ``capture_output`` store a tool call's arguments and result and a
@@ -43,7 +36,7 @@ class OpenAIAgentsInstrumentor:
         capture_output: bool = False,
         info: InstrumentorInfo = INFO,
     ) -> None:
-        self.info = info
+        super().__init__(info)
         self.capture_input = capture_input
         self.capture_output = capture_output
 
@@ -53,36 +46,12 @@ class OpenAIAgentsInstrumentor:
             f"capture_output={self.capture_output})"
         )
 
-    def check(self) -> Compatibility:
-        """Always ``compatible``, without importing ``agents``.
+    install_module = "autobench.instrument.openai_agents._install"
+    """Registers the processor with the SDK's trace provider (see ``_install``); its
+    handle's ``close`` removes it again and ends the spans still open as partial."""
 
-        The instrumentation manager has already checked the installed version against the
-        supported range (package metadata only), and the doctor lists integrations through
-        this check, so it must not import the SDK. The seam itself is resolved by
-        :meth:`install`.
-        """
-        return Compatibility.compatible()
-
-    def install(self, runtime: InstrumentationRuntime) -> InstrumentationHandle:
-        """Register the processor with the SDK's trace provider (see ``_install``); the
-        handle's ``close`` removes it again and ends the spans still open as partial.
-
-        The version is checked here too, so an instrumentor installed without a manager is
-        refused the same way, before ``agents`` is even imported.
-        """
-        target = check_target(self.info)
-        if not target.installable:
-            raise InstrumentationError(target)
-        # The one import of the SDK side, deferred so the doctor never loads the SDK.
-        from autobench.instrument.openai_agents import _install
-
-        return _install.install(
-            self.info,
-            runtime,
-            target.target_version,
-            capture_input=self.capture_input,
-            capture_output=self.capture_output,
-        )
+    def install_options(self) -> dict[str, Any]:
+        return {"capture_input": self.capture_input, "capture_output": self.capture_output}
 
 
 def create(settings: Any = None) -> OpenAIAgentsInstrumentor:

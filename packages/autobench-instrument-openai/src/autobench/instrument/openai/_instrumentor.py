@@ -11,18 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from autobench.abp import (
-    Compatibility,
-    InstrumentationError,
-    InstrumentationHandle,
-    InstrumentationRuntime,
-    InstrumentorInfo,
-    check_target,
-)
+from autobench.abp import DeferredInstrumentor, InstrumentorInfo
 from autobench.instrument.openai.package import INFO
 
 
-class OpenAIInstrumentor:
+class OpenAIInstrumentor(DeferredInstrumentor):
     """Records one ``llm`` span per chat completion, response or embeddings call.
 
     ``capture_input`` / ``capture_output`` store the request messages (or input)
@@ -43,7 +36,7 @@ class OpenAIInstrumentor:
         capture_output: bool = False,
         info: InstrumentorInfo = INFO,
     ) -> None:
-        self.info = info
+        super().__init__(info)
         self.capture_input = capture_input
         self.capture_output = capture_output
 
@@ -53,37 +46,12 @@ class OpenAIInstrumentor:
             f"capture_output={self.capture_output})"
         )
 
-    def check(self) -> Compatibility:
-        """Always ``compatible``, without importing ``openai``.
+    install_module = "autobench.instrument.openai._install"
+    """Patches the SDK (see ``_install``); its handle's ``close`` restores every original
+    method exactly and abandons (ends as partial) the streams still open."""
 
-        The instrumentation manager has already checked the installed version
-        against the supported range (package metadata only), and the doctor lists
-        integrations through this check, so it must not import the SDK. The patch
-        points themselves are resolved by :meth:`install`, which refuses a missing
-        required one and reports missing optional ones as ``degraded``.
-        """
-        return Compatibility.compatible()
-
-    def install(self, runtime: InstrumentationRuntime) -> InstrumentationHandle:
-        """Patch the SDK (see ``_install``); the handle's ``close`` restores every original
-        method exactly and abandons (ends as partial) the streams still open.
-
-        The version is checked here too, so an instrumentor installed without a
-        manager is refused the same way, before ``openai`` is even imported.
-        """
-        target = check_target(self.info)
-        if not target.installable:
-            raise InstrumentationError(target)
-        # The one import of the SDK side, deferred so the doctor never loads openai.
-        from autobench.instrument.openai import _install
-
-        return _install.install(
-            self.info,
-            runtime,
-            target.target_version,
-            capture_input=self.capture_input,
-            capture_output=self.capture_output,
-        )
+    def install_options(self) -> dict[str, Any]:
+        return {"capture_input": self.capture_input, "capture_output": self.capture_output}
 
 
 def create(settings: Any = None) -> OpenAIInstrumentor:

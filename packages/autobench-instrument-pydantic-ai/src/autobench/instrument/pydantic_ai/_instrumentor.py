@@ -12,19 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from autobench.abp import (
-    Compatibility,
-    InstrumentationError,
-    InstrumentationHandle,
-    InstrumentationRuntime,
-    InstrumentorInfo,
-    check_target,
-)
+from autobench.abp import DeferredInstrumentor, InstrumentorInfo
 from autobench.instrument.pydantic_ai._assets import AssetRef
 from autobench.instrument.pydantic_ai.package import INFO
 
 
-class PydanticAIInstrumentor:
+class PydanticAIInstrumentor(DeferredInstrumentor):
     """Records every Pydantic AI agent run of a benchmark run: the agent, its model
     requests, tool calls and output validation (spans: ``_capability``).
 
@@ -49,7 +42,7 @@ class PydanticAIInstrumentor:
         capture_output: bool = False,
         info: InstrumentorInfo = INFO,
     ) -> None:
-        self.info = info
+        super().__init__(info)
         self.assets = tuple(AssetRef.of(asset) for asset in assets)
         self.capture_input = capture_input
         self.capture_output = capture_output
@@ -61,31 +54,15 @@ class PydanticAIInstrumentor:
             f"capture_output={self.capture_output})"
         )
 
-    def check(self) -> Compatibility:
-        """Always ``compatible``, without importing ``pydantic_ai``: the manager has already
-        checked the installed version against the supported range (package metadata), and
-        :meth:`install` refuses an SDK without the capability API."""
-        return Compatibility.compatible()
+    install_module = "autobench.instrument.pydantic_ai._install"
+    """Patches ``Agent.iter`` (see ``_install``); its handle's ``close`` restores it."""
 
-    def install(self, runtime: InstrumentationRuntime) -> InstrumentationHandle:
-        """Patch ``Agent.iter`` (see ``_install``); the handle's ``close`` restores it.
-
-        The version is checked here too, so an instrumentor installed without a
-        manager is refused the same way, before ``pydantic_ai`` is even imported.
-        """
-        target = check_target(self.info)
-        if not target.installable:
-            raise InstrumentationError(target)
-        from autobench.instrument.pydantic_ai import _install
-
-        return _install.install(
-            self.info,
-            runtime,
-            target.target_version,
-            assets=self.assets,
-            capture_input=self.capture_input,
-            capture_output=self.capture_output,
-        )
+    def install_options(self) -> dict[str, Any]:
+        return {
+            "assets": self.assets,
+            "capture_input": self.capture_input,
+            "capture_output": self.capture_output,
+        }
 
 
 PydanticAI = PydanticAIInstrumentor
