@@ -297,6 +297,8 @@ class CapturePolicy:
         return data if result == data else result
 
     def _mapping(self, mapping: dict[Any, Any], depth: int) -> dict[Any, Any]:
+        if self._clean_mapping(mapping):
+            return mapping
         limit = self.max_items
         if limit is not None and len(mapping) > limit:
             entries: Iterable[tuple[Any, Any]] = list(mapping.items())[:limit]
@@ -330,6 +332,26 @@ class CapturePolicy:
             return out
         return out if changed else mapping
 
+    def _clean_mapping(self, mapping: dict[Any, Any]) -> bool:
+        """Whether ``mapping`` needs no change, known without building a copy: every key a
+        remembered clean string key, every value ``None``, a number, a flag or a remembered
+        clean string (the attributes of most spans). ``False`` means "look closer"."""
+        limit = self.max_items
+        if limit is not None and len(mapping) > limit:
+            return False
+        keys = self._keys
+        clean = self._clean
+        for key, item in mapping.items():
+            if keys.get(key) is not _CLEAN_KEY:
+                return False
+            cls = item.__class__
+            if cls is str:
+                if item not in clean:
+                    return False
+            elif item is not None and cls not in _SCALARS:
+                return False
+        return True
+
     def _key(self, key: str) -> tuple[str | None, bool, bool]:
         """``(the key as recorded when it changes, else None; secret?; hashed?)``, memoised:
         the same keys come back on every span (at most :data:`_KEY_MEMO_LIMIT` of them are
@@ -343,6 +365,8 @@ class CapturePolicy:
                 _key_in(key, self.secret_keys, self._secret_suffixes),
                 _key_in(key, self.hash_keys, self._hash_suffixes),
             )
+            if known == _CLEAN_KEY:
+                known = _CLEAN_KEY  # one object: the clean-mapping check compares identity
             if len(self._keys) < _KEY_MEMO_LIMIT:
                 self._keys[key] = known
         return known
@@ -365,6 +389,8 @@ class CapturePolicy:
 
 _SCALARS = frozenset({int, float, bool, complex})
 _KEY_MEMO_LIMIT = 4096
+_CLEAN_KEY: tuple[str | None, bool, bool] = (None, False, False)
+"""The memo entry of a key recorded as it is, neither secret nor hashed (one shared object)."""
 _CLEAN_MEMO_LIMIT = 4096
 """At most this many clean strings are remembered (see :meth:`CapturePolicy._string`)."""
 _CLEAN_MEMO_LENGTH = 256
