@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from autobench.abp import (
+    PROTOCOL_VERSION,
     SpanRecord,
     SpanStatus,
     Trace,
@@ -95,3 +96,20 @@ def test_compatibility_constructors_keep_working() -> None:
     dumped = envelope.model_dump(exclude_defaults=True)
     assert dumped["id"] == "trace-42" and dumped["input"] == {"cart_id": "c1"}
     assert Trace.model_validate(dumped) == envelope
+
+
+def test_span_signals_built_on_the_span_path_are_whole_signals() -> None:
+    """The span path builds its signals from all their fields at once (no NamedTuple
+    ``__new__``): each must be exactly the signal the class itself would build, so a field
+    added to a signal class cannot be silently left out there."""
+    from autobench.abp import SpanEndSignal, SpanStartSignal
+
+    collector = TraceCollector()
+    with bind_collector(collector), start_span("outer", attributes={"a": 1}) as outer:
+        outer.set_attribute("b", "two")
+    start, end = collector.signals
+    assert isinstance(start, SpanStartSignal) and isinstance(end, SpanEndSignal)
+    assert len(start) == len(SpanStartSignal._fields) and start == SpanStartSignal(*start)
+    assert len(end) == len(SpanEndSignal._fields) and end == SpanEndSignal(*end)
+    assert (start.type, end.type, end.partial) == ("span_start", "span_end", False)
+    assert start.protocol_version == end.protocol_version == PROTOCOL_VERSION

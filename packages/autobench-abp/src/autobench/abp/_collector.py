@@ -168,7 +168,9 @@ class TraceCollector:
 
     @property
     def signals(self) -> tuple[Signal, ...]:
-        """Every accepted signal, in emission order."""
+        """Every accepted signal, in emission order. A span end's ``attributes`` are as the
+        span set them: the capture policy applies to them in :meth:`materialize`, which is
+        what records, scorers and reports read."""
         with self._lock:
             return tuple(self._signals)
 
@@ -205,8 +207,9 @@ class TraceCollector:
                         span=target,
                     )
                 )
+        capture = self.capture
         spans = [
-            _span_record(start, ends.get(start.span_id), per_span, self.origin_wall)
+            _span_record(start, ends.get(start.span_id), per_span, self.origin_wall, capture)
             for start in starts
         ]
         partial = any(span.partial for span in spans)
@@ -277,6 +280,7 @@ def _span_record(
     end: SpanEndSignal | None,
     per_span: dict[str, dict[str, list[Any]]],
     origin_wall: datetime,
+    capture: CapturePolicy,
 ) -> SpanRecord:
     started_at = start.started_at or origin_wall + timedelta(seconds=start.offset)
     fields: dict[str, object] = {
@@ -298,7 +302,9 @@ def _span_record(
             duration=end.duration,
             status=end.status,
             output=end.output,
-            attributes={**start.attributes, **end.attributes},
+            # an end signal carries the attributes as the span set them: the policy applies
+            # here, once (start attributes passed it when the span started)
+            attributes={**start.attributes, **capture.apply_mapping(dict(end.attributes))},
             usage=dict(end.usage),
             error=end.error,
             partial=end.partial,

@@ -20,7 +20,13 @@ from typing import Any
 from autobench.abp._collector import TraceCollector
 from autobench.abp._facts import AccountingScope, Severity
 from autobench.abp._ids import new_span_id
-from autobench.abp._model import InstrumentationScope, SpanError, SpanKind, SpanStatus
+from autobench.abp._model import (
+    PROTOCOL_VERSION,
+    InstrumentationScope,
+    SpanError,
+    SpanKind,
+    SpanStatus,
+)
 from autobench.abp._signals import (
     EMPTY,
     DiagnosticSignal,
@@ -41,6 +47,9 @@ MANUAL_SCOPE = InstrumentationScope(
 
 _KIND_VALUES: dict[str, str] = {kind: kind.value for kind in SpanKind}
 """Plain-string values of the standard kinds (``str()`` of an enum member is slow)."""
+
+_new_signal: Any = tuple.__new__
+"""Builds a span signal from the tuple of all its fields (see :func:`open_span_handle`)."""
 
 _collector: ContextVar[TraceCollector | None] = ContextVar("autobench_abp_collector", default=None)
 _span: ContextVar[ActiveSpan | None] = ContextVar("autobench_abp_span", default=None)
@@ -211,7 +220,9 @@ class ActiveSpan:
     def end(self, status: SpanStatus = SpanStatus.OK, error: BaseException | None = None) -> float:
         """End the span once; return its duration in seconds (monotonic).
 
-        The output and attributes pass the collector's capture policy here.
+        The output passes the collector's capture policy here; the attributes are handed
+        over as they are (the span keeps an empty mapping, so later changes are not
+        recorded) and pass the policy when the trace is materialized, off the span path.
         """
         duration = (time.perf_counter_ns() - self.start_ns) / 1e9
         if self._ended:
@@ -223,19 +234,29 @@ class ActiveSpan:
             output = collector.capture_payload(
                 output, name=f"{self.operation}.output", span_id=self.id
             )
-        attributes = self.attributes
+        attributes: Mapping[str, Any] = self.attributes
+        if attributes:
+            self.attributes = {}
+        else:
+            attributes = EMPTY
         collector.emit_end(
-            SpanEndSignal(  # positional, as on the start path: span_id, status, duration, ...
-                self.id,
-                status,
-                duration,
-                output,
-                collector.capture.apply_mapping(dict(attributes)) if attributes else EMPTY,
-                dict(self.usage) if self.usage else EMPTY,
-                None
-                if error is None
-                else SpanError(
-                    type=type(error).__name__, message=collector.capture.text(str(error))
+            _new_signal(  # every field, as on the start path
+                SpanEndSignal,
+                (
+                    self.id,  # span_id
+                    status,
+                    duration,
+                    output,
+                    attributes,
+                    dict(self.usage) if self.usage else EMPTY,
+                    None
+                    if error is None
+                    else SpanError(
+                        type=type(error).__name__, message=collector.capture.text(str(error))
+                    ),
+                    False,  # partial
+                    "span_end",  # type
+                    PROTOCOL_VERSION,
                 ),
             )
         )
@@ -331,18 +352,24 @@ def open_span_handle(
     handle = ActiveSpan(target, new_span_id(), operation, kind, parent_id, start_ns)
     if input is not None:
         input = target.capture_payload(input, name=f"{operation}.input", span_id=handle.id)
-    # Positional: a NamedTuple built from keywords costs twice as much, on every span.
-    signal = SpanStartSignal(
-        handle.id,  # span_id
-        parent_id,
-        operation,
-        kind,
-        scope_key,  # scope
-        None,  # started_at: derived from the offset
-        (start_ns - target.origin_ns) / 1e9,  # offset
-        input,
-        target.capture.apply_mapping(dict(attributes)) if attributes else EMPTY,
-        dict(tags) if tags else EMPTY,
+    # Every field, straight to tuple.__new__: the NamedTuple's own __new__ is a Python
+    # function (and from keywords it costs twice as much), on every span.
+    signal = _new_signal(
+        SpanStartSignal,
+        (
+            handle.id,  # span_id
+            parent_id,
+            operation,
+            kind,
+            scope_key,  # scope
+            None,  # started_at: derived from the offset
+            (start_ns - target.origin_ns) / 1e9,  # offset
+            input,
+            target.capture.apply_mapping(dict(attributes)) if attributes else EMPTY,
+            dict(tags) if tags else EMPTY,
+            "span_start",  # type
+            PROTOCOL_VERSION,
+        ),
     )
     target.emit_start(signal)
     return handle

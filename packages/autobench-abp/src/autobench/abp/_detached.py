@@ -20,6 +20,8 @@ from autobench.abp._context import ActiveSpan, _span, open_span_handle
 from autobench.abp._model import InstrumentationScope, SpanError, SpanStatus
 from autobench.abp._signals import SpanEndSignal
 
+_new_detached = object.__new__
+
 
 class DetachedSpan:
     """An open span that is not the caller's active span; end it exactly once.
@@ -44,6 +46,15 @@ class DetachedSpan:
         self.span: ActiveSpan = open_span_handle(
             operation, kind, scope, input, attributes, None, collector, parent
         )
+
+    @classmethod
+    def of(cls, span: ActiveSpan) -> DetachedSpan:
+        """The detached handle of ``span``, a span opened with
+        :func:`~autobench.abp._context.open_span_handle` (without ``__init__``'s keyword
+        parsing: this is the path of every instrumentor span)."""
+        detached = _new_detached(cls)
+        detached.span = span
+        return detached
 
     @property
     def ended(self) -> bool:
@@ -70,7 +81,7 @@ class DetachedSpan:
                     span_id=span.id,
                     status=status,
                     duration=None,
-                    attributes=span.collector.capture.apply_mapping(dict(span.attributes)),
+                    attributes=dict(span.attributes),  # the policy applies on materialize
                     usage=dict(span.usage),
                     error=None
                     if error is None

@@ -12,7 +12,13 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from autobench.abp._context import ActiveSpan, active_collector, start_span
+from autobench.abp._context import (
+    ActiveSpan,
+    _collector,
+    active_collector,
+    open_span_handle,
+    start_span,
+)
 from autobench.abp._detached import DetachedSpan
 from autobench.abp._instrumentor import Compatibility, InstrumentorInfo
 from autobench.abp._measure import InstrumentMeasurement, MeasurementKind, bind_measurements
@@ -81,19 +87,15 @@ class InstrumentationRuntime:
         With ``parent`` the span opens under that span, in its trace (whatever run is active
         in the calling context); without, under the active span of the active run.
         """
-        collector = active_collector() if parent is None else parent.collector
+        collector = _collector.get() if parent is None else parent.collector
         if collector is None or (
             _suppressed.get() is not None and is_suppressed(self.info.id, family or operation)
         ):
             return None
-        return DetachedSpan(
-            operation,
-            kind=kind,
-            scope=self.scope,
-            collector=collector,
-            input=input,
-            attributes=attributes,
-            parent=parent,
+        return DetachedSpan.of(
+            open_span_handle(
+                operation, kind, self.scope, input, attributes, None, collector, parent
+            )
         )
 
     def measure(
