@@ -1,8 +1,11 @@
 """Capture policy: what of a span's input, output and attributes is recorded.
 
-A :class:`CapturePolicy` is applied when a value is recorded (span start and
-end, events), before it reaches the trace, so a secret never lands in a
-``run.yaml``. In order, for each value:
+A :class:`CapturePolicy` is applied before a value reaches the trace, so a
+secret never lands in a ``run.yaml``: span input and start attributes when the
+span starts, output when it ends, event and measurement attributes when they
+are emitted, and the attributes a span set while it ran when the trace is
+materialized (off the span path: the end signal carries them as they were).
+In order, for each value:
 
 1. ``mode``: ``full`` records the value (steps 2-4), ``hash`` replaces it by
    :func:`hash_value` (``"sha256:<64 hex>"``), ``omit`` by ``None``.

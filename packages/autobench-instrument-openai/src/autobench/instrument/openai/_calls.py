@@ -115,9 +115,12 @@ class Installation:
         except Exception:  # reading the request must never break it
             logger.exception("openai instrumentation: reading the request failed")
             attributes, payload = {}, None
-        return runtime.open_span(
-            api.operation, kind=SpanKind.LLM, input=payload, attributes=attributes
-        )
+        detached = runtime.open_span(api.operation, kind=SpanKind.LLM, input=payload)
+        if detached is not None:
+            # set on the open span rather than passed as start attributes: the capture
+            # policy then applies once, when the trace is materialized, off the call path
+            detached.span.attributes.update(attributes)
+        return detached
 
     def settle(
         self, api: Api, detached: DetachedSpan, kwargs: Mapping[str, Any], result: Any

@@ -222,9 +222,10 @@ class AutobenchCapability(AbstractCapability[Any]):
         self, operation: str, kind: str, attributes: Mapping[str, Any] | None, input: Any = None
     ) -> DetachedSpan | None:
         try:
-            return self.runtime.open_span(
-                operation, kind=kind, input=input, attributes=dict(attributes or {})
-            )
+            span = self.runtime.open_span(operation, kind=kind, input=input)
+            if span is not None and attributes:
+                span.span.attributes.update(attributes)  # the policy applies on materialize
+            return span
         except Exception:
             logger.exception("pydantic_ai instrumentation: opening the %s span failed", operation)
             return None
