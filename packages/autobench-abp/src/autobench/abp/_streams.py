@@ -19,9 +19,14 @@ from collections.abc import AsyncGenerator, Callable, Generator
 from types import TracebackType
 from typing import Any
 
+from autobench.abp._context import _span
 from autobench.abp._detached import DetachedSpan, bind_span, unbind_span
 from autobench.abp._extract import InstrumentCall
 from autobench.abp._model import SpanStatus
+
+_bind = _span.set
+_unbind = _span.reset
+""":func:`bind_span` / :func:`unbind_span` without their frames, for the per-item path."""
 
 END_REASON = "end_reason"
 ITEMS = "stream.items"
@@ -50,7 +55,7 @@ class CallTracker:
 
     @property
     def ended(self) -> bool:
-        return self.detached.ended
+        return self.detached.span._ended
 
     def item(self, value: Any) -> None:
         """Count one stream item."""
@@ -119,7 +124,21 @@ class InstrumentedGenerator(Generator[Any, Any, Any]):
         return self
 
     def __next__(self) -> Any:
-        return self.send(None)
+        # the path of every item: _step's work without the lambda and two calls
+        tracker = self._tracker
+        token = _bind(tracker.detached.span)
+        try:
+            item = self._gen.__next__()
+        except StopIteration:
+            tracker.finish("completed")
+            raise
+        except BaseException as exc:
+            tracker.finish(end_reason_for(exc), exc)
+            raise
+        finally:
+            _unbind(token)
+        tracker.item(item)
+        return item
 
     def _step(self, step: Callable[[], Any]) -> Any:
         tracker = self._tracker
@@ -181,7 +200,21 @@ class InstrumentedAsyncGenerator(AsyncGenerator[Any, Any]):
         return self
 
     async def __anext__(self) -> Any:
-        return await self.asend(None)
+        # the path of every item: _step's work without the lambda and two calls
+        tracker = self._tracker
+        token = _bind(tracker.detached.span)
+        try:
+            item = await self._agen.__anext__()
+        except StopAsyncIteration:
+            tracker.finish("completed")
+            raise
+        except BaseException as exc:
+            tracker.finish(end_reason_for(exc), exc)
+            raise
+        finally:
+            _unbind(token)
+        tracker.item(item)
+        return item
 
     async def _step(self, step: Callable[[], Any]) -> Any:
         tracker = self._tracker

@@ -65,12 +65,13 @@ class StreamTracker(CallTracker):
     def item(self, value: Any) -> None:
         """Count the item (first-item time, item count) and record its facts."""
         super().item(value)
-        if self.detached.ended:
+        span = self.detached.span
+        if span.ended:
             return
         try:
-            self.state.observe(self.detached.span, value)
+            self.state.observe(span, value)
         except Exception as exc:
-            self.detached.span.add_diagnostic(
+            span.add_diagnostic(
                 EXTRACTION_ERROR, f"openai stream item: {type(exc).__name__}: {exc}"
             )
 
