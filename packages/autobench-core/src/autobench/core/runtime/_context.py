@@ -105,13 +105,14 @@ class RunContext(EvidenceRecorder):
         attributes: Mapping[str, Any] | None = None,
         usage: Mapping[str, Any] | None = None,
         tags: Mapping[str, str] | None = None,
-        duration_metric: DurationMetricSpec | None = None,
+        duration_metric: DurationMetricSpec | Mapping[str, Any] | None = None,
     ) -> AbstractContextManager[Span]:
         """Open a timed span (synchronous context manager, usable in async tasks too).
 
         The span's parent is the span active in the calling task; ``kind`` is
-        any string (:class:`SpanKind` lists the standard ones). See
-        :func:`open_span` for how it ends.
+        any string (:class:`SpanKind` lists the standard ones). ``duration_metric``
+        (a :class:`DurationMetricSpec` or a mapping of its fields, ``{"name": ...}``)
+        records the span's duration as a metric. See :func:`open_span` for how it ends.
         """
         return open_span(
             self._collector,

@@ -19,9 +19,10 @@ from typing import Any
 from autobench.abp import ActiveSpan, SpanStatus, TraceCollector, start_span
 from autobench.core.runtime._evidence import EvidenceBuffer
 from autobench.core.runtime._recorder import EvidenceRecorder
-from autobench.records import Direction, ObservationKind, ObservationRole, Semantic
+from autobench.records import Direction, Observation, ObservationKind, ObservationRole, Semantic
 
 _UNIT_FACTORS: dict[str, float] = {"s": 1.0, "ms": 1e3, "us": 1e6, "µs": 1e6, "ns": 1e9}
+_NO_VALUE: Any = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +50,27 @@ class DurationMetricSpec:
     def convert(self, seconds: float) -> float:
         """``seconds`` expressed in :attr:`unit`."""
         return seconds * _UNIT_FACTORS[self.unit]
+
+    @classmethod
+    def of(cls, value: DurationMetricSpec | Mapping[str, Any] | None) -> DurationMetricSpec | None:
+        """``value`` as a spec: a spec, ``None``, or a mapping of its fields
+        (``{"name": "latency", "unit": "ms"}``). Raises ``TypeError`` for an unknown field
+        or a missing ``name``, ``ValueError`` for a bad value."""
+        if value is None or isinstance(value, DurationMetricSpec):
+            return value
+        if not isinstance(value, Mapping):
+            raise TypeError(
+                f"duration_metric takes a DurationMetricSpec or a mapping of its fields "
+                f"(name, semantic_type, unit, role, direction), not {type(value).__name__}"
+            )
+        fields = dict(value)
+        for name, kind in (("role", ObservationRole), ("direction", Direction)):
+            if isinstance(fields.get(name), str):
+                fields[name] = kind(fields[name])
+        try:
+            return cls(**fields)
+        except TypeError as exc:
+            raise TypeError(f"duration_metric {dict(value)!r}: {exc}") from None
 
 
 class Span(EvidenceRecorder):
@@ -93,9 +115,27 @@ class Span(EvidenceRecorder):
         """Set one attribute; a later value replaces an earlier one."""
         self._active.set_attribute(key, value)
 
-    def set_usage(self, usage: Mapping[str, Any] | None = None, /, **values: Any) -> None:
-        """Merge usage counts (``input_tokens=420``) into the span."""
+    def set_usage(
+        self, usage: Mapping[str, Any] | str | None = None, value: Any = _NO_VALUE, /, **values: Any
+    ) -> None:
+        """Merge usage counts into the span: ``set_usage(input_tokens=420)``,
+        ``set_usage({"input_tokens": 420})`` or ``set_usage("input_tokens", 420)``. Raises
+        ``TypeError`` for a key without a value, or a value after a mapping."""
+        if isinstance(usage, str):
+            if value is _NO_VALUE:
+                raise TypeError(f"set_usage({usage!r}) needs a value: set_usage(key, value)")
+            self._active.set_usage({usage: value}, **values)
+            return
+        if value is not _NO_VALUE:
+            raise TypeError("set_usage(mapping) takes no second positional value")
         self._active.set_usage(usage, **values)
+
+    def factor(self, name: str, value: Any, *, semantic_type: str | None = None) -> Observation:
+        """Record a factor observed while the span ran (the prompt version it used, the
+        model that answered), linked to this span: the span form of
+        :meth:`~autobench.core.runtime.RunContext.factor_observation`. (``ctx.factor(name)``
+        reads the variant's factor; this records one.)"""
+        return self.factor_observation(name, value, semantic_type=semantic_type)
 
 
 @contextmanager
@@ -109,13 +149,15 @@ def open_span(
     attributes: Mapping[str, Any] | None,
     usage: Mapping[str, Any] | None,
     tags: Mapping[str, str] | None,
-    duration_metric: DurationMetricSpec | None,
+    duration_metric: DurationMetricSpec | Mapping[str, Any] | None,
 ) -> Iterator[Span]:
     """Open an ABP span under the task's active span and yield its :class:`Span` handle.
 
     On exit the span is ended with status ``ok``, ``error`` or ``cancelled``
     (for :class:`asyncio.CancelledError`); the exception, if any, propagates.
+    ``duration_metric`` is a :class:`DurationMetricSpec` or a mapping of its fields.
     """
+    duration_metric = DurationMetricSpec.of(duration_metric)
     with start_span(
         name, kind=kind, input=input, attributes=attributes, tags=tags, collector=collector
     ) as active:
