@@ -318,3 +318,13 @@ def test_suppression_is_task_local_nested_and_reset_on_error(
     assert len(async_spans) == 1  # only the sibling task outside the scope recorded
     sync_spans = spans(record, "other.family.search")
     assert len(sync_spans) == 1  # "after-raise": the scope was reset when its body raised
+
+
+def test_span_kind_sets_the_kind_of_the_span_it_opens(app: ModuleType, handles: list[Any]) -> None:
+    from autobench import SpanKind
+
+    handles.append(instrument_method(app.Client, "search", span_kind=SpanKind.TOOL))
+    record = run_task(app, "calls")
+    assert [span.kind for span in spans(record, "Client.search")] == ["tool"]
+    with pytest.raises(TypeError, match="differ"):
+        instrument_method(app.Client, "normalize", kind="parser", span_kind=SpanKind.TOOL)

@@ -88,3 +88,118 @@ def test_bad_span_arguments_are_clear_errors(tmp_path: Path) -> None:
     record = run(make_spec(tmp_path, f"{module}:run")).runs[0]
     assert record.status.value == "errored"
     assert "needs a value" in record.errors[0].message
+
+
+EXACT_SPEC = """\
+benchmark:
+  reply:
+    cases:
+      - {id: c1, expected: {answer: 42}}
+    run: {python: "exact_task:run"}
+    variants: {v1: {}}
+    score:
+      has_phrase:
+        exact:
+          actual: output.contains_required_phrase
+          expected: true
+        semantic: quality.correctness
+        role: objective
+      count:
+        exact: {actual: output.count, expected: 3}
+      answer:
+        exact: {actual: output.answer, expected: case.expected.answer}
+      wrong_flag:
+        exact: {actual: output.contains_required_phrase, expected: false}
+"""
+
+
+def test_an_exact_scorer_takes_a_literal_as_well_as_a_path(tmp_path: Path) -> None:
+    from autobench import dump_benchmark_spec, load_benchmark_spec_text
+
+    (tmp_path / "exact_task.py").write_text(
+        "def run(ctx, case):\n"
+        "    return {'contains_required_phrase': True, 'count': 3, 'answer': 42}\n"
+    )
+    spec = load_benchmark_spec_text(EXACT_SPEC, path=tmp_path / "autobench.yaml")
+    assert "expected: true" in dump_benchmark_spec(spec)  # the literal round-trips
+    import sys
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        record = run(spec).runs[0]
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("exact_task", None)
+    scores = {score.name: score.value for score in record.scores}
+    assert scores == {"has_phrase": 1.0, "count": 1.0, "answer": 1.0, "wrong_flag": 0.0}
+
+
+def test_the_documented_root_exports_and_replay_module(tmp_path: Path) -> None:
+    """``from autobench import build_report, export_runs_csv, export_summary_yaml`` and the
+    ``autobench.records.replay`` module, in the documentation's own shapes, on a real record
+    directory; the price sources and the deriver the pricing section names."""
+    import csv
+    from datetime import date
+
+    from autobench import (
+        GenAIPricesSource,
+        LLMPricesSource,
+        TokenCostDeriver,
+        build_case_matrix,
+        build_leaderboard,
+        build_metric_distribution,
+        build_report,
+        build_run_metric_rows,
+        compare_variants,
+        export_runs_csv,
+        export_summary_yaml,
+    )
+    from autobench.records import RecordDirectoryWriter
+    from autobench.records.replay import (
+        load_experiment_record,
+        load_run_record,
+        replay_experiment,
+    )
+
+    module = write_task_module(
+        tmp_path,
+        "def run(ctx, case):\n"
+        "    ctx.metric('latency', 0.25, semantic_type='time.latency', unit='s')\n"
+        "    return {'ok': True}\n",
+    )
+    spec = make_spec(
+        tmp_path,
+        f"{module}:run",
+        variants=({"id": "a"}, {"id": "b"}),
+        scoring=({"name": "ok", "kind": "pass_fail", "path": "output.ok"},),
+    )
+    record = tmp_path / "record"
+    run(spec, sink=RecordDirectoryWriter(record))
+    experiment = load_experiment_record(record)
+    replayed = replay_experiment(record)
+    first = next(record.rglob("run.yaml"))
+    loaded = load_run_record(first, root_dir=record)
+    assert loaded.experiment_id == experiment.experiment.id
+    assert loaded.trace is not None and loaded.trace.spans  # the full trace, from root_dir
+
+    report = build_report(replayed)
+    assert report.leaderboard.rows
+    export_summary_yaml(replayed, tmp_path / "analysis" / "summary.yaml")
+    export_runs_csv(replayed, tmp_path / "analysis" / "runs.csv")
+    text = (tmp_path / "analysis" / "runs.csv").read_text()
+    rows = list(csv.DictReader(text.splitlines()))
+    assert len(rows) == 2 and {row["variant"] for row in rows} == {"a", "b"}
+    assert "leaderboard" in (tmp_path / "analysis" / "summary.yaml").read_text()
+    assert not list((tmp_path / "analysis").glob(".*.tmp"))  # written atomically
+    assert build_leaderboard(replayed).rows
+    matrix = build_case_matrix(replayed, "time.latency")
+    assert matrix is not None and matrix.variants == ("a", "b")
+    assert build_metric_distribution(replayed, "time.latency").name
+    assert compare_variants(replayed, "a", "b").baseline == "a"
+    assert len(build_run_metric_rows(replayed)) == 2
+
+    llm_prices = Path(__file__).parents[1] / "fixtures" / "llm-prices"
+    assert LLMPricesSource(llm_prices).load().resolve("openai:gpt-4o") is not None
+    genai = GenAIPricesSource(providers=["openai"], at=date(2026, 1, 1)).load()
+    assert genai.source == "genai-prices" and set(genai.providers) == {"openai"}
+    assert TokenCostDeriver.__name__ == "TokenCostDeriver"

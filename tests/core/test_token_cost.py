@@ -152,7 +152,7 @@ def test_unknown_model_gives_a_diagnostic_and_no_cost(tmp_path: Path) -> None:
     assert cost.name == "token_cost" and cost.tags["exact"] == "0.005"
     # Priced nowhere: a diagnostic, and no money.cost observation at all (never 0).
     assert _costs(nowhere) == []
-    diagnostic = _diagnostics(nowhere)["token_cost_unknown_model"]
+    diagnostic = _diagnostics(nowhere)["token_cost_unknown_pricing"]
     assert diagnostic.value == "mystery-9" and "mystery-9" in (diagnostic.reason or "")
     assert diagnostic.source is ObservationSource.DERIVED
 
@@ -165,7 +165,7 @@ def test_unknown_model_gives_a_diagnostic_and_no_cost(tmp_path: Path) -> None:
         ({"input_tokens": 5, "output_tokens": 1}, "token_cost_missing_inputs"),
         (
             {"input_tokens": 5, "output_tokens": 1, "cache_read_tokens": 2, "model_name": "small"},
-            "token_cost_missing_rate",
+            "token_cost_missing_rates",
         ),
         (
             {"input_tokens": 5, "output_tokens": 1, "cache_read_tokens": 9, "model_name": "small"},

@@ -165,6 +165,18 @@ _export(
 )
 _export("autobench.core.plugins", "autobench-core", "hookimpl")
 _export(
+    "autobench.report",
+    "autobench-report",
+    "build_case_matrix",
+    "build_leaderboard",
+    "build_metric_distribution",
+    "build_report",
+    "build_run_metric_rows",
+    "compare_variants",
+    "export_runs_csv",
+    "export_summary_yaml",
+)
+_export(
     "autobench.core.tracking",
     "autobench-core",
     "AssetVersion",
@@ -177,6 +189,8 @@ _export(
 _export(
     "autobench.core.pricing",
     "autobench-core",
+    "GenAIPricesSource",
+    "LLMPricesSource",
     "ModelPrice",
     "PriceTier",
     "PricingError",
@@ -192,6 +206,7 @@ _export(
     "autobench.core.derive",
     "autobench-core",
     "DeriverSpec",
+    "TokenCostDeriver",
     "TokenCostDeriverSpec",
     "TokenCostInputs",
 )
@@ -362,7 +377,12 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
         sample_to_case,
         samples_to_cases,
     )
-    from autobench.core.derive import DeriverSpec, TokenCostDeriverSpec, TokenCostInputs
+    from autobench.core.derive import (
+        DeriverSpec,
+        TokenCostDeriver,
+        TokenCostDeriverSpec,
+        TokenCostInputs,
+    )
     from autobench.core.feedback import (
         FailureCategory,
         FeedbackRecord,
@@ -414,6 +434,8 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
         RunMatchKey,
     )
     from autobench.core.pricing import (
+        GenAIPricesSource,
+        LLMPricesSource,
         ModelPrice,
         PriceTier,
         PricingError,
@@ -502,4 +524,14 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
         project_observations,
         replay_extraction,
         trace_to_observations,
+    )
+    from autobench.report import (
+        build_case_matrix,
+        build_leaderboard,
+        build_metric_distribution,
+        build_report,
+        build_run_metric_rows,
+        compare_variants,
+        export_runs_csv,
+        export_summary_yaml,
     )

@@ -237,6 +237,7 @@ def instrument_method(
     capture_input: bool = False,
     capture_output: bool = False,
     attributes: Mapping[str, Any] | None = None,
+    span_kind: str | None = None,
 ) -> InstrumentationHandle:
     """Record a span (and optional metrics and factors) for every call of ``cls.name``.
 
@@ -251,9 +252,16 @@ def instrument_method(
     ``capture_input``/``capture_output`` store the arguments and the return
     value on the span (off by default: they may be large or private).
 
+    ``kind`` is the span's kind (``span_kind`` is the same, by the name the span
+    signal uses; giving both with different values raises ``TypeError``).
+
     Returns an :class:`InstrumentationHandle` (also a context manager); closing
     it restores the exact original descriptor.
     """
+    if span_kind is not None:
+        if kind != SpanKind.CUSTOM and kind != span_kind:
+            raise TypeError(f"instrument_method: kind={kind!r} and span_kind={span_kind!r} differ")
+        kind = span_kind
     if lifecycle not in ("auto", "call", "context"):
         raise ValueError(f"lifecycle must be 'auto', 'call' or 'context', got {lifecycle!r}")
     operation = span or f"{cls.__qualname__}.{name}"

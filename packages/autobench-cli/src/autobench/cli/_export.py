@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from pathlib import Path
 
 import click
@@ -18,33 +16,10 @@ from rich.text import Text
 
 from autobench.cli._console import show_error, stdout_console, user_errors
 from autobench.records import replay_experiment
-from autobench.report import build_report, exporter_registry
+from autobench.report import build_report, exporter_registry, write_export
 
 PREVIEW_LINES = 20
 RECORD_FILES = frozenset({"experiment.yaml", "summary.yaml", "run.yaml"})
-
-
-def _write(path: Path, content: str | bytes) -> int:
-    """Write ``content`` to ``path`` atomically (temporary file, then rename) with the usual
-    permissions of a new file (0666 less the umask); return the bytes written."""
-    data = content.encode("utf-8") if isinstance(content, str) else content
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-    )
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(temporary, 0o666 & ~umask)
-    try:
-        with os.fdopen(descriptor, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return len(data)
 
 
 def _preview(name: str, content: str | bytes) -> RenderableType:
@@ -133,7 +108,7 @@ def export_command(record_dir: Path, format_name: str, target: Path) -> None:
         report = build_report(result)
         content = exporter.export(report, result)
         try:
-            size = _write(target, content)
+            size = write_export(target, content)
         except OSError as error:
             raise show_error(
                 "Export failed", f"cannot write {target}: {error.strerror or error}"

@@ -116,9 +116,13 @@ def load_post_derived(root: Path) -> PostDerivedRecord | None:
 
 
 def load_run_record(
-    path: Path, *, root: Path | None = None, evidence_only: bool = False
+    path: Path | str,
+    *,
+    root: Path | str | None = None,
+    evidence_only: bool = False,
+    root_dir: Path | str | None = None,
 ) -> RunRecord:
-    """Read one ``run.yaml``.
+    """Read one ``run.yaml`` (``root_dir`` is another name of ``root``).
 
     A trace stored as an artifact is loaded back into a full :class:`Trace`
     from the experiment directory ``root``; when ``root`` is ``None`` it is
@@ -132,9 +136,12 @@ def load_run_record(
     too new, altered (size or sha256 mismatch) or points outside ``root``.
     """
     path = Path(path)
+    if root is not None and root_dir is not None and Path(root) != Path(root_dir):
+        raise TypeError(f"load_run_record: root={root!s} and root_dir={root_dir!s} differ")
+    chosen = root if root is not None else root_dir
     skip = EVIDENCE_ONLY if evidence_only else frozenset()
     run = run_record_from_yaml(_read_text(path, "run record"), source=path, skip=skip)
-    return _with_full_trace(run, path, root)
+    return _with_full_trace(run, path, None if chosen is None else Path(chosen))
 
 
 def _with_full_trace(run: RunRecord, path: Path, root: Path | None) -> RunRecord:

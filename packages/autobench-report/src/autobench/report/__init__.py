@@ -45,6 +45,10 @@ _RENDERERS = {
     "render_status_table": "autobench.report._terminal",
     "render_report": "autobench.report._render",
     "render_comparison": "autobench.report._render",
+    # file exports, with their exporters, on first use as well
+    "export_runs_csv": "autobench.report._files",
+    "export_summary_yaml": "autobench.report._files",
+    "write_export": "autobench.report._files",
 }
 
 
@@ -83,6 +87,8 @@ __all__ = [
     "build_report",
     "build_run_metric_rows",
     "compare_variants",
+    "export_runs_csv",
+    "export_summary_yaml",
     "exporter_registry",
     "render_comparison",
     "render_experiment_overview",
@@ -90,9 +96,11 @@ __all__ = [
     "render_report",
     "render_status_table",
     "report_spec",
+    "write_export",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - static view of the lazy renderers
+    from autobench.report._files import export_runs_csv, export_summary_yaml, write_export
     from autobench.report._render import render_comparison, render_report
     from autobench.report._terminal import (
         render_experiment_overview,

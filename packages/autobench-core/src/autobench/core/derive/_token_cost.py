@@ -27,9 +27,9 @@ is a diagnostic observation named:
 
 ``token_cost_missing_inputs``
     no usage in the run, or a call without a model, input or output tokens;
-``token_cost_unknown_model``
+``token_cost_unknown_pricing``
     the model (with its provider) has no price in the table;
-``token_cost_missing_rate``
+``token_cost_missing_rates``
     the call used a kind of token its model has no rate for;
 ``token_cost_ambiguous_input``
     a call has two token observations of one kind, conflicting models or
@@ -75,10 +75,10 @@ from autobench.records import (
 )
 
 MISSING_INPUTS = "token_cost_missing_inputs"
-UNKNOWN_MODEL = "token_cost_unknown_model"
-MISSING_RATE = "token_cost_missing_rate"
+UNKNOWN_PRICING = "token_cost_unknown_pricing"
+MISSING_RATES = "token_cost_missing_rates"
 AMBIGUOUS_INPUT = "token_cost_ambiguous_input"
-TOKEN_COST_DIAGNOSTICS = (MISSING_INPUTS, UNKNOWN_MODEL, MISSING_RATE, AMBIGUOUS_INPUT)
+TOKEN_COST_DIAGNOSTICS = (MISSING_INPUTS, UNKNOWN_PRICING, MISSING_RATES, AMBIGUOUS_INPUT)
 """Names of the diagnostics the deriver records."""
 
 
@@ -290,7 +290,7 @@ class TokenCostDeriver:
             served = f" (provider {provider})" if provider is not None else ""
             tried = " or ".join(repr(m) for m in dict.fromkeys(models))
             return self._diagnostic(
-                UNKNOWN_MODEL,
+                UNKNOWN_PRICING,
                 models[0],
                 f"{where}: no price for model {tried}{served} in {self.source}",
                 span,
@@ -302,5 +302,5 @@ class TokenCostDeriver:
             return self._diagnostic(AMBIGUOUS_INPUT, "cache_tokens", f"{where}: {exc}", span)
         except MissingRateError as exc:
             return self._diagnostic(
-                MISSING_RATE, list(exc.rates), f"{where}: {entry.model_id} has {exc}", span
+                MISSING_RATES, list(exc.rates), f"{where}: {entry.model_id} has {exc}", span
             )

@@ -14,7 +14,7 @@ from autobench.core.pricing._cost import (
     TokenUsage,
     call_cost,
 )
-from autobench.core.pricing._genai_prices import from_genai_prices
+from autobench.core.pricing._genai_prices import GenAIPricesSource, from_genai_prices
 from autobench.core.pricing._io import (
     PRICING_RECORD_TYPE,
     PRICING_RECORD_VERSION,
@@ -26,7 +26,7 @@ from autobench.core.pricing._io import (
     pricing_table_from_document,
     pricing_table_to_document,
 )
-from autobench.core.pricing._llm_prices import from_llm_prices
+from autobench.core.pricing._llm_prices import LLMPricesSource, from_llm_prices
 from autobench.core.pricing._rates import UNIT_SIZES, PriceTier, RateUnit, TokenRate
 from autobench.core.pricing._table import (
     RATE_NAMES,
@@ -43,7 +43,9 @@ __all__ = [
     "RATE_NAMES",
     "UNIT_SIZES",
     "AmbiguousModelError",
+    "GenAIPricesSource",
     "InconsistentUsageError",
+    "LLMPricesSource",
     "MissingRateError",
     "ModelPrice",
     "PriceTier",

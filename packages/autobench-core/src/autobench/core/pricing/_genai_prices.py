@@ -172,3 +172,30 @@ def from_genai_prices(
         if wanted is None or provider_id.casefold() in wanted:
             table[provider_id] = _provider(provider, day)
     return PricingTable(source="genai-prices", updated_at=day.isoformat(), providers=table)
+
+
+class GenAIPricesSource:
+    """genai-prices data as a price source: ``GenAIPricesSource(path).load()``.
+
+    ``path`` is a genai-prices JSON file, or ``None`` for the data of the installed
+    ``genai-prices`` package; ``providers`` and ``at`` are those of
+    :func:`from_genai_prices`, whose :class:`PricingError` ``load`` raises.
+    """
+
+    def __init__(
+        self,
+        path: Path | str | None = None,
+        *,
+        providers: Iterable[str] | None = None,
+        at: date | None = None,
+    ) -> None:
+        self.path = None if path is None else Path(path)
+        self.providers = None if providers is None else tuple(providers)
+        self.at = at
+
+    def __repr__(self) -> str:
+        return f"GenAIPricesSource({None if self.path is None else str(self.path)!r})"
+
+    def load(self) -> PricingTable:
+        """The table of the source's data (see :func:`from_genai_prices`)."""
+        return from_genai_prices(self.path, providers=self.providers, at=self.at)

@@ -80,3 +80,23 @@ def from_llm_prices(path_or_dir: Path | str, *, at: date | None = None) -> Prici
         group = providers.setdefault(vendor, ProviderPrices())
         providers[vendor] = ProviderPrices(models={**group.models, **models})
     return PricingTable(source="llm-prices", providers=providers)
+
+
+class LLMPricesSource:
+    """llm-prices vendor files as a price source: ``LLMPricesSource(path).load()``.
+
+    ``path`` is one vendor ``.json`` file or a directory of them; ``at`` is the day
+    whose prices apply (default: the current ones). ``load`` raises
+    :class:`PricingError` like :func:`from_llm_prices`.
+    """
+
+    def __init__(self, path: Path | str, *, at: date | None = None) -> None:
+        self.path = Path(path)
+        self.at = at
+
+    def __repr__(self) -> str:
+        return f"LLMPricesSource({str(self.path)!r})"
+
+    def load(self) -> PricingTable:
+        """The table of the source's files (see :func:`from_llm_prices`)."""
+        return from_llm_prices(self.path, at=self.at)

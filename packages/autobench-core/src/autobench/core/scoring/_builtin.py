@@ -47,20 +47,23 @@ class PassFailScorer(ScorerSpec):
 
 
 class ExactScorer(ScorerSpec):
-    """``exact: {actual, expected}``: ``1.0`` when the two paths hold equal values, else ``0.0``.
+    """``exact: {actual, expected}``: ``1.0`` when the two values are equal, else ``0.0``.
 
-    Equality is Python ``==`` on the resolved values (so ``1 == 1.0`` holds
-    and mappings compare by content).
+    ``actual`` is a path (``output.queue``). ``expected`` is a path when it is a
+    string (``case.expected.queue``) and a literal otherwise (``true``, ``3``, a
+    list or a mapping), so ``expected: true`` checks a flag. Equality is Python
+    ``==`` on the resolved values (so ``1 == 1.0`` holds and mappings compare by
+    content).
     """
 
     keyword: ClassVar[str] = "exact"
     kind: Literal["exact"] = "exact"
     actual: str
-    expected: str
+    expected: str | bool | int | float | list[Any] | dict[str, Any] | None
 
     async def score(self, call: ScoringCall) -> ScoreRecord:
         actual = call.resolve(self.actual)
-        expected = call.resolve(self.expected)
+        expected = call.resolve(self.expected) if isinstance(self.expected, str) else self.expected
         return ScoreRecord(
             name=self.name,
             value=1.0 if actual == expected else 0.0,

@@ -1,0 +1,65 @@
+"""Writing an export to a file: atomically, never a half file.
+
+:func:`write_export` is what ``autobench export`` and the Python helpers
+:func:`export_runs_csv` / :func:`export_summary_yaml` use: the content goes to a
+temporary file beside the target, is flushed to disk, then renamed over it, so a
+reader (or a crash) sees the old file or the new one and nothing in between.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from autobench.records import ExperimentResult
+from autobench.report._builders import build_report
+from autobench.report._export_csv import CsvExporter
+from autobench.report._export_yaml import YamlExporter
+from autobench.report._model import Report
+
+
+def write_export(path: Path | str, content: str | bytes) -> int:
+    """Write ``content`` (text as UTF-8) to ``path`` atomically, with the permissions of a
+    new file (0666 less the umask), creating missing parent directories; return the bytes
+    written. Raises ``OSError`` as the file system does (the target is left as it was)."""
+    target = Path(path)
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    target.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+    )
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(temporary, 0o666 & ~umask)
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return len(data)
+
+
+def export_runs_csv(
+    result: ExperimentResult, path: Path | str, *, report: Report | None = None
+) -> Path:
+    """Write the ``csv`` export of ``result`` (one row per run with its projected metrics)
+    to ``path``; ``report`` defaults to :func:`build_report` of ``result``. Returns the path."""
+    chosen = report or build_report(result)
+    write_export(path, CsvExporter().export(chosen, result))
+    return Path(path)
+
+
+def export_summary_yaml(
+    result: ExperimentResult, path: Path | str, *, report: Report | None = None
+) -> Path:
+    """Write the ``yaml`` summary export of ``result`` (leaderboard, distributions,
+    policies) to ``path``; ``report`` defaults to :func:`build_report` of ``result``.
+    Returns the path."""
+    chosen = report or build_report(result)
+    write_export(path, YamlExporter().export(chosen, result))
+    return Path(path)
