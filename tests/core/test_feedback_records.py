@@ -207,3 +207,23 @@ def test_feedback_carries_the_asset_versions_a_run_attached(tmp_path: Path) -> N
     (run,) = replay_experiment(root).runs
     assert run.asset_versions and all("router.prompt" in key for key in run.asset_versions)
     assert record.assets == {key: bound.version for key, bound in run.asset_versions.items()}
+
+
+def test_the_documented_fields_of_a_feedback_record(record_dir: Path) -> None:
+    """The fields the Feedback Records section lists: case_id, variant_id, score_name,
+    semantic_type, score, passed, failure_category, reason, span."""
+    records = _by_case(build_feedback_records(record_dir, include_passed=True))
+    policy = records["policy"]
+    assert (policy.case_id, policy.variant_id) == ("policy", policy.variant_id)
+    assert (policy.score_name, policy.semantic_type, policy.score) == (
+        "quality",
+        "quality.score",
+        0.2,
+    )
+    assert policy.passed is False and policy.failure_category is FailureCategory.POLICY_VIOLATION
+    assert policy.reason == "q_min: quality.score = 0.2, expected >= 0.5"
+    assert policy.span is None  # nothing errored, and the score names no span
+    raised = records["raise"]
+    assert raised.span == raised.spans[0].id and raised.reason == raised.reasons[0]
+    good = records["good"]
+    assert good.passed and good.failure_category is None and good.reason is None

@@ -119,6 +119,47 @@ class FeedbackRecord(_Model):
         """The first failure category, ``None`` for a passed record."""
         return self.failure_categories[0] if self.failure_categories else None
 
+    @property
+    def primary_score(self) -> FeedbackScore | None:
+        """The score that speaks for the record: the first one that failed (raised, gave
+        no value, or a false or zero value), else the first score; ``None`` without scores."""
+        for score in self.scores:
+            if score.error is not None or score.value is None or score.value in (False, 0):
+                return score
+        return self.scores[0] if self.scores else None
+
+    @property
+    def score_name(self) -> str | None:
+        """The name of :attr:`primary_score`."""
+        primary = self.primary_score
+        return None if primary is None else primary.name
+
+    @property
+    def semantic_type(self) -> str | None:
+        """The semantic type of :attr:`primary_score`."""
+        primary = self.primary_score
+        return None if primary is None else primary.semantic_type
+
+    @property
+    def score(self) -> Any:
+        """The value of :attr:`primary_score` (``None`` without one)."""
+        primary = self.primary_score
+        return None if primary is None else primary.value
+
+    @property
+    def reason(self) -> str | None:
+        """The first reason of the record (``None`` for a passed one without reasons)."""
+        return self.reasons[0] if self.reasons else None
+
+    @property
+    def span(self) -> str | None:
+        """The id of the span to look at first: the first span the record points to, else
+        the span of :attr:`primary_score`."""
+        if self.spans:
+            return self.spans[0].id
+        primary = self.primary_score
+        return None if primary is None else primary.span_id
+
 
 class OptimizationFeedbackInput(_Model):
     """Feedback records with the benchmark identity and the meaning of their semantic types."""
