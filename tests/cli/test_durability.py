@@ -170,16 +170,15 @@ def test_resume_refuses_changed_sources_unless_forced(tmp_path: Path) -> None:
     assert result.summary.resumed.forced
     assert result.summary.resumed.changed == ("dur_task.py",)
 
-    # A complete experiment resumes to nothing; its earlier summary is never rewritten.
-    summaries = sorted(path.name for path in record.glob("summary*.yaml"))
+    # A complete experiment has nothing to resume: it says so, writes nothing, exits 0.
+    files = {path: path.read_bytes() for path in record.rglob("*") if path.is_file()}
     process = _start(tmp_path, "--resume", "rec", "--force")
-    _, err = process.communicate(timeout=TIMEOUT)
+    out, err = process.communicate(timeout=TIMEOUT)
     assert process.returncode == 0, err
-    assert sorted(path.name for path in record.glob("summary*.yaml")) == sorted(
-        [*summaries, f"summary.{len(summaries) + 1}.yaml"]
-    )
+    assert "Nothing to resume" in out and f"all {RUNS} planned runs" in " ".join(out.split())
+    assert {path: path.read_bytes() for path in record.rglob("*") if path.is_file()} == files
     latest = load_experiment_summary(record)
-    assert latest is not None and latest.resumed is not None and latest.resumed.runs == 0
+    assert latest is not None and latest.resumed is not None and latest.resumed.forced
 
 
 def test_resume_refuses_a_directory_without_an_experiment(tmp_path: Path) -> None:

@@ -118,8 +118,10 @@ def test_export_offers_plugin_formats_and_refuses_unknown_ones(
     unknown = runner.invoke(
         cli, ["export", str(recorded), "--format", "xlsx", "--path", str(tmp_path / "x.xlsx")]
     )
-    assert unknown.exit_code == 1
+    assert unknown.exit_code == 2  # a bad option value is a usage error
+    assert "Invalid value for '--format'" in unknown.output
     assert "json-lines" in unknown.output and "markdown" in unknown.output
+    assert not (tmp_path / "x.xlsx").exists()
 
 
 def test_export_never_overwrites_a_record(runner: CliRunner, recorded: Path) -> None:

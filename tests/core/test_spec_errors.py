@@ -47,7 +47,7 @@ def test_unknown_key_error_has_every_attribute(tmp_path: Path) -> None:
     error = load_files(tmp_path, {"autobench.yaml": BASE + "    scroe: {}\n"})
     assert isinstance(error, ValueError)
     assert (error.path, error.line, error.column) == (Path("autobench.yaml"), 11, 5)
-    assert error.message == "unknown key 'scroe' in benchmark 'x'"
+    assert error.message == "unknown key 'scroe' in benchmark 'x' (did you mean 'score'?)"
     assert error.expected == (
         "one of: cases, dataset, derive, description, instrumentation, policies, post_derive, report, reports, "
         "run, score, semantic_registry, task, variants"
@@ -78,7 +78,7 @@ SPEC_ERRORS: dict[str, tuple[str, str]] = {
     ),
     "unknown top-level key": (
         "benchmrk:\n  x: {}\n",
-        "autobench.yaml:1:1: unknown key 'benchmrk' in the spec (expected one of: benchmark,"
+        "autobench.yaml:1:1: unknown key 'benchmrk' in the spec (did you mean 'benchmark'?) (expected one of: benchmark,"
         " dataset, derive, instrumentation, policies, post_derive, reports, scoring, semantic_registry, task,"
         " variants)",
     ),
@@ -90,12 +90,12 @@ SPEC_ERRORS: dict[str, tuple[str, str]] = {
         BASE.replace("      cases:", "      version: v1\n      cases:").replace(
             "version: v1", "verison: v1"
         ),
-        "autobench.yaml:4:7: unknown key 'verison' in dataset (expected one of: cases, defaults,"
+        "autobench.yaml:4:7: unknown key 'verison' in dataset (did you mean 'version'?) (expected one of: cases, defaults,"
         " id, metadata, source, version)",
     ),
     "unknown case key": (
         BASE.replace("input: 1", "inptu: 1"),
-        "autobench.yaml:6:11: unknown key 'inptu' in case 'a' (expected one of: attachments,"
+        "autobench.yaml:6:11: unknown key 'inptu' in case 'a' (did you mean 'input'?) (expected one of: attachments,"
         " expected, id, input, metadata, tags)",
     ),
     "case of the wrong type": (
@@ -109,7 +109,7 @@ SPEC_ERRORS: dict[str, tuple[str, str]] = {
     ),
     "unknown variant key": (
         BASE.replace("v1: {}", "v1: {lable: x}"),
-        "autobench.yaml:10:12: unknown key 'lable' in variant 'v1' (expected one of: description,"
+        "autobench.yaml:10:12: unknown key 'lable' in variant 'v1' (did you mean 'label'?) (expected one of: description,"
         " factors, label)",
     ),
     "variant of the wrong type": (
@@ -124,7 +124,7 @@ SPEC_ERRORS: dict[str, tuple[str, str]] = {
     ),
     "unknown factor key": (
         BASE.replace("v1: {}", "v1:\n        factors:\n          m: {value: 1, semantc: x}"),
-        "autobench.yaml:12:25: unknown key 'semantc' in factor 'm' of variant 'v1' (expected"
+        "autobench.yaml:12:25: unknown key 'semantc' in factor 'm' of variant 'v1' (did you mean 'semantic'?) (expected"
         " one of: description, optimize, semantic, semantic_type, value)",
     ),
     "factor without value": (
@@ -143,7 +143,7 @@ SPEC_ERRORS: dict[str, tuple[str, str]] = {
     ),
     "unknown score key": (
         BASE + "    score:\n      s:\n        pass: output.ok\n        semantik: x\n",
-        "autobench.yaml:14:9: unknown key 'semantik' in scorer 's' (expected one of: goal,"
+        "autobench.yaml:14:9: unknown key 'semantik' in scorer 's' (did you mean 'semantic'?) (expected one of: goal,"
         " optional, pass, role, semantic, span, unit)",
     ),
     "scorer goal of the wrong value": (
@@ -157,7 +157,7 @@ SPEC_ERRORS: dict[str, tuple[str, str]] = {
     ),
     "unknown report key": (
         BASE + "    report:\n      leaderbord: {}\n",
-        "autobench.yaml:12:7: unknown key 'leaderbord' in report (expected one of: compare,"
+        "autobench.yaml:12:7: unknown key 'leaderbord' in report (did you mean 'leaderboard'?) (expected one of: compare,"
         " distributions, leaderboard, matrix)",
     ),
     "unknown aggregate": (
@@ -173,7 +173,7 @@ SPEC_ERRORS: dict[str, tuple[str, str]] = {
     ),
     "unknown semantic type key": (
         BASE + "    semantic_registry:\n      types:\n        a.b: {parnet: x}\n",
-        "autobench.yaml:13:15: unknown key 'parnet' in semantic type 'a.b' (expected one of:"
+        "autobench.yaml:13:15: unknown key 'parnet' in semantic type 'a.b' (did you mean 'parent'?) (expected one of:"
         " additive, description, parent, shape, unit)",
     ),
     "task target without colon": (
@@ -250,7 +250,7 @@ def test_spec_errors_are_located(tmp_path: Path, text: str, expected: str) -> No
 DATASET_ERRORS: dict[str, tuple[str, str]] = {
     "unknown case key in a file": (
         "cases:\n  - id: a\n    expectd: 1\n",
-        "datasets/cases.yaml:3:5: unknown key 'expectd' in case 'a' (expected one of:"
+        "datasets/cases.yaml:3:5: unknown key 'expectd' in case 'a' (did you mean 'expected'?) (expected one of:"
         " attachments, expected, id, input, metadata, tags)",
     ),
     "syntax error in a file": (
@@ -274,7 +274,7 @@ DATASET_ERRORS: dict[str, tuple[str, str]] = {
     ),
     "unknown defaults key": (
         "defaults: {tag: [x]}\ncases: [{id: a}]\n",
-        "datasets/cases.yaml:1:12: unknown key 'tag' in dataset file defaults (expected one of:"
+        "datasets/cases.yaml:1:12: unknown key 'tag' in dataset file defaults (did you mean 'tags'?) (expected one of:"
         " expected, input, metadata, tags)",
     ),
 }
@@ -383,3 +383,16 @@ def test_an_alias_bomb_is_refused_quickly(tmp_path: Path) -> None:
     ) as caught:
         load_benchmark_spec(spec)
     assert caught.value.line is not None and 6 < caught.value.line < 16
+
+
+def test_a_misspelled_scoring_action_is_named_with_the_closest_one(tmp_path: Path) -> None:
+    error = load_files(
+        tmp_path,
+        {
+            "autobench.yaml": BASE
+            + "    score:\n      s1:\n        exactly: {actual: output.x, expected: 1}\n"
+        },
+    )
+    assert (error.line, error.column) == (13, 9)  # the misspelled key itself
+    assert error.message == "scorer 's1' has no scoring action (did you mean 'exact'?)"
+    assert error.expected == KEYWORDS

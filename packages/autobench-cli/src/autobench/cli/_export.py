@@ -95,8 +95,15 @@ def export_command(record_dir: Path, format_name: str, target: Path) -> None:
     the terminal shows a preview, never the raw file. Record files are never
     overwritten.
     """
+    registry = exporter_registry()
+    if format_name not in registry.names():  # a bad option value is a usage error (exit 2)
+        raise click.BadParameter(
+            f"{format_name!r} is not a known export format; known formats: "
+            f"{', '.join(registry.names())}",
+            param_hint="'--format'",
+        )
     with user_errors():
-        exporter = exporter_registry().get(format_name)
+        exporter = registry.get(format_name)
         if target.name in RECORD_FILES or (
             target.exists() and target.resolve().is_relative_to((record_dir / "cases").resolve())
         ):

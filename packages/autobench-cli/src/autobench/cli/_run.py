@@ -20,6 +20,7 @@ from autobench.core.runtime import (
     ProgressEventKind,
     collect_benchmark_source_files,
     run_benchmark_spec,
+    unrecorded_runs,
 )
 from autobench.core.spec import load_benchmark_spec
 from autobench.records import RecordDirectoryWriter, RecordingError, RunStatus, safe_segment
@@ -153,6 +154,14 @@ def run_command(
         raise click.UsageError("--force only applies to --resume")
     with user_errors():
         spec = load_benchmark_spec(spec_path)
+        if resume_dir is not None:
+            missing, planned = unrecorded_runs(resume_dir)
+            if missing == 0:  # a complete record: nothing is run and nothing is written
+                stdout_console().print(
+                    f"Nothing to resume: all {planned} planned runs of {resume_dir} are "
+                    "recorded (`autobench report DIR` shows them)."
+                )
+                return
         experiment = None if resume_dir else experiment_id or new_experiment_id(spec.id)
         sink = None
         target: Path | None = None

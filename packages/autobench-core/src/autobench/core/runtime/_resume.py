@@ -61,6 +61,25 @@ def describe_changes(root: Path, recorded: ExperimentRecord, current: Experiment
     )
 
 
+def unrecorded_runs(root: Path) -> tuple[int, int]:
+    """``(missing, planned)``: how many planned runs of the experiment in ``root`` have no
+    ``run.yaml`` yet, of how many. Reads ``experiment.yaml`` only; raises
+    :class:`ResumeError` when ``root`` holds no experiment or a run path leaves it."""
+    root = Path(root)
+    if not (root / "experiment.yaml").is_file():
+        raise ResumeError(
+            f"cannot resume {root}: it holds no experiment.yaml", path=root / "experiment.yaml"
+        )
+    plan = load_experiment_record(root).plan
+    missing = 0
+    for planned in plan:
+        pure = PurePosixPath(planned.path)
+        if pure.is_absolute() or ".." in pure.parts or not pure.parts:
+            raise ResumeError(f"run path {planned.path!r} leaves {root}", path=root)
+        missing += not root.joinpath(*pure.parts).is_file()
+    return missing, len(plan)
+
+
 def load_for_resume(root: Path) -> tuple[ExperimentRecord, tuple[RunRecord, ...]]:
     """The recorded experiment and its recorded runs (plan order, without post-derived
     observations). Raises :class:`ResumeError` when ``root`` holds no experiment."""

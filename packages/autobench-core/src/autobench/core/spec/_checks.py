@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from autobench.core.spec._errors import SpecError, one_of
+from autobench.core.spec._errors import SpecError, did_you_mean, one_of
 from autobench.core.spec._yaml import Located, kind_of
 
 M = TypeVar("M", bound=BaseModel)
@@ -54,7 +54,9 @@ def expect_keys(item: Located, allowed: Iterable[str], what: str) -> None:
     for key, child in item.items():
         if key not in names:
             raise SpecError(
-                child.key_location, f"unknown key {key!r} in {what}", expected=one_of(names)
+                child.key_location,
+                f"unknown key {key!r} in {what}{did_you_mean(key, names)}",
+                expected=one_of(names),
             )
 
 
@@ -104,10 +106,14 @@ def located_validation_error(
     target = item.descend(loc)
     field = ".".join(str(step) for step in loc)
     if error["type"] == "extra_forbidden" and loc:
-        expected = one_of(keys) if keys and len(loc) == 1 else None
+        top = bool(keys) and len(loc) == 1
+        expected = one_of(keys) if top else None
+        hint = did_you_mean(loc[-1], keys) if top else ""
         return SpecError(
             target.key_location,
-            f"unknown key {loc[-1]!r} in {what}" + (f" at '{field}'" if len(loc) > 1 else ""),
+            f"unknown key {loc[-1]!r} in {what}"
+            + (f" at '{field}'" if len(loc) > 1 else "")
+            + hint,
             expected=expected,
         )
     where = f"'{field}' of {what}" if field else what

@@ -18,7 +18,7 @@ from collections.abc import Collection
 from autobench.core.plugins import scorer_registry
 from autobench.core.scoring import ScorerSpec
 from autobench.core.spec._checks import expect_keys, expect_list, expect_mapping, validate_model
-from autobench.core.spec._errors import SpecError, one_of
+from autobench.core.spec._errors import SpecError, did_you_mean, one_of
 from autobench.core.spec._models import (
     ComparisonReportSpec,
     DistributionReportSpec,
@@ -66,6 +66,20 @@ def scorers_from_dsl(item: Located) -> tuple[ScorerSpec, ...]:
         fields = expect_mapping(entry, what)
         actions = [key for key in fields if key in registry.by_keyword]
         if not actions:
+            near = next(
+                (
+                    (entry.get(key), hint)
+                    for key in fields
+                    if (hint := did_you_mean(key, registry.by_keyword))
+                ),
+                None,
+            )
+            if near is not None and near[0] is not None:
+                raise SpecError(
+                    near[0].key_location,
+                    f"{what} has no scoring action{near[1]}",
+                    expected=keywords,
+                )
             raise SpecError(entry.key_location, f"{what} has no scoring action", expected=keywords)
         if len(actions) > 1:
             second = entry.get(actions[1])

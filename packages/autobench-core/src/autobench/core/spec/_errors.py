@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +52,15 @@ class SpecError(ValueError):
 
 def _rebuild(location: Location, message: str, expected: str | None) -> SpecError:
     return SpecError(location, message, expected=expected)
+
+
+def did_you_mean(word: object, names: Iterable[object]) -> str:
+    """``" (did you mean 'x'?)"`` for the name of ``names`` closest to ``word`` (by
+    :func:`difflib.get_close_matches`, similarity at least 0.6), else ``""``."""
+    if not isinstance(word, str):
+        return ""
+    found = difflib.get_close_matches(word, [str(name) for name in names], n=1, cutoff=0.6)
+    return f" (did you mean {found[0]!r}?)" if found else ""
 
 
 def one_of(names: Iterable[object]) -> str:
