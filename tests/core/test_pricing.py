@@ -401,3 +401,25 @@ def test_genai_prices_importer_reads_json_and_mappings(tmp_path: Path) -> None:
     assert late.resolve("audio-only") is None  # no token price Autobench models
     with pytest.raises(PricingError):
         from_genai_prices(tmp_path / "nope.json")
+
+
+def test_a_flow_sequence_of_provider_model_aliases_loads(tmp_path: Path) -> None:
+    """YAML 1.2: ``aliases: [openai:gpt-demo, gpt-demo]`` is a list of two plain strings (the
+    C parser refuses a colon inside a flow scalar; the YAML 1.2 parser decides)."""
+    path = tmp_path / "pricing.yaml"
+    path.write_text(
+        "pricing:\n"
+        "  provider: openai\n"
+        "  models:\n"
+        "    gpt-demo-large:\n"
+        "      aliases: [openai:gpt-demo, gpt-demo]\n"
+        "      input: {unit: mtok, price: 1.0}\n"
+        "      output: {unit: mtok, price: 2.0}\n"
+    )
+    table = load_pricing_table(path)
+    for name in ("openai:gpt-demo", "gpt-demo", "gpt-demo-large"):
+        found = table.resolve(name)
+        assert found is not None and found.price.input == flat("1.0"), name
+    path.write_text("pricing:\n  models: [a: b: c]\n")  # still malformed: still located
+    with pytest.raises(PricingError, match=r"pricing.yaml:2:\d+: malformed YAML"):
+        load_pricing_table(path)

@@ -39,12 +39,16 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from ruamel.yaml.composer import Composer
 from ruamel.yaml.constructor import ConstructorError, SafeConstructor
 from ruamel.yaml.cyaml import CEmitter, CParser
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from ruamel.yaml.parser import Parser
+from ruamel.yaml.reader import Reader
 from ruamel.yaml.representer import SafeRepresenter
 from ruamel.yaml.resolver import Resolver
+from ruamel.yaml.scanner import Scanner
 from ruamel.yaml.tag import Tag
 
 from autobench.records._errors import RecordFormatError
@@ -344,6 +348,32 @@ class _Loader(CParser, _Constructor, _Resolver):
         return data
 
 
+class _PureLoader(Reader, Scanner, Parser, Composer, _Constructor, _Resolver):
+    """ruamel's own YAML 1.2 parser + the same constructor, for text libyaml refuses.
+
+    libyaml is stricter than YAML 1.2 in a few places: a plain scalar holding a colon in
+    a flow collection (``aliases: [openai:gpt-demo, gpt-demo]``) is one of them. Its
+    verdict on such text is not final: this loader's is (:func:`load_document`).
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self.comment_handling = None
+        self.max_depth = None  # what a ruamel YAML() object would set (no nesting limit)
+        Reader.__init__(self, stream, loader=self)
+        Scanner.__init__(self, loader=self)
+        Parser.__init__(self, loader=self)
+        Composer.__init__(self, loader=self)
+        _Constructor.__init__(self, loader=self)
+        _Resolver.__init__(self, loadumper=self)
+
+    processing_version = (1, 2)
+    """The YAML version the pure parser applies (the records are YAML 1.2)."""
+
+    construct_document = _Loader.construct_document
+    _build = _Loader._build
+    _slow = _Loader._slow
+
+
 def dump_document(document: Any) -> str:
     """YAML text of one document value (no header, no section spacing).
 
@@ -424,9 +454,14 @@ def load_document(text: str, *, source: Path | str | None = None) -> Any:
     line:column when the parser located the problem) on malformed YAML,
     duplicate keys or unknown tags.
     """
-    loader = _Loader(text)
+    loader: Any = _Loader(text)
     try:
-        return loader.get_single_data()
+        try:
+            return loader.get_single_data()
+        except MarkedYAMLError:
+            loader.dispose()
+            loader = _PureLoader(text)  # libyaml refused it: ruamel's YAML 1.2 parser decides
+            return loader.get_single_data()
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         problem = error.problem or error.context or "malformed YAML"
