@@ -33,6 +33,7 @@ from autobench.abp._context import (
     emit_diagnostic,
     start_span,
 )
+from autobench.abp._errors import AutobenchError
 from autobench.abp._extract import (
     InstrumentCall,
     InstrumentFactorSpec,
@@ -112,6 +113,7 @@ __all__ = [
     "AbstractionLayer",
     "AccountingScope",
     "ActiveSpan",
+    "AutobenchError",
     "CaptureMechanism",
     "CaptureMode",
     "CapturePolicy",

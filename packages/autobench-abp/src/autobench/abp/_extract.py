@@ -15,12 +15,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from autobench.abp._errors import AutobenchError
+
 _ROOTS = frozenset(
     {"result", "args", "kwargs", "self", "instance", "error", "item_count", "last_item"}
 )
 
 
-class ValuePathError(LookupError):
+class ValuePathError(AutobenchError, LookupError):
     """A ``value_path`` segment could not be resolved."""
 
 

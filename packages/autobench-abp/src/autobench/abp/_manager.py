@@ -12,6 +12,7 @@ import threading
 from dataclasses import dataclass
 from types import TracebackType
 
+from autobench.abp._errors import AutobenchError
 from autobench.abp._instrumentor import (
     Compatibility,
     CompatibilityState,
@@ -23,7 +24,7 @@ from autobench.abp._instrumentor import (
 from autobench.abp._runtime import InstrumentationRuntime
 
 
-class InstrumentationError(RuntimeError):
+class InstrumentationError(AutobenchError, RuntimeError):
     """An instrumentor could not be installed; :attr:`compatibility` says why."""
 
     def __init__(self, compatibility: Compatibility) -> None:

@@ -7,6 +7,7 @@ to stderr in a panel that names the file and YAML location when known.
 from __future__ import annotations
 
 import importlib
+import re
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,7 +19,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 import autobench
-from autobench.abp import InstrumentationError
+from autobench.abp import AutobenchError, InstrumentationError
 from autobench.core.runtime import ResumeError, TaskResolutionError
 from autobench.core.scoring import ScorerResolutionError
 from autobench.core.spec import SpecError
@@ -80,6 +81,15 @@ def user_errors() -> Iterator[None]:
             f"{exc}\n\n`autobench instrumentation doctor` shows what is installed here; "
             "without `strict`, unavailable integrations are skipped.",
         ) from None
+    except AutobenchError as exc:  # every other error Autobench raises on purpose
+        raise show_error(_title(exc), str(exc)) from None
+
+
+def _title(error: AutobenchError) -> str:
+    """A panel title from the error's class: ``PricingError`` -> ``Pricing error``."""
+    words = re.findall(r"[A-Z]+(?=[A-Z][a-z]|$)|[A-Z]?[a-z]+|\d+", type(error).__name__)
+    text = " ".join(words).lower() if words else "error"
+    return text[:1].upper() + text[1:]
 
 
 def _task_error(

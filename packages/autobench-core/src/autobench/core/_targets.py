@@ -26,11 +26,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from autobench.abp import AutobenchError
+
 TARGET_PATTERN = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 """``module.sub:attr.path``: dotted identifiers on both sides of one colon."""
 
 
-class TargetResolutionError(Exception):
+class TargetResolutionError(AutobenchError):
     """A ``module:attribute`` target could not be resolved (import error, missing
     attribute, or a value of the wrong kind).
 

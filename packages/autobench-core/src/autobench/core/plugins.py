@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 import pluggy
 from pydantic import BaseModel
 
+from autobench.abp import AutobenchError
 from autobench.core import _builtin_plugin
 from autobench.core._hookspecs import (
     ENTRY_POINT_GROUP,
@@ -76,7 +77,7 @@ __all__ = [
 ]
 
 
-class PluginLoadError(RuntimeError):
+class PluginLoadError(AutobenchError, RuntimeError):
     """A plugin from the ``autobench`` entry-point group could not be loaded."""
 
 

@@ -54,6 +54,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from autobench.abp import AutobenchError
+
 AGGREGATIONS: tuple[str, ...] = (
     "count",
     "mean",
@@ -69,7 +71,7 @@ AGGREGATIONS: tuple[str, ...] = (
 """Names of the aggregate functions, in documentation order."""
 
 
-class UnknownAggregationError(ValueError):
+class UnknownAggregationError(AutobenchError, ValueError):
     """An aggregate function name that is not one of :data:`AGGREGATIONS`."""
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from autobench.abp import AutobenchError
 
-class RecordingError(Exception):
+
+class RecordingError(AutobenchError):
     """Evidence could not be written: the target exists (records are never overwritten),
     the directory is not usable, or the storage failed (``ENOSPC``, ``EACCES``...).
 
@@ -17,7 +19,7 @@ class RecordingError(Exception):
         self.path = None if path is None else Path(path)
 
 
-class RecordFormatError(ValueError):
+class RecordFormatError(AutobenchError, ValueError):
     """A record file is malformed, has the wrong record type, a newer version than
     this Autobench supports, or content that does not match the record model.
 

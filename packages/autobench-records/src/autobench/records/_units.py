@@ -28,6 +28,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from autobench.abp import AutobenchError
+
 TIME_FACTORS: dict[str, int] = {
     "ns": 1,
     "us": 1_000,
@@ -65,7 +67,7 @@ COUNT_UNITS: frozenset[str] = frozenset(
 """Dimensionless count-like units (lowercase); each converts only to itself."""
 
 
-class UnitConversionError(ValueError):
+class UnitConversionError(AutobenchError, ValueError):
     """A value cannot be converted between two units (another dimension, another
     currency, or an unknown unit)."""
 

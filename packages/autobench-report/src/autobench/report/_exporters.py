@@ -14,6 +14,7 @@ from typing import Protocol, runtime_checkable
 
 import pluggy
 
+from autobench.abp import AutobenchError
 from autobench.core.plugins import plugin_manager
 from autobench.records import ExperimentResult
 from autobench.report._model import Report
@@ -36,7 +37,7 @@ class Exporter(Protocol):
     def export(self, report: Report, result: ExperimentResult) -> str | bytes: ...
 
 
-class UnknownExportFormatError(ValueError):
+class UnknownExportFormatError(AutobenchError, ValueError):
     """No exporter of that name; the message lists the known formats."""
 
 

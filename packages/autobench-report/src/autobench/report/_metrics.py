@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from autobench.abp import AutobenchError
 from autobench.records import (
     ExperimentResult,
     Observation,
@@ -35,7 +36,7 @@ _RECORDED_BEFORE_TOTALS = (
 )
 
 
-class UnknownVariantError(ValueError):
+class UnknownVariantError(AutobenchError, ValueError):
     """A variant id that the experiment does not have; the message lists the known ids."""
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from autobench.abp import AutobenchError
 from autobench.core.spec import BenchmarkSpec, DatasetSpec
 from autobench.records import Case
 
@@ -23,7 +24,7 @@ _MODULE = "pydantic_evals"
 _TAGS_KEY = "autobench_tags"
 
 
-class PydanticEvalsUnavailableError(ImportError):
+class PydanticEvalsUnavailableError(AutobenchError, ImportError):
     """``pydantic-evals`` is not installed (``pip install pydantic-evals``)."""
 
 

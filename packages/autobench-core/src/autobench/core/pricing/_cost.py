@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Context, Decimal, Inexact, localcontext
 
+from autobench.abp import AutobenchError
 from autobench.core.pricing._table import ModelPrice
 
 EXACT_PRECISION = 400
@@ -38,7 +39,7 @@ class TokenUsage:
         return self.input_tokens - self.cache_read_tokens - self.cache_write_tokens
 
 
-class MissingRateError(LookupError):
+class MissingRateError(AutobenchError, LookupError):
     """The call used tokens of a kind the model has no price for; ``rates`` names them."""
 
     def __init__(self, rates: tuple[str, ...]) -> None:
@@ -46,7 +47,7 @@ class MissingRateError(LookupError):
         super().__init__(f"no price for {', '.join(rates)} tokens")
 
 
-class InconsistentUsageError(ValueError):
+class InconsistentUsageError(AutobenchError, ValueError):
     """Cache token counts exceed the input token count."""
 
 

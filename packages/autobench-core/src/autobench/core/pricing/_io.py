@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from autobench.abp import AutobenchError
 from autobench.core.pricing._table import PricingTable
 from autobench.records import RecordFormatError, load_document, render_sections
 
@@ -38,7 +39,7 @@ PRICING_RECORD_TYPE = "pricing"
 PRICING_RECORD_VERSION = 1
 
 
-class PricingError(ValueError):
+class PricingError(AutobenchError, ValueError):
     """A pricing file is missing, malformed or invalid; the message names the file and the
     field at fault (``models.gpt-4o.input.price``)."""
 

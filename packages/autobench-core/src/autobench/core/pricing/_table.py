@@ -35,6 +35,7 @@ from typing import Any
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
+from autobench.abp import AutobenchError
 from autobench.core.pricing._rates import PricingModel, TokenRate
 
 RATE_NAMES = ("input", "output", "cache_read", "cache_write")
@@ -84,7 +85,7 @@ class PricedModel:
     price: ModelPrice
 
 
-class AmbiguousModelError(LookupError):
+class AmbiguousModelError(AutobenchError, LookupError):
     """A model string names several entries of a pricing table."""
 
 

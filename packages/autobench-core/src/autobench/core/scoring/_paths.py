@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from autobench.abp import AutobenchError
 
-class MissingPathError(LookupError):
+
+class MissingPathError(AutobenchError, LookupError):
     """A dotted path did not resolve; ``path`` is the full path, ``step`` the failing part."""
 
     def __init__(self, path: str, step: str, reason: str) -> None:

@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from autobench.abp import AutobenchError
+
 
 @dataclass(frozen=True, slots=True)
 class Location:
@@ -23,7 +25,7 @@ class Location:
         return f"{self.path}:{self.line}:{self.column or 1}"
 
 
-class SpecError(ValueError):
+class SpecError(AutobenchError, ValueError):
     """A benchmark spec (or a dataset file it references) is invalid.
 
     Attributes: ``path`` (the file at fault, as it was referenced), ``line`` and

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, dataclass_transform, overload
 
+from autobench.abp import AutobenchError
 from autobench.core.tracking._describe import (
     content_hash,
     describe_callable,
@@ -101,7 +102,7 @@ class TrackedPrompt:
         return f"TrackedPrompt(name={self.name!r}, version={self.version!r})"
 
 
-class UntrackedAssetError(LookupError):
+class UntrackedAssetError(AutobenchError, LookupError):
     """Raised when an object, or asset id, is not known to the registry."""
 
 
