@@ -203,3 +203,65 @@ def test_the_documented_root_exports_and_replay_module(tmp_path: Path) -> None:
     genai = GenAIPricesSource(providers=["openai"], at=date(2026, 1, 1)).load()
     assert genai.source == "genai-prices" and set(genai.providers) == {"openai"}
     assert TokenCostDeriver.__name__ == "TokenCostDeriver"
+
+
+def test_tracked_tools_and_types_read_back_as_tool_type_and_field_assets() -> None:
+    """The Asset Tracking section's tool and types, read back as ``ToolAsset``,
+    ``TypeAsset`` and ``FieldAsset`` from the exact versions the registry recorded."""
+    from typing import Literal
+
+    from pydantic import BaseModel, Field
+
+    from autobench import FieldAsset, ToolAsset, TypeAsset, UntrackedAssetError, track
+
+    @track.tool
+    def route_ticket(
+        queue: Literal["billing", "account", "technical"],
+        priority: int = 1,
+    ) -> bool:
+        """Route a ticket to a support queue."""
+        return priority > 0
+
+    @track.type
+    class Car(BaseModel):
+        make: Literal["audi", "bmw", "mercedes"]
+        model: str = Field(examples=["a3", "320i"])
+        year: int = Field(gt=0)
+
+    @track.dataclass(frozen=True, slots=True)
+    class CarRequest:
+        make: Literal["audi", "bmw", "mercedes"]
+        model: str
+        year: int
+
+    tool = ToolAsset.of(route_ticket)
+    assert (tool.name, tool.doc, tool.returns) == (
+        "route_ticket",
+        "Route a ticket to a support queue.",
+        "bool",
+    )
+    assert [(p.name, p.required, p.default) for p in tool.parameters] == [
+        ("queue", True, None),
+        ("priority", False, 1),
+    ]
+    assert tool.version == track.version_of(route_ticket)
+
+    car = TypeAsset.of(Car)
+    assert car.model == "pydantic" and [f.name for f in car.fields] == ["make", "model", "year"]
+    assert car.field("model").examples == ("a3", "320i")
+    assert car.field("year").constraints == ("Gt(gt=0)",)
+    assert car.schema is not None and car.schema["required"] == ["make", "model", "year"]
+    assert isinstance(car.field("make"), FieldAsset)
+
+    request = TypeAsset.of(CarRequest)
+    assert request.model == "dataclass" and [f.name for f in request.fields] == [
+        "make",
+        "model",
+        "year",
+    ]
+    with pytest.raises(TypeError, match="tracked tool, not a type"):
+        TypeAsset.of(route_ticket)
+    with pytest.raises(UntrackedAssetError):
+        ToolAsset.of(lambda: None)
+    with pytest.raises(KeyError, match="no field 'colour'"):
+        car.field("colour")

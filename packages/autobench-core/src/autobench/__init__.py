@@ -181,9 +181,12 @@ _export(
     "autobench.core.tracking",
     "autobench-core",
     "AssetVersion",
+    "FieldAsset",
+    "ToolAsset",
     "TrackedAsset",
     "TrackedPrompt",
     "TrackingRegistry",
+    "TypeAsset",
     "UntrackedAssetError",
     "track",
 )
@@ -482,9 +485,12 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
     )
     from autobench.core.tracking import (
         AssetVersion,
+        FieldAsset,
+        ToolAsset,
         TrackedAsset,
         TrackedPrompt,
         TrackingRegistry,
+        TypeAsset,
         UntrackedAssetError,
         track,
     )

@@ -19,14 +19,18 @@ from autobench.core.tracking._registry import (
     UntrackedAssetError,
     track,
 )
+from autobench.core.tracking._views import FieldAsset, ToolAsset, TypeAsset
 
 __all__ = [
     "ASSET_INDEX_RECORD_VERSION",
     "ASSET_RECORD_VERSION",
     "AssetVersion",
+    "FieldAsset",
+    "ToolAsset",
     "TrackedAsset",
     "TrackedPrompt",
     "TrackingRegistry",
+    "TypeAsset",
     "UntrackedAssetError",
     "canonical_json",
     "content_hash",
