@@ -265,3 +265,39 @@ def test_tracked_tools_and_types_read_back_as_tool_type_and_field_assets() -> No
         ToolAsset.of(lambda: None)
     with pytest.raises(KeyError, match="no field 'colour'"):
         car.field("colour")
+
+
+def test_a_dataset_file_may_use_the_id_keyed_form_in_files_and_globs(tmp_path: Path) -> None:
+    from autobench import load_benchmark_spec
+
+    (tmp_path / "datasets").mkdir()
+    (tmp_path / "datasets" / "a.yaml").write_text(
+        "dataset:\n"
+        "  tickets:\n"
+        "    version: v2\n"
+        "    metadata: {owner: docs}\n"
+        "    defaults: {tags: [support]}\n"
+        "    cases:\n"
+        "      - {id: a1, input: {q: 1}}\n"
+    )
+    (tmp_path / "datasets" / "b.yaml").write_text(
+        "tickets:\n  version: v2\n  cases:\n    - {id: b1, input: {q: 2}}\n"
+    )
+    spec_text = (
+        "benchmark:\n  b:\n    dataset: {{source: '{source}'}}\n"
+        "    run: {{python: 't:run'}}\n    variants: {{v1: {{}}}}\n"
+    )
+    spec = tmp_path / "autobench.yaml"
+    spec.write_text(spec_text.format(source="file://datasets/*.yaml"))
+    dataset = load_benchmark_spec(spec).dataset
+    assert (dataset.id, dataset.version, dataset.metadata) == ("tickets", "v2", {"owner": "docs"})
+    assert [(case.id, case.tags) for case in dataset.cases] == [("a1", ("support",)), ("b1", ())]
+    spec.write_text(spec_text.format(source="datasets/b.yaml"))  # one file, not a glob
+    single = load_benchmark_spec(spec).dataset
+    assert (single.id, [case.id for case in single.cases]) == ("tickets", ["b1"])
+    (tmp_path / "datasets" / "b.yaml").write_text(
+        "support:\n  version: v2\n  cases:\n    - {id: b1}\n"
+    )
+    spec.write_text(spec_text.format(source="file://datasets/*.yaml"))
+    with pytest.raises(ValueError, match=r"b\.yaml:1:1"):  # two files naming two datasets
+        load_benchmark_spec(spec)

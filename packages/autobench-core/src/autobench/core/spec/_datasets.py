@@ -11,8 +11,9 @@ Shape (authoring DSL and structured form alike)::
       cases: [{id, input, expected, metadata, tags, attachments}, ...] | datasets/cases.yaml
 
 A dataset file holds ``cases: [...]`` with optional ``id``, ``version``,
-``metadata`` and ``defaults`` (or the exported shape ``{record, dataset: {...}}``,
-or a bare list of cases). Rules:
+``metadata`` and ``defaults`` (or the id-keyed form ``{tickets: {version, metadata,
+defaults, cases}}``, under a top-level ``dataset:`` key or not, the exported shape
+``{record, dataset: {...}}``, or a bare list of cases). Rules:
 
 - ``cases`` as a string is a file reference, like ``source``. When ``cases`` is
   a list, ``source`` is kept for the record only and not read again (this is
@@ -131,6 +132,11 @@ def _collect_files(
         if isinstance(top.value, dict) and "dataset" in top.value:
             expect_keys(top, {"record", "dataset"}, "dataset file")
             top = top.get("dataset") or top
+        keyed = _keyed_dataset(top)
+        if keyed is not None:  # the id-keyed DSL form: {tickets: {version, cases, ...}}
+            top, declared_id = keyed
+            if top.get("id") is None:
+                collected.declared["id"].append(declared_id)
         if isinstance(top.value, list):
             collected.cases.extend((case, None) for case in top.elements())
             continue
@@ -153,6 +159,20 @@ def _collect_files(
         collected.metadata = _merge(
             collected.metadata, _metadata(top.get("metadata"), "dataset metadata")
         )
+
+
+def _keyed_dataset(top: Located) -> tuple[Located, Located] | None:
+    """``(body, id)`` when ``top`` is the id-keyed form, one key naming the dataset over a
+    mapping that lists its cases (``{tickets: {version: v2, cases: [...]}}``), else ``None``.
+    The id is located at its key."""
+    if not isinstance(top.value, dict) or len(top.value) != 1:
+        return None
+    ((key, body),) = top.items()
+    if key in FILE_KEYS or not isinstance(key, str) or not isinstance(body.value, dict):
+        return None
+    if "cases" not in body.value:
+        return None
+    return body, Located(body.doc, key, body.key_node, None, body.key_location)
 
 
 def _defaults(item: Located | None, what: str) -> CaseDefaults | None:
