@@ -194,7 +194,9 @@ def test_the_documented_root_exports_and_replay_module(tmp_path: Path) -> None:
     assert build_leaderboard(replayed).rows
     matrix = build_case_matrix(replayed, "time.latency")
     assert matrix is not None and matrix.variants == ("a", "b")
-    assert build_metric_distribution(replayed, "time.latency").name
+    distribution = build_metric_distribution(replayed, "time.latency")
+    assert sorted(distribution.variants) == ["a", "b"]
+    assert all(row.values == (0.25,) for row in distribution.variants.values())
     assert compare_variants(replayed, "a", "b").baseline == "a"
     assert len(build_run_metric_rows(replayed)) == 2
 

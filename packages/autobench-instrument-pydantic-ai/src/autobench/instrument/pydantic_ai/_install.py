@@ -48,7 +48,6 @@ def install(
     try:
         from autobench.instrument.pydantic_ai._capability import AutobenchCapability
         from pydantic_ai import Agent
-        from pydantic_ai.capabilities import AbstractCapability  # noqa: F401  (the seam)
     except ImportError as exc:
         raise InstrumentationError(
             Compatibility.unsupported(
