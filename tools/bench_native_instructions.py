@@ -3,6 +3,7 @@
     uv run python tools/bench_native_instructions.py            # 200 calls per measurement
     uv run python tools/bench_native_instructions.py --calls 100
     uv run python tools/bench_native_instructions.py --only agent --agent-runs 20
+    uv run python tools/bench_native_instructions.py --only agent --setups capability,all
 
 Wall-clock medians of one call on this shared 2-core machine swing by more than the budgets
 themselves (an OpenAI chat completion over MockTransport takes 0.7 to 1.3 ms). Instructions
@@ -17,7 +18,8 @@ microseconds at the speed this machine ran the call". Workloads: an HTTPX reques
 the HTTPX instrumentor; an OpenAI chat completion plain, with the OpenAI instrumentor, and
 with both; a Pydantic AI agent run (two model requests, one tool call, the agent of
 ``tools/bench_pydantic_ai.py``) plain, with the Pydantic AI instrumentor, and with all
-four native instrumentors. Budgets: HTTPX 25 us, OpenAI with both 60 us (issue: native
+four native instrumentors; ``capability`` is the plain agent run given one empty run-level
+capability, Pydantic AI's own cost of the seam the Pydantic AI instrumentor uses. Budgets: HTTPX 25 us, OpenAI with both 60 us (issue: native
 instrumentation I), the agent run with all four 400 us (native instrumentation II).
 Figures, never test assertions.
 """
@@ -55,7 +57,7 @@ WORKLOAD = textwrap.dedent(
     chosen = set(setup.split("+"))
     if "all" in chosen:
         chosen = {"pydantic_ai", "openai", "httpx", "openai_agents"}
-    for name in sorted(chosen - {"plain", "time"}):
+    for name in sorted(chosen - {"plain", "time", "capability"}):
         module = __import__(f"autobench.instrument.{name}", fromlist=["create"])
         manager.install(module.create(None))
     if kind == "agent":  # the agent of tools/bench_pydantic_ai.py
@@ -64,12 +66,18 @@ WORKLOAD = textwrap.dedent(
         from bench_pydantic_ai import _agent
         loop = asyncio.new_event_loop()
         agent = _agent()
+        extra = {}
+        if "capability" in chosen:  # Pydantic AI's own cost of one empty run-level capability
+            from pydantic_ai.capabilities import AbstractCapability
+            class Empty(AbstractCapability):
+                pass
+            extra = {"capabilities": [Empty()]}
 
     def once():
         if kind == "httpx":
             http.post("https://api.example.com/v1/items", json={"q": 1})
         elif kind == "agent":
-            loop.run_until_complete(agent.run("I need a lamp"))
+            loop.run_until_complete(agent.run("I need a lamp", **extra))
         else:
             client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
 
@@ -98,7 +106,7 @@ CONFIGS = (
     (
         "Pydantic AI agent run (2 requests, 1 tool call)",
         "agent",
-        ("plain", "pydantic_ai", "all"),
+        ("plain", "capability", "pydantic_ai", "all"),
         400.0,
     ),
 )
@@ -158,6 +166,10 @@ def main() -> None:
     parser.add_argument(
         "--agent-runs", type=int, default=20, help="agent runs per measurement (default 20)"
     )
+    parser.add_argument(
+        "--setups",
+        help="comma-separated setups to measure (default: each workload's; plain is always kept)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name:
         script = Path(name) / "workload.py"
@@ -166,6 +178,8 @@ def main() -> None:
             if args.only is not None and kind != args.only:
                 continue
             calls = args.agent_runs if kind == "agent" else args.calls
+            if args.setups:
+                setups = ("plain", *(s for s in args.setups.split(",") if s != "plain"))
             per_call = {
                 setup: (
                     instructions(script, kind, setup, calls) - instructions(script, kind, setup, 0)

@@ -65,8 +65,9 @@ PROCESS_OPERATION = "pydantic_ai.output.process"
 class AutobenchCapability(AbstractCapability[Any]):
     """Records the agent run it is given to (see the module docstring for the spans).
 
-    Built by the instrumentor for one ``Agent.iter`` call; :meth:`for_run` hands
-    Pydantic AI a fresh copy per run, so concurrent runs of one agent share nothing.
+    Built by the instrumentor for each ``Agent.iter`` call, so it already belongs to one
+    run: Pydantic AI's default ``for_run`` (the capability itself) keeps it, and
+    concurrent runs of one agent share nothing.
     """
 
     def __init__(
@@ -85,14 +86,6 @@ class AutobenchCapability(AbstractCapability[Any]):
 
     def __repr__(self) -> str:
         return f"AutobenchCapability(assets={len(self.assets)})"
-
-    async def for_run(self, ctx: Any) -> AutobenchCapability:
-        return AutobenchCapability(
-            self.runtime,
-            assets=self.assets,
-            capture_input=self.capture_input,
-            capture_output=self.capture_output,
-        )
 
     # -- the run -------------------------------------------------------------------------
 
