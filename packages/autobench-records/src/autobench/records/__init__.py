@@ -162,7 +162,7 @@ from autobench.records._units import (
     unit_dimension,
 )
 from autobench.records._values import OpaqueValue, encode_value
-from autobench.records._yaml import load_document, render_sections
+from autobench.records._yaml import compose_yaml, construct_yaml, load_document, render_sections
 
 __all__ = [
     "ACCOUNTED_SOURCES",
@@ -256,6 +256,8 @@ __all__ = [
     "artifact_dir",
     "artifact_payload_from_yaml",
     "artifact_payload_to_yaml",
+    "compose_yaml",
+    "construct_yaml",
     "conversion_factor",
     "convert_unit",
     "encode_value",

@@ -332,7 +332,7 @@ class _Loader(CParser, _Constructor, _Resolver):
                     raise ConstructorError(
                         "while constructing a mapping",
                         node.start_mark,
-                        f"found duplicate key {key!r}",
+                        f'found duplicate key "{key}"',
                         key_node.start_mark,
                     )
                 result[key] = self._build(value_node)
@@ -447,6 +447,50 @@ def peek_header(text: str) -> tuple[str, int] | None:
     return record_type, int(version)
 
 
+class _Builder(_Constructor, _Resolver):
+    """The loaders' constructor on its own, for node trees composed by :func:`compose_yaml`."""
+
+    def __init__(self) -> None:
+        _Constructor.__init__(self, loader=self)
+        _Resolver.__init__(self, loadumper=self)
+
+    construct_document = _Loader.construct_document
+    _build = _Loader._build
+    _slow = _Loader._slow
+
+
+def compose_yaml(text: str) -> Any:
+    """The node tree of the one YAML document in ``text`` (``None`` for an empty text).
+
+    Every YAML input Autobench reads (specs, datasets, pricing files, records) goes through
+    this parser: libyaml first, and for text libyaml refuses, ruamel's own YAML 1.2 parser,
+    whose verdict stands; scalars are resolved by the YAML 1.2 core schema. Each node keeps
+    its ``start_mark`` (0-based line and column). Raises ``ruamel.yaml``'s
+    ``MarkedYAMLError`` (syntax, several documents) and ``ReaderError`` (a character YAML
+    does not allow); the callers turn them into located errors of their own.
+    """
+    loader: Any = _Loader(text)
+    try:
+        try:
+            return loader.get_single_node()
+        except MarkedYAMLError:
+            pass  # libyaml refused it: ruamel's YAML 1.2 parser decides
+    finally:
+        loader.dispose()
+    loader = _PureLoader(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
+
+
+def construct_yaml(node: Any) -> Any:
+    """The plain data of a node tree from :func:`compose_yaml`: what :func:`load_document`
+    returns for the same text. Raises ``ruamel.yaml``'s ``ConstructorError`` (located by its
+    marks) for a duplicate key or an unknown tag."""
+    return None if node is None else _Builder().construct_document(node)
+
+
 def load_document(text: str, *, source: Path | str | None = None) -> Any:
     """Parse YAML ``text`` into document values.
 
@@ -454,14 +498,8 @@ def load_document(text: str, *, source: Path | str | None = None) -> Any:
     line:column when the parser located the problem) on malformed YAML,
     duplicate keys or unknown tags.
     """
-    loader: Any = _Loader(text)
     try:
-        try:
-            return loader.get_single_data()
-        except MarkedYAMLError:
-            loader.dispose()
-            loader = _PureLoader(text)  # libyaml refused it: ruamel's YAML 1.2 parser decides
-            return loader.get_single_data()
+        return construct_yaml(compose_yaml(text))
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         problem = error.problem or error.context or "malformed YAML"
@@ -473,5 +511,3 @@ def load_document(text: str, *, source: Path | str | None = None) -> Any:
         ) from error
     except (YAMLError, ValueError, ArithmeticError) as error:
         raise RecordFormatError(f"malformed YAML: {error}", path=source) from error
-    finally:
-        loader.dispose()

@@ -1,8 +1,9 @@
 """Located YAML loading: plain Python data that still knows where each value came from.
 
-A file is parsed once: ruamel.yaml composes the node tree (through the C
-parser when available; every node carries its start line and column) and
-the safe constructor builds plain data from it (dicts, lists, str, int,
+A file is parsed once, by the YAML reading path every Autobench input shares
+(:func:`autobench.records.compose_yaml`: ruamel.yaml's C parser, its YAML 1.2
+parser for text libyaml refuses; every node carries its start line and column),
+and the safe constructor builds plain data from it (dicts, lists, str, int,
 float, bool, None, dates; never arbitrary objects). :class:`Located` pairs a
 value with its node so the loader can report ``file:line:column`` for any
 value it looks at, and map a pydantic error location back to the YAML.
@@ -20,14 +21,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.reader import ReaderError
 
 from autobench.core.spec._errors import Location, SpecError
+from autobench.records import compose_yaml, construct_yaml
 
-_DUPLICATE_KEY = re.compile(r'found duplicate key "(?P<key>.*?)" with value')
+_DUPLICATE_KEY = re.compile(r'found duplicate key "(?P<key>.*?)"(?: with value|$)')
 
 
 class YamlDocument:
@@ -186,23 +187,18 @@ def kind_of(value: Any) -> str:
 def parse_yaml(text: str, path: Path) -> YamlDocument:
     """Parse one YAML document; ``path`` is only used in messages.
 
-    The C parser (libyaml) is tried first; it is stricter than YAML 1.2 in a
-    few places (``{python: app:run}``), so text it refuses is parsed again
-    by ruamel's own parser, whose verdict stands. Raises :class:`SpecError`
-    (located) on syntax errors, duplicate keys, unknown tags, undefined or
-    recursive aliases and multi-document streams.
+    The text goes through the one YAML reading path of Autobench
+    (:func:`autobench.records.compose_yaml`, YAML 1.2, the parser and constructor that
+    read records and pricing files too), then the alias checks below. Raises
+    :class:`SpecError` (located) on syntax errors, duplicate keys, unknown tags,
+    undefined or recursive aliases, alias bombs and multi-document streams.
     """
     try:
-        yaml = YAML(typ="safe", pure=False)
-        try:
-            root = yaml.compose(text)
-        except MarkedYAMLError:
-            yaml = YAML(typ="safe", pure=True)
-            root = yaml.compose(text)
+        root = compose_yaml(text)
         if root is not None and "*" in text:
             _refuse_recursive_aliases(path, root)
             _refuse_alias_bombs(path, root)
-        data = None if root is None else yaml.constructor.construct_document(root)
+        data = construct_yaml(root)
     except SpecError:
         raise
     except MarkedYAMLError as exc:
