@@ -210,6 +210,54 @@ class _Constructor(SafeConstructor):
         fields = self.construct_mapping(node, deep=True)
         return OpaqueValue(type=str(fields.get("type", "")), repr=str(fields.get("repr", "")))
 
+    def construct_document(self, node: Any) -> Any:
+        return self._build(node)
+
+    def _build(self, node: Any) -> Any:
+        tag = node.ctag
+        if type(node) is ScalarNode:
+            if tag is _STR:
+                return node.value
+            scalar = _plain_scalar(tag, node.value)
+            if scalar is not _UNKNOWN:
+                return scalar
+            return self._slow(node)
+        if tag is _MAP and type(node) is MappingNode:
+            result: dict[Any, Any] = {}
+            for key_node, value_node in node.value:
+                if key_node.ctag is _MERGE:
+                    return self._slow(node)
+                key = self._build(key_node)
+                if isinstance(key, list):
+                    key = tuple(key)
+                try:
+                    duplicate = key in result
+                except TypeError:
+                    raise ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        "found an unhashable key",
+                        key_node.start_mark,
+                    ) from None
+                if duplicate:
+                    raise ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        f'found duplicate key "{key}"',
+                        key_node.start_mark,
+                    )
+                result[key] = self._build(value_node)
+            return result
+        if tag is _SEQ and type(node) is SequenceNode:
+            return [self._build(item) for item in node.value]
+        return self._slow(node)
+
+    def _slow(self, node: Any) -> Any:
+        data = self.construct_object(node, deep=True)
+        self.constructed_objects = {}
+        self.recursive_objects = {}
+        return data
+
 
 _Constructor.add_constructor(DECIMAL_TAG, _Constructor.construct_decimal)
 _Constructor.add_constructor("tag:yaml.org,2002:timestamp", _Constructor.construct_timestamp)
@@ -299,54 +347,6 @@ class _Loader(CParser, _Constructor, _Resolver):
         _Constructor.__init__(self, loader=self)
         _Resolver.__init__(self, loadumper=self)
 
-    def construct_document(self, node: Any) -> Any:
-        return self._build(node)
-
-    def _build(self, node: Any) -> Any:
-        tag = node.ctag
-        if type(node) is ScalarNode:
-            if tag is _STR:
-                return node.value
-            scalar = _plain_scalar(tag, node.value)
-            if scalar is not _UNKNOWN:
-                return scalar
-            return self._slow(node)
-        if tag is _MAP and type(node) is MappingNode:
-            result: dict[Any, Any] = {}
-            for key_node, value_node in node.value:
-                if key_node.ctag is _MERGE:
-                    return self._slow(node)
-                key = self._build(key_node)
-                if isinstance(key, list):
-                    key = tuple(key)
-                try:
-                    duplicate = key in result
-                except TypeError:
-                    raise ConstructorError(
-                        "while constructing a mapping",
-                        node.start_mark,
-                        "found an unhashable key",
-                        key_node.start_mark,
-                    ) from None
-                if duplicate:
-                    raise ConstructorError(
-                        "while constructing a mapping",
-                        node.start_mark,
-                        f'found duplicate key "{key}"',
-                        key_node.start_mark,
-                    )
-                result[key] = self._build(value_node)
-            return result
-        if tag is _SEQ and type(node) is SequenceNode:
-            return [self._build(item) for item in node.value]
-        return self._slow(node)
-
-    def _slow(self, node: Any) -> Any:
-        data = self.construct_object(node, deep=True)
-        self.constructed_objects = {}
-        self.recursive_objects = {}
-        return data
-
 
 class _PureLoader(Reader, Scanner, Parser, Composer, _Constructor, _Resolver):
     """ruamel's own YAML 1.2 parser + the same constructor, for text libyaml refuses.
@@ -368,10 +368,6 @@ class _PureLoader(Reader, Scanner, Parser, Composer, _Constructor, _Resolver):
 
     processing_version = (1, 2)
     """The YAML version the pure parser applies (the records are YAML 1.2)."""
-
-    construct_document = _Loader.construct_document
-    _build = _Loader._build
-    _slow = _Loader._slow
 
 
 def dump_document(document: Any) -> str:
@@ -453,10 +449,6 @@ class _Builder(_Constructor, _Resolver):
     def __init__(self) -> None:
         _Constructor.__init__(self, loader=self)
         _Resolver.__init__(self, loadumper=self)
-
-    construct_document = _Loader.construct_document
-    _build = _Loader._build
-    _slow = _Loader._slow
 
 
 def compose_yaml(text: str) -> Any:
