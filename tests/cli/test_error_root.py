@@ -3,6 +3,9 @@ builtin base kept), and the CLI shows any of them as a located panel with exit 1
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -93,3 +96,84 @@ def test_a_bad_pricing_file_and_a_malformed_record_are_located_panels(tmp_path: 
     assert (record / "experiment.yaml").is_file()  # nothing recorded is lost
     run_file.write_bytes(kept)
     assert runner.invoke(cli, ["report", str(record)]).exit_code == 0
+
+
+def _recorded(tmp_path: Path) -> tuple[Path, Path]:
+    """A spec and the record directory of one real run of it."""
+    (tmp_path / "t.py").write_text("def run(ctx, case):\n    return {'ok': True}\n")
+    spec = tmp_path / "autobench.yaml"
+    spec.write_text(
+        "benchmark:\n  b:\n    cases: [{id: c1}]\n    run: {python: 't:run'}\n"
+        "    variants: {v1: {}}\n    score:\n      ok: {pass: output.ok}\n"
+    )
+    record = tmp_path / "rec"
+    ran = CliRunner().invoke(cli, ["run", str(spec), "--record", str(record), "--no-progress"])
+    assert ran.exit_code == 0, ran.output
+    return spec, record
+
+
+def _snapshot(directory: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(directory)): p.read_bytes() for p in directory.rglob("*") if p.is_file()
+    }
+
+
+def test_a_plugin_that_fails_to_load_is_a_located_panel(tmp_path: Path) -> None:
+    """A really installed (and broken) ``autobench`` entry point: its distribution on the
+    path, its module failing on import at line 3."""
+    spec, record = _recorded(tmp_path)
+    site = tmp_path / "site"
+    info = site / "broken_metric_pack-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: broken-metric-pack\nVersion: 0.1\n"
+    )
+    (info / "entry_points.txt").write_text("[autobench]\nbroken = broken_metric_pack\n")
+    (site / "broken_metric_pack.py").write_text(
+        '"""A metric pack whose dependency is missing."""\n\nimport a_package_that_is_not_installed\n'
+    )
+    before = _snapshot(record)
+    env = {**os.environ, "PYTHONPATH": str(site), "COLUMNS": "200", "NO_COLOR": "1"}
+    again = tmp_path / "again"
+    for command in (["validate", str(spec)], ["run", str(spec), "--record", str(again)]):
+        done = subprocess.run(
+            [sys.executable, "-m", "autobench.cli", *command],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        shown = done.stdout + done.stderr
+        assert done.returncode == 1, shown
+        assert "Traceback" not in shown
+        assert f"{site / 'broken_metric_pack.py'}:3" in shown.replace("\n", "")
+        assert "a_package_that_is_not_installed" in shown
+    assert _snapshot(record) == before  # nothing recorded is touched
+    assert not again.exists() or not list(again.rglob("run.yaml"))  # no run started
+    del env["PYTHONPATH"]
+    done = subprocess.run(
+        [sys.executable, "-m", "autobench.cli", "report", str(record)], capture_output=True, env=env
+    )
+    assert done.returncode == 0
+
+
+def test_a_policy_unit_that_does_not_convert_is_a_located_panel(tmp_path: Path) -> None:
+    spec, record = _recorded(tmp_path)
+    before = _snapshot(record)
+    spec.write_text(
+        spec.read_text()
+        + "    policies:\n"
+        + "      - name: fast\n"
+        + "        metric: time.latency\n"
+        + "        unit: tokens\n"
+        + "        must_less: 2\n"
+    )
+    runner = CliRunner(env={"COLUMNS": "200"})
+    for command in (["validate", str(spec)], ["run", str(spec), "--no-progress"]):
+        result = runner.invoke(cli, command)
+        assert result.exit_code == 1, result.output
+        assert "Traceback" not in result.output
+        assert "autobench.yaml:11:15" in result.output
+        assert "'tokens'" in result.output
+    assert _snapshot(record) == before
+    spec.write_text(spec.read_text().replace("unit: tokens", "unit: ms"))
+    assert runner.invoke(cli, ["validate", str(spec)]).exit_code == 0

@@ -96,9 +96,22 @@ def new_plugin_manager(*, load_entry_points: bool = True) -> pluggy.PluginManage
             manager.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
         except Exception as exc:  # pluggy re-raises the plugin's own import error
             raise PluginLoadError(
-                f"an 'autobench' plugin failed to load: {type(exc).__name__}: {exc}"
+                f"an 'autobench' plugin failed to load{_where(exc)}: {type(exc).__name__}: {exc}"
             ) from exc
     return manager
+
+
+def _where(error: BaseException) -> str:
+    """`` at FILE:LINE``: the innermost frame of ``error``'s traceback outside the import
+    machinery (the plugin's own line that failed), or ``""`` when there is none."""
+    found = ""
+    trace = error.__traceback__
+    while trace is not None:
+        code = trace.tb_frame.f_code
+        if not code.co_filename.startswith("<frozen "):
+            found = f" at {code.co_filename}:{trace.tb_lineno}"
+        trace = trace.tb_next
+    return found
 
 
 @functools.cache

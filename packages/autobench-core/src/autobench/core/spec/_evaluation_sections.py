@@ -26,7 +26,7 @@ from autobench.core.spec._checks import (
 from autobench.core.spec._errors import SpecError, one_of
 from autobench.core.spec._evaluation import duplicate_policy, policy_problem, post_deriver_problem
 from autobench.core.spec._yaml import Located
-from autobench.records import SemanticRegistry
+from autobench.records import SemanticRegistry, UnitConversionError, conversion_factor
 
 _ONE_OF = "exactly one of: " + ", ".join(REQUIREMENTS)
 
@@ -94,9 +94,21 @@ def check_policies(
     post_derive: tuple[PostDeriverSpec, ...],
     registry: SemanticRegistry,
 ) -> None:
-    """Refuse, at the policy's ``metric``, a policy on a post-derived semantic type."""
+    """Refuse, at the policy's ``metric``, a policy on a post-derived semantic type, and, at
+    its ``unit``, a unit its metric's canonical unit does not convert to (every run would
+    otherwise fail the policy with ``unit_mismatch``)."""
     for index, policy in enumerate(policies):
         problem = policy_problem(policy, post_derive, registry)
         if problem is not None:
             where = item.descend((index, "metric"))
             raise SpecError(where.location, problem)
+        canonical = registry.unit_of(policy.metric)
+        if policy.unit is not None and canonical is not None:
+            try:
+                conversion_factor(canonical, policy.unit)
+            except UnitConversionError as exc:
+                raise SpecError(
+                    item.descend((index, "unit")).location,
+                    f"policy {policy.name!r}: {policy.metric} is recorded in {canonical!r}; {exc}",
+                    expected=f"a unit {canonical!r} converts to",
+                ) from None
