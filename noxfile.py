@@ -47,8 +47,8 @@ def _uv_run(session: nox.Session, *args: str) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the whole test suite."""
-    _uv_run(session, "pytest", *session.posargs)
+    """Run the whole test suite, with the test-only plugins of tests/plugins installed."""
+    _uv_run(session, "--group", "test-plugins", "pytest", *session.posargs)
 
 
 @nox.session

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 import click
 from rich.console import Group, RenderableType
@@ -15,8 +18,10 @@ from rich.table import Table
 from rich.text import Text
 
 from autobench.cli._console import show_error, stdout_console, user_errors
+from autobench.core.distributions import DISTRIBUTIONS
+from autobench.core.plugins import plugin_manager
 from autobench.records import replay_experiment
-from autobench.report import build_report, exporter_registry, write_export
+from autobench.report import Exporter, build_report, exporter_registry, write_export
 
 PREVIEW_LINES = 20
 RECORD_FILES = frozenset({"experiment.yaml", "summary.yaml", "run.yaml"})
@@ -67,7 +72,27 @@ def _csv_preview(content: str) -> RenderableType:
 
 
 def _formats_help() -> str:
-    return f"Export format: {', '.join(exporter_registry().names())}."
+    """The formats Autobench's own distributions register, then each format an installed
+    plugin adds, with the distribution that adds it."""
+    manager = plugin_manager()
+    distributions = {
+        id(plugin): re.sub(r"[-_.]+", "-", dist.project_name).lower()
+        for plugin, dist in manager.list_plugin_distinfo()
+    }
+    built_in: list[str] = []
+    added: list[str] = []
+    for impl in manager.hook.autobench_exporters.get_hookimpls():
+        contributed = cast(Sequence[Exporter], impl.function())
+        names = [exporter.name for exporter in contributed]
+        origin = distributions.get(id(impl.plugin))
+        if origin in DISTRIBUTIONS:
+            built_in.extend(names)
+        else:
+            added.extend(f"{name} ({origin or impl.plugin_name})" for name in names)
+    text = f"Export format: {', '.join(sorted(built_in))}"
+    if added:
+        text += f"; from installed plugins: {', '.join(sorted(added))}"
+    return text + "."
 
 
 @click.command("export")
