@@ -1,4 +1,4 @@
-"""The committed JSON schemas are the ones the models generate, and the cache is filled lazily."""
+"""The committed JSON schemas are the ones the models generate; record headers name them by id."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from _factories import trivial_run
 
 from autobench.records import record_schemas, run_record_to_yaml
-from autobench.records._schemas import schema_text
+from autobench.records._schemas import autobench_version, ensure_schema_cache, schema_text
 
 REPOSITORY_SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 
@@ -30,12 +30,31 @@ def test_schema_describes_the_header_and_sections() -> None:
     json.dumps(schema)
 
 
-def test_cache_follows_autobench_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_header_names_the_schema_id_and_leaves_home_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("AUTOBENCH_HOME", str(tmp_path / "home"))
     text = run_record_to_yaml(trivial_run())
-    cached = tmp_path / "home" / "0.1.0" / "schemas" / "run.schema.json"
-    assert text.startswith(f"# yaml-language-server: $schema={cached.as_uri()}\n")
+    first = text.splitlines()[0]
+    assert first == f"# yaml-language-server: $schema={record_schemas()['run']['$id']}"
+    assert first.endswith(f"/schemas/{autobench_version()}/run.schema.json")
+    assert first.startswith("# yaml-language-server: $schema=https://")
+    assert str(tmp_path) not in text and "file://" not in text
+    assert not (tmp_path / "home").exists()  # writing a record never fills the cache
+
+
+def test_every_record_schema_has_a_distinct_id() -> None:
+    ids = [schema["$id"] for schema in record_schemas().values()]
+    assert len(set(ids)) == len(ids)
+    assert all(schema_id.startswith("https://") for schema_id in ids)
+
+
+def test_cache_follows_autobench_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AUTOBENCH_HOME", str(tmp_path / "home"))
+    directory = ensure_schema_cache()
+    cached = tmp_path / "home" / autobench_version() / "schemas" / "run.schema.json"
+    assert directory == cached.parent
     assert cached.read_text(encoding="utf-8") == schema_text(record_schemas()["run"])
     cached.write_text("{}")
-    run_record_to_yaml(trivial_run())
+    ensure_schema_cache()
     assert cached.read_text(encoding="utf-8") == "{}"  # never rewritten once present

@@ -40,6 +40,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "autobench.cli._instrumentation:instrumentation_group",
         "Inspect instrumentation: integrations here (`doctor`), recorded trace shape (`trace DIR`).",
     ),
+    "schema": (
+        "autobench.cli._schema:schema_command",
+        "Write the JSON schemas editors use to complete and check Autobench YAML.",
+    ),
     "export": (
         "autobench.cli._export:export_command",
         "Write a report file (yaml, csv, markdown, junit, ...) and preview it.",

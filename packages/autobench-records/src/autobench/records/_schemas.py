@@ -1,11 +1,14 @@
-"""JSON schemas of the record files, and the versioned schema cache editors point to.
+"""JSON schemas of the record files, and the reference record files give to them.
 
-Each record file's first line is ``# yaml-language-server: $schema=<url>``
-where the URL is a ``file://`` URL into
-``$AUTOBENCH_HOME/<version>/schemas/<type>.schema.json`` (``AUTOBENCH_HOME``
-defaults to ``~/.autobench``). The cache is filled lazily, once per process,
-only with files that are missing. The repository's ``schemas/`` directory
-holds the same files, produced by ``tools/generate_schemas.py``.
+Each record file's first line is ``# yaml-language-server: $schema=<id>``
+where ``<id>`` is the schema's ``$id``:
+``https://vcoderun.github.io/autobench/schemas/<version>/<type>.schema.json``.
+The reference names the record type and the Autobench version that wrote it,
+never a path of the writing machine, so a record directory copied elsewhere
+still says which schema describes each file. The repository's ``schemas/``
+directory holds the same files, produced by ``tools/generate_schemas.py``;
+:func:`ensure_schema_cache` writes a local copy (under ``AUTOBENCH_HOME``) for
+editors that map schema ids to files. Writing a record never touches it.
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ from autobench.records._records import (
     ExperimentSummary,
     RunRecord,
 )
+
+SCHEMA_BASE_URL = "https://vcoderun.github.io/autobench/schemas"
+"""Where the versioned record schemas are published: the prefix of every schema ``$id``."""
 
 ARTIFACT_RECORD_VERSION = 1
 ARTIFACT_PAYLOAD_RECORD_VERSION = 1
@@ -78,6 +84,12 @@ def schema_dir() -> Path:
     return base / autobench_version() / "schemas"
 
 
+def schema_id(record_type: str) -> str:
+    """The ``$id`` of the schema of ``record_type`` files written by this Autobench version:
+    ``<SCHEMA_BASE_URL>/<version>/<type>.schema.json`` (the same on every machine)."""
+    return f"{SCHEMA_BASE_URL}/{autobench_version()}/{record_type}.schema.json"
+
+
 def _header_schema(record_type: str) -> dict[str, Any]:
     return {
         "type": "object",
@@ -106,6 +118,7 @@ def _file_schema(record_type: str, model: type[BaseModel] | None) -> dict[str, A
         }
     schema: dict[str, Any] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": schema_id(record_type),
         "title": _TITLES[record_type],
         "type": "object",
         "properties": {"record": _header_schema(record_type), **body.get("properties", {})},
@@ -188,14 +201,7 @@ def ensure_schema_cache() -> Path:
     return directory
 
 
-_urls: dict[tuple[Path, str], str] = {}
-
-
 def schema_url(record_type: str) -> str:
-    """The ``file://`` URL of the cached schema of ``record_type`` (filling the cache first)."""
-    directory = ensure_schema_cache()
-    url = _urls.get((directory, record_type))
-    if url is None:
-        url = (directory / f"{record_type}.schema.json").absolute().as_uri()
-        _urls[(directory, record_type)] = url
-    return url
+    """The reference a record file's schema comment gives: :func:`schema_id`. It names no
+    local path, so a record reads the same wherever it was written or copied."""
+    return schema_id(record_type)
