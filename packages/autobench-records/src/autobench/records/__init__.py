@@ -138,7 +138,13 @@ from autobench.records._run_accounting import (
     pool_of,
     pool_total,
 )
-from autobench.records._schemas import RECORD_VERSIONS, record_schemas, schema_dir
+from autobench.records._schemas import (
+    RECORD_VERSIONS,
+    ensure_schema_cache,
+    record_schemas,
+    schema_dir,
+    schema_id,
+)
 from autobench.records._semantics import (
     DEFAULT_SEMANTIC_REGISTRY,
     Semantic,
@@ -261,6 +267,7 @@ __all__ = [
     "conversion_factor",
     "convert_unit",
     "encode_value",
+    "ensure_schema_cache",
     "experiment_record_from_yaml",
     "experiment_record_to_yaml",
     "experiment_summary_from_yaml",
@@ -298,6 +305,7 @@ __all__ = [
     "safe_segment",
     "same_unit",
     "schema_dir",
+    "schema_id",
     "score_observation",
     "to_common_unit",
     "trace_from_yaml",

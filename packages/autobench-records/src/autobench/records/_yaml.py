@@ -2,7 +2,7 @@
 
 A record file is::
 
-    # yaml-language-server: $schema=file:///home/me/.autobench/0.1.0/schemas/run.schema.json
+    # yaml-language-server: $schema=https://vcoderun.github.io/autobench/schemas/0.1.0/run.schema.json
     record:
       type: run
       version: 1
