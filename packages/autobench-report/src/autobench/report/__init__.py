@@ -44,7 +44,7 @@ _RENDERERS = {
     "render_plan": "autobench.report._terminal",
     "render_status_table": "autobench.report._terminal",
     "render_report": "autobench.report._render",
-    "render_comparison": "autobench.report._render",
+    "render_comparison": "autobench.report._render_summary",
     # file exports, with their exporters, on first use as well
     "export_runs_csv": "autobench.report._files",
     "export_summary_yaml": "autobench.report._files",
@@ -101,7 +101,8 @@ __all__ = [
 
 if TYPE_CHECKING:  # pragma: no cover - static view of the lazy renderers
     from autobench.report._files import export_runs_csv, export_summary_yaml, write_export
-    from autobench.report._render import render_comparison, render_report
+    from autobench.report._render import render_report
+    from autobench.report._render_summary import render_comparison
     from autobench.report._terminal import (
         render_experiment_overview,
         render_plan,

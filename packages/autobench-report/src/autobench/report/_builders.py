@@ -13,7 +13,12 @@ from collections.abc import Sequence
 
 from autobench.core.spec import MetricAggregation, ReportSpec
 from autobench.records import ExperimentResult
-from autobench.report._columns import default_columns, default_matrix_metric, spec_columns
+from autobench.report._columns import (
+    default_columns,
+    default_matrix_metric,
+    spec_columns,
+    summary_columns,
+)
 from autobench.report._compare import compare
 from autobench.report._distributions import distribution
 from autobench.report._leaderboard import leaderboard
@@ -40,7 +45,7 @@ def report_spec(result: ExperimentResult) -> ReportSpec:
 
 
 def _columns(table: MetricTable, metrics: Sequence[MetricAggregation]) -> list[MetricColumn]:
-    return spec_columns(table, metrics) if metrics else default_columns(table)
+    return spec_columns(table, metrics) if metrics else summary_columns(table)
 
 
 def _leaderboard_columns(table: MetricTable, spec: ReportSpec) -> list[MetricColumn]:
@@ -49,8 +54,9 @@ def _leaderboard_columns(table: MetricTable, spec: ReportSpec) -> list[MetricCol
 
 def build_leaderboard(result: ExperimentResult, spec: ReportSpec | None = None) -> Leaderboard:
     """The leaderboard of ``spec`` (default: the recorded configuration); without configured
-    metrics, the default columns (objective and constraint types; ``mean``, or
-    ``ratio_true`` for boolean values)."""
+    metrics, the default columns: objective and constraint types (``mean``, or
+    ``ratio_true`` for boolean values), then latency, tokens and cost when recorded.
+    Every row has the variant's pass rate; ``best`` names the best variants per column."""
     table = MetricTable(result)
     spec = report_spec(result) if spec is None else spec
     return leaderboard(table, _leaderboard_columns(table, spec))
@@ -71,7 +77,9 @@ def _matrix(
     if semantic_type is None and spec.matrix is not None:
         semantic_type = spec.matrix.semantic_type
     if semantic_type is None:
-        semantic_type = default_matrix_metric(table, _leaderboard_columns(table, spec))
+        configured = () if spec.leaderboard is None else spec.leaderboard.metrics
+        columns = spec_columns(table, configured) if configured else default_columns(table)
+        semantic_type = default_matrix_metric(table, columns)
     return None if semantic_type is None else case_matrix(table, semantic_type)
 
 
@@ -106,7 +114,7 @@ def _comparisons(table: MetricTable, spec: ReportSpec) -> list[Comparison]:
             for item in spec.comparisons
         ]
     if len(table.variants) == 2:
-        return [compare(table, *table.variants, default_columns(table))]
+        return [compare(table, *table.variants, summary_columns(table))]
     return []
 
 

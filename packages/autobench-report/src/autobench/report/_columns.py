@@ -2,14 +2,22 @@
 
 Defaults (used when the spec leaves a view out):
 
-* leaderboard: one column per semantic type whose projected values carry the
+* evaluated columns: one per semantic type whose projected values carry the
   role ``objective`` or ``constraint`` in some run, in order of first
   appearance; the aggregate is ``ratio_true`` when every value present is a
   boolean, else ``mean`` (also when no run has a value: the column then shows
   "no value"); types whose values are all non-numeric (strings) are left out;
-* matrix: the first default column whose type is an objective, else the first one;
+* leaderboard and comparisons: the evaluated columns, then the columns that
+  answer the usual first questions, each only when some run recorded the type:
+  latency (median and p95 of ``time.latency``), tokens (mean ``llm.tokens.input``
+  and ``llm.tokens.output`` per run, else mean ``llm.tokens.total``) and cost
+  (mean and total ``money.cost``); an evaluated column that reads the same type
+  with the same aggregate as one of these is shown once, under the latter's name;
+* matrix: the first evaluated column whose type is an objective, else the first one;
 * comparisons: none, except when the experiment has exactly two variants
   (then the first against the second, with the default columns).
+
+Every column carries its direction (see :mod:`autobench.report._directions`).
 """
 
 from __future__ import annotations
@@ -18,7 +26,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from autobench.core.spec import MetricAggregation
-from autobench.records import ObservationRole
+from autobench.records import ObservationRole, Semantic
+from autobench.report._directions import column_direction
 from autobench.report._metrics import MetricTable
 from autobench.report._model import MetricColumn
 
@@ -33,7 +42,13 @@ def column(table: MetricTable, name: str, semantic_type: str, fn: str) -> Metric
     metric's unit, or ``None`` for ``count`` and ``ratio_true``."""
     semantic = table.normalize(semantic_type)
     unit = None if fn in _UNITLESS else table.values(semantic).unit
-    return MetricColumn(name=name, semantic_type=semantic, fn=fn, unit=unit)
+    return MetricColumn(
+        name=name,
+        semantic_type=semantic,
+        fn=fn,
+        unit=unit,
+        direction=column_direction(table, semantic, fn),
+    )
 
 
 def spec_columns(table: MetricTable, metrics: Sequence[MetricAggregation]) -> list[MetricColumn]:
@@ -50,7 +65,7 @@ def _is_number(value: Any) -> bool:
 
 
 def default_columns(table: MetricTable) -> list[MetricColumn]:
-    """The default leaderboard columns (see the module docstring); computed once per table."""
+    """The evaluated columns (see the module docstring); computed once per table."""
     cached = table.memo.get("default_columns")
     if cached is None:
         cached = table.memo["default_columns"] = _default_columns(table)
@@ -68,6 +83,46 @@ def _default_columns(table: MetricTable) -> list[MetricColumn]:
         elif not present or any(_is_number(value) for value in present):
             columns.append(column(table, semantic, semantic, "mean"))
     return columns
+
+
+_LATENCY = (("latency median", "median"), ("latency p95", "p95"))
+_TOKENS = (
+    ("input tokens mean", Semantic.LLM_TOKENS_INPUT),
+    ("output tokens mean", Semantic.LLM_TOKENS_OUTPUT),
+)
+_COST = (("cost mean", "mean"), ("cost total", "sum"))
+
+
+def _recorded(table: MetricTable, semantic_type: str) -> bool:
+    return any(_is_number(value) for value in table.values(semantic_type).by_run)
+
+
+def _usual_columns(table: MetricTable) -> list[MetricColumn]:
+    """Latency, tokens and cost columns for the types some run recorded as numbers."""
+    columns: list[MetricColumn] = []
+    if _recorded(table, Semantic.TIME_LATENCY):
+        columns += [column(table, name, Semantic.TIME_LATENCY, fn) for name, fn in _LATENCY]
+    tokens = [(name, semantic) for name, semantic in _TOKENS if _recorded(table, semantic)]
+    if not tokens and _recorded(table, Semantic.LLM_TOKENS_TOTAL):
+        tokens = [("tokens mean", Semantic.LLM_TOKENS_TOTAL)]
+    columns += [column(table, name, semantic, "mean") for name, semantic in tokens]
+    if _recorded(table, Semantic.MONEY_COST):
+        columns += [column(table, name, Semantic.MONEY_COST, fn) for name, fn in _COST]
+    return columns
+
+
+def summary_columns(table: MetricTable) -> list[MetricColumn]:
+    """The default leaderboard and comparison columns (see the module docstring);
+    computed once per table."""
+    cached = table.memo.get("summary_columns")
+    if cached is None:
+        usual = _usual_columns(table)
+        shown = {(item.semantic_type, item.fn) for item in usual}
+        evaluated = [
+            item for item in default_columns(table) if (item.semantic_type, item.fn) not in shown
+        ]
+        cached = table.memo["summary_columns"] = [*evaluated, *usual]
+    return list(cached)
 
 
 def default_matrix_metric(table: MetricTable, columns: Sequence[MetricColumn]) -> str | None:

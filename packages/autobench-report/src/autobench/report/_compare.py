@@ -75,7 +75,8 @@ def compare(
     errored or was skipped; otherwise it is listed in ``unpaired`` with the
     reason. Each metric is aggregated over the paired runs of each side
     (``total`` = paired runs of that side); ``delta = candidate - baseline``,
-    ``None`` when either side has no value. Raises
+    ``None`` when either side has no value; ``relative = delta / |baseline|``,
+    ``None`` without a delta or when the baseline is 0. Raises
     :class:`~autobench.report.UnknownVariantError` for an unknown variant id.
     """
     table.check_variant(baseline)
@@ -105,7 +106,11 @@ def compare(
     for item in columns:
         before = aggregate_column(table, item, base_runs, scope=f"{scope}{baseline}, ")
         after = aggregate_column(table, item, cand_runs, scope=f"{scope}{candidate}, ")
-        delta = None if before.value is None or after.value is None else after.value - before.value
+        delta: float | None = None
+        relative: float | None = None
+        if before.value is not None and after.value is not None:
+            delta = after.value - before.value
+            relative = None if before.value == 0 else delta / abs(before.value)
         metrics.append(
             ComparisonMetric(
                 name=item.name,
@@ -115,6 +120,7 @@ def compare(
                 baseline=before,
                 candidate=after,
                 delta=delta,
+                relative=relative,
             )
         )
     changes = changed_factors(

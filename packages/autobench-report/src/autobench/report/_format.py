@@ -32,9 +32,13 @@ def value_text(value: Any) -> str:
     return str(value)
 
 
-def aggregate_text(aggregate: AggregateValue) -> str:
-    """``0.812 (n=3/4)``; ``no value (n=0/4)`` for no value."""
-    value = "no value" if aggregate.value is None else number_text(aggregate.value)
+def aggregate_text(aggregate: AggregateValue, shown: str | None = None) -> str:
+    """``0.812 (n=3/4)``; ``no value (n=0/4)`` for no value. ``shown`` replaces the
+    default text of the value (a column's own notation)."""
+    if shown is not None:
+        value = shown
+    else:
+        value = "no value" if aggregate.value is None else number_text(aggregate.value)
     return f"{value} (n={aggregate.n}/{aggregate.total})"
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from autobench.abp import AutobenchError
 from autobench.records import (
+    Direction,
     ExperimentResult,
     Observation,
     ObservationKind,
@@ -93,12 +94,16 @@ class MetricTable:
             if run.run.accounting is None and any(is_summary(o) for o in run.observations):
                 self._diagnostics[f"run {run.run_id}: {_RECORDED_BEFORE_TOTALS}"] = None
         roles: dict[str, set[ObservationRole]] = {}
+        directions: dict[str, set[Direction]] = {}
         for metrics in self.projected:
             for semantic, metric in metrics.items():
                 found = roles.setdefault(semantic, set())
                 if metric.observation.role is not None:
                     found.add(metric.observation.role)
+                if metric.observation.direction is not None:
+                    directions.setdefault(semantic, set()).add(metric.observation.direction)
         self._roles = roles
+        self._directions = directions
         self.semantic_types: tuple[str, ...] = tuple(roles)
         self.variants: tuple[str, ...] = _ordered(
             [variant.id for variant in result.experiment.benchmark.variants],
@@ -176,6 +181,11 @@ class MetricTable:
     def roles(self, semantic_type: str) -> frozenset[ObservationRole]:
         """Roles the projected observations of ``semantic_type`` carry in any run."""
         return frozenset(self._roles.get(self.normalize(semantic_type), ()))
+
+    def directions(self, semantic_type: str) -> frozenset[Direction]:
+        """Optimisation directions the projected observations of ``semantic_type`` declare
+        in any run (empty when none declares one; two when runs disagree)."""
+        return frozenset(self._directions.get(self.normalize(semantic_type), ()))
 
 
 def _ordered(declared: Sequence[str], seen: Sequence[str]) -> tuple[str, ...]:

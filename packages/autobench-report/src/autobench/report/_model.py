@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from autobench.records import RunStatus, StatusCounts
+from autobench.records import Direction, RunStatus, StatusCounts
 
 
 class ReportModel(BaseModel):
@@ -31,12 +31,15 @@ class AggregateValue(ReportModel):
 
 
 class MetricColumn(ReportModel):
-    """A requested aggregate: display ``name``, the semantic type it reads and the function."""
+    """A requested aggregate: display ``name``, the semantic type it reads and the function.
+    ``direction`` says which way is better (``None``: no direction is known, or the
+    aggregate has none, as ``count``)."""
 
     name: str
     semantic_type: str
     fn: str
     unit: str | None = None
+    direction: Direction | None = None
 
 
 class VariantSummary(ReportModel):
@@ -51,6 +54,8 @@ class LeaderboardRow(ReportModel):
     variant: str
     runs: int
     status: StatusCounts
+    pass_rate: AggregateValue | None = None
+    """Share of the variant's runs that passed (``ratio_true`` over every run)."""
     metrics: dict[str, AggregateValue] = Field(default_factory=dict)
     """Keyed by :attr:`MetricColumn.name`."""
 
@@ -58,6 +63,11 @@ class LeaderboardRow(ReportModel):
 class Leaderboard(ReportModel):
     columns: tuple[MetricColumn, ...] = ()
     rows: tuple[LeaderboardRow, ...] = ()
+    best: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    """The best variants of each column with a direction, by column name (ties share it);
+    a column is absent when fewer than two variants have a value or all values are equal."""
+    best_pass_rate: tuple[str, ...] = ()
+    """The variants with the highest pass rate, under the same rule."""
 
 
 class MatrixCell(ReportModel):
@@ -106,6 +116,9 @@ class ComparisonMetric(ReportModel):
     baseline: AggregateValue
     candidate: AggregateValue
     delta: float | None = None
+    relative: float | None = None
+    """``delta`` as a fraction of the baseline's magnitude (``0.25`` = 25 % above the
+    baseline); ``None`` when there is no delta or the baseline is 0."""
 
 
 class Comparison(ReportModel):

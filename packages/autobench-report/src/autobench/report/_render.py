@@ -9,11 +9,12 @@ same.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
-from typing import Literal
+from dataclasses import dataclass
+from typing import Any, Literal
 
-from rich import box
 from rich.console import Group, RenderableType
 from rich.markup import escape
 from rich.panel import Panel
@@ -21,17 +22,11 @@ from rich.table import Table
 from rich.text import Text
 
 from autobench.records import RunStatus
-from autobench.report._format import aggregate_text, metric_label, number_text, value_text
-from autobench.report._model import (
-    AggregateValue,
-    CaseMatrix,
-    Comparison,
-    Distribution,
-    Leaderboard,
-    MetricColumn,
-    Report,
-    RunMetricRow,
-)
+from autobench.report._display import NumberFormat, number_format
+from autobench.report._format import metric_label, value_text
+from autobench.report._model import CaseMatrix, Distribution, Report, RunMetricRow
+from autobench.report._render_cells import add_metric_column, aggregate_cell, longest_word, table
+from autobench.report._render_summary import render_comparison, render_leaderboard
 
 RunSelection = Literal["auto", "all", "failed", "none"]
 
@@ -43,32 +38,10 @@ STATUS_STYLE = {
 }
 
 
-def _table(title: str, caption: str | None = None) -> Table:
-    return Table(
-        title=title,
-        title_justify="left",
-        title_style="bold",
-        caption=caption,
-        caption_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-    )
-
-
 def _status(status: RunStatus | None) -> Text:
     if status is None:
         return Text("no run", style="dim")
     return Text(status.value, style=STATUS_STYLE[status])
-
-
-def _aggregate(aggregate: AggregateValue | None) -> Text:
-    if aggregate is None:
-        return Text("-", style="dim")
-    if aggregate.value is None:
-        return Text(f"no value (n=0/{aggregate.total})", style="dim")
-    if aggregate.n == aggregate.total:
-        return Text(number_text(aggregate.value))
-    return Text(aggregate_text(aggregate))
 
 
 def render_overview(report: Report, records: str | None = None) -> RenderableType:
@@ -102,78 +75,16 @@ def render_overview(report: Report, records: str | None = None) -> RenderableTyp
 
 
 def render_variants(report: Report) -> RenderableType:
-    table = _table("Variants")
-    table.add_column("variant", style="bold", overflow="fold")
-    table.add_column("label", overflow="fold")
-    table.add_column("factors", overflow="fold")
+    grid = table("Variants")
+    grid.add_column("variant", style="bold", overflow="fold")
+    grid.add_column("label", overflow="fold")
+    grid.add_column("factors", overflow="fold")
     for variant in report.variants:
         factors = ", ".join(
             f"{name}={value_text(value)}" for name, value in variant.factors.items()
         )
-        table.add_row(Text(variant.id), Text(variant.label or ""), Text(factors))
-    return table
-
-
-def _column_header(column: MetricColumn, leaderboard: Leaderboard) -> str:
-    header = (
-        column.name
-        if column.name != column.semantic_type
-        else f"{column.fn} {column.semantic_type}"
-    )
-    unit = column.unit or next(
-        (row.metrics[column.name].unit for row in leaderboard.rows if column.name in row.metrics),
-        None,
-    )
-    if unit and column.fn not in ("count", "ratio_true"):
-        header += f" [{unit}]"
-    return header
-
-
-WIDE_LEADERBOARD = 3
-"""More metric columns than this are shown transposed (one row per metric), which stays
-readable at 80 columns however many metrics the spec asks for."""
-
-
-def render_leaderboard(leaderboard: Leaderboard) -> RenderableType:
-    """Variants with their runs, status counts and aggregates; transposed when wide."""
-    if len(leaderboard.columns) > WIDE_LEADERBOARD:
-        return _render_leaderboard_by_metric(leaderboard)
-    table = _table("Leaderboard")
-    table.add_column("variant", style="bold", no_wrap=True, overflow="ellipsis", max_width=24)
-    table.add_column("runs", justify="right", no_wrap=True)
-    table.add_column("pass/fail/err", justify="right", no_wrap=True)
-    for column in leaderboard.columns:
-        table.add_column(
-            Text(_column_header(column, leaderboard)), justify="right", overflow="fold", min_width=8
-        )
-    for row in leaderboard.rows:
-        status = f"{row.status.passed}/{row.status.failed}/{row.status.errored}"
-        cells = [_aggregate(row.metrics.get(column.name)) for column in leaderboard.columns]
-        table.add_row(Text(row.variant), str(row.runs), status, *cells)
-    return table
-
-
-def _render_leaderboard_by_metric(leaderboard: Leaderboard) -> RenderableType:
-    table = _table("Leaderboard")
-    table.add_column("", overflow="fold", min_width=12)
-    for row in leaderboard.rows:
-        table.add_column(
-            Text(row.variant, style="bold"), justify="right", overflow="fold", min_width=8
-        )
-    table.add_row("runs", *(str(row.runs) for row in leaderboard.rows))
-    table.add_row(
-        "pass/fail/err",
-        *(
-            f"{row.status.passed}/{row.status.failed}/{row.status.errored}"
-            for row in leaderboard.rows
-        ),
-    )
-    for column in leaderboard.columns:
-        table.add_row(
-            Text(_column_header(column, leaderboard)),
-            *(_aggregate(row.metrics.get(column.name)) for row in leaderboard.rows),
-        )
-    return table
+        grid.add_row(Text(variant.id), Text(variant.label or ""), Text(factors))
+    return grid
 
 
 def _select_rows(
@@ -202,30 +113,74 @@ def _family(semantic_type: str) -> str:
 
 
 RUN_METRIC_COLUMNS = 3
-"""Metric columns per run-metrics table; a family with more is split into several tables."""
+"""At most this many metric columns per run-metrics table; a family with more is split
+into several tables."""
+
+RUN_TABLE_WIDTH = 80
+"""Run-metrics tables are split so that each fits this width with no header broken
+inside a word."""
+
+
+@dataclass(frozen=True, slots=True)
+class _RunColumn:
+    semantic_type: str
+    header: str
+    number: NumberFormat
+    width: int
+
+
+def _run_column(
+    semantic_type: str, family: str, rows: list[RunMetricRow], report: Report
+) -> _RunColumn:
+    values = [row.metrics.get(semantic_type) for row in rows]
+    number = number_format(values, report.metric_units.get(semantic_type))
+    short = semantic_type.removeprefix(f"{family}.")
+    header = short if number.unit is None else f"{short} ({number.unit})"
+    width = max([6, longest_word(header), *(len(_value(value, number)) for value in values)])
+    return _RunColumn(semantic_type, header, number, width)
+
+
+def _chunks(columns: list[_RunColumn], fixed: int) -> list[list[_RunColumn]]:
+    """Consecutive groups of at most :data:`RUN_METRIC_COLUMNS` columns, each fitting
+    :data:`RUN_TABLE_WIDTH` beside the ``fixed`` width of the leading columns."""
+    chunks: list[list[_RunColumn]] = []
+    used = RUN_TABLE_WIDTH
+    for item in columns:
+        need = item.width + 2
+        if not chunks or len(chunks[-1]) == RUN_METRIC_COLUMNS or used + need > RUN_TABLE_WIDTH:
+            chunks.append([])
+            used = fixed
+        chunks[-1].append(item)
+        used += need
+    return chunks
 
 
 def _run_metric_table(
-    title: str,
-    caption: str | None,
-    family: str,
-    semantic_types: list[str],
-    rows: list[RunMetricRow],
-    report: Report,
+    title: str, caption: str | None, columns: list[_RunColumn], rows: list[RunMetricRow]
 ) -> Table:
-    table = _table(title, caption)
-    table.add_column("case", no_wrap=True, overflow="ellipsis", max_width=20)
-    table.add_column("variant", no_wrap=True, overflow="ellipsis", max_width=12)
-    table.add_column("status", no_wrap=True)
-    for semantic_type in semantic_types:
-        short = semantic_type.removeprefix(f"{family}.")
-        unit = report.metric_units.get(semantic_type)
-        header = Text(short if unit is None else f"{short}\n[{unit}]")
-        table.add_column(header, justify="right", overflow="fold", min_width=min(len(short), 10))
+    grid = table(title, caption)
+    grid.add_column("case", no_wrap=True, overflow="ellipsis", max_width=_CASE_WIDTH)
+    grid.add_column("variant", no_wrap=True, overflow="ellipsis", max_width=_VARIANT_WIDTH)
+    grid.add_column("status", no_wrap=True)
+    for item in columns:
+        add_metric_column(grid, item.header, min_width=item.width)
     for row in rows:
-        values = [Text(value_text(row.metrics.get(semantic)) or "-") for semantic in semantic_types]
-        table.add_row(Text(row.case_id), Text(row.variant_id), _status(row.status), *values)
-    return table
+        values = [_value(row.metrics.get(item.semantic_type), item.number) for item in columns]
+        grid.add_row(Text(row.case_id), Text(row.variant_id), _status(row.status), *values)
+    return grid
+
+
+_CASE_WIDTH = 20
+_VARIANT_WIDTH = 12
+
+
+def _value(value: Any, number: NumberFormat) -> Text:
+    """One value in its column's notation; ``-`` for no value, text as it is."""
+    if value is None:
+        return Text("-")
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return Text(number.text(value))
+    return Text(value_text(value))
 
 
 def render_run_metrics(
@@ -238,20 +193,25 @@ def render_run_metrics(
     families: dict[str, list[str]] = {}
     for semantic_type in report.metric_units:
         families.setdefault(_family(semantic_type), []).append(semantic_type)
+    fixed = (
+        min(_CASE_WIDTH, max(len("case"), *(len(row.case_id) for row in rows)))
+        + min(_VARIANT_WIDTH, max(len("variant"), *(len(row.variant_id) for row in rows)))
+        + max(len("status"), *(len(row.status.value) for row in rows))
+        + 2 * 2  # the gaps between those three columns
+        + 2  # the table's outer margin
+    )
     tables: list[RenderableType] = []
     for family, semantic_types in families.items():
-        chunks = [
-            semantic_types[start : start + RUN_METRIC_COLUMNS]
-            for start in range(0, len(semantic_types), RUN_METRIC_COLUMNS)
-        ]
+        columns = [_run_column(semantic, family, rows, report) for semantic in semantic_types]
+        chunks = _chunks(columns, fixed)
         for number, chunk in enumerate(chunks, start=1):
             title = f"Run metrics: {family}" + (
                 f" ({number}/{len(chunks)})" if len(chunks) > 1 else ""
             )
-            tables.append(_run_metric_table(title, caption, family, chunk, rows, report))
+            tables.append(_run_metric_table(title, caption, chunk, rows))
     reasons = [row for row in rows if row.reason]
     if reasons:
-        why = _table("Why runs did not pass", caption)
+        why = table("Why runs did not pass", caption)
         why.add_column("case", overflow="fold")
         why.add_column("variant", overflow="fold")
         why.add_column("status")
@@ -278,12 +238,15 @@ def render_matrix(matrix: CaseMatrix, max_rows: int = 20, show_all: bool = False
             f"{len(shown)} shown (autobench report --runs all)"
         )
         cases = shown
-    table = _table(
-        escape(f"Case matrix: {metric_label(matrix.semantic_type, matrix.unit)}"), caption
-    )
-    table.add_column("case", overflow="fold")
+    grid = table(escape(f"Case matrix: {metric_label(matrix.semantic_type, matrix.unit)}"), caption)
+    grid.add_column("case", overflow="fold")
     for variant in matrix.variants:
-        table.add_column(Text(variant), justify="right", overflow="fold")
+        grid.add_column(Text(variant), justify="right", overflow="fold")
+    number = number_format(
+        [cell.value for row in matrix.cells.values() for cell in row.values()],
+        matrix.unit,
+        scale=False,
+    )
     for case in cases:
         cells: list[Text] = []
         for variant in matrix.variants:
@@ -291,12 +254,12 @@ def render_matrix(matrix: CaseMatrix, max_rows: int = 20, show_all: bool = False
             if cell is None or cell.status is None:
                 cells.append(Text("no run", style="dim"))
                 continue
-            text = Text(value_text(cell.value) or "-")
+            text = _value(cell.value, number)
             if cell.status is not RunStatus.PASSED:
                 text.append(f" {cell.status.value}", style=STATUS_STYLE[cell.status])
             cells.append(text)
-        table.add_row(Text(case), *cells)
-    return table
+        grid.add_row(Text(case), *cells)
+    return grid
 
 
 def _differs(matrix: CaseMatrix, case: str) -> bool:
@@ -305,65 +268,16 @@ def _differs(matrix: CaseMatrix, case: str) -> bool:
     return len(seen) > 1
 
 
-def render_comparison(comparison: Comparison, max_rows: int = 10) -> RenderableType:
-    """Paired runs, changed factors, confounding, metric deltas and unpaired cases."""
-    grid = Table.grid(padding=(0, 2))
-    grid.add_row("paired cases", str(len(comparison.paired_cases)))
-    changed = ", ".join(
-        f"{change.name}: {value_text(change.baseline) or '-'} -> {value_text(change.candidate) or '-'}"
-        for change in comparison.changed_factors
-    )
-    grid.add_row("changed factors", Text(changed or "none", overflow="fold"))
-    if comparison.confounded:
-        grid.add_row(
-            "confounded",
-            Text(
-                "yes: more than one factor changed; deltas are associations, not effects of one factor",
-                style="yellow",
-                overflow="fold",
-            ),
-        )
-    metrics = _table("")
-    metrics.add_column("metric", overflow="fold")
-    metrics.add_column("baseline", justify="right")
-    metrics.add_column("candidate", justify="right")
-    metrics.add_column("delta", justify="right")
-    for metric in comparison.metrics:
-        label = (
-            metric.name
-            if metric.name != metric.semantic_type
-            else f"{metric.fn} {metric.semantic_type}"
-        )
-        if metric.unit:
-            label += f" [{metric.unit}]"
-        delta = Text("-", style="dim") if metric.delta is None else Text(f"{metric.delta:+.4g}")
-        metrics.add_row(
-            Text(label), _aggregate(metric.baseline), _aggregate(metric.candidate), delta
-        )
-    parts: list[RenderableType] = [grid, metrics]
-    if comparison.unpaired:
-        unpaired = _table("Unpaired cases")
-        unpaired.add_column("case", overflow="fold")
-        unpaired.add_column("reason", overflow="fold")
-        for item in comparison.unpaired[:max_rows]:
-            unpaired.add_row(Text(item.case), Text(item.reason))
-        if len(comparison.unpaired) > max_rows:
-            unpaired.caption = f"... and {len(comparison.unpaired) - max_rows} more"
-        parts.append(unpaired)
-    title = Text(f"Compare {comparison.baseline} -> {comparison.candidate}")
-    return Panel(Group(*parts), title=title, title_align="left")
-
-
 def render_policies(report: Report) -> RenderableType:
     """Per policy and variant: runs it held for, of runs it was evaluated on."""
-    table = _table("Policies")
-    table.add_column("policy", style="bold", overflow="fold")
-    table.add_column("metric", overflow="fold")
+    grid = table("Policies")
+    grid.add_column("policy", style="bold", overflow="fold")
+    grid.add_column("metric", overflow="fold")
     variants = [variant.id for variant in report.variants] or sorted(
         {v for p in report.policies for v in (*p.passed, *p.failed)}
     )
     for variant in variants:
-        table.add_column(Text(variant), justify="right", no_wrap=True)
+        grid.add_column(Text(variant), justify="right", no_wrap=True)
     for policy in report.policies:
         cells = []
         for variant in variants:
@@ -374,24 +288,36 @@ def render_policies(report: Report) -> RenderableType:
                 if held + failed
                 else Text("-", style="dim")
             )
-        table.add_row(Text(policy.name), Text(policy.metric or ""), *cells)
-    table.caption = "runs the policy held for / runs it was evaluated on"
-    return table
+        grid.add_row(Text(policy.name), Text(policy.metric or ""), *cells)
+    grid.caption = "runs the policy held for / runs it was evaluated on"
+    return grid
 
 
 def render_distribution(distribution: Distribution) -> RenderableType:
-    table = _table(
+    grid = table(
         f"Distribution {distribution.name}: {metric_label(distribution.semantic_type, distribution.unit)}"
     )
-    table.add_column("variant", style="bold", overflow="fold")
+    grid.add_column("variant", style="bold", overflow="fold")
     for summary in distribution.summaries:
-        table.add_column(summary, justify="right")
+        grid.add_column(summary, justify="right")
+    number = number_format(
+        [
+            aggregate.value
+            for values in distribution.variants.values()
+            for aggregate in values.summaries.values()
+        ],
+        distribution.unit,
+        scale=False,
+    )
     for variant, values in distribution.variants.items():
-        table.add_row(
+        grid.add_row(
             variant,
-            *(_aggregate(values.summaries.get(summary)) for summary in distribution.summaries),
+            *(
+                aggregate_cell(values.summaries.get(summary), number)
+                for summary in distribution.summaries
+            ),
         )
-    return table
+    return grid
 
 
 def render_report(
