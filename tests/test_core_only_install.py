@@ -1,5 +1,6 @@
-"""``pip install autobench-core`` alone, from built wheels in a fresh virtual environment,
-replays a record directory without importing any provider SDK, rich or click."""
+"""``pip install autobench-core`` alone, from wheels built from this checkout into a fresh
+virtual environment as docs/getting-started.md documents it, replays a record directory without
+importing any provider SDK, rich or click; an instrumentation extra installs its instrumentor."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import docs_shell
 import pytest
 
 from autobench import BenchmarkSpec, Case, Variant, run_benchmark_spec
@@ -89,22 +91,52 @@ def _record_directory(tmp_path: Path) -> Path:
     return record
 
 
-def test_core_wheel_alone_replays_without_sdks_rich_or_click(tmp_path: Path) -> None:
-    uv = _uv()
-    wheels = _built(tmp_path, ("autobench-abp", "autobench-records", "autobench-core"))
-    venv = tmp_path / "venv"
-    subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)], check=True)
-    python = venv / "bin" / "python"
-    _install(python, wheels)
+def _checkout_copy(tmp_path: Path) -> Path:
+    """What ``uv build`` and ``uv export`` read from the checkout, copied: the documented
+    commands write ``dist/`` and the worker beside it, never into the shared tree."""
+    checkout = tmp_path / "checkout"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+    shutil.copytree(ROOT / "packages", checkout / "packages", ignore=ignore)
+    shutil.copytree(ROOT / "tests" / "plugins", checkout / "tests" / "plugins", ignore=ignore)
+    for name in ("pyproject.toml", "uv.lock", "README.md"):
+        shutil.copy2(ROOT / name, checkout / name)
+    return checkout
+
+
+def test_the_documented_core_only_install_replays_without_sdks_rich_or_click(
+    tmp_path: Path,
+) -> None:
+    """docs/getting-started.md's commands, run as written: wheels built from this checkout,
+    third-party requirements from the lock file, pip into a new virtual environment with our
+    distributions from ``dist/`` alone (``--no-index``: never a package index's ``autobench``)."""
+    (block,) = [
+        block
+        for block in docs_shell.shell_blocks(ROOT / "docs" / "getting-started.md")
+        if "--no-index --find-links dist autobench-core" in block.text
+    ]
+    assert block.heading == "The core alone"
+    checkout = _checkout_copy(tmp_path)
+    done = docs_shell.run(docs_shell.without_set_up(block), checkout, docs_shell.environment())
+    assert done.stdout.strip() == "0.1.0"
+    python = tmp_path / "autobench-worker" / "bin" / "python"
+    assert python.is_file()
+
+    freeze = subprocess.run(
+        [str(python), "-m", "pip", "freeze", "--all"], capture_output=True, text=True, check=True
+    )
+    ours = sorted(line for line in freeze.stdout.splitlines() if line.startswith("autobench"))
+    assert ours == ["autobench-abp==0.1.0", "autobench-core==0.1.0", "autobench-records==0.1.0"]
 
     record = _record_directory(tmp_path)
     script = textwrap.dedent(
         f"""
         import importlib.util, json, sys
         from pathlib import Path
+        import autobench
         from autobench import replay_experiment
         result = replay_experiment(Path({str(record)!r}))
         print(json.dumps({{
+            "from": str(Path(autobench.__file__).parents[1]).startswith(sys.prefix),
             "runs": len(result.runs),
             "statuses": sorted({{run.status.value for run in result.runs}}),
             "spans": sum(len(run.spans) for run in result.runs),
@@ -117,9 +149,9 @@ def test_core_wheel_alone_replays_without_sdks_rich_or_click(tmp_path: Path) -> 
         [str(python), "-c", script], capture_output=True, text=True, check=False
     )
     assert completed.returncode == 0, completed.stderr
-    assert (
-        completed.stdout.strip()
-        == '{"runs": 3, "statuses": ["passed"], "spans": 6, "loaded": [], "installed": []}'
+    assert completed.stdout.strip() == (
+        '{"from": true, "runs": 3, "statuses": ["passed"], "spans": 6, "loaded": [], '
+        '"installed": []}'
     )
 
 
