@@ -19,7 +19,8 @@ def compare_command(record_dir: Path, baseline: str, candidate: str) -> None:
     """Compare two recorded variants of the experiment in DIR.
 
     Runs are paired by case. Shows the paired count, the factors that differ,
-    each metric's baseline, candidate and delta, the cases that could not be
+    each metric's baseline, candidate and delta (absolute, and in % of the
+    baseline; n/a when the baseline is 0), the cases that could not be
     paired (a run that errored on either side is unpaired, never a zero) and
     whether the comparison is confounded (more than one factor changed). It
     reports differences, not causes.
