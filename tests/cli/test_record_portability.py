@@ -35,7 +35,7 @@ def test_a_copied_record_directory_names_no_path_of_the_writer(
         for path in files:
             text = path.read_text(encoding="utf-8", errors="replace")
             if path.suffix == ".yaml":
-                assert text.startswith("# yaml-language-server: $schema=https://"), path
+                assert text.startswith("# yaml-language-server: $schema=urn:autobench:"), path
             found = [name for name in writer_paths if name in text]
             assert found == [], f"{path.relative_to(elsewhere)} names {found}"
             assert "file://" not in text, path

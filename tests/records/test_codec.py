@@ -154,7 +154,7 @@ def test_trivial_run_yaml_is_small_and_grouped() -> None:
     lines = text.splitlines()
     assert lines[0] == (
         "# yaml-language-server: $schema="
-        f"https://vcoderun.github.io/autobench/schemas/{autobench_version()}/run.schema.json"
+        f"urn:autobench:schemas/{autobench_version()}/run.schema.json"
     )
     assert lines[1:4] == ["record:", "  type: run", f"  version: {RUN_RECORD_VERSION}"]
     sections = [line[:-1] for line in lines[4:] if line.endswith(":") and not line.startswith(" ")]

@@ -37,8 +37,8 @@ def test_header_names_the_schema_id_and_leaves_home_alone(
     text = run_record_to_yaml(trivial_run())
     first = text.splitlines()[0]
     assert first == f"# yaml-language-server: $schema={record_schemas()['run']['$id']}"
-    assert first.endswith(f"/schemas/{autobench_version()}/run.schema.json")
-    assert first.startswith("# yaml-language-server: $schema=https://")
+    assert first.endswith(f":schemas/{autobench_version()}/run.schema.json")
+    assert first.startswith("# yaml-language-server: $schema=urn:autobench:")
     assert str(tmp_path) not in text and "file://" not in text
     assert not (tmp_path / "home").exists()  # writing a record never fills the cache
 
@@ -46,7 +46,7 @@ def test_header_names_the_schema_id_and_leaves_home_alone(
 def test_every_record_schema_has_a_distinct_id() -> None:
     ids = [schema["$id"] for schema in record_schemas().values()]
     assert len(set(ids)) == len(ids)
-    assert all(schema_id.startswith("https://") for schema_id in ids)
+    assert all(schema_id.startswith("urn:autobench:schemas/") for schema_id in ids)
 
 
 def test_cache_follows_autobench_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

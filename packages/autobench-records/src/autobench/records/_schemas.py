@@ -2,7 +2,7 @@
 
 Each record file's first line is ``# yaml-language-server: $schema=<id>``
 where ``<id>`` is the schema's ``$id``:
-``https://vcoderun.github.io/autobench/schemas/<version>/<type>.schema.json``.
+``urn:autobench:schemas/<version>/<type>.schema.json``.
 The reference names the record type and the Autobench version that wrote it,
 never a path of the writing machine, so a record directory copied elsewhere
 still says which schema describes each file. The repository's ``schemas/``
@@ -38,8 +38,9 @@ from autobench.records._records import (
     RunRecord,
 )
 
-SCHEMA_BASE_URL = "https://vcoderun.github.io/autobench/schemas"
-"""Where the versioned record schemas are published: the prefix of every schema ``$id``."""
+SCHEMA_BASE_URL = "urn:autobench:schemas"
+"""The prefix of every record schema ``$id``: a name, not a host (the files ship in the
+repository's ``schemas/`` directory and :func:`ensure_schema_cache` writes a local copy)."""
 
 ARTIFACT_RECORD_VERSION = 1
 ARTIFACT_PAYLOAD_RECORD_VERSION = 1

@@ -2,7 +2,7 @@
 
 A record file is::
 
-    # yaml-language-server: $schema=https://vcoderun.github.io/autobench/schemas/0.1.0/run.schema.json
+    # yaml-language-server: $schema=urn:autobench:schemas/0.1.0/run.schema.json
     record:
       type: run
       version: 1
@@ -273,6 +273,8 @@ class _Resolver(Resolver):
         super().__init__(loadumper=loadumper if loadumper is not None else loader)
 
     _implicit: dict[str, tuple[tuple[Any, re.Pattern[str]], ...]] | None = None
+    _dropped: frozenset[str] = frozenset()
+    """Tags this resolver never gives a plain scalar (a subclass's choice)."""
 
     def _implicit_table(self) -> dict[str, tuple[tuple[Any, re.Pattern[str]], ...]]:
         # ruamel keeps its patterns behind lazy proxies whose every attribute access costs a
@@ -281,7 +283,9 @@ class _Resolver(Resolver):
         if table is None:
             table = {
                 first: tuple(
-                    (_tag(tag), re.compile(regexp.pattern, regexp.flags)) for tag, regexp in entries
+                    (_tag(tag), re.compile(regexp.pattern, regexp.flags))
+                    for tag, regexp in entries
+                    if str(tag) not in self._dropped
                 )
                 for first, entries in self.yaml_implicit_resolvers.items()
             }
@@ -364,7 +368,7 @@ class _PureLoader(Reader, Scanner, Parser, Composer, _Constructor, _Resolver):
         Parser.__init__(self, loader=self)
         Composer.__init__(self, loader=self)
         _Constructor.__init__(self, loader=self)
-        _Resolver.__init__(self, loadumper=self)
+        _Resolver.__init__(self, loadumper=self)  # the class's own resolver table (subclasses)
 
     processing_version = (1, 2)
     """The YAML version the pure parser applies (the records are YAML 1.2)."""
@@ -461,7 +465,13 @@ def compose_yaml(text: str) -> Any:
     ``MarkedYAMLError`` (syntax, several documents) and ``ReaderError`` (a character YAML
     does not allow); the callers turn them into located errors of their own.
     """
-    loader: Any = _Loader(text)
+    return compose_with(text, _Loader, _PureLoader)
+
+
+def compose_with(text: str, fast: type[Any], pure: type[Any]) -> Any:
+    """:func:`compose_yaml` with other loader classes (another resolver): ``fast`` on
+    libyaml, ``pure`` on ruamel's YAML 1.2 parser for the text libyaml refuses."""
+    loader: Any = fast(text)
     try:
         try:
             return loader.get_single_node()
@@ -469,7 +479,7 @@ def compose_yaml(text: str) -> Any:
             pass  # libyaml refused it: ruamel's YAML 1.2 parser decides
     finally:
         loader.dispose()
-    loader = _PureLoader(text)
+    loader = pure(text)
     try:
         return loader.get_single_node()
     finally:
