@@ -50,7 +50,7 @@ def test_unknown_key_error_has_every_attribute(tmp_path: Path) -> None:
     assert error.message == "unknown key 'scroe' in benchmark 'x' (did you mean 'score'?)"
     assert error.expected == (
         "one of: cases, dataset, derive, description, instrumentation, policies, post_derive, report, reports, "
-        "run, score, semantic_registry, task, variants"
+        "run, score, semantic_registry, strict_scalars, task, variants"
     )
     assert str(error) == f"autobench.yaml:11:5: {error.message} (expected {error.expected})"
     assert str(pickle.loads(pickle.dumps(error))) == str(error)
@@ -79,7 +79,7 @@ SPEC_ERRORS: dict[str, tuple[str, str]] = {
     "unknown top-level key": (
         "benchmrk:\n  x: {}\n",
         "autobench.yaml:1:1: unknown key 'benchmrk' in the spec (did you mean 'benchmark'?) (expected one of: benchmark,"
-        " dataset, derive, instrumentation, policies, post_derive, reports, scoring, semantic_registry, task,"
+        " dataset, derive, instrumentation, policies, post_derive, reports, scoring, semantic_registry, strict_scalars, task,"
         " variants)",
     ),
     "two benchmarks": (
@@ -125,7 +125,7 @@ SPEC_ERRORS: dict[str, tuple[str, str]] = {
     "unknown factor key": (
         BASE.replace("v1: {}", "v1:\n        factors:\n          m: {value: 1, semantc: x}"),
         "autobench.yaml:12:25: unknown key 'semantc' in factor 'm' of variant 'v1' (did you mean 'semantic'?) (expected"
-        " one of: description, optimize, semantic, semantic_type, value)",
+        " one of: description, optimize, semantic, semantic_type, text, value)",
     ),
     "factor without value": (
         BASE.replace("v1: {}", "v1:\n        factors:\n          m: {semantic: llm.model.name}"),

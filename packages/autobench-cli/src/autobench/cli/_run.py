@@ -14,6 +14,7 @@ from rich.text import Text
 from autobench.cli._console import stderr_console, stdout_console, user_errors
 from autobench.cli._gate import fail_on_option, gate_failures, runs_option
 from autobench.cli._output import exit_for_gate
+from autobench.cli._scalars import show_scalar_notes, strict_scalars_option
 from autobench.core.planning import new_experiment_id
 from autobench.core.runtime import (
     ProgressEvent,
@@ -119,6 +120,7 @@ def _interrupted(sink: RecordDirectoryWriter | None, target: Path | None) -> cli
     help="With --resume: resume even though the spec, dataset or sources changed "
     "(the summary records what changed).",
 )
+@strict_scalars_option
 def run_command(
     spec_path: Path,
     record_dir: Path | None,
@@ -130,6 +132,7 @@ def run_command(
     fail_on: frozenset[str],
     resume_dir: Path | None,
     force: bool,
+    strict_scalars: bool,
 ) -> None:
     """Run the benchmark SPEC: every case against every variant.
 
@@ -153,7 +156,8 @@ def run_command(
     if force and resume_dir is None:
         raise click.UsageError("--force only applies to --resume")
     with user_errors():
-        spec = load_benchmark_spec(spec_path)
+        spec = load_benchmark_spec(spec_path, strict_scalars=strict_scalars)
+        show_scalar_notes(spec)
         if resume_dir is not None:
             missing, planned = unrecorded_runs(resume_dir)
             if missing == 0:  # a complete record: nothing is run and nothing is written

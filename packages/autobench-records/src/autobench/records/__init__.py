@@ -169,6 +169,13 @@ from autobench.records._units import (
 )
 from autobench.records._values import OpaqueValue, encode_value
 from autobench.records._yaml import compose_yaml, construct_yaml, load_document, render_sections
+from autobench.records._yaml_input import (
+    InputDocument,
+    compose_input,
+    construct_input,
+    load_input,
+    render_input_sections,
+)
 
 __all__ = [
     "ACCOUNTED_SOURCES",
@@ -217,6 +224,7 @@ __all__ = [
     "ExtractionResult",
     "ExtractorInfo",
     "FactorValue",
+    "InputDocument",
     "MissingRecordError",
     "NativeObservation",
     "Observation",
@@ -262,7 +270,9 @@ __all__ = [
     "artifact_dir",
     "artifact_payload_from_yaml",
     "artifact_payload_to_yaml",
+    "compose_input",
     "compose_yaml",
+    "construct_input",
     "construct_yaml",
     "conversion_factor",
     "convert_unit",
@@ -281,6 +291,7 @@ __all__ = [
     "load_experiment_record",
     "load_experiment_summary",
     "load_extraction_record",
+    "load_input",
     "load_post_derived",
     "load_run_record",
     "merge_extractions",
@@ -294,6 +305,7 @@ __all__ = [
     "project_observations",
     "record_experiment",
     "record_schemas",
+    "render_input_sections",
     "render_sections",
     "replay_experiment",
     "replay_experiment_extraction",

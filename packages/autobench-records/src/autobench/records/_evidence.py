@@ -52,22 +52,33 @@ class Case(RecordModel):
         return value
 
 
-_FACTOR_KEYS = frozenset({"value", "semantic", "semantic_type", "optimize", "description"})
+_FACTOR_KEYS = frozenset({"value", "semantic", "semantic_type", "optimize", "description", "text"})
 
 
 class FactorValue(RecordModel):
-    """One named factor of a variant: its runtime value, meaning and optimisation hint."""
+    """One named factor of a variant: its runtime value, meaning and optimisation hint.
+
+    ``text`` is the value as it was written in the spec, kept when YAML reads that text
+    as a number which does not give it back (``2.10`` read as 2.1, ``007`` as 7); ``None``
+    otherwise. The task sees ``value``; the record keeps both.
+    """
 
     name: str = Field(min_length=1)
     value: Any = None
     semantic_type: SemanticType | None = Field(default=None, alias="semantic")
     optimize: bool = False
     description: str | None = None
+    text: str | None = None
 
     @property
     def is_bare(self) -> bool:
         """Whether the factor carries nothing but its value (written as ``name: value``)."""
-        return self.semantic_type is None and not self.optimize and self.description is None
+        return (
+            self.semantic_type is None
+            and not self.optimize
+            and self.description is None
+            and self.text is None
+        )
 
 
 def _is_structured_factor(value: Any) -> bool:

@@ -35,6 +35,7 @@ import datetime as dt
 import io
 import math
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -374,7 +375,7 @@ class _PureLoader(Reader, Scanner, Parser, Composer, _Constructor, _Resolver):
     """The YAML version the pure parser applies (the records are YAML 1.2)."""
 
 
-def dump_document(document: Any) -> str:
+def dump_document(document: Any, *, dumper: type[Any] | None = None) -> str:
     """YAML text of one document value (no header, no section spacing).
 
     A string that is not valid Unicode (a lone surrogate) cannot be written as
@@ -382,26 +383,26 @@ def dump_document(document: Any) -> str:
     :class:`OpaqueValue` (see :func:`scrub_text`), never failing the record.
     """
     try:
-        return _dump(document)
+        return _dump(document, dumper or _Dumper)
     except UnicodeEncodeError:
-        return _dump(scrub_text(document))
+        return _dump(scrub_text(document), dumper or _Dumper)
 
 
-def _dump(document: Any) -> str:
+def _dump(document: Any, kind: type[Any]) -> str:
     stream = io.StringIO()
-    dumper = _Dumper(stream)
+    dumper = kind(stream)
     dumper.open()
     dumper.represent(document)
     dumper.close()
     return stream.getvalue()
 
 
-def render_sections(sections: dict[str, Any]) -> str:
+def render_sections(sections: dict[str, Any], *, dumper: type[Any] | None = None) -> str:
     """The YAML text of top-level ``sections`` (document values), in order, with a blank
     line before each. Only a top-level key starts a line with ``<name>:`` at column 0:
     continuation lines of scalars are always indented, and sequence items start with ``-``.
     """
-    text = dump_document(sections) if sections else ""
+    text = dump_document(sections, dumper=dumper) if sections else ""
     lines = text.splitlines(keepends=True)
     expected = iter(sections)
     upcoming = next(expected, None)
@@ -493,15 +494,22 @@ def construct_yaml(node: Any) -> Any:
     return None if node is None else _Builder().construct_document(node)
 
 
-def load_document(text: str, *, source: Path | str | None = None) -> Any:
-    """Parse YAML ``text`` into document values.
+def load_document(
+    text: str,
+    *,
+    source: Path | str | None = None,
+    compose: Callable[[str], Any] = compose_yaml,
+    construct: Callable[[Any], Any] = construct_yaml,
+) -> Any:
+    """Parse YAML ``text`` into document values (``construct(compose(text))``; other
+    ``compose``/``construct`` functions read with another resolver or constructor).
 
     Raises :class:`RecordFormatError` naming ``source`` (and the 1-based
     line:column when the parser located the problem) on malformed YAML,
     duplicate keys or unknown tags.
     """
     try:
-        return construct_yaml(compose_yaml(text))
+        return construct(compose(text))
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         problem = error.problem or error.context or "malformed YAML"

@@ -7,6 +7,7 @@ console (and so colour, width and whether stdout is a terminal).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.panel import Panel
@@ -31,6 +32,24 @@ _STATUS_STYLE = {
 _PREVIEW_CASES = 8
 
 
+def _written(value: Any, text: str | None = None) -> str:
+    """A factor value as a person writes it in YAML: the spec's ``text`` when it kept one,
+    a string as itself, ``true``/``null``, lists and mappings in flow style."""
+    if text is not None:
+        return text
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_written(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{key}: {_written(item)}" for key, item in value.items()) + "}"
+    return str(value)
+
+
 def render_plan(plan: BenchmarkPlan, *, spec_path: str | None = None) -> RenderableType:
     """The benchmark id, counts, variants with their factors, and the first cases of the plan."""
     spec = plan.spec
@@ -51,7 +70,9 @@ def render_plan(plan: BenchmarkPlan, *, spec_path: str | None = None) -> Rendera
     variants.add_column("label")
     variants.add_column("factors")
     for variant in spec.variants:
-        factors = ", ".join(f"{factor.name}={factor.value!r}" for factor in variant.factors)
+        factors = ", ".join(
+            f"{factor.name}={_written(factor.value, factor.text)}" for factor in variant.factors
+        )
         variants.add_row(variant.id, variant.label or "", factors)
 
     cases = Table(title="Cases", title_justify="left", expand=False)

@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from autobench.abp import AutobenchError
 from autobench.core.pricing._table import PricingTable
-from autobench.records import RecordFormatError, load_document, render_sections
+from autobench.records import RecordFormatError, load_input, render_input_sections
 
 PRICING_RECORD_TYPE = "pricing"
 PRICING_RECORD_VERSION = 1
@@ -85,7 +85,7 @@ def load_pricing_table(path: Path | str) -> PricingTable:
     except OSError as exc:
         raise PricingError(f"{path}: cannot read pricing file: {exc.strerror or exc}") from None
     try:
-        data = load_document(text, source=path)
+        data = load_input(text, source=path)
     except RecordFormatError as exc:
         raise PricingError(str(exc)) from None
     return pricing_table_from_document(data, source=path)
@@ -121,7 +121,7 @@ def dump_pricing_table(table: PricingTable, path: Path | str) -> Path:
     """Write ``table`` to ``path`` as a pricing record (header, then ``pricing:``); returns
     the path. :func:`load_pricing_table` reads it back equal to ``table``."""
     path = Path(path)
-    text = render_sections(pricing_table_to_document(table)).lstrip("\n")
+    text = render_input_sections(pricing_table_to_document(table)).lstrip("\n")
     path.write_text(text, encoding="utf-8")
     return path
 

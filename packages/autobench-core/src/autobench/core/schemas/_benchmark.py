@@ -41,6 +41,13 @@ def _common(defs: Definitions, manager: pluggy.PluginManager) -> dict[str, Any]:
         "post_derive": nullable(evaluation.by_kind(defs, post_derivers)),
         "derive": nullable(evaluation.by_kind(defs, derivers)),
         "instrumentation": nullable(defs.named("Instrumentation", sections.instrumentation(defs))),
+        "strict_scalars": nullable(
+            {
+                "type": "boolean",
+                "description": "Refuse a factor or case value whose written text YAML reads "
+                "as a number that loses it (2.10, 007).",
+            }
+        ),
     }
 
 

@@ -43,7 +43,7 @@ from autobench.core.spec._checks import (
 from autobench.core.spec._errors import SpecError
 from autobench.core.spec._files import SpecFiles
 from autobench.core.spec._models import CaseDefaults, DatasetSpec, _merge
-from autobench.core.spec._yaml import Located, kind_of
+from autobench.core.spec._yaml import Located, kind_of, note_reshaped
 from autobench.records import Case
 
 DATASET_KEYS = frozenset({"id", "version", "metadata", "source", "defaults", "cases"})
@@ -180,6 +180,7 @@ def _defaults(item: Located | None, what: str) -> CaseDefaults | None:
         return None
     expect_mapping(item, what)
     expect_keys(item, model_keys(CaseDefaults), what)
+    note_reshaped(item)
     return validate_model(CaseDefaults, item.value, item, what)
 
 
@@ -226,6 +227,7 @@ def _cases(collected: _Collected, defaults: CaseDefaults | None) -> tuple[Case, 
         case_id = raw.get("id")
         what = f"case '{case_id}'" if isinstance(case_id, str) else "a case"
         expect_keys(item, CASE_KEYS, what)
+        note_reshaped(item)
         merged = file_defaults.apply(raw) if file_defaults is not None else raw
         merged = defaults.apply(merged) if defaults is not None else merged
         case = validate_model(Case, merged, item, what)

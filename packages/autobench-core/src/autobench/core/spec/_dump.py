@@ -21,7 +21,7 @@ the loader does not read it again when ``cases`` is a list), so loading the
 text gives an equal spec and the same run ids. Relative references (a
 deriver's ``pricing`` file) are written as they were given: write the YAML
 beside the original spec (or load it with ``path=`` there). The text is
-rendered through :func:`autobench.records.render_sections`.
+rendered through :func:`autobench.records.render_input_sections` (dates tagged).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from autobench.core.spec._models import (
     MetricAggregation,
     ReportSpec,
 )
-from autobench.records import SemanticRegistry, Variant, render_sections
+from autobench.records import SemanticRegistry, Variant, render_input_sections
 
 _FACTOR_KEYS = frozenset({"value", "semantic", "optimize", "description"})
 
@@ -57,7 +57,7 @@ def dump_benchmark_spec(spec: BenchmarkSpec, path: Path | str | None = None) -> 
     ``BenchmarkSpec.source_files``). Raises ``ValueError`` for a scorer whose kind
     cannot be written in the DSL (its keyword entry does not read back to it).
     """
-    text = render_sections(benchmark_spec_document(spec)).lstrip("\n")
+    text = render_input_sections(benchmark_spec_document(spec)).lstrip("\n")
     if path is not None:
         Path(path).write_text(text, encoding="utf-8")
     return text

@@ -29,7 +29,14 @@ from autobench.core.spec._sections import (
     load_task,
     load_variants,
 )
-from autobench.core.spec._yaml import Located, YamlDocument, kind_of, parse_yaml, read_yaml
+from autobench.core.spec._yaml import (
+    Located,
+    YamlDocument,
+    collecting_notes,
+    kind_of,
+    parse_yaml,
+    read_yaml,
+)
 
 STRUCTURED_KEYS = frozenset(
     {
@@ -44,6 +51,7 @@ STRUCTURED_KEYS = frozenset(
         "post_derive",
         "derive",
         "instrumentation",
+        "strict_scalars",
     }
 )
 DSL_KEYS = frozenset(
@@ -62,6 +70,7 @@ DSL_KEYS = frozenset(
         "post_derive",
         "derive",
         "instrumentation",
+        "strict_scalars",
     }
 )
 _SHAPES = (
@@ -69,7 +78,7 @@ _SHAPES = (
 )
 
 
-def load_benchmark_spec(path: Path | str) -> BenchmarkSpec:
+def load_benchmark_spec(path: Path | str, *, strict_scalars: bool = False) -> BenchmarkSpec:
     """Load the benchmark spec at ``path`` and the dataset files it references.
 
     Two YAML forms are accepted. The **authoring DSL** names the benchmark
@@ -89,6 +98,7 @@ def load_benchmark_spec(path: Path | str) -> BenchmarkSpec:
             post_derive: [{kind: paired_baseline, ...}]             # see autobench.core.postderive
             derive: [{kind: token_cost, pricing: file://pricing.yaml, output, inputs}]  # autobench.core.derive
             instrumentation: {all: {exclude, strict}, openai: {}, httpx: {capture}, ...}  # ._instrumentation
+            strict_scalars: true       # a number whose written text YAML loses is an error
 
     The **structured form** is the shape of ``BenchmarkSpec.model_dump()``::
 
@@ -121,15 +131,24 @@ def load_benchmark_spec(path: Path | str) -> BenchmarkSpec:
     ids, a scorer with no or several action keywords, remote or escaping
     paths, missing dataset files, globs that match nothing and task targets
     not of the form ``module:function``.
+
+    Values are read as people type them (:mod:`autobench.records._yaml_input`): an
+    unquoted ``2024-02-01`` is a string, keys and ids are the text written, and a factor
+    or case value YAML 1.2 reads as a number whose text it loses (``2.10``, ``007``,
+    ``1e3``) is kept as that number with a note in ``scalar_notes`` (a factor also keeps
+    its written ``text``). With ``strict_scalars`` (or ``strict_scalars: true`` in the
+    spec) the first such value is a :class:`SpecError` at its location instead.
     """
     spec_path = Path(path)
     document = read_yaml(spec_path, spec_path)
     files = SpecFiles(spec_path.parent)
     files.add(spec_path.resolve(), document)
-    return _compile(document, files)
+    return _compile(document, files, strict_scalars)
 
 
-def load_benchmark_spec_text(text: str, *, path: Path | str = "autobench.yaml") -> BenchmarkSpec:
+def load_benchmark_spec_text(
+    text: str, *, path: Path | str = "autobench.yaml", strict_scalars: bool = False
+) -> BenchmarkSpec:
     """Load a spec from ``text`` as if it were the file ``path``.
 
     ``path`` names the spec in error messages and its directory is where
@@ -137,7 +156,7 @@ def load_benchmark_spec_text(text: str, *, path: Path | str = "autobench.yaml") 
     Same forms, rules and :class:`SpecError` as :func:`load_benchmark_spec`.
     """
     spec_path = Path(path)
-    return _compile(parse_yaml(text, spec_path), SpecFiles(spec_path.parent))
+    return _compile(parse_yaml(text, spec_path), SpecFiles(spec_path.parent), strict_scalars)
 
 
 def is_structured(document: Mapping[Any, Any]) -> bool:
@@ -150,7 +169,9 @@ def is_structured(document: Mapping[Any, Any]) -> bool:
     )
 
 
-def _compile(document: YamlDocument, files: SpecFiles) -> BenchmarkSpec:
+def _compile(
+    document: YamlDocument, files: SpecFiles, strict_scalars: bool = False
+) -> BenchmarkSpec:
     top = document.located
     if document.root is None:
         raise SpecError(Location(document.path, 1, 1), "the spec file is empty", expected=_SHAPES)
@@ -163,7 +184,24 @@ def _compile(document: YamlDocument, files: SpecFiles) -> BenchmarkSpec:
     if "benchmark" not in top.value:
         expect_keys(top, STRUCTURED_KEYS, "the spec")
         raise SpecError(top.location, "the spec has no 'benchmark' key", expected=_SHAPES)
-    sections = _structured(top, files) if is_structured(top.value) else _authoring(top, files)
+    with collecting_notes() as found:
+        sections = _structured(top, files) if is_structured(top.value) else _authoring(top, files)
+    notes = sorted(
+        {
+            (str(note.location.path), note.location.line or 0, note.location.column or 0): note
+            for note in found
+        }.items()
+    )
+    if notes and (strict_scalars or sections.get("strict_scalars") is True):
+        first = notes[0][1]
+        more = f" ({len(notes) - 1} more such value(s))" if len(notes) > 1 else ""
+        raise SpecError(
+            first.location,
+            f"`{first.text}` is read as the number {first.value!r}, which loses the text "
+            f"written, and strict_scalars is on{more}",
+            expected=f'the text quoted ("{first.text}") or the number as {first.value!r}',
+        )
+    sections["scalar_notes"] = tuple(str(note) for _, note in notes)
     sections["base_dir"] = files.root
     sections["source_files"] = files.read_paths
     return validate_model(BenchmarkSpec, sections, top, "the spec")
@@ -229,6 +267,7 @@ def _authoring(top: Located, files: SpecFiles) -> dict[str, Any]:
     if (derive := _present(body.get("derive"))) is not None:
         sections["derive"] = load_derivers(derive, files)
     _evaluation(body, sections, variant_ids)
+    _strict(body, sections)
     return sections
 
 
@@ -262,7 +301,21 @@ def _structured(top: Located, files: SpecFiles) -> dict[str, Any]:
     if (derive := _present(top.get("derive"))) is not None:
         sections["derive"] = load_derivers(derive, files)
     _evaluation(top, sections, frozenset(variant.id for variant in variants))
+    _strict(top, sections)
     return sections
+
+
+def _strict(container: Located, sections: dict[str, Any]) -> None:
+    """``strict_scalars: true | false`` of ``container`` into ``sections``."""
+    item = _present(container.get("strict_scalars"))
+    if item is not None:
+        if not isinstance(item.value, bool):
+            raise SpecError(
+                item.location,
+                f"strict_scalars must be true or false, not {kind_of(item.value)}",
+                expected="true or false",
+            )
+        sections["strict_scalars"] = item.value
 
 
 def _evaluation(container: Located, sections: dict[str, Any], variant_ids: frozenset[str]) -> None:

@@ -197,6 +197,12 @@ class BenchmarkSpec(SpecModel):
     post_derive: tuple[SerializeAsAny[PostDeriverSpec], ...] = ()
     instrumentation: InstrumentationSpec = Field(default_factory=InstrumentationSpec)
     """Native SDK instrumentors installed for the whole matrix (see :mod:`autobench.core.native`)."""
+    strict_scalars: bool = False
+    """Refuse a factor or case value whose written text YAML reads as a number that loses it
+    (``2.10``, ``007``): a located error at load time instead of a note."""
+    scalar_notes: tuple[str, ...] = Field(default=(), exclude=True)
+    """One note per such value (``strict_scalars`` off), with its file:line:column: runtime-only,
+    shown by ``validate`` and ``run``."""
     instrumentors: tuple[Any, ...] = Field(default=(), exclude=True)
     """Custom :class:`~autobench.abp.Instrumentor` instances: runtime-only, never serialized."""
     base_dir: Path | None = Field(default=None, exclude=True)

@@ -26,7 +26,7 @@ from autobench.core.spec._checks import (
 )
 from autobench.core.spec._errors import SpecError, one_of
 from autobench.core.spec._models import ReportSpec, TaskSpec
-from autobench.core.spec._yaml import Located, kind_of
+from autobench.core.spec._yaml import Located, kind_of, note_reshaped
 from autobench.records import FactorValue, SemanticDefinition, SemanticRegistry, Variant
 
 VARIANT_KEYS = frozenset({"label", "description", "factors"})
@@ -94,18 +94,19 @@ def _factors(item: Located, what: str) -> list[dict[str, Any]]:
     form and may hold only factor keys; wrap a mapping value that has its own ``value`` key as
     ``{value: {...}}``."""
     factors: list[dict[str, Any]] = []
+    note_reshaped(item)
     if isinstance(item.value, list):
         for entry in item.elements():
             expect_mapping(entry, f"a factor of {what}")
             expect_keys(entry, FACTOR_KEYS | {"name"}, f"a factor of {what}")
-            factors.append(dict(entry.value))
+            factors.append(_with_text(dict(entry.value), entry.get("value")))
         return factors
     expect_mapping(item, f"factors of {what}")
     for name, entry in item.items():
         value = entry.value
         if isinstance(value, dict) and "value" in value:
             expect_keys(entry, FACTOR_KEYS, f"factor '{name}' of {what}")
-            factors.append({"name": name, **value})
+            factors.append(_with_text({"name": name, **value}, entry.get("value")))
         elif isinstance(value, dict) and value and set(value) <= FACTOR_KEYS:
             raise SpecError(
                 entry.location,
@@ -113,8 +114,18 @@ def _factors(item: Located, what: str) -> list[dict[str, Any]]:
                 expected="{value, semantic, optimize, description}",
             )
         else:
-            factors.append({"name": name, "value": value})
+            factors.append(_with_text({"name": name, "value": value}, entry))
     return factors
+
+
+def _with_text(factor: dict[str, Any], value: Located | None) -> dict[str, Any]:
+    """``factor`` with ``text``: the written text of a value YAML read as a number that does
+    not give that text back (the record keeps both)."""
+    if value is not None and "text" not in factor:
+        written = value.doc.reshaped.get(id(value.node))
+        if written is not None:
+            factor["text"] = written[0].value
+    return factor
 
 
 def check_target(item: Located) -> str:

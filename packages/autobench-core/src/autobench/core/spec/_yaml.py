@@ -17,7 +17,9 @@ instead.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.reader import ReaderError
 
 from autobench.core.spec._errors import Location, SpecError
-from autobench.records import compose_yaml, construct_yaml
+from autobench.records import compose_input, construct_input
 
 _DUPLICATE_KEY = re.compile(r'found duplicate key "(?P<key>.*?)"(?: with value|$)')
 
@@ -35,13 +37,46 @@ class YamlDocument:
     """One parsed YAML file: ``path`` (as referenced, used in messages), ``data``
     (plain Python) and ``root`` (the composed node, ``None`` for an empty file)."""
 
-    __slots__ = ("_indexes", "data", "path", "root")
+    __slots__ = ("_indexes", "data", "path", "reshaped", "root")
 
-    def __init__(self, path: Path, data: Any, root: Node | None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        data: Any,
+        root: Node | None,
+        reshaped: Sequence[tuple[Node, Any]] = (),
+    ) -> None:
         self.path = path
         self.data = data
         self.root = root
+        self.reshaped = {id(node): (node, value) for node, value in reshaped}
+        """Plain scalars read as numbers whose text the number does not give back, by node id
+        (see :mod:`autobench.records._yaml_input`)."""
         self._indexes: dict[int, dict[str, tuple[Node, Node]]] = {}
+
+    def reshaped_under(self, node: Node | None) -> list[ReshapedScalar]:
+        """The reshaped numbers at or below ``node``, in file order."""
+        if not self.reshaped or node is None:
+            return []
+        found: list[ReshapedScalar] = []
+        seen: set[int] = set()
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            if isinstance(current, ScalarNode):
+                hit = self.reshaped.get(id(current))
+                if hit is not None:
+                    found.append(
+                        ReshapedScalar(node_location(self.path, current), current.value, hit[1])
+                    )
+            elif isinstance(current, MappingNode):
+                stack.extend(item for pair in reversed(current.value) for item in reversed(pair))
+            elif isinstance(current, SequenceNode):
+                stack.extend(reversed(current.value))
+        return found
 
     @property
     def located(self) -> Located:
@@ -58,6 +93,49 @@ class YamlDocument:
                     index[key_node.value] = (key_node, value_node)
             self._indexes[id(node)] = index
         return index
+
+
+class ReshapedScalar:
+    """A number in a file whose written ``text`` its ``value`` does not give back (``007``
+    read as 7), at ``location``; ``str()`` is the note shown to the user."""
+
+    __slots__ = ("location", "text", "value")
+
+    def __init__(self, location: Location, text: str, value: Any) -> None:
+        self.location = location
+        self.text = text
+        self.value = value
+
+    def __str__(self) -> str:
+        return (
+            f"`{self.text}` at {self.location} is read as the number {self.value!r}; "
+            "quote it to keep the text"
+        )
+
+    def __repr__(self) -> str:
+        return f"ReshapedScalar({self.location}, {self.text!r}, {self.value!r})"
+
+
+_NOTES: ContextVar[list[ReshapedScalar] | None] = ContextVar("autobench_spec_notes", default=None)
+
+
+@contextmanager
+def collecting_notes() -> Iterator[list[ReshapedScalar]]:
+    """Collect the :class:`ReshapedScalar` notes :func:`note_reshaped` finds while loading."""
+    notes: list[ReshapedScalar] = []
+    token = _NOTES.set(notes)
+    try:
+        yield notes
+    finally:
+        _NOTES.reset(token)
+
+
+def note_reshaped(item: Located | None) -> None:
+    """Note the reshaped numbers at or below ``item`` (values whose text matters: factors,
+    case data), when a load is :func:`collecting_notes`."""
+    sink = _NOTES.get()
+    if sink is not None and item is not None and item.doc.reshaped:
+        sink.extend(item.doc.reshaped_under(item.node))
 
 
 def node_location(path: Path, node: Node) -> Location:
@@ -188,17 +266,18 @@ def parse_yaml(text: str, path: Path) -> YamlDocument:
     """Parse one YAML document; ``path`` is only used in messages.
 
     The text goes through the one YAML reading path of Autobench
-    (:func:`autobench.records.compose_yaml`, YAML 1.2, the parser and constructor that
-    read records and pricing files too), then the alias checks below. Raises
+    (:func:`autobench.records.compose_input`, YAML 1.2, the parser and constructor that
+    read records and pricing files too, reading as people type: no timestamps, keys and
+    ids kept as text, reshaped numbers remembered), then the alias checks below. Raises
     :class:`SpecError` (located) on syntax errors, duplicate keys, unknown tags,
     undefined or recursive aliases, alias bombs and multi-document streams.
     """
     try:
-        root = compose_yaml(text)
+        root = compose_input(text)
         if root is not None and "*" in text:
             _refuse_recursive_aliases(path, root)
             _refuse_alias_bombs(path, root)
-        data = construct_yaml(root)
+        document = construct_input(root)
     except SpecError:
         raise
     except MarkedYAMLError as exc:
@@ -213,7 +292,7 @@ def parse_yaml(text: str, path: Path) -> YamlDocument:
         raise SpecError(
             Location(path, 1, 1), f"could not parse YAML: {type(exc).__name__}: {exc}"
         ) from None
-    return YamlDocument(path, data, root)
+    return YamlDocument(path, document.data, root, document.reshaped)
 
 
 def read_yaml(file: Path, display: Path, *, referenced_at: Location | None = None) -> YamlDocument:

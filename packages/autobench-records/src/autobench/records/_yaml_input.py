@@ -1,0 +1,194 @@
+"""Reading the YAML people type (specs, datasets, pricing files): the text they wrote stays.
+
+The same parser and constructor as records (:mod:`autobench.records._yaml`), with three
+differences, each because a person typed the file:
+
+- **No timestamps.** YAML 1.2's core schema has no timestamp type, so an unquoted
+  ``2024-02-01`` is the string written; a date meant as a date says so with the explicit
+  tag ``!!timestamp 2024-02-01``.
+- **Keys and ids are text.** A plain mapping key, and the plain value of an ``id`` key, are
+  the characters written (``007:`` and ``id: 007`` are ``"007"``, never the integer 7):
+  they name things, and a name is what was typed.
+- **Numbers that lose their text are remembered.** A plain scalar the core schema reads
+  as a number whose canonical text differs from what was written (``007`` is 7, ``2.10``
+  is 2.1, ``1e3`` is 1000.0, ``0o17`` is 15, ``1_000`` is 1000, ``.5`` is 0.5) keeps its
+  number, as YAML 1.2 says, and is listed in :attr:`InputDocument.reshaped` with its node,
+  so a caller can tell the user (and keep the text) where the text matters.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ruamel.yaml.composer import Composer
+from ruamel.yaml.constructor import ConstructorError
+from ruamel.yaml.cyaml import CEmitter, CParser
+from ruamel.yaml.nodes import MappingNode, ScalarNode
+from ruamel.yaml.parser import Parser
+from ruamel.yaml.reader import Reader
+from ruamel.yaml.scanner import Scanner
+
+from autobench.records._yaml import (
+    _BOOL,
+    _FLOAT,
+    _INT,
+    _MAP,
+    _MERGE,
+    _Builder,
+    _Constructor,
+    _float_text,
+    _PureLoader,
+    _Representer,
+    _Resolver,
+    compose_with,
+    load_document,
+    render_sections,
+)
+
+TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+
+
+class _InputResolver(_Resolver):
+    """The core-schema resolver without the timestamp type."""
+
+    _implicit = None
+    _dropped = frozenset({TIMESTAMP_TAG})
+
+
+class _InputDumper(CEmitter, _Representer, _InputResolver):
+    """The record dumper, resolving as :func:`compose_input` reads: a date gets its explicit
+    ``!!timestamp`` tag, a string that looks like a date is written plain."""
+
+    def __init__(self, stream: Any) -> None:
+        CEmitter.__init__(self, stream, width=1 << 30, allow_unicode=True)
+        self._emitter = self._serializer = self._representer = self
+        _Representer.__init__(self, default_flow_style=False)
+        _InputResolver.__init__(self, loadumper=self)
+
+
+class _InputLoader(CParser, _Constructor, _InputResolver):
+    def __init__(self, stream: Any) -> None:
+        CParser.__init__(self, stream)
+        self._parser = self._composer = self
+        _Constructor.__init__(self, loader=self)
+        _InputResolver.__init__(self, loadumper=self)
+
+
+class _InputPureLoader(Reader, Scanner, Parser, Composer, _Constructor, _InputResolver):
+    __init__ = _PureLoader.__init__
+    processing_version = (1, 2)
+
+
+_TEXT_TAGS = (_INT, _FLOAT, _BOOL)
+
+
+def _canonical(value: Any) -> str:
+    return _float_text(value) if type(value) is float else str(value)
+
+
+class _InputBuilder(_Builder):
+    """The constructor's fast building, with keys and ids kept as text and reshaped
+    numbers remembered (see the module docstring)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reshaped: list[tuple[Any, Any]] = []
+
+    def _build(self, node: Any) -> Any:
+        if type(node) is ScalarNode:
+            value = super()._build(node)
+            kind = type(value)
+            if (
+                (kind is int or kind is float)
+                and not node.style
+                and _canonical(value) != node.value
+            ):
+                self.reshaped.append((node, value))
+            return value
+        if node.ctag is _MAP and type(node) is MappingNode:
+            result: dict[Any, Any] = {}
+            for key_node, value_node in node.value:
+                if key_node.ctag is _MERGE:
+                    return self._slow(node)
+                key: Any = _text(key_node)
+                if key is None:
+                    key = self._build(key_node)
+                    if isinstance(key, list):
+                        key = tuple(key)
+                try:
+                    duplicate = key in result
+                except TypeError:
+                    raise ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        "found an unhashable key",
+                        key_node.start_mark,
+                    ) from None
+                if duplicate:
+                    raise ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        f'found duplicate key "{key}"',
+                        key_node.start_mark,
+                    )
+                value = _text(value_node) if key == "id" else None
+                result[key] = self._build(value_node) if value is None else value
+            return result
+        return super()._build(node)
+
+
+def _text(node: Any) -> str | None:
+    """The written text of a plain scalar the core schema reads as a number or a boolean;
+    ``None`` for anything else (which is built as usual)."""
+    if type(node) is ScalarNode and not node.style and node.ctag in _TEXT_TAGS:
+        text: str = node.value
+        return text
+    return None
+
+
+class InputDocument:
+    """One document people typed: ``root`` (the node tree, ``None`` when empty), ``data``
+    (plain values) and ``reshaped`` (``[(node, number)]``: the plain scalars read as
+    numbers whose canonical text differs from the written ``node.value``, in file order)."""
+
+    __slots__ = ("data", "reshaped", "root")
+
+    def __init__(self, root: Any, data: Any, reshaped: list[tuple[Any, Any]]) -> None:
+        self.root = root
+        self.data = data
+        self.reshaped = reshaped
+
+
+def compose_input(text: str) -> Any:
+    """:func:`~autobench.records.compose_yaml` for a file people typed: the same parsers,
+    a resolver without timestamps. Raises what ``compose_yaml`` raises."""
+    return compose_with(text, _InputLoader, _InputPureLoader)
+
+
+def construct_input(root: Any) -> InputDocument:
+    """The :class:`InputDocument` of a node tree from :func:`compose_input`. Raises
+    ``ruamel.yaml``'s ``ConstructorError`` (located) for a duplicate key or an unknown tag."""
+    if root is None:
+        return InputDocument(None, None, [])
+    builder = _InputBuilder()
+    data = builder.construct_document(root)
+    return InputDocument(root, data, builder.reshaped)
+
+
+def load_input(text: str, *, source: Any = None) -> Any:
+    """The plain data of a file people typed (a pricing file, say): :func:`construct_input`
+    of :func:`compose_input`. Raises :class:`~autobench.records.RecordFormatError` naming
+    ``source`` (with line:column when located), as :func:`~autobench.records.load_document`
+    does."""
+    return load_document(text, source=source, compose=compose_input, construct=_input_data)
+
+
+def _input_data(root: Any) -> Any:
+    return construct_input(root).data
+
+
+def render_input_sections(sections: dict[str, Any]) -> str:
+    """:func:`~autobench.records.render_sections` for a file people will read back with
+    :func:`compose_input` (an exported spec): the same text, but dates carry ``!!timestamp``
+    so they stay dates there."""
+    return render_sections(sections, dumper=_InputDumper)
