@@ -218,6 +218,8 @@ class _Constructor(SafeConstructor):
         tag = node.ctag
         if type(node) is ScalarNode:
             if tag is _STR:
+                if node.style == '"' and _SURROGATE.search(node.value):
+                    return _paired(node.value)
                 return node.value
             scalar = _plain_scalar(tag, node.value)
             if scalar is not _UNKNOWN:
@@ -274,8 +276,6 @@ class _Resolver(Resolver):
         super().__init__(loadumper=loadumper if loadumper is not None else loader)
 
     _implicit: dict[str, tuple[tuple[Any, re.Pattern[str]], ...]] | None = None
-    _dropped: frozenset[str] = frozenset()
-    """Tags this resolver never gives a plain scalar (a subclass's choice)."""
 
     def _implicit_table(self) -> dict[str, tuple[tuple[Any, re.Pattern[str]], ...]]:
         # ruamel keeps its patterns behind lazy proxies whose every attribute access costs a
@@ -284,9 +284,7 @@ class _Resolver(Resolver):
         if table is None:
             table = {
                 first: tuple(
-                    (_tag(tag), re.compile(regexp.pattern, regexp.flags))
-                    for tag, regexp in entries
-                    if str(tag) not in self._dropped
+                    (_tag(tag), re.compile(regexp.pattern, regexp.flags)) for tag, regexp in entries
                 )
                 for first, entries in self.yaml_implicit_resolvers.items()
             }
@@ -308,6 +306,15 @@ class _Resolver(Resolver):
 
 
 _MERGE = _tag("tag:yaml.org,2002:merge")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _paired(text: str) -> str:
+    """``text`` with each pair of surrogate escapes (``"\\ud83d\\ude00"``, as JSON writes a
+    character outside the BMP) joined into its character; a lone surrogate stays."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
+
+
 _UNKNOWN = object()
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}

@@ -3,9 +3,9 @@
 The same parser and constructor as records (:mod:`autobench.records._yaml`), with three
 differences, each because a person typed the file:
 
-- **No timestamps.** YAML 1.2's core schema has no timestamp type, so an unquoted
-  ``2024-02-01`` is the string written; a date meant as a date says so with the explicit
-  tag ``!!timestamp 2024-02-01``.
+- **The core schema, exactly.** YAML 1.2's core schema has no timestamp type, so an
+  unquoted ``2024-02-01`` is the string written (a date meant as a date says so with the
+  explicit tag ``!!timestamp 2024-02-01``), and ``1_000`` or ``0b101`` are strings too.
 - **Keys and ids are text.** A plain mapping key, and the plain value of an ``id`` key, are
   the characters written (``007:`` and ``id: 007`` are ``"007"``, never the integer 7):
   they name things, and a name is what was typed.
@@ -18,6 +18,7 @@ differences, each because a person typed the file:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ruamel.yaml.composer import Composer
@@ -34,6 +35,7 @@ from autobench.records._yaml import (
     _INT,
     _MAP,
     _MERGE,
+    _NULL,
     _Builder,
     _Constructor,
     _float_text,
@@ -45,14 +47,39 @@ from autobench.records._yaml import (
     render_sections,
 )
 
-TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+_CORE_SCHEMA: tuple[tuple[Any, str, str], ...] = (
+    (_NULL, r"^(?:~|null|Null|NULL|)$", "~nN"),
+    (_BOOL, r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    (_INT, r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
+    (
+        _FLOAT,
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        "-+.0123456789",
+    ),
+    (_MERGE, r"^<<$", "<"),
+)
+"""The YAML 1.2 core schema's implicit types, exactly (YAML 1.2.2, section 10.3.2): no
+timestamps, no ``1_000``, no ``0b1``; the empty plain scalar is null. The merge key ``<<``
+(a YAML 1.1 type most tools keep) still merges."""
 
 
 class _InputResolver(_Resolver):
-    """The core-schema resolver without the timestamp type."""
+    """The YAML 1.2 core-schema resolver, exactly (:data:`_CORE_SCHEMA`)."""
 
-    _implicit = None
-    _dropped = frozenset({TIMESTAMP_TAG})
+    _implicit: dict[str, tuple[tuple[Any, re.Pattern[str]], ...]] | None = None
+
+    def _implicit_table(self) -> dict[str, tuple[tuple[Any, re.Pattern[str]], ...]]:
+        table = _InputResolver._implicit
+        if table is None:
+            entries: dict[str, list[tuple[Any, re.Pattern[str]]]] = {}
+            for tag, pattern, firsts in _CORE_SCHEMA:
+                compiled = re.compile(pattern)
+                for first in (*firsts, ""):
+                    entries.setdefault(first, []).append((tag, compiled))
+            table = {first: tuple(found) for first, found in entries.items()}
+            _InputResolver._implicit = table
+        return table
 
 
 class _InputDumper(CEmitter, _Representer, _InputResolver):
