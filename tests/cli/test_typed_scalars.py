@@ -223,3 +223,44 @@ def test_any_string_factor_reaches_the_task_and_the_record_unchanged(
     replayed: Any = replay_experiment(record).runs[0]
     assert replayed.output == {"seen": value}
     assert replayed.variant.factors[0].value == value
+
+
+@pytest.mark.parametrize(
+    ("written", "value", "noted"),
+    [
+        ("2.10", 2.1, True),  # trailing fractional zero
+        ("007", 7, True),  # leading zeros
+        ("0777", 777, True),  # a YAML 1.1 octal is a decimal in 1.2
+        ("0o17", 15, True),  # a YAML 1.2 octal
+        ("0x1F", 31, True),
+        ("1e3", 1000.0, True),  # an exponent
+        ("+5", 5, True),
+        (".5", 0.5, True),
+        ("1.5", 1.5, False),  # the number's own text: nothing to say
+        ("42", 42, False),
+        ("1_000", "1_000", False),  # not a YAML 1.2 number: the text
+        ("1:30", "1:30", False),  # YAML 1.1 sexagesimal: the text in 1.2
+        ("2024-02-01", "2024-02-01", False),  # YAML 1.2 has no timestamps
+        ("2024-02-01T10:00:00Z", "2024-02-01T10:00:00Z", False),
+        ("yes", "yes", False),  # a YAML 1.1 boolean is a string in 1.2
+    ],
+)
+def test_each_shape_in_a_factor_and_in_case_data(
+    tmp_path: Path, written: str, value: Any, noted: bool
+) -> None:
+    (tmp_path / "autobench.yaml").write_text(
+        "benchmark:\n  shapes:\n"
+        f"    cases: [{{id: c1, input: {{x: {written}}}}}]\n"
+        "    run: {python: 'task:run'}\n"
+        f"    variants:\n      v1: {{factors: {{x: {written}}}}}\n"
+    )
+    spec = load_benchmark_spec(tmp_path / "autobench.yaml")
+    factor = spec.variants[0].factors[0]
+    case_value = spec.dataset.cases[0].input["x"]
+    assert (factor.value, case_value) == (value, value)
+    assert type(factor.value) is type(value) and type(case_value) is type(value)
+    assert factor.text == (written if noted else None)
+    assert len(spec.scalar_notes) == (2 if noted else 0)
+    if noted:
+        assert spec.scalar_notes[0].startswith(f"`{written}` at ")
+        assert "autobench.yaml:3:" in spec.scalar_notes[0]
