@@ -50,6 +50,7 @@ from autobench.records._evidence import (
     ScoreRecord,
     Variant,
     factors_from_mapping,
+    trusted_observation,
 )
 from autobench.records._extract_signals import SignalExtractor
 from autobench.records._extract_spans import SpanExtractor
@@ -323,6 +324,7 @@ __all__ = [
     "trace_from_yaml",
     "trace_to_observations",
     "trace_to_yaml",
+    "trusted_observation",
     "unit_dimension",
     "upgrade_run_body",
     "upgrade_trace_document",

@@ -10,14 +10,14 @@ context of the current asyncio task or worker thread is kept on a
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
 from autobench.abp import SpanKind, TraceCollector, active_span
 from autobench.core.runtime._evidence import EvidenceBuffer
 from autobench.core.runtime._recorder import EvidenceRecorder
-from autobench.core.runtime._span import DurationMetricSpec, Span, open_span
+from autobench.core.runtime._span import DurationMetricSpec, SpanBlock
 from autobench.core.tracking import TrackingRegistry, track
 from autobench.records import AssetBinding, Case, Variant
 
@@ -106,24 +106,24 @@ class RunContext(EvidenceRecorder):
         usage: Mapping[str, Any] | None = None,
         tags: Mapping[str, str] | None = None,
         duration_metric: DurationMetricSpec | Mapping[str, Any] | None = None,
-    ) -> AbstractContextManager[Span]:
+    ) -> SpanBlock:
         """Open a timed span (synchronous context manager, usable in async tasks too).
 
         The span's parent is the span active in the calling task; ``kind`` is
         any string (:class:`SpanKind` lists the standard ones). ``duration_metric``
         (a :class:`DurationMetricSpec` or a mapping of its fields, ``{"name": ...}``)
-        records the span's duration as a metric. See :func:`open_span` for how it ends.
+        records the span's duration as a metric. See :class:`SpanBlock` for how it ends.
         """
-        return open_span(
+        return SpanBlock(
             self._collector,
             self._evidence,
             name,
-            kind=kind,
-            input=input,
-            attributes=attributes,
-            usage=usage,
-            tags=tags,
-            duration_metric=duration_metric,
+            kind,
+            input,
+            attributes,
+            usage,
+            tags,
+            duration_metric,
         )
 
     def attach_tracked_asset(

@@ -54,6 +54,10 @@ class EvidenceRecorder:
     ) -> Observation:
         """Record a metric observation. ``direction``/``role`` take the enum or its value;
         an unknown value raises ``ValueError``."""
+        if not tags:
+            return self._evidence.add_metric(
+                name, value, self._link_span_id(), semantic_type, unit, direction, role
+            )
         return self._evidence.add_observation(
             name,
             value,
@@ -63,7 +67,7 @@ class EvidenceRecorder:
             unit=unit,
             direction=direction,
             role=role,
-            tags=dict(tags) if tags else None,
+            tags=dict(tags),
         )
 
     def metrics(

@@ -11,12 +11,12 @@ body raises; the exception then propagates unchanged).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Any
 
-from autobench.abp import ActiveSpan, SpanStatus, TraceCollector, start_span
+from autobench.abp import MANUAL_SCOPE, ActiveSpan, SpanScope, SpanStatus, TraceCollector
 from autobench.core.runtime._evidence import EvidenceBuffer
 from autobench.core.runtime._recorder import EvidenceRecorder
 from autobench.records import Direction, Observation, ObservationKind, ObservationRole, Semantic
@@ -138,44 +138,71 @@ class Span(EvidenceRecorder):
         return self.factor_observation(name, value, semantic_type=semantic_type)
 
 
-@contextmanager
-def open_span(
-    collector: TraceCollector,
-    evidence: EvidenceBuffer,
-    name: str,
-    *,
-    kind: str,
-    input: Any,
-    attributes: Mapping[str, Any] | None,
-    usage: Mapping[str, Any] | None,
-    tags: Mapping[str, str] | None,
-    duration_metric: DurationMetricSpec | Mapping[str, Any] | None,
-) -> Iterator[Span]:
-    """Open an ABP span under the task's active span and yield its :class:`Span` handle.
+class SpanBlock:
+    """What ``ctx.span(...)`` returns: entering it opens an ABP span under the task's active
+    span and gives its :class:`Span` handle; leaving it ends the span.
 
-    On exit the span is ended with status ``ok``, ``error`` or ``cancelled``
-    (for :class:`asyncio.CancelledError`); the exception, if any, propagates.
-    ``duration_metric`` is a :class:`DurationMetricSpec` or a mapping of its fields.
+    The span ends with status ``ok``, ``error`` or ``cancelled`` (for
+    :class:`asyncio.CancelledError`) and the exception, if any, propagates unchanged.
+    ``duration_metric`` is a :class:`DurationMetricSpec` or a mapping of its fields. A class
+    rather than a generator-based context manager: it is on the path of every span.
+    Single use.
     """
-    duration_metric = DurationMetricSpec.of(duration_metric)
-    with start_span(
-        name, kind=kind, input=input, attributes=attributes, tags=tags, collector=collector
-    ) as active:
-        if usage:
-            active.set_usage(usage)
-        handle = Span(active, evidence)
-        try:
-            yield handle
-        except BaseException as exc:
-            evidence.note_exception_span(exc, active.id)
+
+    __slots__ = ("_duration", "_evidence", "_handle", "_scope", "_usage")
+
+    def __init__(
+        self,
+        collector: TraceCollector,
+        evidence: EvidenceBuffer,
+        name: str,
+        kind: str,
+        input: Any,
+        attributes: Mapping[str, Any] | None,
+        usage: Mapping[str, Any] | None,
+        tags: Mapping[str, str] | None,
+        duration_metric: DurationMetricSpec | Mapping[str, Any] | None,
+    ) -> None:
+        self._scope = SpanScope(name, kind, MANUAL_SCOPE, input, attributes, tags, collector)
+        self._evidence = evidence
+        self._usage = usage
+        self._duration = None if duration_metric is None else DurationMetricSpec.of(duration_metric)
+        self._handle: Span | None = None
+
+    def __enter__(self) -> Span:
+        active = self._scope.__enter__()
+        if self._usage:
+            active.set_usage(self._usage)
+        handle = self._handle = Span(active, self._evidence)
+        return handle
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        handle = self._handle
+        if handle is None:
+            return
+        active = handle._active
+        if exc is not None:
+            self._evidence.note_exception_span(exc, active.id)
+        spec = self._duration
+        if spec is not None:  # end it here for the duration; the scope's end is then a no-op
             status = (
-                SpanStatus.CANCELLED
+                SpanStatus.OK
+                if exc is None
+                else SpanStatus.CANCELLED
                 if isinstance(exc, asyncio.CancelledError)
                 else SpanStatus.ERROR
             )
-            _record_duration(evidence, active, active.end(status, exc), duration_metric)
-            raise
-        _record_duration(evidence, active, active.end(SpanStatus.OK), duration_metric)
+            try:
+                _record_duration(self._evidence, active, active.end(status, exc), spec)
+            finally:
+                self._scope.__exit__(exc_type, exc, traceback)
+            return
+        self._scope.__exit__(exc_type, exc, traceback)
 
 
 def _record_duration(
