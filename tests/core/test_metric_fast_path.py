@@ -1,0 +1,79 @@
+"""The per-metric path stores what the validated path would: same fields, same record text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autobench.core.runtime._evidence import EvidenceBuffer
+from autobench.records import Direction, ObservationKind, ObservationRole
+from autobench.records._yaml import dump_document
+
+_VALUES = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.text(max_size=40)
+    | st.lists(st.integers(), max_size=3)
+    | st.dictionaries(st.text(max_size=5), st.integers(), max_size=3)
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    name=st.text(min_size=1, max_size=12),
+    value=_VALUES,
+    semantic_type=st.none() | st.sampled_from(["time.latency", "quality.score"]),
+    unit=st.none() | st.sampled_from(["s", "ms", "tokens"]),
+    direction=st.none() | st.sampled_from([*Direction, "maximize"]),
+    role=st.none() | st.sampled_from([*ObservationRole, "objective"]),
+    span_id=st.none() | st.just("0123456789abcdef"),
+)
+def test_the_fast_metric_equals_the_validated_one(
+    name: str,
+    value: Any,
+    semantic_type: str | None,
+    unit: str | None,
+    direction: Any,
+    role: Any,
+    span_id: str | None,
+) -> None:
+    fast = EvidenceBuffer("c1", "v1").add_metric(
+        name, value, span_id, semantic_type, unit, direction, role
+    )
+    checked = EvidenceBuffer("c1", "v1").add_observation(
+        name,
+        value,
+        kind=ObservationKind.METRIC,
+        span_id=span_id,
+        semantic_type=semantic_type,
+        unit=unit,
+        direction=direction,
+        role=role,
+    )
+    assert fast == checked
+    assert fast.model_dump(mode="json") == checked.model_dump(mode="json")
+    assert dump_document(fast.model_dump(mode="json")) == dump_document(
+        checked.model_dump(mode="json")
+    )
+    assert fast.model_fields_set == checked.model_fields_set | fast.model_fields_set
+
+
+def test_arguments_of_other_types_take_the_validated_path() -> None:
+    buffer = EvidenceBuffer("c1", "v1")
+    assert buffer.add_metric(7, 1, None).name == "7"  # type: ignore[arg-type]
+    try:
+        buffer.add_metric("m", 1, None, unit=5)  # type: ignore[arg-type]
+    except ValueError as exc:
+        assert "unit" in str(exc)
+    else:
+        raise AssertionError("a non-string unit must be refused")
+    try:
+        buffer.add_metric("m", 1, None, direction="sideways")
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("an unknown direction must be refused")
