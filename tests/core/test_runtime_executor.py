@@ -281,5 +281,6 @@ def test_collect_source_files_and_environment(tmp_path: Path) -> None:
     assert list(files) == ["autobench.yaml", f"{name}.py"]
     assert files["autobench.yaml"] == hashlib.sha256(spec_file.read_bytes()).hexdigest()
     environment = capture_environment()
-    assert {"python", "implementation", "platform", "packages", "cwd"} <= set(environment)
+    assert {"python", "implementation", "platform", "packages"} <= set(environment)
+    assert "cwd" not in environment  # no spec directory: no working directory is recorded
     assert environment["packages"]["autobench-core"] == "0.1.0"

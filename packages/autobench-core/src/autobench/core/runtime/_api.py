@@ -125,7 +125,7 @@ async def run_benchmark_spec(
             experiment_id=experiment_id,
             started_at=datetime.now(UTC),
             files=files,
-            environment=capture_environment(),
+            environment=capture_environment(spec.base_dir),
         )
         if sink is not None:
             sink.start(experiment)
@@ -182,6 +182,7 @@ async def run_benchmark_spec(
             derivers=derivers,
             capture=DEFAULT_CAPTURE_POLICY if capture is None else capture,
             diagnostics=session.diagnostics(),
+            base_dir=spec.base_dir,
         )
         executor = MatrixExecutor(
             setup, to_run, concurrency_limit=concurrency_limit, sink=sink, progress=progress

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import platform
 import socket
 import sys
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from autobench.core.distributions import DISTRIBUTIONS
+from autobench.core.runtime._portable import portable_path
 from autobench.core.runtime._tasks import task_module_file
 from autobench.core.spec import BenchmarkSpec, load_benchmark_spec
 
@@ -44,17 +44,28 @@ def _static_environment() -> dict[str, Any]:
     }
 
 
-def capture_environment() -> dict[str, Any]:
+def capture_environment(base_dir: Path | None = None) -> dict[str, Any]:
     """A small description of where the experiment runs.
 
     Keys: ``python`` (version), ``implementation`` (``cpython``...),
     ``platform``, ``machine``, ``hostname`` (``None`` when unavailable),
     ``packages`` (``{distribution: version}`` of the installed Autobench
-    distributions) and ``cwd``.
+    distributions), and ``cwd`` only when the working directory lies inside
+    ``base_dir`` (the spec's directory): then relative to it (posix form,
+    ``.`` for the directory itself). No absolute path of the machine is kept,
+    so a record directory reads the same anywhere. Records written before this
+    rule may hold an absolute ``cwd``; readers take it as they take any other
+    environment entry.
     """
     environment = dict(_static_environment())
     environment["packages"] = dict(environment["packages"])
-    environment["cwd"] = os.getcwd()
+    if base_dir is not None:
+        try:
+            relative = Path.cwd().resolve().relative_to(Path(base_dir).resolve())
+        except (OSError, ValueError):
+            pass
+        else:
+            environment["cwd"] = relative.as_posix()
     return environment
 
 
@@ -67,15 +78,6 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _display_path(path: Path, base_dir: Path | None) -> str:
-    if base_dir is not None:
-        try:
-            return path.resolve().relative_to(base_dir.resolve()).as_posix()
-        except ValueError:
-            pass
-    return path.resolve().as_posix()
-
-
 def collect_benchmark_source_files(
     spec: BenchmarkSpec | str | Path, *, spec_path: Path | str | None = None
 ) -> dict[str, str]:
@@ -86,8 +88,9 @@ def collect_benchmark_source_files(
     ``spec`` is a loaded spec or the path of a spec file (loaded with
     ``load_benchmark_spec``, which raises ``SpecError``). ``spec_path`` adds a
     spec file a Python-built spec did not record. Paths are relative to
-    ``spec.base_dir`` when they lie under it (posix form), absolute otherwise;
-    missing files are skipped.
+    ``spec.base_dir`` (posix form, with ``..`` for a file beside it), or a
+    placeholder path such as ``<site-packages>/...`` for a module of the
+    interpreter (see ``_portable``); missing files are skipped.
     """
     if not isinstance(spec, BenchmarkSpec):
         spec_path = Path(spec)
@@ -102,5 +105,5 @@ def collect_benchmark_source_files(
         if not path.is_absolute() and spec.base_dir is not None:
             path = spec.base_dir / path
         if path.is_file():
-            hashes.setdefault(_display_path(path, spec.base_dir), file_sha256(path))
+            hashes.setdefault(portable_path(path, spec.base_dir), file_sha256(path))
     return hashes

@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from autobench.abp import (
@@ -50,6 +51,7 @@ from autobench.core.runtime._context import RunContext, bind_run_context
 from autobench.core.runtime._derive import derive_run
 from autobench.core.runtime._evidence import EvidenceBuffer, error_record
 from autobench.core.runtime._policies import policy_observations
+from autobench.core.runtime._portable import portable_evidence
 from autobench.core.runtime._scoring import ScoringResult, score_run, score_run_inline
 from autobench.core.runtime._status import decide_outcome
 from autobench.core.scoring import ScorerSpec, ScoringCall
@@ -96,6 +98,9 @@ class RunSetup:
     diagnostics: tuple[tuple[str, Any, str], ...] = ()
     """``(name, value, reason)`` of diagnostics every run records when it starts (for
     example ``instrumentation.skipped`` for an integration that could not be installed)."""
+    base_dir: Path | None = None
+    """The spec's directory: recorded error tracebacks name its files relative to it
+    (``_portable``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,6 +353,7 @@ def _finish(
         duration=(time.perf_counter_ns() - run.started) / 1e9,
         accounting=ACCOUNTING_VERSION,
     )
+    errors, scores, trace = portable_evidence(evidence.errors, scores, run.trace, setup.base_dir)
     record = RunRecord(
         run=info,
         case=planned.case,
@@ -355,9 +361,9 @@ def _finish(
         output=run.output,
         scores=scores,
         observations=run.observations,
-        trace=run.trace,
+        trace=trace,
         artifacts=tuple(evidence.artifacts),
-        errors=tuple(evidence.errors),
+        errors=errors,
         asset_versions=dict(evidence.assets),
     )
     return RunOutput(record=record, payloads=evidence.payloads)

@@ -1,0 +1,158 @@
+"""Paths of the writing machine, rewritten before they reach a record.
+
+A record directory must read the same on any machine, so the text Autobench records about
+files (error tracebacks and messages, source file keys) names them relative to a place every
+reader can interpret:
+
+* a file under the spec's directory (``base_dir``): its path relative to that directory
+  (``File "task.py"``);
+* a file of the interpreter: ``<autobench>/...`` (Autobench's own packages),
+  ``<site-packages>/...`` (installed distributions), ``<stdlib>/...`` (the standard
+  library) and ``<python>/...`` (anything else under the interpreter's prefixes);
+* otherwise ``~/...`` under the home directory and ``<tmp>/...`` under the temporary
+  directory.
+
+The most specific place wins: a virtual environment inside the spec's directory still gives
+``<site-packages>/...``. A run's errors, score errors and span error messages are rewritten
+when its record is made; a run without any rewrites nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import re
+import site
+import sys
+import sysconfig
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import autobench
+from autobench.abp import Trace
+from autobench.records import ErrorRecord, ScoreRecord
+
+_SEPARATORS = "/\\" if os.sep == "\\" else "/"
+
+
+@functools.cache
+def _interpreter_places() -> tuple[tuple[str, str], ...]:
+    """``(directory, placeholder)`` of the interpreter's own file trees."""
+    places: list[tuple[str, str]] = [(path, "<autobench>") for path in autobench.__path__]
+    paths = sysconfig.get_paths()
+    packages = [paths.get("purelib"), paths.get("platlib"), *site.getsitepackages()]
+    user_site = site.getusersitepackages()
+    packages.append(user_site if isinstance(user_site, str) else None)
+    places += [(path, "<site-packages>") for path in packages if path]
+    places += [(paths[key], "<stdlib>") for key in ("stdlib", "platstdlib") if paths.get(key)]
+    prefixes = (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)
+    places += [(prefix, "<python>") for prefix in prefixes]
+    return tuple(places)
+
+
+def _spellings(directory: str | Path) -> set[str]:
+    """The ways ``directory`` may be written: as given (made absolute) and with links resolved."""
+    path = Path(directory)
+    found = {os.path.abspath(path)}
+    with contextlib.suppress(OSError):
+        found.add(str(path.resolve()))
+    return {name.rstrip(_SEPARATORS) for name in found if len(name.rstrip(_SEPARATORS)) > 1}
+
+
+def _places(base_dir: Path | None) -> list[tuple[str, str]]:
+    """Every ``(directory, replacement)``, the longest directory first. The spec's
+    directory is replaced by nothing (its files become relative paths)."""
+    places: list[tuple[str, str]] = []
+    if base_dir is not None:
+        places += [(name, "") for name in _spellings(base_dir)]
+    for directory, placeholder in _interpreter_places():
+        places += [(name, placeholder) for name in _spellings(directory)]
+    places += [(name, "~") for name in _spellings(Path.home())]
+    places += [(name, "<tmp>") for name in _spellings(tempfile.gettempdir())]
+    chosen: dict[str, str] = {}
+    for directory, replacement in places:
+        chosen.setdefault(directory, replacement)
+    return sorted(chosen.items(), key=lambda item: len(item[0]), reverse=True)
+
+
+def portable_text(text: str, base_dir: Path | None) -> str:
+    """``text`` (a traceback, a message) with every path of this machine rewritten as the
+    module docstring describes."""
+    places = _places(base_dir)
+    pattern = re.compile(
+        "|".join(
+            f"(?<![\\w.\\-])({re.escape(directory)})(?:([{re.escape(_SEPARATORS)}])|(?![\\w.\\-]))"
+            for directory, _ in places
+        )
+    )
+
+    def replace(match: re.Match[str]) -> str:
+        groups = match.groups()  # (directory, separator) of each place, in order
+        index = next(i for i in range(0, len(groups), 2) if groups[i] is not None)
+        replacement, separator = places[index // 2][1], groups[index + 1]
+        if replacement == "":
+            return "" if separator else "."
+        return replacement + ("/" if separator else "")
+
+    return pattern.sub(replace, text)
+
+
+def portable_path(path: Path, base_dir: Path | None) -> str:
+    """One file's path as a record names it (posix form): relative to ``base_dir`` when
+    under it, a placeholder path for the interpreter's files, else relative to
+    ``base_dir`` with ``..``, else as :func:`portable_text` writes it."""
+    absolute = Path(os.path.abspath(path))
+    text = portable_text(str(absolute), base_dir)
+    if text != str(absolute) and not text.startswith(("~", "<tmp>")):
+        return text.replace(os.sep, "/")
+    if base_dir is not None:
+        try:
+            return Path(os.path.relpath(absolute.resolve(), Path(base_dir).resolve())).as_posix()
+        except ValueError:  # another drive
+            pass
+    return text.replace(os.sep, "/")
+
+
+def portable_evidence(
+    errors: Sequence[ErrorRecord],
+    scores: Sequence[ScoreRecord],
+    trace: Trace | None,
+    base_dir: Path | None,
+) -> tuple[tuple[ErrorRecord, ...], tuple[ScoreRecord, ...], Trace | None]:
+    """A run's errors (messages and tracebacks), score errors and span error messages, made
+    portable (:func:`portable_text`). A run with none of them is returned as it is."""
+    failed_spans = trace is not None and any(span.error for span in trace.spans)
+    if not errors and not failed_spans and not any(score.error for score in scores):
+        return tuple(errors), tuple(scores), trace
+
+    def text(value: str) -> str:
+        return portable_text(value, base_dir)
+
+    errors = tuple(
+        error.model_copy(
+            update={
+                "message": text(error.message),
+                "traceback": None if error.traceback is None else text(error.traceback),
+            }
+        )
+        for error in errors
+    )
+    scores = tuple(
+        score if score.error is None else score.model_copy(update={"error": text(score.error)})
+        for score in scores
+    )
+    if trace is not None and failed_spans:
+        spans = tuple(
+            span
+            if span.error is None
+            else span.model_copy(
+                update={
+                    "error": span.error.model_copy(update={"message": text(span.error.message)})
+                }
+            )
+            for span in trace.spans
+        )
+        trace = trace.model_copy(update={"spans": spans})
+    return errors, scores, trace

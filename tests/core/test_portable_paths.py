@@ -1,0 +1,57 @@
+"""How a record names a file of the writing machine: relative to the spec's directory, or by a
+placeholder for the interpreter's own trees, never by its absolute path."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pydantic
+import pytest
+
+from autobench.core.runtime import collect_benchmark_source_files
+from autobench.core.runtime._portable import portable_path, portable_text
+from autobench.core.spec import load_benchmark_spec
+
+
+def test_files_of_the_interpreter_get_placeholders_and_others_a_relative_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    base = tmp_path / "home" / "bench"
+    assert portable_path(base / "tasks" / "t.py", base) == "tasks/t.py"
+    assert portable_path(tmp_path / "home" / "lib" / "m.py", base) == "../lib/m.py"
+    assert portable_path(Path(json.__file__), base) == "<stdlib>/json/__init__.py"
+    assert portable_path(Path(pydantic.__file__), base) == "<site-packages>/pydantic/__init__.py"
+
+
+def test_text_keeps_names_that_only_begin_like_the_spec_directory(tmp_path: Path) -> None:
+    base = tmp_path / "bench"
+    text = f'File "{base}/t.py" / {base}x/t.py / {base}'
+    first, second, third = portable_text(text, base).split(" / ")
+    assert (first, third) == ('File "t.py"', ".")
+    assert second.endswith("benchx/t.py") and second != "x/t.py"
+
+
+def test_a_task_module_beside_the_spec_directory_is_keyed_relative_to_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "beside_task.py").write_text("def run(ctx, case):\n    return {}\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "lib"))
+    (tmp_path / "bench").mkdir()
+    spec_file = tmp_path / "bench" / "autobench.yaml"
+    spec_file.write_text(
+        textwrap.dedent(
+            """\
+            benchmark:
+              b:
+                cases: [{id: c1}]
+                run: {python: "beside_task:run"}
+                variants: {v1: {}}
+            """
+        )
+    )
+    files = collect_benchmark_source_files(load_benchmark_spec(spec_file), spec_path=spec_file)
+    assert list(files) == ["autobench.yaml", "../lib/beside_task.py"]
