@@ -241,7 +241,10 @@ def test_malformed_yaml_names_file_line_and_column() -> None:
 
 def test_model_mismatch_names_file_and_field() -> None:
     text = run_record_to_yaml(trivial_run()).replace("  status: passed\n", "  status: exploded\n")
+    line = text.splitlines().index("  status: exploded") + 1
     with pytest.raises(
-        RecordFormatError, match=r"^r.yaml: does not match the RunRecord model: run.status"
-    ):
+        RecordFormatError,
+        match=rf"^r.yaml:{line}:11: does not match the RunRecord model: run.status",
+    ) as raised:
         run_record_from_yaml(text, source="r.yaml")
+    assert (raised.value.line, raised.value.column) == (line, 11)

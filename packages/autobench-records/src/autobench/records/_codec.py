@@ -14,8 +14,9 @@ Reading: the ``record:`` header is checked first (from the leading lines,
 before the body is parsed): a different record type, or a version newer than
 this Autobench supports, raises :class:`RecordFormatError` naming the file.
 Older supported versions read unchanged. Malformed YAML and content that does
-not match the model raise :class:`RecordFormatError` naming the file (with
-line:column from the YAML parser when it has one).
+not match the model raise :class:`RecordFormatError` naming the file and the
+line:column: the parser's for malformed YAML, and for a mismatch the offending
+value's, found by composing the text again (:mod:`autobench.records._locate`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from autobench.abp import Trace
 from autobench.records._errors import RecordFormatError
 from autobench.records._evidence import ArtifactRef
 from autobench.records._legacy import upgrade_run_body, upgrade_trace_document
+from autobench.records._locate import locate_value
 from autobench.records._post_derived import POST_DERIVED_RECORD_VERSION, PostDerivedRecord
 from autobench.records._records import (
     EXPERIMENT_RECORD_VERSION,
@@ -162,7 +164,10 @@ def post_derived_from_yaml(text: str, *, source: Path | str | None = None) -> Po
     """Read ``post_derived.yaml`` text (observations without ``case``/``variant``; the
     reader of the experiment fills them from the runs)."""
     return validate_record(
-        PostDerivedRecord, record_body(text, "post_derived", source=source), source=source
+        PostDerivedRecord,
+        record_body(text, "post_derived", source=source),
+        source=source,
+        text=text,
     )
 
 
@@ -205,21 +210,51 @@ def _check_header(
         raise RecordFormatError(f"invalid {record_type} record version {version}", path=source)
 
 
-def validate_record(model: type[ModelT], body: Any, *, source: Path | str | None = None) -> ModelT:
+def validate_record(
+    model: type[ModelT],
+    body: Any,
+    *,
+    source: Path | str | None = None,
+    text: str | None = None,
+    at: tuple[str | int, ...] = (),
+) -> ModelT:
     """``model.model_validate(body)``; a mismatch raises :class:`RecordFormatError` naming
-    ``source`` and the first offending fields."""
+    ``source``, the first offending fields, and the line:column of the first one's value.
+
+    ``text`` is the file's text (read again from ``source`` when not given) and ``at`` the
+    place of ``body`` in it (``("trace",)`` for the trace of a run file). The text is
+    composed again only when the body does not match."""
     try:
         return model.model_validate(body)
     except ValidationError as error:
+        errors = error.errors()
+        located = _locate(errors[0]["loc"] if errors else (), source, text, at)
         raise RecordFormatError(
-            f"does not match the {model.__name__} model: {_describe(error.errors())}", path=source
+            f"does not match the {model.__name__} model: {_describe(errors, at)}",
+            path=source,
+            line=None if located is None else located[0],
+            column=None if located is None else located[1],
         ) from error
 
 
-def _describe(errors: Iterable[Any]) -> str:
+def _locate(
+    loc: tuple[str | int, ...],
+    source: Path | str | None,
+    text: str | None,
+    at: tuple[str | int, ...],
+) -> tuple[int, int] | None:
+    if text is None and source is not None:
+        try:
+            text = Path(source).read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+    return None if text is None else locate_value(text, (*at, *loc))
+
+
+def _describe(errors: Iterable[Any], at: tuple[str | int, ...] = ()) -> str:
     listed = list(errors)
     parts = [
-        f"{'.'.join(str(part) for part in item['loc']) or '<root>'}: {item['msg']}"
+        f"{'.'.join(str(part) for part in (*at, *item['loc'])) or '<root>'}: {item['msg']}"
         for item in listed[:3]
     ]
     more = f" (and {len(listed) - 3} more)" if len(listed) > 3 else ""
@@ -252,7 +287,8 @@ def run_record_from_yaml(
     record then has ``output`` and ``trace`` ``None`` and a case and variant holding
     only their ids. Reports use this to read large experiments quickly.
     """
-    return run_record_from_body(run_body_from_yaml(text, source=source, skip=skip), source=source)
+    body = run_body_from_yaml(text, source=source, skip=skip)
+    return run_record_from_body(body, source=source, text=text)
 
 
 def run_body_from_yaml(
@@ -272,11 +308,14 @@ def run_body_from_yaml(
     return body
 
 
-def run_record_from_body(body: dict[str, Any], *, source: Path | str | None = None) -> RunRecord:
+def run_record_from_body(
+    body: dict[str, Any], *, source: Path | str | None = None, text: str | None = None
+) -> RunRecord:
     """Validate the sections from :func:`run_body_from_yaml` into a :class:`RunRecord`.
 
     Legacy sections (the ``spans:`` tree, ``metrics:``, keyed ``scores:``, ...) are
-    converted first (:mod:`autobench.records._legacy`)."""
+    converted first (:mod:`autobench.records._legacy`). ``text`` is the file's text, to
+    locate a mismatch (see :func:`validate_record`)."""
     body = upgrade_run_body(body)
     run = body.get("run")
     observations = body.get("observations")
@@ -288,16 +327,20 @@ def run_record_from_body(body: dict[str, Any], *, source: Path | str | None = No
     trace = body.get("trace")
     if isinstance(trace, dict):
         if "artifact" in trace:
-            body["trace"] = validate_record(TraceSummary, trace, source=source)
+            body["trace"] = validate_record(
+                TraceSummary, trace, source=source, text=text, at=("trace",)
+            )
         else:
-            body["trace"] = validate_record(Trace, _restore_trace(trace), source=source)
-    return validate_record(RunRecord, body, source=source)
+            body["trace"] = validate_record(
+                Trace, _restore_trace(trace), source=source, text=text, at=("trace",)
+            )
+    return validate_record(RunRecord, body, source=source, text=text)
 
 
 def experiment_record_from_yaml(text: str, *, source: Path | str | None = None) -> ExperimentRecord:
     """Read ``experiment.yaml`` text."""
     return validate_record(
-        ExperimentRecord, record_body(text, "experiment", source=source), source=source
+        ExperimentRecord, record_body(text, "experiment", source=source), source=source, text=text
     )
 
 
@@ -306,14 +349,14 @@ def experiment_summary_from_yaml(
 ) -> ExperimentSummary:
     """Read ``summary.yaml`` text."""
     return validate_record(
-        ExperimentSummary, record_body(text, "summary", source=source), source=source
+        ExperimentSummary, record_body(text, "summary", source=source), source=source, text=text
     )
 
 
 def trace_from_yaml(text: str, *, source: Path | str | None = None) -> Trace:
     """Read a ``trace.yaml`` artifact back into the :class:`Trace` it was written from."""
     body = _restore_trace(record_body(text, "trace", source=source))
-    return validate_record(Trace, body, source=source)
+    return validate_record(Trace, body, source=source, text=text)
 
 
 def artifact_payload_from_yaml(

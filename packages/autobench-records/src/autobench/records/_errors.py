@@ -24,7 +24,9 @@ class RecordFormatError(AutobenchError, ValueError):
     this Autobench supports, or content that does not match the record model.
 
     ``path`` names the file; ``line`` and ``column`` (1-based) are set when the
-    YAML parser located the problem. ``str(error)`` carries all of them.
+    problem was located: where the YAML parser stopped, or, for content that does
+    not match the model, where the offending value starts. ``str(error)`` carries
+    all of them.
     """
 
     def __init__(

@@ -47,7 +47,7 @@ def extraction_record_from_yaml(text: str, *, source: Path | str | None = None) 
             if isinstance(observation, dict):
                 observation.setdefault("case", lineage.get("case"))
                 observation.setdefault("variant", lineage.get("variant"))
-    return validate_record(ExtractionRecord, body, source=source)
+    return validate_record(ExtractionRecord, body, source=source, text=text)
 
 
 def load_extraction_record(path: Path, *, root: Path | None = None) -> ExtractionRecord:
