@@ -53,9 +53,7 @@ def test_a_value_that_does_not_match_the_model_is_named_by_line_and_column(
     tmp_path: Path, command: str, old: str, new: str, needle: str, field: str
 ) -> None:
     record = _recorded(tmp_path)
-    target = (
-        record / "summary.yaml" if field == "complete" else next(record.rglob("run.yaml"))
-    )
+    target = record / "summary.yaml" if field == "complete" else next(record.rglob("run.yaml"))
     kept = target.read_bytes()
     text = kept.decode()
     if field.startswith("trace."):  # the second span's duration (the first is the run's)
