@@ -120,7 +120,7 @@ def _snapshot(directory: Path) -> dict[str, bytes]:
 
 def test_a_plugin_that_fails_to_load_is_a_located_panel(tmp_path: Path) -> None:
     """A really installed (and broken) ``autobench`` entry point: its distribution on the
-    path, its module failing on import at line 3."""
+    path, its module failing on import at line 3, then not parsing at line 3."""
     spec, record = _recorded(tmp_path)
     site = tmp_path / "site"
     info = site / "broken_metric_pack-0.1.dist-info"
@@ -147,13 +147,34 @@ def test_a_plugin_that_fails_to_load_is_a_located_panel(tmp_path: Path) -> None:
         assert "Traceback" not in shown
         assert f"{site / 'broken_metric_pack.py'}:3" in shown.replace("\n", "")
         assert "a_package_that_is_not_installed" in shown
+        named = " ".join(shown.replace("│", " ").split())
+        assert "'broken = broken_metric_pack' (from distribution broken-metric-pack 0.1)" in named
     assert _snapshot(record) == before  # nothing recorded is touched
     assert not again.exists() or not list(again.rglob("run.yaml"))  # no run started
+    (site / "broken_metric_pack.py").write_text(
+        '"""A metric pack that does not parse."""\n\ndef broken(:\n    pass\n'
+    )
+    for command in (["validate", str(spec)], ["run", str(spec), "--record", str(again)]):
+        done = subprocess.run(
+            [sys.executable, "-m", "autobench.cli", *command],
+            capture_output=True,
+            text=True,
+            env={**env, "PYTHONDONTWRITEBYTECODE": "1"},
+        )
+        shown = " ".join((done.stdout + done.stderr).replace("│", " ").split())
+        assert done.returncode == 1, shown
+        assert "Traceback" not in shown and "importlib" not in shown
+        assert f"{site / 'broken_metric_pack.py'}:3" in shown.replace(" ", "")
+        assert "'broken = broken_metric_pack'" in shown  # the entry point
+        assert "broken-metric-pack 0.1" in shown  # the distribution that declared it
+        assert "SyntaxError" in shown
+    assert _snapshot(record) == before
+    assert not again.exists() or not list(again.rglob("run.yaml"))
     del env["PYTHONPATH"]
-    done = subprocess.run(
+    reported = subprocess.run(
         [sys.executable, "-m", "autobench.cli", "report", str(record)], capture_output=True, env=env
     )
-    assert done.returncode == 0
+    assert reported.returncode == 0
 
 
 def test_a_policy_unit_that_does_not_convert_is_a_located_panel(tmp_path: Path) -> None:

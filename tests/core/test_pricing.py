@@ -231,7 +231,7 @@ def test_pricing_file_errors_name_the_file_and_field(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("pricing:\n  models:\n    m:\n      input: {unit: gtok, price: 1}\n")
     with pytest.raises(
-        PricingError, match=r"bad.yaml: invalid pricing at 'pricing.models.m.input.unit'"
+        PricingError, match=r"bad.yaml:4:21: invalid pricing at 'pricing.models.m.input.unit'"
     ):
         load_pricing_table(bad)
     bad.write_text("record: {type: run, version: 1}\npricing: {}\n")

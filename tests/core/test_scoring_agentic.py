@@ -336,7 +336,7 @@ def test_python_api_and_structured_form(tmp_path: Path) -> None:
         ),
         (
             "s: {expected_action: selection, span: {knd: tool}}",
-            "unknown key 'knd' in scorer 's' at 'span.knd'",
+            "unknown key 'knd' in scorer 's' at 'span.knd' (did you mean 'kind'?)",
         ),
         (
             "s: {expected_action: {metric: selection, span: {kind: tool}}, span: {kind: tool}}",

@@ -155,6 +155,16 @@ SPEC_ERRORS: dict[str, tuple[str, str]] = {
         BASE + "    score:\n      s:\n        exact: {actual: output.a}\n",
         "autobench.yaml:13:16: invalid 'expected' of scorer 's': Field required",
     ),
+    "exact scorer with a misspelled field": (
+        BASE + "    score:\n      s:\n        exact: {actual: output.a, expectd: 1}\n",
+        "autobench.yaml:13:35: unknown key 'expectd' in scorer 's' (did you mean 'expected'?)"
+        " (expected one of: actual, expected)",
+    ),
+    "deriver with a misspelled field": (
+        BASE + "    derive:\n      - {kind: token_cost, pricng: p.yaml}\n",
+        "autobench.yaml:12:28: unknown key 'pricng' in deriver 1 of 'derive' (did you mean"
+        " 'pricing'?) (expected one of: inputs, kind, output, pricing)",
+    ),
     "unknown report key": (
         BASE + "    report:\n      leaderbord: {}\n",
         "autobench.yaml:12:7: unknown key 'leaderbord' in report (did you mean 'leaderboard'?) (expected one of: compare,"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import re
 from collections.abc import Sequence
@@ -122,9 +123,11 @@ def export_command(record_dir: Path, format_name: str, target: Path) -> None:
     """
     registry = exporter_registry()
     if format_name not in registry.names():  # a bad option value is a usage error (exit 2)
+        near = difflib.get_close_matches(format_name, registry.names(), n=1, cutoff=0.6)
         raise click.BadParameter(
-            f"{format_name!r} is not a known export format; known formats: "
-            f"{', '.join(registry.names())}",
+            f"{format_name!r} is not a known export format"
+            + (f" (did you mean {near[0]!r}?)" if near else "")
+            + f"; known formats: {', '.join(registry.names())}",
             param_hint="'--format'",
         )
     with user_errors():

@@ -30,6 +30,7 @@ from autobench.core._hookspecs import (
     hookimpl,
     hookspec,
 )
+from autobench.core._plugin_failure import plugin_failure
 from autobench.core.derive._base import DeriverSpec
 from autobench.core.native._integrations import (
     IntegrationEntry,
@@ -86,7 +87,8 @@ def new_plugin_manager(*, load_entry_points: bool = True) -> pluggy.PluginManage
 
     With ``load_entry_points`` it also loads every installed plugin of the
     ``autobench`` group; a plugin that fails to import raises
-    :class:`PluginLoadError` naming it.
+    :class:`PluginLoadError` naming its entry point, its distribution and the plugin's
+    own file and line.
     """
     manager = pluggy.PluginManager(PROJECT_NAME)
     manager.add_hookspecs(AutobenchSpecs)
@@ -95,23 +97,8 @@ def new_plugin_manager(*, load_entry_points: bool = True) -> pluggy.PluginManage
         try:
             manager.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
         except Exception as exc:  # pluggy re-raises the plugin's own import error
-            raise PluginLoadError(
-                f"an 'autobench' plugin failed to load{_where(exc)}: {type(exc).__name__}: {exc}"
-            ) from exc
+            raise PluginLoadError(plugin_failure(manager, exc)) from exc
     return manager
-
-
-def _where(error: BaseException) -> str:
-    """`` at FILE:LINE``: the innermost frame of ``error``'s traceback outside the import
-    machinery (the plugin's own line that failed), or ``""`` when there is none."""
-    found = ""
-    trace = error.__traceback__
-    while trace is not None:
-        code = trace.tb_frame.f_code
-        if not code.co_filename.startswith("<frozen "):
-            found = f" at {code.co_filename}:{trace.tb_lineno}"
-        trace = trace.tb_next
-    return found
 
 
 @functools.cache

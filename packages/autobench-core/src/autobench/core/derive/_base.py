@@ -96,6 +96,11 @@ class DeriverSpec(BaseModel):
         """Validate the parsed content of the file named by ``field``; raise ``ValueError``
         (or a pydantic ``ValidationError`` whose locations follow ``data``)."""
 
+    def file_model(self, field: str) -> type[BaseModel] | None:
+        """The pydantic model :meth:`check_file` validates the file of ``field`` with, if
+        any: an unknown key in the file is then named with the closest valid spelling."""
+        return None
+
     def file_path(self, field: str, reference: str, base_dir: Path | None) -> Path:
         """Where the file of ``field`` is: the loader's resolved path, else ``reference``
         (``file://`` stripped) relative to ``base_dir`` (the working directory when ``None``)."""

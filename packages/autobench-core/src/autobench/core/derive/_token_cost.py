@@ -135,6 +135,9 @@ class TokenCostDeriverSpec(DeriverSpec):
         """The pricing file must hold a valid pricing table (pydantic errors follow ``data``)."""
         PricingDocument.model_validate(data)
 
+    def file_model(self, field: str) -> type[BaseModel] | None:
+        return PricingDocument
+
     def prepare(self, *, base_dir: Path | None, registry: SemanticRegistry) -> PreparedDeriver:
         """Read the pricing file (once per experiment). Raises ``PricingError`` (a
         ``ValueError``) when it is missing or invalid."""

@@ -32,6 +32,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from autobench.abp import AutobenchError
+from autobench.core.pricing._located import pricing_problem
 from autobench.core.pricing._table import PricingTable
 from autobench.records import RecordFormatError, load_input, render_input_sections
 
@@ -64,20 +65,22 @@ class PricingDocument(BaseModel):
 
 def pricing_table_from_document(data: Any, *, source: Path | str = "<pricing>") -> PricingTable:
     """The table of a parsed pricing file; raises :class:`PricingError` naming ``source``."""
+    return _validated(data, source, None)
+
+
+def _validated(data: Any, source: Path | str, text: str | None) -> PricingTable:
     try:
         return PricingDocument.model_validate(data).pricing
     except ValidationError as exc:
-        error = exc.errors(include_url=False)[0]
-        field = ".".join(str(step) for step in error["loc"])
-        message = str(error["msg"]).removeprefix("Value error, ")
-        raise PricingError(f"{source}: invalid pricing at '{field}': {message}") from None
+        raise PricingError(pricing_problem(exc, PricingDocument, source, text)) from None
 
 
 def load_pricing_table(path: Path | str) -> PricingTable:
     """Read the pricing file at ``path`` (a local file; see the module docstring).
 
     Raises :class:`PricingError` when the file does not exist, is not valid
-    YAML, or does not hold a valid table.
+    YAML, or does not hold a valid table (then naming the line and column of the
+    field at fault, and the closest valid spelling of an unknown key).
     """
     path = Path(path)
     try:
@@ -88,7 +91,7 @@ def load_pricing_table(path: Path | str) -> PricingTable:
         data = load_input(text, source=path)
     except RecordFormatError as exc:
         raise PricingError(str(exc)) from None
-    return pricing_table_from_document(data, source=path)
+    return _validated(data, path, text)
 
 
 def _number(value: Decimal) -> int | float | str:

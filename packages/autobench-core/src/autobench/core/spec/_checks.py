@@ -7,10 +7,21 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from autobench.core._keys import first_error, keys_at, model_keys
 from autobench.core.spec._errors import SpecError, did_you_mean, one_of
 from autobench.core.spec._yaml import Located, kind_of
 
 M = TypeVar("M", bound=BaseModel)
+
+__all__ = [
+    "expect_keys",
+    "expect_list",
+    "expect_mapping",
+    "expect_string",
+    "located_validation_error",
+    "model_keys",
+    "validate_model",
+]
 
 
 def expect_mapping(item: Located, what: str) -> dict[Any, Any]:
@@ -60,17 +71,6 @@ def expect_keys(item: Located, allowed: Iterable[str], what: str) -> None:
             )
 
 
-def model_keys(model: type[BaseModel], *, exclude: Iterable[str] = ()) -> frozenset[str]:
-    """The keys a model accepts: field names and their aliases, minus ``exclude``."""
-    keys = {
-        alias
-        for name, field in model.model_fields.items()
-        for alias in (name, field.alias)
-        if alias
-    }
-    return frozenset(keys - set(exclude))
-
-
 def validate_model(model: type[M], data: Any, item: Located, what: str) -> M:
     """``model.model_validate(data)``, with any failure raised as a :class:`SpecError`.
 
@@ -81,7 +81,7 @@ def validate_model(model: type[M], data: Any, item: Located, what: str) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise located_validation_error(exc, item, what, model_keys(model)) from None
+        raise located_validation_error(exc, item, what, model_keys(model), model=model) from None
     except (ValueError, TypeError) as exc:
         raise SpecError(item.location, f"invalid {what}: {exc}") from None
 
@@ -94,27 +94,35 @@ _FRIENDLY = (
 
 
 def located_validation_error(
-    exc: ValidationError, item: Located, what: str, keys: Iterable[str] = ()
+    exc: ValidationError,
+    item: Located,
+    what: str,
+    keys: Iterable[str] = (),
+    *,
+    model: type[BaseModel] | None = None,
 ) -> SpecError:
-    """The first error of ``exc`` as a :class:`SpecError` located through ``item``.
+    """An error of ``exc`` as a :class:`SpecError` located through ``item``: the first
+    unknown key when there is one (at its key, with the closest valid spelling), else
+    the first error.
 
-    ``keys`` (the validated model's keys) is offered as the expected choice
-    for an unknown key at the top level of the model.
+    ``keys`` (the validated model's keys) is the expected choice for an unknown key
+    at the top level of the model; ``model`` (the validated model) gives the keys of
+    the nested mappings.
     """
-    error = exc.errors(include_url=False)[0]
+    error = first_error(exc)
     loc = tuple(step for step in error["loc"] if isinstance(step, str | int))
     target = item.descend(loc)
     field = ".".join(str(step) for step in loc)
     if error["type"] == "extra_forbidden" and loc:
-        top = bool(keys) and len(loc) == 1
-        expected = one_of(keys) if top else None
-        hint = did_you_mean(loc[-1], keys) if top else ""
+        names = frozenset(keys) if keys and len(loc) == 1 else frozenset()
+        if not names and model is not None:
+            names = keys_at(model, loc[:-1])
         return SpecError(
             target.key_location,
             f"unknown key {loc[-1]!r} in {what}"
             + (f" at '{field}'" if len(loc) > 1 else "")
-            + hint,
-            expected=expected,
+            + did_you_mean(loc[-1], names),
+            expected=one_of(names) if names else None,
         )
     where = f"'{field}' of {what}" if field else what
     choices = (error.get("ctx") or {}).get("expected")

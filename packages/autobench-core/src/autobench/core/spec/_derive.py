@@ -41,7 +41,9 @@ def _validate(data: dict[str, Any], entry: Located, what: str) -> DeriverSpec:
     try:
         return registry.validate(data)
     except ValidationError as exc:
-        raise located_validation_error(exc, entry, what, model_keys(model)) from None
+        raise located_validation_error(
+            exc, entry, what, model_keys(model, exclude={"files"}), model=model
+        ) from None
     except (ValueError, TypeError) as exc:
         raise SpecError(entry.location, f"invalid {what}: {exc}") from None
 
@@ -63,7 +65,9 @@ def _with_files(deriver: DeriverSpec, entry: Located, files: SpecFiles, what: st
         try:
             deriver.check_file(field, document.located.value)
         except ValidationError as exc:
-            raise located_validation_error(exc, document.located, f"{field} file") from None
+            raise located_validation_error(
+                exc, document.located, f"{field} file", model=deriver.file_model(field)
+            ) from None
         except (ValueError, TypeError) as exc:
             raise SpecError(document.located.location, f"invalid {field} file: {exc}") from None
         resolved[field] = paths[0].resolve()

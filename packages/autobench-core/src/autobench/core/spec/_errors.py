@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from autobench.abp import AutobenchError
+from autobench.core._keys import did_you_mean
+
+__all__ = ["Location", "SpecError", "did_you_mean", "one_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,15 +56,6 @@ class SpecError(AutobenchError, ValueError):
 
 def _rebuild(location: Location, message: str, expected: str | None) -> SpecError:
     return SpecError(location, message, expected=expected)
-
-
-def did_you_mean(word: object, names: Iterable[object]) -> str:
-    """``" (did you mean 'x'?)"`` for the name of ``names`` closest to ``word`` (by
-    :func:`difflib.get_close_matches`, similarity at least 0.6), else ``""``."""
-    if not isinstance(word, str):
-        return ""
-    found = difflib.get_close_matches(word, [str(name) for name in names], n=1, cutoff=0.6)
-    return f" (did you mean {found[0]!r}?)" if found else ""
 
 
 def one_of(names: Iterable[object]) -> str:

@@ -79,7 +79,9 @@ def load_post_derivers(item: Located, variant_ids: Collection[str]) -> tuple[Pos
         try:
             deriver = registry.validate(fields)
         except ValidationError as exc:
-            raise located_validation_error(exc, entry, what, model_keys(model)) from None
+            raise located_validation_error(
+                exc, entry, what, model_keys(model), model=model
+            ) from None
         problem = post_deriver_problem(index, deriver, derivers, variant_ids, semantic_registry())
         if problem is not None:
             where = entry.get("baseline_variant") or entry.get("output") or entry

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from autobench.core._keys import first_error
 from autobench.core.plugins import scorer_registry
 from autobench.core.scoring import ScorerSpec
 from autobench.core.spec._checks import (
@@ -154,6 +155,17 @@ def load_task(item: Located) -> TaskSpec | None:
     return task.model_copy(update={"origin": str(target.location)})
 
 
+def _spellings(model: type[ScorerSpec], names: Collection[str]) -> set[str]:
+    """``names`` with the other spelling (name or alias) of each field they name."""
+    return set(names) | {
+        spelling
+        for name, field in model.model_fields.items()
+        if name in names or field.alias in names
+        for spelling in (name, field.alias)
+        if spelling
+    }
+
+
 def validate_scorer(
     data: dict[str, Any], item: Located, what: str, action: Located | None = None
 ) -> ScorerSpec:
@@ -166,15 +178,17 @@ def validate_scorer(
     try:
         return registry.validate(data)
     except ValidationError as exc:
-        loc = exc.errors(include_url=False)[0]["loc"]
-        target = (
-            item
-            if action is None or (loc and isinstance(item.value, dict) and loc[0] in item.value)
-            else action
+        loc = first_error(exc)["loc"]
+        in_action = action is not None and not (
+            loc and isinstance(item.value, dict) and loc[0] in item.value
         )
         model = registry.by_kind.get(str(data.get("kind")))
+        keys = frozenset() if model is None else model_keys(model)
+        if in_action and model is not None:
+            beside = model.dsl_options() | {"kind", "name"}
+            keys = model_keys(model, exclude=_spellings(model, beside))
         raise located_validation_error(
-            exc, target, what, () if model is None else model_keys(model)
+            exc, action if in_action and action is not None else item, what, keys, model=model
         ) from None
     except (ValueError, TypeError) as exc:
         kind = item.get("kind")
