@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
+import shlex
 from pathlib import Path
 
 import click
@@ -20,6 +21,7 @@ from autobench.core.runtime import (
     ProgressEvent,
     ProgressEventKind,
     collect_benchmark_source_files,
+    load_for_resume,
     run_benchmark_spec,
     unrecorded_runs,
 )
@@ -147,7 +149,8 @@ def run_command(
     5 seconds to end), writes summary.yaml with complete: false and exits 130.
     --resume DIR then completes the missing runs; it never rewrites a file: its
     summary is written as summary.<n>.yaml, and replay reads the latest.
-    A run counts as finished once its run.yaml is on disk.
+    A run counts as finished once its run.yaml is on disk; a run.yaml that cannot
+    be read stops --resume with its line and column, and is never written over.
     """
     if record_dir is not None and no_record:
         raise click.UsageError("--record and --no-record exclude each other")
@@ -161,9 +164,12 @@ def run_command(
         if resume_dir is not None:
             missing, planned = unrecorded_runs(resume_dir)
             if missing == 0:  # a complete record: nothing is run and nothing is written
+                load_for_resume(resume_dir)  # a run.yaml that cannot be read is a located error
                 stdout_console().print(
-                    f"Nothing to resume: all {planned} planned runs of {resume_dir} are "
-                    "recorded (`autobench report DIR` shows them)."
+                    Text(
+                        f"Nothing to resume: all {planned} planned runs of {resume_dir} are "
+                        f"recorded (`autobench report {shlex.quote(str(resume_dir))}` shows them)."
+                    )
                 )
                 return
         experiment = None if resume_dir else experiment_id or new_experiment_id(spec.id)

@@ -11,7 +11,7 @@ from autobench.core.runtime._context import RunContext, get_active_run_context
 from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
 from autobench.core.runtime._measurement import RecordedMeasurement
 from autobench.core.runtime._progress import ProgressEvent, ProgressEventKind
-from autobench.core.runtime._resume import ResumeError, unrecorded_runs
+from autobench.core.runtime._resume import ResumeError, load_for_resume, unrecorded_runs
 from autobench.core.runtime._run import ROOT_SPAN
 from autobench.core.runtime._span import DurationMetricSpec, Span
 from autobench.core.runtime._tasks import TaskResolutionError
@@ -32,6 +32,7 @@ __all__ = [
     "capture_environment",
     "collect_benchmark_source_files",
     "get_active_run_context",
+    "load_for_resume",
     "run_benchmark_path",
     "run_benchmark_spec",
     "unrecorded_runs",

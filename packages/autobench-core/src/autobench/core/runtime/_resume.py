@@ -82,7 +82,10 @@ def unrecorded_runs(root: Path) -> tuple[int, int]:
 
 def load_for_resume(root: Path) -> tuple[ExperimentRecord, tuple[RunRecord, ...]]:
     """The recorded experiment and its recorded runs (plan order, without post-derived
-    observations). Raises :class:`ResumeError` when ``root`` holds no experiment."""
+    observations). Raises :class:`ResumeError` when ``root`` holds no experiment, and
+    :class:`~autobench.records.RecordFormatError` (with the file's line:column) when a
+    recorded ``run.yaml`` cannot be read: such a file is neither taken as recorded nor
+    run again, since its run would have to overwrite it."""
     root = Path(root)
     if not (root / "experiment.yaml").is_file():
         raise ResumeError(
