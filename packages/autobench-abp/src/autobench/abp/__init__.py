@@ -30,6 +30,7 @@ from autobench.abp._context import (
     active_collector,
     active_span,
     bind_collector,
+    current_span,
     emit_diagnostic,
     start_span,
 )
@@ -162,6 +163,7 @@ __all__ = [
     "active_span",
     "bind_collector",
     "check_target",
+    "current_span",
     "emit_diagnostic",
     "hash_value",
     "instrument_method",

@@ -14,10 +14,10 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from autobench.abp import SpanKind, TraceCollector, active_span
+from autobench.abp import SpanKind, TraceCollector, current_span
 from autobench.core.runtime._evidence import EvidenceBuffer
 from autobench.core.runtime._recorder import EvidenceRecorder
-from autobench.core.runtime._span import DurationMetricSpec, SpanBlock
+from autobench.core.runtime._span import DurationMetricSpec, Span
 from autobench.core.tracking import TrackingRegistry, track
 from autobench.records import AssetBinding, Case, Variant
 
@@ -106,15 +106,15 @@ class RunContext(EvidenceRecorder):
         usage: Mapping[str, Any] | None = None,
         tags: Mapping[str, str] | None = None,
         duration_metric: DurationMetricSpec | Mapping[str, Any] | None = None,
-    ) -> SpanBlock:
+    ) -> Span:
         """Open a timed span (synchronous context manager, usable in async tasks too).
 
         The span's parent is the span active in the calling task; ``kind`` is
         any string (:class:`SpanKind` lists the standard ones). ``duration_metric``
         (a :class:`DurationMetricSpec` or a mapping of its fields, ``{"name": ...}``)
-        records the span's duration as a metric. See :class:`SpanBlock` for how it ends.
+        records the span's duration as a metric. See :class:`Span` for how it ends.
         """
-        return SpanBlock(
+        return Span(
             self._collector,
             self._evidence,
             name,
@@ -138,7 +138,7 @@ class RunContext(EvidenceRecorder):
         return binding
 
     def _link_span_id(self) -> str | None:
-        current = active_span()
+        current = current_span()
         if current is None or current.collector is not self._collector:
             return None
         return current.id

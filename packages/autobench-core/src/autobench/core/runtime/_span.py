@@ -73,19 +73,81 @@ class DurationMetricSpec:
             raise TypeError(f"duration_metric {dict(value)!r}: {exc}") from None
 
 
-class Span(EvidenceRecorder):
-    """The handle ``ctx.span(...)`` yields: update the span, and record evidence linked to it.
+class Span(SpanScope, EvidenceRecorder):
+    """What ``ctx.span(...)`` returns, and what ``with`` gives: the span's handle.
 
-    Evidence methods (``metric``, ``check``, ``artifact``, ``error``, ...) are
-    those of the run context, with ``span_id`` set to this span whatever span
-    is innermost when they are called.
+    Entering it opens an ABP span under the task's active span; leaving it ends the span
+    with status ``ok``, ``error`` or ``cancelled`` (for :class:`asyncio.CancelledError`),
+    and the exception, if any, propagates unchanged. Inside the block it updates the span
+    and records evidence linked to it: the evidence methods (``metric``, ``check``,
+    ``artifact``, ``error``, ...) are those of the run context, with ``span_id`` set to
+    this span whatever span is innermost when they are called. ``duration_metric`` is a
+    :class:`DurationMetricSpec` or a mapping of its fields. The ABP span scope itself,
+    extended (one object per span, no generator-based context manager): it is on the path
+    of every span. Single use.
     """
 
-    __slots__ = ("_active", "_evidence")
+    __slots__ = ("_duration", "_evidence", "_usage")
 
-    def __init__(self, active: ActiveSpan, evidence: EvidenceBuffer) -> None:
-        self._active = active
+    def __init__(
+        self,
+        collector: TraceCollector,
+        evidence: EvidenceBuffer,
+        name: str,
+        kind: str,
+        input: Any,
+        attributes: Mapping[str, Any] | None,
+        usage: Mapping[str, Any] | None,
+        tags: Mapping[str, str] | None,
+        duration_metric: DurationMetricSpec | Mapping[str, Any] | None,
+    ) -> None:
+        SpanScope.__init__(self, name, kind, MANUAL_SCOPE, input, attributes, tags, collector)
         self._evidence = evidence
+        self._usage = usage
+        self._duration = None if duration_metric is None else DurationMetricSpec.of(duration_metric)
+
+    def __enter__(self) -> Span:  # type: ignore[override]
+        active = SpanScope.__enter__(self)
+        if self._usage:
+            active.set_usage(self._usage)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if exc is None and self._duration is None:
+            SpanScope.__exit__(self, None, None, None)
+            return
+        active = self._handle
+        if active is None:
+            return
+        if exc is not None:
+            self._evidence.note_exception_span(exc, active.id)
+        spec = self._duration
+        if spec is not None:  # end it here for the duration; the scope's end is then a no-op
+            status = (
+                SpanStatus.OK
+                if exc is None
+                else SpanStatus.CANCELLED
+                if isinstance(exc, asyncio.CancelledError)
+                else SpanStatus.ERROR
+            )
+            try:
+                _record_duration(self._evidence, active, active.end(status, exc), spec)
+            finally:
+                SpanScope.__exit__(self, exc_type, exc, traceback)
+            return
+        SpanScope.__exit__(self, exc_type, exc, traceback)
+
+    @property
+    def _active(self) -> ActiveSpan:
+        active = self._handle
+        if active is None:
+            raise RuntimeError("the span is used outside its `with` block: enter it first")
+        return active
 
     def _link_span_id(self) -> str | None:
         return self._active.id
@@ -136,73 +198,6 @@ class Span(EvidenceRecorder):
         :meth:`~autobench.core.runtime.RunContext.factor_observation`. (``ctx.factor(name)``
         reads the variant's factor; this records one.)"""
         return self.factor_observation(name, value, semantic_type=semantic_type)
-
-
-class SpanBlock:
-    """What ``ctx.span(...)`` returns: entering it opens an ABP span under the task's active
-    span and gives its :class:`Span` handle; leaving it ends the span.
-
-    The span ends with status ``ok``, ``error`` or ``cancelled`` (for
-    :class:`asyncio.CancelledError`) and the exception, if any, propagates unchanged.
-    ``duration_metric`` is a :class:`DurationMetricSpec` or a mapping of its fields. A class
-    rather than a generator-based context manager: it is on the path of every span.
-    Single use.
-    """
-
-    __slots__ = ("_duration", "_evidence", "_handle", "_scope", "_usage")
-
-    def __init__(
-        self,
-        collector: TraceCollector,
-        evidence: EvidenceBuffer,
-        name: str,
-        kind: str,
-        input: Any,
-        attributes: Mapping[str, Any] | None,
-        usage: Mapping[str, Any] | None,
-        tags: Mapping[str, str] | None,
-        duration_metric: DurationMetricSpec | Mapping[str, Any] | None,
-    ) -> None:
-        self._scope = SpanScope(name, kind, MANUAL_SCOPE, input, attributes, tags, collector)
-        self._evidence = evidence
-        self._usage = usage
-        self._duration = None if duration_metric is None else DurationMetricSpec.of(duration_metric)
-        self._handle: Span | None = None
-
-    def __enter__(self) -> Span:
-        active = self._scope.__enter__()
-        if self._usage:
-            active.set_usage(self._usage)
-        handle = self._handle = Span(active, self._evidence)
-        return handle
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        handle = self._handle
-        if handle is None:
-            return
-        active = handle._active
-        if exc is not None:
-            self._evidence.note_exception_span(exc, active.id)
-        spec = self._duration
-        if spec is not None:  # end it here for the duration; the scope's end is then a no-op
-            status = (
-                SpanStatus.OK
-                if exc is None
-                else SpanStatus.CANCELLED
-                if isinstance(exc, asyncio.CancelledError)
-                else SpanStatus.ERROR
-            )
-            try:
-                _record_duration(self._evidence, active, active.end(status, exc), spec)
-            finally:
-                self._scope.__exit__(exc_type, exc, traceback)
-            return
-        self._scope.__exit__(exc_type, exc, traceback)
 
 
 def _record_duration(
