@@ -48,8 +48,9 @@ def _text(renderable: object, width: int = 80) -> str:
 
 
 def _row(text: str, label: str) -> list[tuple[bool, float]]:
-    """The cells of the row headed ``label``: (marked best, number) per variant."""
-    (line,) = [line for line in text.splitlines() if line.strip().startswith(label)]
+    """The cells of the first row headed ``label`` (the leaderboard's, printed before the
+    comparison): (marked best, number) per variant."""
+    line = next(line for line in text.splitlines() if line.strip().startswith(label))
     cells = re.findall(r"(\* )?([-+]?\d+(?:\.\d+)?)", line.strip()[len(label) :])
     return [(bool(mark), float(number)) for mark, number in cells]
 

@@ -1,8 +1,9 @@
 """The Rich terminal report: a :class:`Report` as renderables, readable at 80 columns.
 
-Large experiments are summarised rather than printed in full: per-run rows and
-matrix rows beyond ``max_rows`` are left out unless asked for (``runs="all"``),
-and what was left out is said in a caption. Colour is only a hint: every
+Tables are :class:`~autobench.report._fit.FitTable` s, laid out when printed for
+the console width. Large experiments are summarised rather than printed in full:
+per-run rows and matrix rows beyond ``max_rows`` are left out unless asked for
+(``runs="all"``), and what was left out is said in a note under the table. Colour is only a hint: every
 status is also written as a word, so ``NO_COLOR`` and piped output read the
 same.
 """
@@ -12,21 +13,30 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from rich.console import Group, RenderableType
-from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from autobench.records import RunStatus
 from autobench.report._display import NumberFormat, number_format
+from autobench.report._fit import Column, FitTable
 from autobench.report._format import metric_label, value_text
-from autobench.report._model import CaseMatrix, Distribution, Report, RunMetricRow
-from autobench.report._render_cells import add_metric_column, aggregate_cell, longest_word, table
-from autobench.report._render_summary import render_comparison, render_leaderboard
+from autobench.report._model import (
+    CaseMatrix,
+    Distribution,
+    PolicySummary,
+    Report,
+    RunMetricRow,
+)
+from autobench.report._render_cells import aggregate_cell
+from autobench.report._render_summary import (
+    leaderboard_formats,
+    render_comparison,
+    render_leaderboard,
+)
 
 RunSelection = Literal["auto", "all", "failed", "none"]
 
@@ -75,16 +85,20 @@ def render_overview(report: Report, records: str | None = None) -> RenderableTyp
 
 
 def render_variants(report: Report) -> RenderableType:
-    grid = table("Variants")
-    grid.add_column("variant", style="bold", overflow="fold")
-    grid.add_column("label", overflow="fold")
-    grid.add_column("factors", overflow="fold")
+    labels, factors = [], []
     for variant in report.variants:
-        factors = ", ".join(
-            f"{name}={value_text(value)}" for name, value in variant.factors.items()
+        labels.append(Text(variant.label or ""))
+        factors.append(
+            Text(
+                ", ".join(f"{name}={value_text(value)}" for name, value in variant.factors.items())
+            )
         )
-        grid.add_row(Text(variant.id), Text(variant.label or ""), Text(factors))
-    return grid
+    ids = Column("variant", [Text(variant.id) for variant in report.variants], style="bold")
+    return FitTable(
+        "Variants",
+        [ids],
+        [Column("label", labels, wrap=True), Column("factors", factors, wrap=True)],
+    )
 
 
 def _select_rows(
@@ -112,66 +126,23 @@ def _family(semantic_type: str) -> str:
     return semantic_type.split(".", 1)[0]
 
 
-RUN_METRIC_COLUMNS = 3
-"""At most this many metric columns per run-metrics table; a family with more is split
-into several tables."""
-
-RUN_TABLE_WIDTH = 80
-"""Run-metrics tables are split so that each fits this width with no header broken
-inside a word."""
-
-
-@dataclass(frozen=True, slots=True)
-class _RunColumn:
-    semantic_type: str
-    header: str
-    number: NumberFormat
-    width: int
-
-
 def _run_column(
     semantic_type: str, family: str, rows: list[RunMetricRow], report: Report
-) -> _RunColumn:
+) -> Column:
     values = [row.metrics.get(semantic_type) for row in rows]
     number = number_format(values, report.metric_units.get(semantic_type))
     short = semantic_type.removeprefix(f"{family}.")
     header = short if number.unit is None else f"{short} ({number.unit})"
-    width = max([6, longest_word(header), *(len(_value(value, number)) for value in values)])
-    return _RunColumn(semantic_type, header, number, width)
+    return Column(header, [_value(value, number) for value in values], justify="right")
 
 
-def _chunks(columns: list[_RunColumn], fixed: int) -> list[list[_RunColumn]]:
-    """Consecutive groups of at most :data:`RUN_METRIC_COLUMNS` columns, each fitting
-    :data:`RUN_TABLE_WIDTH` beside the ``fixed`` width of the leading columns."""
-    chunks: list[list[_RunColumn]] = []
-    used = RUN_TABLE_WIDTH
-    for item in columns:
-        need = item.width + 2
-        if not chunks or len(chunks[-1]) == RUN_METRIC_COLUMNS or used + need > RUN_TABLE_WIDTH:
-            chunks.append([])
-            used = fixed
-        chunks[-1].append(item)
-        used += need
-    return chunks
-
-
-def _run_metric_table(
-    title: str, caption: str | None, columns: list[_RunColumn], rows: list[RunMetricRow]
-) -> Table:
-    grid = table(title, caption)
-    grid.add_column("case", no_wrap=True, overflow="ellipsis", max_width=_CASE_WIDTH)
-    grid.add_column("variant", no_wrap=True, overflow="ellipsis", max_width=_VARIANT_WIDTH)
-    grid.add_column("status", no_wrap=True)
-    for item in columns:
-        add_metric_column(grid, item.header, min_width=item.width)
-    for row in rows:
-        values = [_value(row.metrics.get(item.semantic_type), item.number) for item in columns]
-        grid.add_row(Text(row.case_id), Text(row.variant_id), _status(row.status), *values)
-    return grid
-
-
-_CASE_WIDTH = 20
-_VARIANT_WIDTH = 12
+def _run_keys(rows: list[RunMetricRow]) -> list[Column]:
+    """Case, variant and status: what each per-run row is about."""
+    return [
+        Column("case", [Text(row.case_id) for row in rows]),
+        Column("variant", [Text(row.variant_id) for row in rows]),
+        Column("status", [_status(row.status) for row in rows]),
+    ]
 
 
 def _value(value: Any, number: NumberFormat) -> Text:
@@ -193,34 +164,14 @@ def render_run_metrics(
     families: dict[str, list[str]] = {}
     for semantic_type in report.metric_units:
         families.setdefault(_family(semantic_type), []).append(semantic_type)
-    fixed = (
-        min(_CASE_WIDTH, max(len("case"), *(len(row.case_id) for row in rows)))
-        + min(_VARIANT_WIDTH, max(len("variant"), *(len(row.variant_id) for row in rows)))
-        + max(len("status"), *(len(row.status.value) for row in rows))
-        + 2 * 2  # the gaps between those three columns
-        + 2  # the table's outer margin
-    )
     tables: list[RenderableType] = []
     for family, semantic_types in families.items():
         columns = [_run_column(semantic, family, rows, report) for semantic in semantic_types]
-        chunks = _chunks(columns, fixed)
-        for number, chunk in enumerate(chunks, start=1):
-            title = f"Run metrics: {family}" + (
-                f" ({number}/{len(chunks)})" if len(chunks) > 1 else ""
-            )
-            tables.append(_run_metric_table(title, caption, chunk, rows))
+        tables.append(FitTable(f"Run metrics: {family}", _run_keys(rows), columns, caption))
     reasons = [row for row in rows if row.reason]
     if reasons:
-        why = table("Why runs did not pass", caption)
-        why.add_column("case", overflow="fold")
-        why.add_column("variant", overflow="fold")
-        why.add_column("status")
-        why.add_column("reason", overflow="fold")
-        for row in reasons:
-            why.add_row(
-                Text(row.case_id), Text(row.variant_id), _status(row.status), Text(row.reason or "")
-            )
-        tables.append(why)
+        why = Column("reason", [Text(row.reason or "") for row in reasons], wrap=True)
+        tables.append(FitTable("Why runs did not pass", _run_keys(reasons), [why], caption))
     return tables
 
 
@@ -238,28 +189,28 @@ def render_matrix(matrix: CaseMatrix, max_rows: int = 20, show_all: bool = False
             f"{len(shown)} shown (autobench report --runs all)"
         )
         cases = shown
-    grid = table(escape(f"Case matrix: {metric_label(matrix.semantic_type, matrix.unit)}"), caption)
-    grid.add_column("case", overflow="fold")
-    for variant in matrix.variants:
-        grid.add_column(Text(variant), justify="right", overflow="fold")
     number = number_format(
         [cell.value for row in matrix.cells.values() for cell in row.values()],
         matrix.unit,
         scale=False,
     )
-    for case in cases:
-        cells: list[Text] = []
-        for variant in matrix.variants:
-            cell = matrix.cells.get(case, {}).get(variant)
-            if cell is None or cell.status is None:
-                cells.append(Text("no run", style="dim"))
-                continue
-            text = _value(cell.value, number)
-            if cell.status is not RunStatus.PASSED:
-                text.append(f" {cell.status.value}", style=STATUS_STYLE[cell.status])
-            cells.append(text)
-        grid.add_row(Text(case), *cells)
-    return grid
+    variants = [
+        Column(variant, [_matrix_cell(matrix, case, variant, number) for case in cases], "right")
+        for variant in matrix.variants
+    ]
+    title = f"Case matrix: {metric_label(matrix.semantic_type, matrix.unit)}"
+    return FitTable(title, [Column("case", [Text(case) for case in cases])], variants, caption)
+
+
+def _matrix_cell(matrix: CaseMatrix, case: str, variant: str, number: NumberFormat) -> Text:
+    """The value, followed by the status of a run that did not pass."""
+    cell = matrix.cells.get(case, {}).get(variant)
+    if cell is None or cell.status is None:
+        return Text("no run", style="dim")
+    text = _value(cell.value, number)
+    if cell.status is not RunStatus.PASSED:
+        text.append(f" {cell.status.value}", style=STATUS_STYLE[cell.status])
+    return text
 
 
 def _differs(matrix: CaseMatrix, case: str) -> bool:
@@ -270,36 +221,30 @@ def _differs(matrix: CaseMatrix, case: str) -> bool:
 
 def render_policies(report: Report) -> RenderableType:
     """Per policy and variant: runs it held for, of runs it was evaluated on."""
-    grid = table("Policies")
-    grid.add_column("policy", style="bold", overflow="fold")
-    grid.add_column("metric", overflow="fold")
     variants = [variant.id for variant in report.variants] or sorted(
         {v for p in report.policies for v in (*p.passed, *p.failed)}
     )
-    for variant in variants:
-        grid.add_column(Text(variant), justify="right", no_wrap=True)
-    for policy in report.policies:
-        cells = []
-        for variant in variants:
-            held, failed = policy.passed.get(variant, 0), policy.failed.get(variant, 0)
-            style = "red" if failed else "green"
-            cells.append(
-                Text(f"{held}/{held + failed}", style=style)
-                if held + failed
-                else Text("-", style="dim")
-            )
-        grid.add_row(Text(policy.name), Text(policy.metric or ""), *cells)
-    grid.caption = "runs the policy held for / runs it was evaluated on"
-    return grid
+    policies = report.policies
+    columns = [
+        Column(variant, [_policy_cell(policy, variant) for policy in policies], "right")
+        for variant in variants
+    ]
+    keys = [
+        Column("policy", [Text(policy.name) for policy in policies], style="bold"),
+        Column("metric", [Text(policy.metric or "") for policy in policies]),
+    ]
+    note = "runs the policy held for / runs it was evaluated on"
+    return FitTable("Policies", keys, columns, note)
+
+
+def _policy_cell(policy: PolicySummary, variant: str) -> Text:
+    held, failed = policy.passed.get(variant, 0), policy.failed.get(variant, 0)
+    if not held + failed:
+        return Text("-", style="dim")
+    return Text(f"{held}/{held + failed}", style="red" if failed else "green")
 
 
 def render_distribution(distribution: Distribution) -> RenderableType:
-    grid = table(
-        f"Distribution {distribution.name}: {metric_label(distribution.semantic_type, distribution.unit)}"
-    )
-    grid.add_column("variant", style="bold", overflow="fold")
-    for summary in distribution.summaries:
-        grid.add_column(summary, justify="right")
     number = number_format(
         [
             aggregate.value
@@ -309,15 +254,21 @@ def render_distribution(distribution: Distribution) -> RenderableType:
         distribution.unit,
         scale=False,
     )
-    for variant, values in distribution.variants.items():
-        grid.add_row(
-            variant,
-            *(
-                aggregate_cell(values.summaries.get(summary), number)
-                for summary in distribution.summaries
-            ),
+    variants = list(distribution.variants)
+    summaries = [
+        Column(
+            summary,
+            [
+                aggregate_cell(distribution.variants[variant].summaries.get(summary), number)
+                for variant in variants
+            ],
+            "right",
         )
-    return grid
+        for summary in distribution.summaries
+    ]
+    label = metric_label(distribution.semantic_type, distribution.unit)
+    keys = [Column("variant", [Text(variant) for variant in variants], style="bold")]
+    return FitTable(f"Distribution {distribution.name}: {label}", keys, summaries)
 
 
 def render_report(
@@ -337,6 +288,7 @@ def render_report(
     parts: list[RenderableType] = [render_overview(report, records)]
     if report.variants:
         parts.append(render_variants(report))
+    formats = leaderboard_formats(report.leaderboard)
     if report.leaderboard.rows:
         parts.append(render_leaderboard(report.leaderboard))
     if report.policies:
@@ -344,7 +296,9 @@ def render_report(
     parts.extend(render_run_metrics(report, runs, max_rows))
     if report.matrix is not None:
         parts.append(render_matrix(report.matrix, max_rows, show_all=runs == "all"))
-    parts.extend(render_comparison(comparison, max_rows) for comparison in report.comparisons)
+    parts.extend(
+        render_comparison(comparison, max_rows, formats) for comparison in report.comparisons
+    )
     parts.extend(render_distribution(distribution) for distribution in report.distributions)
     parts.extend(_diagnostics(report.diagnostics, max_rows))
     return Group(*parts)

@@ -1,10 +1,8 @@
-"""Pieces every Rich table of the report shares: the table style, headers that never break
-inside a word, and aggregate cells in a column's number format."""
+"""Cells every Rich table of the report shares: aggregates in a column's number format, the
+best variant marked."""
 
 from __future__ import annotations
 
-from rich import box
-from rich.table import Table
 from rich.text import Text
 
 from autobench.report._display import NumberFormat
@@ -13,33 +11,6 @@ from autobench.report._model import AggregateValue
 
 BEST_MARK = "*"
 """Written before the best value of a metric; plain text, so it survives NO_COLOR and pipes."""
-
-
-def table(title: str, caption: str | None = None) -> Table:
-    return Table(
-        title=title,
-        title_justify="left",
-        title_style="bold",
-        caption=caption,
-        caption_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-    )
-
-
-def longest_word(text: str) -> int:
-    """The width a column needs so that ``text`` wraps only between words."""
-    return max((len(word) for word in text.split()), default=1)
-
-
-def add_metric_column(grid: Table, header: str, *, min_width: int = 8) -> None:
-    """A right-aligned metric column whose header folds between words only."""
-    grid.add_column(
-        Text(header),
-        justify="right",
-        overflow="fold",
-        min_width=max(min_width, longest_word(header)),
-    )
 
 
 def aggregate_cell(

@@ -2,35 +2,43 @@
 
 Each metric is shown in one notation and the unit its header states (see
 :mod:`autobench.report._display`). On the leaderboard the best variant of each
-metric with a direction carries :data:`BEST_MARK`, explained in a caption; in
-a comparison each delta is also given relative to the baseline.
+metric with a direction carries :data:`BEST_MARK`, explained in a note; in a
+comparison each delta is also given relative to the baseline, in the notation
+of its metric's values. Within one report a metric has one notation: the
+comparisons use the leaderboard's.
 """
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
+from collections.abc import Mapping
+
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from autobench.records import Direction
 from autobench.report._display import NumberFormat, number_format, percent_text
+from autobench.report._fit import Column, FitTable
 from autobench.report._format import value_text
-from autobench.report._model import Comparison, Leaderboard, LeaderboardRow, MetricColumn
-from autobench.report._render_cells import (
-    BEST_MARK,
-    add_metric_column,
-    aggregate_cell,
-    longest_word,
-    table,
+from autobench.report._model import (
+    Comparison,
+    ComparisonMetric,
+    Leaderboard,
+    LeaderboardRow,
+    MetricColumn,
 )
+from autobench.report._render_cells import BEST_MARK, aggregate_cell
 
 PASS_RATE = "pass rate"
 _PERCENT = number_format((), None, percent=True)
 
 WIDE_LEADERBOARD = 3
-"""More metric columns than this are shown transposed (one row per metric), which stays
-readable at 80 columns however many metrics the spec asks for."""
+"""More metric columns than this are shown transposed (one row per metric); so is a
+leaderboard whose columns do not fit in the console width."""
+
+MetricFormats = Mapping[tuple[str, str], NumberFormat]
+"""The notation of each metric, by semantic type and aggregate."""
 
 
 def metric_header(name: str, fn: str, semantic_type: str, unit: str | None) -> str:
@@ -58,6 +66,10 @@ class _Board:
             for c in leaderboard.columns
         ]
         self.pass_header = f"{PASS_RATE} ({_PERCENT.unit})"
+
+    def metric_formats(self) -> dict[tuple[str, str], NumberFormat]:
+        """The notation of each column's metric, for other tables showing the same metric."""
+        return {(c.semantic_type, c.fn): self.formats[c.name] for c in self.leaderboard.columns}
 
     def pass_cell(self, row: LeaderboardRow) -> Text:
         return aggregate_cell(row.pass_rate, _PERCENT, best=self._mark(None, row.variant))
@@ -92,85 +104,113 @@ class _Board:
         return "; ".join(parts)
 
 
+def _right(header: str, cells: list[Text]) -> Column:
+    return Column(header, cells, justify="right")
+
+
+def _wide(board: _Board) -> FitTable:
+    rows = board.leaderboard.rows
+    values = [
+        _right("runs", [Text(str(row.runs)) for row in rows]),
+        _right("pass/fail/err", [Text(_counts(row)) for row in rows]),
+        _right(board.pass_header, [board.pass_cell(row) for row in rows]),
+    ]
+    for column, header in zip(board.leaderboard.columns, board.headers, strict=True):
+        values.append(_right(header, [board.cell(column, row) for row in rows]))
+    variants = Column("variant", [Text(row.variant) for row in rows], style="bold")
+    return FitTable("Leaderboard", [variants], values, board.legend())
+
+
+def _counts(row: LeaderboardRow) -> str:
+    return f"{row.status.passed}/{row.status.failed}/{row.status.errored}"
+
+
+def _by_metric(board: _Board) -> FitTable:
+    """One row per metric, one column per variant."""
+    labels = ["runs", "pass/fail/err", board.pass_header, *board.headers]
+    variants = [
+        _right(
+            row.variant,
+            [
+                Text(str(row.runs)),
+                Text(_counts(row)),
+                board.pass_cell(row),
+                *(board.cell(column, row) for column in board.leaderboard.columns),
+            ],
+        )
+        for row in board.leaderboard.rows
+    ]
+    metrics = Column("", [Text(label) for label in labels], wrap=True)
+    return FitTable("Leaderboard", [metrics], variants, board.legend())
+
+
+class _LeaderboardView:
+    """The leaderboard one row per variant when that fits, else one row per metric."""
+
+    def __init__(self, board: _Board) -> None:
+        narrow = len(board.leaderboard.columns) <= WIDE_LEADERBOARD
+        self.wide = _wide(board) if narrow else None
+        self.by_metric = _by_metric(board)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.wide is not None and self.wide.fits(console, options):
+            yield self.wide
+        else:
+            yield self.by_metric
+
+
 def render_leaderboard(leaderboard: Leaderboard) -> RenderableType:
     """Variants with their runs, status counts, pass rate and aggregates, the best marked;
     transposed when wide."""
-    board = _Board(leaderboard)
-    if len(leaderboard.columns) > WIDE_LEADERBOARD:
-        return _render_by_metric(board)
-    grid = table("Leaderboard", board.legend())
-    grid.add_column("variant", style="bold", no_wrap=True, overflow="ellipsis", max_width=24)
-    grid.add_column("runs", justify="right", no_wrap=True)
-    grid.add_column("pass/fail/err", justify="right", no_wrap=True)
-    add_metric_column(grid, board.pass_header)
-    for header in board.headers:
-        add_metric_column(grid, header)
-    for row in leaderboard.rows:
-        status = f"{row.status.passed}/{row.status.failed}/{row.status.errored}"
-        cells = [board.cell(column, row) for column in leaderboard.columns]
-        grid.add_row(Text(row.variant), str(row.runs), status, board.pass_cell(row), *cells)
-    return grid
+    return _LeaderboardView(_Board(leaderboard))
 
 
-def _render_by_metric(board: _Board) -> RenderableType:
-    leaderboard = board.leaderboard
-    grid = table("Leaderboard", board.legend())
-    labels = ["runs", "pass/fail/err", board.pass_header, *board.headers]
-    grid.add_column("", overflow="fold", min_width=max([12, *map(longest_word, labels)]))
-    for row in leaderboard.rows:
-        grid.add_column(
-            Text(row.variant, style="bold"),
-            justify="right",
-            overflow="fold",
-            min_width=max(8, longest_word(row.variant)),
-        )
-    rows = leaderboard.rows
-    grid.add_row("runs", *(str(row.runs) for row in rows))
-    grid.add_row(
-        "pass/fail/err",
-        *(f"{row.status.passed}/{row.status.failed}/{row.status.errored}" for row in rows),
-    )
-    grid.add_row(Text(board.pass_header), *(board.pass_cell(row) for row in rows))
-    for column, header in zip(leaderboard.columns, board.headers, strict=True):
-        grid.add_row(Text(header), *(board.cell(column, row) for row in rows))
-    return grid
+def leaderboard_formats(leaderboard: Leaderboard) -> dict[tuple[str, str], NumberFormat]:
+    """The notation the leaderboard gives each metric, by semantic type and aggregate."""
+    return _Board(leaderboard).metric_formats()
 
 
-def _comparison_metrics(comparison: Comparison) -> Table:
-    grid = table("")
-    labels: list[str] = []
-    rows: list[tuple[Text, ...]] = []
+def _metric_format(metric: ComparisonMetric, formats: MetricFormats) -> NumberFormat:
+    """The metric's notation elsewhere in the report, else one chosen from the two values
+    (never from the delta, so a value reads the same here as in a table without deltas)."""
+    known = formats.get((metric.semantic_type, metric.fn))
+    if known is not None:
+        return known
+    return number_format([metric.baseline.value, metric.candidate.value], metric.unit)
+
+
+def _comparison_metrics(comparison: Comparison, formats: MetricFormats) -> FitTable:
+    labels: list[Text] = []
+    cells: list[list[Text]] = [[], [], [], []]
     for metric in comparison.metrics:
-        values = [metric.baseline.value, metric.candidate.value, metric.delta]
-        number = number_format(values, metric.unit)
-        label = metric_header(metric.name, metric.fn, metric.semantic_type, number.unit)
-        labels.append(label)
+        number = _metric_format(metric, formats)
+        labels.append(
+            Text(metric_header(metric.name, metric.fn, metric.semantic_type, number.unit))
+        )
         if metric.delta is None:
             delta, relative = Text("-", style="dim"), Text("-", style="dim")
         else:
             delta = Text(number.text(metric.delta, signed=True))
             relative = Text(percent_text(metric.relative))
-        rows.append(
-            (
-                Text(label),
-                aggregate_cell(metric.baseline, number),
-                aggregate_cell(metric.candidate, number),
-                delta,
-                relative,
-            )
+        row = (
+            aggregate_cell(metric.baseline, number),
+            aggregate_cell(metric.candidate, number),
+            delta,
+            relative,
         )
-    grid.add_column("metric", overflow="fold", min_width=max([6, *map(longest_word, labels)]))
-    for header in ("baseline", "candidate", "delta"):
-        grid.add_column(header, justify="right", overflow="fold")
-    grid.add_column("delta %", justify="right", no_wrap=True)
-    for row in rows:
-        grid.add_row(*row)
-    return grid
+        for column, cell in zip(cells, row, strict=True):
+            column.append(cell)
+    headers = ("baseline", "candidate", "delta", "delta %")
+    values = [_right(header, column) for header, column in zip(headers, cells, strict=True)]
+    return FitTable("", [Column("metric", labels, wrap=True)], values)
 
 
-def render_comparison(comparison: Comparison, max_rows: int = 10) -> RenderableType:
+def render_comparison(
+    comparison: Comparison, max_rows: int = 10, formats: MetricFormats | None = None
+) -> RenderableType:
     """Paired runs, changed factors, confounding, metric deltas (absolute and relative to
-    the baseline; ``n/a`` for a zero baseline) and unpaired cases."""
+    the baseline; ``n/a`` for a zero baseline) and unpaired cases. ``formats`` gives the
+    notation of metrics shown elsewhere in the same report, so each reads the same."""
     grid = Table.grid(padding=(0, 2))
     grid.add_row("paired cases", str(len(comparison.paired_cases)))
     changed = ", ".join(
@@ -187,15 +227,20 @@ def render_comparison(comparison: Comparison, max_rows: int = 10) -> RenderableT
                 overflow="fold",
             ),
         )
-    parts: list[RenderableType] = [grid, _comparison_metrics(comparison)]
-    if comparison.unpaired:
-        unpaired = table("Unpaired cases")
-        unpaired.add_column("case", overflow="fold")
-        unpaired.add_column("reason", overflow="fold")
-        for item in comparison.unpaired[:max_rows]:
-            unpaired.add_row(Text(item.case), Text(item.reason))
-        if len(comparison.unpaired) > max_rows:
-            unpaired.caption = f"... and {len(comparison.unpaired) - max_rows} more"
-        parts.append(unpaired)
     title = Text(f"Compare {comparison.baseline} -> {comparison.candidate}")
-    return Panel(Group(*parts), title=title, title_align="left")
+    parts: list[RenderableType] = [
+        Panel(grid, title=title, title_align="left"),
+        _comparison_metrics(comparison, formats or {}),
+    ]
+    if comparison.unpaired:
+        shown = comparison.unpaired[:max_rows]
+        left = len(comparison.unpaired) - len(shown)
+        parts.append(
+            FitTable(
+                "Unpaired cases",
+                [Column("case", [Text(item.case) for item in shown])],
+                [Column("reason", [Text(item.reason) for item in shown], wrap=True)],
+                f"... and {left} more" if left else None,
+            )
+        )
+    return Group(*parts)
