@@ -154,6 +154,19 @@ def test_the_documented_core_only_install_replays_without_sdks_rich_or_click(
         '"installed": []}'
     )
 
+    # What the report layer needs is missing here; the hint names its wheel, never an index.
+    missing = subprocess.run(
+        [str(python), "-c", "from autobench import build_report"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert missing.returncode == 1 and "ImportError" in missing.stderr
+    assert "the 'autobench-report' distribution, which is not installed" in missing.stderr
+    assert "pip install <wheel directory>/autobench_report-0.1.0-*.whl" in missing.stderr
+    assert "pip install autobench-report" not in missing.stderr
+    assert list((tmp_path / "checkout" / "dist").glob("autobench_report-0.1.0-*.whl"))
+
 
 def test_an_instrumentation_extra_installs_its_instrumentor_from_wheels(tmp_path: Path) -> None:
     uv = _uv()

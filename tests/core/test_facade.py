@@ -35,4 +35,17 @@ def test_missing_distribution_is_named_in_the_import_error() -> None:
     )
     assert result.returncode != 0
     assert "provided by the 'autobench-records' distribution" in result.stderr
-    assert "pip install autobench-records" in result.stderr
+    assert "pip install <wheel directory>/autobench_records-0.1.0-*.whl" in result.stderr
+    assert "not by name from a package index" in result.stderr
+    assert "pip install autobench-records" not in result.stderr
+
+
+def test_a_missing_report_layer_is_named_with_its_wheel_not_an_index_install() -> None:
+    result = _python(
+        "import sys; sys.modules['autobench.report'] = None; from autobench import build_report"
+    )
+    assert result.returncode != 0
+    assert "provided by the 'autobench-report' distribution" in result.stderr
+    assert "the autobench-report wheel built from the same Autobench source" in result.stderr
+    assert "pip install <wheel directory>/autobench_report-0.1.0-*.whl" in result.stderr
+    assert "pip install autobench-report" not in result.stderr

@@ -324,9 +324,11 @@ def __getattr__(name: str) -> Any:
         if exc.name is not None and (
             module_name == exc.name or module_name.startswith(exc.name + ".")
         ):
+            from autobench.core.distributions import install_hint
+
             raise ImportError(
-                f"autobench.{name} is provided by the {distribution!r} distribution, which is not installed; "
-                f"install it with: pip install {distribution}"
+                f"autobench.{name} is provided by the {distribution!r} distribution, which is "
+                f"not installed; {install_hint(distribution)}"
             ) from exc
         raise
     value = getattr(module, name)

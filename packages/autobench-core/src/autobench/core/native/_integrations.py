@@ -24,6 +24,7 @@ from importlib import metadata
 from typing import Any
 
 from autobench.abp import Compatibility, InstrumentationManager, Instrumentor, InstrumentorInfo
+from autobench.core.distributions import install_hint
 from autobench.core.native._settings import (
     SETTINGS_MODELS,
     IntegrationSettings,
@@ -45,9 +46,7 @@ class IntegrationEntry:
 
     def install_hint(self) -> str:
         """What to install to get this integration."""
-        if self.extra is not None:
-            return f"pip install 'autobench[{self.extra}]'"
-        return f"pip install {self.distribution}"
+        return install_hint(self.distribution)
 
 
 BUILTIN_INTEGRATIONS: tuple[IntegrationEntry, ...] = (
