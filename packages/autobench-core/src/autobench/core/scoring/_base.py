@@ -43,7 +43,16 @@ class ScoringCall:
         return self.output
 
     def path_root(self) -> dict[str, Any]:
-        """The names a dotted path may start with: ``output``, ``case``, ``variant``, ``factors``."""
+        """The names a dotted path may start with: ``output``, ``case``, ``variant``, ``factors``
+        (built once per call: each scorer of a run resolves its paths against it)."""
+        root: dict[str, Any] | None = self.__dict__.get("_path_root")
+        if root is None:
+            root = self._build_path_root()
+            object.__setattr__(self, "_path_root", root)
+        return root
+
+    def _build_path_root(self) -> dict[str, Any]:
+        factors = self.variant.factor_values
         return {
             "output": self.output,
             "case": {
@@ -56,9 +65,9 @@ class ScoringCall:
             "variant": {
                 "id": self.variant.id,
                 "label": self.variant.label,
-                "factors": self.variant.factor_values,
+                "factors": factors,
             },
-            "factors": self.variant.factor_values,
+            "factors": factors,
         }
 
     def resolve(self, path: str) -> Any:
