@@ -81,9 +81,12 @@ class EvidenceRecorder:
         """Record several metrics from ``{name: value}`` or ``(name, value)`` pairs,
         sharing ``unit``, ``role`` and ``tags``; returns them in input order."""
         items = values.items() if isinstance(values, Mapping) else values
-        return tuple(
-            self.metric(name, value, unit=unit, role=role, tags=tags) for name, value in items
-        )
+        if tags:
+            return tuple(
+                self.metric(name, value, unit=unit, role=role, tags=tags) for name, value in items
+            )
+        span_id, add = self._link_span_id(), self._evidence.add_metric
+        return tuple(add(name, value, span_id, None, unit, None, role) for name, value in items)
 
     def factor_observation(
         self, name: str, value: Any, *, semantic_type: str | None = None
