@@ -16,6 +16,7 @@ from autobench.abp._facts import (
     MeasurementRecord,
     ReferenceRecord,
 )
+from autobench.abp._gc import gc_paused
 from autobench.abp._ids import new_trace_id
 from autobench.abp._model import InstrumentationScope, SpanRecord, SpanStatus, Trace
 from autobench.abp._signals import (
@@ -208,10 +209,11 @@ class TraceCollector:
                     )
                 )
         capture = self.capture
-        spans = [
-            _span_record(start, ends.get(start.span_id), per_span, self.origin_wall, capture)
-            for start in starts
-        ]
+        with gc_paused():  # hundreds of thousands of live objects, no cycles to find
+            spans = [
+                _span_record(start, ends.get(start.span_id), per_span, self.origin_wall, capture)
+                for start in starts
+            ]
         partial = any(span.partial for span in spans)
         return Trace(
             id=self.trace_id,

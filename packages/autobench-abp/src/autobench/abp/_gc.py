@@ -1,0 +1,40 @@
+"""Pausing the cyclic garbage collector while a large, acyclic structure is built.
+
+Materialising a trace of 100,000 spans allocates a few hundred thousand objects that all
+stay alive; every one of them counts towards the collector's thresholds, so it would
+traverse the whole (growing) heap several times and find nothing to free: a third of the
+time of building such a trace here. :func:`gc_paused` turns automatic collection off for
+the block, as ``json`` and ``pickle`` loaders avoid it by allocating in C. Reference
+counting still frees everything as usual; only cycle detection waits until the block
+ends. Pauses nest and may overlap across threads: collection is turned back on when the
+last one ends, and only if it was on when the first began.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_lock = threading.Lock()
+_depth = 0
+_was_enabled = False
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Automatic cyclic garbage collection off inside the block (see the module docstring)."""
+    global _depth, _was_enabled
+    with _lock:
+        if _depth == 0:
+            _was_enabled = gc.isenabled()
+            gc.disable()
+        _depth += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if _depth == 0 and _was_enabled:
+                gc.enable()
