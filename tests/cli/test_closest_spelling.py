@@ -89,6 +89,42 @@ def test_a_misspelled_required_key_of_a_deriver(tmp_path: Path) -> None:
     assert "Field required" not in shown
 
 
+@pytest.mark.parametrize(
+    ("entry", "expected"),
+    [
+        (
+            "derive:\n  - knd: token_cost\n    pricing: pricing.yaml\n",
+            "autobench.yaml:7:9: unknown key 'knd' in deriver 1 of 'derive' (did you mean 'kind'?)",
+        ),
+        (
+            "derive:\n  - kind: token_cots\n    pricing: pricing.yaml\n",
+            "autobench.yaml:7:15: deriver 1 of 'derive' has unknown kind 'token_cots'"
+            " (did you mean 'token_cost'?)",
+        ),
+        (
+            "post_derive:\n  - kidn: paired_baseline\n",
+            "autobench.yaml:7:9: unknown key 'kidn' in post_derive entry 0 (did you mean 'kind'?)",
+        ),
+    ],
+)
+def test_a_misspelled_kind_key_or_value(tmp_path: Path, entry: str, expected: str) -> None:
+    assert expected in _validate(tmp_path, entry)
+
+
+def test_strict_scalars_beside_benchmark_in_the_dsl(tmp_path: Path) -> None:
+    """``strict_scalars`` may stand beside ``benchmark:`` in the authoring DSL too."""
+    (tmp_path / "t.py").write_text("def run(ctx, case):\n    return {}\n")
+    spec = tmp_path / "autobench.yaml"
+    spec.write_text("strict_scalars: true\n" + HEAD + "    cases: [{id: c1, input: {v: 2.10}}]\n")
+    spec.write_text(spec.read_text().replace("    cases: [{id: c1}]\n", "", 1))
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(cli, ["validate", str(spec)])
+    shown = " ".join(result.output.replace("│", " ").split())
+    assert result.exit_code == 1, shown
+    assert "autobench.yaml:6:33: `2.10` is read as the number 2.1" in shown
+    spec.write_text(spec.read_text().replace("strict_scalars: true", "strict_scalars: false"))
+    assert CliRunner().invoke(cli, ["validate", str(spec)]).exit_code == 0
+
+
 DERIVE = """\
 derive:
   - kind: token_cost

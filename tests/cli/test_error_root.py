@@ -154,7 +154,13 @@ def test_a_plugin_that_fails_to_load_is_a_located_panel(tmp_path: Path) -> None:
     (site / "broken_metric_pack.py").write_text(
         '"""A metric pack that does not parse."""\n\ndef broken(:\n    pass\n'
     )
-    for command in (["validate", str(spec)], ["run", str(spec), "--record", str(again)]):
+    for command in (
+        ["validate", str(spec)],
+        ["run", str(spec), "--record", str(again)],
+        ["export", "--help"],  # the help lists plugin formats: it loads the plugins
+        ["export", str(record), "--format", "csv", "--path", str(tmp_path / "x.csv")],
+        ["instrumentation", "doctor"],
+    ):
         done = subprocess.run(
             [sys.executable, "-m", "autobench.cli", *command],
             capture_output=True,
@@ -164,7 +170,7 @@ def test_a_plugin_that_fails_to_load_is_a_located_panel(tmp_path: Path) -> None:
         shown = " ".join((done.stdout + done.stderr).replace("│", " ").split())
         assert done.returncode == 1, shown
         assert "Traceback" not in shown and "importlib" not in shown
-        assert f"{site / 'broken_metric_pack.py'}:3" in shown.replace(" ", "")
+        assert f"{site / 'broken_metric_pack.py'}:3:12" in shown.replace(" ", "")  # line:column
         assert "'broken = broken_metric_pack'" in shown  # the entry point
         assert "broken-metric-pack 0.1" in shown  # the distribution that declared it
         assert "SyntaxError" in shown

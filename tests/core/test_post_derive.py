@@ -310,7 +310,9 @@ def test_post_derive_errors_are_located(tmp_path: Path, options: str, message: s
 def test_unknown_kind_and_policies_on_post_derived_metrics_are_refused(tmp_path: Path) -> None:
     path = _spec(tmp_path)
     path.write_text(path.read_text().replace("kind: paired_baseline", "kind: paired"))
-    with pytest.raises(SpecError, match=r"autobench.yaml:16:15: unknown post_derive kind 'paired'"):
+    with pytest.raises(
+        SpecError, match=r"autobench.yaml:16:15: post_derive entry 0 has unknown kind 'paired'"
+    ):
         load_benchmark_spec(path)
     path = _spec(tmp_path)
     path.write_text(

@@ -65,6 +65,15 @@ class LazyGroup(click.Group):
         assert isinstance(command, click.Command)
         return command
 
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the subcommand; an error Autobench raises on purpose anywhere on the way (while
+        a subcommand module is imported, its ``--help`` built, or it runs) is a panel with
+        exit code 1, never a traceback."""
+        from autobench.cli._console import user_errors  # not needed by `autobench --help`
+
+        with user_errors():
+            return super().invoke(ctx)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, COMMANDS[name][1]) for name in sorted(COMMANDS)]
         with formatter.section("Commands"):

@@ -15,7 +15,8 @@ def _where(error: BaseException) -> str:
     ``error``'s traceback outside the import machinery (the plugin's own line that
     failed), or ``""`` when there is none."""
     if isinstance(error, SyntaxError) and error.filename and error.lineno:
-        return f" at {error.filename}:{error.lineno}"
+        column = f":{error.offset}" if error.offset else ""
+        return f" at {error.filename}:{error.lineno}{column}"
     found = ""
     trace = error.__traceback__
     while trace is not None:

@@ -79,7 +79,8 @@ def _authoring(defs: Definitions, manager: pluggy.PluginManager) -> dict[str, An
                 "minProperties": 1,
                 "maxProperties": 1,
                 "additionalProperties": benchmark,
-            }
+            },
+            "strict_scalars": body["strict_scalars"],
         },
         required=("benchmark",),
         description="The authoring DSL: benchmark: {<id>: {...}}.",

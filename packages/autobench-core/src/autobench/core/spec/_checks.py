@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -138,3 +138,24 @@ def located_validation_error(
     if error["type"].endswith("_type"):
         message = f"{message}, not {kind_of(error['input'])}"
     return SpecError(target.location, f"invalid {where}: {message}")
+
+
+def kind_error(entry: Located, what: str, kinds: Collection[str]) -> SpecError:
+    """The located error of ``entry`` (a ``{kind, ...}`` mapping) whose ``kind`` is missing or
+    not one of ``kinds``: a misspelt ``kind`` key (``knd:``) or value (``token_cots``) is
+    named where it is written, with the closest valid spelling."""
+    kind = entry.get("kind")
+    if kind is None:
+        for key, value in entry.items():
+            if isinstance(key, str) and did_you_mean(key, ["kind"]):
+                return SpecError(
+                    value.key_location,
+                    f"unknown key {key!r} in {what} (did you mean 'kind'?)",
+                    expected=f"kind: one of {', '.join(sorted(kinds))}",
+                )
+        return SpecError(entry.location, f"{what} has no 'kind'", expected=one_of(kinds))
+    return SpecError(
+        kind.location,
+        f"{what} has unknown kind {kind.value!r}{did_you_mean(kind.value, kinds)}",
+        expected=one_of(kinds),
+    )

@@ -21,10 +21,11 @@ from autobench.core.plugins import deriver_registry
 from autobench.core.spec._checks import (
     expect_list,
     expect_mapping,
+    kind_error,
     located_validation_error,
     model_keys,
 )
-from autobench.core.spec._errors import SpecError, one_of
+from autobench.core.spec._errors import SpecError
 from autobench.core.spec._files import SpecFiles
 from autobench.core.spec._yaml import Located
 
@@ -33,10 +34,7 @@ def _validate(data: dict[str, Any], entry: Located, what: str) -> DeriverSpec:
     registry = deriver_registry()
     kind = entry.get("kind")
     if kind is None or not isinstance(kind.value, str) or kind.value not in registry.by_kind:
-        shown = "no 'kind'" if kind is None else f"unknown kind {kind.value!r}"
-        raise SpecError(
-            (kind or entry).location, f"{what} has {shown}", expected=one_of(registry.by_kind)
-        )
+        raise kind_error(entry, what, registry.by_kind)
     model = registry.by_kind[kind.value]
     try:
         return registry.validate(data)

@@ -19,11 +19,12 @@ from autobench.core.spec._checks import (
     expect_keys,
     expect_list,
     expect_mapping,
+    kind_error,
     located_validation_error,
     model_keys,
     validate_model,
 )
-from autobench.core.spec._errors import SpecError, one_of
+from autobench.core.spec._errors import SpecError
 from autobench.core.spec._evaluation import duplicate_policy, policy_problem, post_deriver_problem
 from autobench.core.spec._yaml import Located
 from autobench.records import SemanticRegistry, UnitConversionError, conversion_factor
@@ -67,13 +68,7 @@ def load_post_derivers(item: Located, variant_ids: Collection[str]) -> tuple[Pos
         fields = expect_mapping(entry, "a post_derive entry")
         kind = entry.get("kind")
         if kind is None or kind.value not in registry.by_kind:
-            raise SpecError(
-                (kind or entry).location,
-                f"unknown post_derive kind {fields.get('kind')!r}"
-                if kind is not None
-                else "a post_derive entry needs a 'kind'",
-                expected=one_of(registry.by_kind),
-            )
+            raise kind_error(entry, f"post_derive entry {index}", registry.by_kind)
         model = registry.by_kind[kind.value]
         what = f"post_derive entry {index} ({kind.value})"
         try:

@@ -160,8 +160,9 @@ def load_benchmark_spec_text(
 
 
 def is_structured(document: Mapping[Any, Any]) -> bool:
-    """Whether a spec mapping is in the structured form (see :func:`load_benchmark_spec`)."""
-    if set(document) - {"benchmark"}:
+    """Whether a spec mapping is in the structured form (see :func:`load_benchmark_spec`).
+    ``strict_scalars`` may stand beside ``benchmark`` in either form."""
+    if set(document) - {"benchmark", "strict_scalars"}:
         return True
     benchmark = document.get("benchmark")
     return (
@@ -267,7 +268,8 @@ def _authoring(top: Located, files: SpecFiles) -> dict[str, Any]:
     if (derive := _present(body.get("derive"))) is not None:
         sections["derive"] = load_derivers(derive, files)
     _evaluation(body, sections, variant_ids)
-    _strict(body, sections)
+    _strict(top, sections)  # beside `benchmark:`, or
+    _strict(body, sections)  # in the benchmark's own sections
     return sections
 
 
@@ -306,7 +308,8 @@ def _structured(top: Located, files: SpecFiles) -> dict[str, Any]:
 
 
 def _strict(container: Located, sections: dict[str, Any]) -> None:
-    """``strict_scalars: true | false`` of ``container`` into ``sections``."""
+    """``strict_scalars: true | false`` of ``container`` into ``sections`` (a later
+    container's value wins; ``true`` anywhere turns the check on)."""
     item = _present(container.get("strict_scalars"))
     if item is not None:
         if not isinstance(item.value, bool):
@@ -315,7 +318,7 @@ def _strict(container: Located, sections: dict[str, Any]) -> None:
                 f"strict_scalars must be true or false, not {kind_of(item.value)}",
                 expected="true or false",
             )
-        sections["strict_scalars"] = item.value
+        sections["strict_scalars"] = sections.get("strict_scalars") is True or item.value
 
 
 def _evaluation(container: Located, sections: dict[str, Any], variant_ids: frozenset[str]) -> None:
