@@ -41,9 +41,9 @@ def test_the_fast_metric_equals_the_validated_one(
     role: Any,
     span_id: str | None,
 ) -> None:
-    fast = EvidenceBuffer("c1", "v1").add_metric(
-        name, value, span_id, semantic_type, unit, direction, role
-    )
+    buffer = EvidenceBuffer("c1", "v1")
+    fast = buffer.add_metric(name, value, span_id, semantic_type, unit, direction, role)
+    assert buffer.observations == [fast]  # what the run stores is what the call returned
     checked = EvidenceBuffer("c1", "v1").add_observation(
         name,
         value,

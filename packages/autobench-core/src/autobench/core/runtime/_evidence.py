@@ -32,13 +32,13 @@ class EvidenceBuffer:
 
     __slots__ = (
         "_artifact_ids",
+        "_entries",
         "_exception_spans",
         "_observation_ids",
         "artifacts",
         "assets",
         "case_id",
         "errors",
-        "observations",
         "payloads",
         "traces",
         "variant_id",
@@ -47,7 +47,9 @@ class EvidenceBuffer:
     def __init__(self, case_id: str, variant_id: str) -> None:
         self.case_id = case_id
         self.variant_id = variant_id
-        self.observations: list[Observation] = []
+        self._entries: list[Observation | tuple[Any, ...]] = []
+        """Observations in recording order; the per-metric path stores a plain tuple of
+        strings and numbers instead (see :meth:`add_metric`), built on reading."""
         self.artifacts: list[ArtifactRef] = []
         self.payloads: dict[str, Any] = {}
         self.errors: list[ErrorRecord] = []
@@ -99,8 +101,17 @@ class EvidenceBuffer:
             case_id=self.case_id,
             variant_id=self.variant_id,
         )
-        self.observations.append(observation)
+        self._entries.append(observation)
         return observation
+
+    @property
+    def observations(self) -> list[Observation]:
+        """The run's observations in recording order (a list the runtime may extend)."""
+        entries = self._entries
+        for index, entry in enumerate(entries):
+            if entry.__class__ is tuple:
+                entries[index] = self._metric(entry)
+        return entries  # type: ignore[return-value]
 
     def add_metric(
         self,
@@ -139,9 +150,27 @@ class EvidenceBuffer:
         kind = value.__class__
         if not (kind is int or kind is float or kind is bool or value is None):
             value = DEFAULT_CAPTURE_POLICY.apply(value)
-        observation = trusted_observation(
+        entry = (
+            next(self._observation_ids),
+            name,
+            value,
+            span_id,
+            semantic_type,
+            unit,
+            None if direction is None else Direction(direction).value,
+            None if role is None else ObservationRole(role).value,
+        )
+        # Kept as a tuple of strings and numbers: the garbage collector stops tracking such a
+        # tuple, so a run's 100,000 metrics cost its full collections nothing (a tracked
+        # model and its dict each would be traversed again and again as the run grows).
+        self._entries.append(entry)
+        return self._metric(entry)
+
+    def _metric(self, entry: tuple[Any, ...]) -> Observation:
+        number, name, value, span_id, semantic_type, unit, direction, role = entry
+        return trusted_observation(
             {
-                "id": f"obs_{next(self._observation_ids)}",
+                "id": f"obs_{number}",
                 "name": name,
                 "kind": ObservationKind.METRIC,
                 "value": value,
@@ -157,8 +186,6 @@ class EvidenceBuffer:
                 "variant_id": self.variant_id,
             }
         )
-        self.observations.append(observation)
-        return observation
 
     def add_artifact(
         self,
