@@ -52,6 +52,7 @@ from autobench.abp._facts import (
     ReferenceRecord,
     Severity,
 )
+from autobench.abp._gc import gc_paused
 from autobench.abp._ids import new_span_id, new_trace_id
 from autobench.abp._instrumentor import (
     AbstractionLayer,
@@ -165,6 +166,7 @@ __all__ = [
     "check_target",
     "current_span",
     "emit_diagnostic",
+    "gc_paused",
     "hash_value",
     "instrument_method",
     "is_suppressed",

@@ -13,7 +13,7 @@ import itertools
 import traceback
 from typing import Any
 
-from autobench.abp import DEFAULT_CAPTURE_POLICY, Trace
+from autobench.abp import DEFAULT_CAPTURE_POLICY, Trace, gc_paused
 from autobench.records import (
     ArtifactRef,
     AssetBinding,
@@ -108,9 +108,10 @@ class EvidenceBuffer:
     def observations(self) -> list[Observation]:
         """The run's observations in recording order (a list the runtime may extend)."""
         entries = self._entries
-        for index, entry in enumerate(entries):
-            if entry.__class__ is tuple:
-                entries[index] = self._metric(entry)
+        with gc_paused():  # many live objects at once, no cycles among them
+            for index, entry in enumerate(entries):
+                if entry.__class__ is tuple:
+                    entries[index] = self._metric(entry)
         return entries  # type: ignore[return-value]
 
     def add_metric(
