@@ -17,8 +17,8 @@ _VALUES = st.none() | st.integers() | st.text(max_size=10) | st.lists(st.integer
 def _both(collector: TraceCollector) -> list[tuple[Any, Any]]:
     """Each span of the trace as materialised, with the span validation gives for its signals."""
     trace = collector.materialize()
-    starts = [s for s in collector._signals if isinstance(s, SpanStartSignal)]
-    ends = {s.span_id: s for s in collector._signals if isinstance(s, SpanEndSignal)}
+    starts = [s for s in collector.signals if isinstance(s, SpanStartSignal)]
+    ends = {s.span_id: s for s in collector.signals if isinstance(s, SpanEndSignal)}
     per_span: dict[str, dict[str, list[Any]]] = {}
     for span in trace.spans:
         facts = {
@@ -104,8 +104,8 @@ def test_a_status_that_is_not_a_member_is_validated() -> None:
     collector = TraceCollector()
     with bind_collector(collector), start_span("root") as root:
         pass
-    end = next(s for s in collector._signals if isinstance(s, SpanEndSignal))
-    start = next(s for s in collector._signals if isinstance(s, SpanStartSignal))
+    end = next(s for s in collector.signals if isinstance(s, SpanEndSignal))
+    start = next(s for s in collector.signals if isinstance(s, SpanStartSignal))
     raw = end._replace(status="error")
     record = _span_record(start, raw, {}, collector.origin_wall, collector.capture)
     assert record.status is SpanStatus.ERROR and root.id == record.id

@@ -18,8 +18,15 @@ from autobench.abp._facts import (
 )
 from autobench.abp._gc import gc_paused
 from autobench.abp._ids import new_trace_id
-from autobench.abp._model import InstrumentationScope, SpanRecord, SpanStatus, Trace
+from autobench.abp._model import (
+    PROTOCOL_VERSION,
+    InstrumentationScope,
+    SpanRecord,
+    SpanStatus,
+    Trace,
+)
 from autobench.abp._signals import (
+    EMPTY,
     DiagnosticSignal,
     EventSignal,
     LinkSignal,
@@ -113,15 +120,19 @@ class TraceCollector:
             self._facts.append(signal)
         self._signals.append(signal)
 
-    def emit_start(self, signal: SpanStartSignal) -> None:
-        """:meth:`emit` for a span start, without the type dispatch (the span path)."""
-        self._starts.append(signal)
-        self._signals.append(signal)
+    def emit_start(self, raw: tuple[Any, ...]) -> None:
+        """A span start on the span path: the first ten fields of :class:`SpanStartSignal`
+        as a plain tuple, ``None`` for an empty ``attributes`` or ``tags`` (see
+        :func:`start_of`)."""
+        self._starts.append(raw)  # type: ignore[arg-type]
+        self._signals.append(raw)  # type: ignore[arg-type]
 
-    def emit_end(self, signal: SpanEndSignal) -> None:
-        """:meth:`emit` for a span end, without the type dispatch (the span path)."""
-        if self._ends.setdefault(signal.span_id, signal) is signal:
-            self._signals.append(signal)
+    def emit_end(self, raw: tuple[Any, ...]) -> None:
+        """A span end on the span path: the first eight fields of :class:`SpanEndSignal` as a
+        plain tuple, the status as its string value, ``None`` for an empty ``attributes`` or
+        ``usage`` (see :func:`end_of`). A second end of the same span is ignored."""
+        if self._ends.setdefault(raw[0], raw) is raw:  # type: ignore[arg-type]
+            self._signals.append(raw)
 
     def now(self) -> float:
         """Monotonic seconds since the trace origin (the ``offset`` of something happening now)."""
@@ -173,7 +184,7 @@ class TraceCollector:
         span set them: the capture policy applies to them in :meth:`materialize`, which is
         what records, scorers and reports read."""
         with self._lock:
-            return tuple(self._signals)
+            return tuple(_signal_of(signal) for signal in self._signals)
 
     def materialize(self) -> Trace:
         """Join the signals into an immutable :class:`Trace`.
@@ -187,7 +198,7 @@ class TraceCollector:
             ends = dict(self._ends)
             facts = list(self._facts)
             scopes = dict(self._scopes)
-        known = {start.span_id for start in starts}
+        known = {start[0] for start in starts}  # the span id, first in either form
         per_span: dict[str, dict[str, list[Any]]] = {}
         trace_facts: dict[str, list[Any]] = {"links": [], "references": [], "diagnostics": []}
         for fact in facts:
@@ -211,7 +222,9 @@ class TraceCollector:
         capture = self.capture
         with gc_paused():  # hundreds of thousands of live objects, no cycles to find
             spans = [
-                _span_record(start, ends.get(start.span_id), per_span, self.origin_wall, capture)
+                _span_record(
+                    start_of(start), end_of(ends.get(start[0])), per_span, self.origin_wall, capture
+                )
                 for start in starts
             ]
         partial = any(span.partial for span in spans)
@@ -225,6 +238,65 @@ class TraceCollector:
             references=tuple(trace_facts["references"]),
             diagnostics=tuple(trace_facts["diagnostics"]),
         )
+
+
+# The span path stores plain tuples of strings, numbers and None: the garbage collector
+# stops tracking such a tuple, so a run's growing trace costs its full collections nothing
+# (a signal NamedTuple, or a tuple holding the shared EMPTY mapping or an enum member, stays
+# tracked and is traversed again and again as the run grows). Signals are rebuilt here.
+_signal_new: Any = tuple.__new__
+
+
+def start_of(item: Any) -> SpanStartSignal:
+    """The :class:`SpanStartSignal` of a stored span start (a raw tuple or a signal)."""
+    if item.__class__ is SpanStartSignal:
+        return item
+    span_id, parent_id, operation, kind, scope, started_at, offset, payload, attributes, tags = item
+    return _signal_new(
+        SpanStartSignal,
+        (
+            span_id,
+            parent_id,
+            operation,
+            kind,
+            scope,
+            started_at,
+            offset,
+            payload,
+            EMPTY if attributes is None else attributes,
+            EMPTY if tags is None else tags,
+            "span_start",
+            PROTOCOL_VERSION,
+        ),
+    )
+
+
+def end_of(item: Any) -> SpanEndSignal | None:
+    """The :class:`SpanEndSignal` of a stored span end (a raw tuple or a signal), or ``None``."""
+    if item is None or item.__class__ is SpanEndSignal:
+        return item
+    span_id, status, duration, output, attributes, usage, error, partial = item
+    return _signal_new(
+        SpanEndSignal,
+        (
+            span_id,
+            SpanStatus(status),
+            duration,
+            output,
+            EMPTY if attributes is None else attributes,
+            EMPTY if usage is None else usage,
+            error,
+            partial,
+            "span_end",
+            PROTOCOL_VERSION,
+        ),
+    )
+
+
+def _signal_of(item: Any) -> Signal:
+    if item.__class__ is not tuple:
+        return item
+    return start_of(item) if len(item) == 10 else end_of(item)  # type: ignore[return-value]
 
 
 def _fact_span(fact: Signal) -> str | None:

@@ -21,21 +21,17 @@ from autobench.abp._collector import TraceCollector
 from autobench.abp._facts import AccountingScope, Severity
 from autobench.abp._ids import new_span_id
 from autobench.abp._model import (
-    PROTOCOL_VERSION,
     InstrumentationScope,
     SpanError,
     SpanKind,
     SpanStatus,
 )
 from autobench.abp._signals import (
-    EMPTY,
     DiagnosticSignal,
     EventSignal,
     LinkSignal,
     MeasurementSignal,
     ReferenceSignal,
-    SpanEndSignal,
-    SpanStartSignal,
 )
 
 _VERSION = "0.1.0"
@@ -234,30 +230,25 @@ class ActiveSpan:
             output = collector.capture_payload(
                 output, name=f"{self.operation}.output", span_id=self.id
             )
-        attributes: Mapping[str, Any] = self.attributes
+        attributes: Mapping[str, Any] | None = self.attributes
         if attributes:
             self.attributes = {}
         else:
-            attributes = EMPTY
-        collector.emit_end(
-            _new_signal(  # every field, as on the start path
-                SpanEndSignal,
-                (
-                    self.id,  # span_id
-                    status,
-                    duration,
-                    output,
-                    attributes,
-                    dict(self.usage) if self.usage else EMPTY,
-                    None
-                    if error is None
-                    else SpanError(
-                        type=type(error).__name__, message=collector.capture.text(str(error))
-                    ),
-                    False,  # partial
-                    "span_end",  # type
-                    PROTOCOL_VERSION,
+            attributes = None
+        collector.emit_end(  # a plain tuple: see TraceCollector.emit_end
+            (
+                self.id,  # span_id
+                status.value if status.__class__ is SpanStatus else status,
+                duration,
+                output,
+                attributes,
+                dict(self.usage) if self.usage else None,
+                None
+                if error is None
+                else SpanError(
+                    type=type(error).__name__, message=collector.capture.text(str(error))
                 ),
+                False,  # partial
             )
         )
         return duration
@@ -357,10 +348,7 @@ def open_span_handle(
     handle = ActiveSpan(target, new_span_id(), operation, kind, parent_id, start_ns)
     if input is not None:
         input = target.capture_payload(input, name=f"{operation}.input", span_id=handle.id)
-    # Every field, straight to tuple.__new__: the NamedTuple's own __new__ is a Python
-    # function (and from keywords it costs twice as much), on every span.
-    signal = _new_signal(
-        SpanStartSignal,
+    target.emit_start(  # a plain tuple: see TraceCollector.emit_start
         (
             handle.id,  # span_id
             parent_id,
@@ -370,13 +358,10 @@ def open_span_handle(
             None,  # started_at: derived from the offset
             (start_ns - target.origin_ns) / 1e9,  # offset
             input,
-            target.capture.apply_mapping(dict(attributes)) if attributes else EMPTY,
-            dict(tags) if tags else EMPTY,
-            "span_start",  # type
-            PROTOCOL_VERSION,
-        ),
+            target.capture.apply_mapping(dict(attributes)) if attributes else None,
+            dict(tags) if tags else None,
+        )
     )
-    target.emit_start(signal)
     return handle
 
 
