@@ -4,6 +4,7 @@
     uv run python tools/bench_hot_path.py --mode api --sizes 1000,10000 --repeat 3
     uv run python tools/bench_hot_path.py --only empty_span,metric
     uv run python tools/bench_hot_path.py --memory             # the 100,000-span run's memory
+    uv run python tools/bench_hot_path.py --matrix --baseline ../other-checkout
 
 Each operation runs N times in a tight loop inside one real benchmark run; the task times
 the loop with ``time.perf_counter_ns`` and subtracts the same loop doing the plain work
@@ -27,8 +28,13 @@ size runs ``--repeat`` times (separate runs, interleaved); the script prints min
 max microseconds per operation and the ratio of the largest size's median to the smallest's
 (flat in N means a ratio near 1). ``--memory`` runs one 100,000-span run in a fresh process
 with recording and prints its peak resident memory over a 1-span run's, then replays and
-reports the record. Targets (issue: the evidence hot path): empty span <= 3 us, ``metric``
-<= 2 us, ``call_value_path`` <= 10 us extra, every ratio <= 1.25, extra memory < 60 MB.
+reports the record. ``--matrix`` times ``autobench run --record`` of the 1,000 trivial runs
+of ``tools/bench.py`` (process start included) and the framework time per unrecorded run
+in process, for this checkout and, with ``--baseline DIR``, for another checkout with its
+own ``.venv`` (``git worktree add DIR <commit> && cd DIR && uv sync --all-packages``),
+alternating the two, and prints the ratio. Targets (issue: the evidence hot path): empty span <= 3 us, ``metric``
+<= 2 us, ``call_value_path`` <= 10 us extra, every ratio <= 1.25, extra memory < 60 MB,
+the matrix 1.5 times faster than the baseline, at most 60 us of framework time per run.
 Figures are printed, never asserted.
 """
 
@@ -182,7 +188,7 @@ def _cli_figures(spec: Path, record: Path) -> dict[str, float]:
         raise SystemExit(f"autobench run failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
     from autobench.records import replay_experiment
 
-    result = replay_experiment(record, evidence_only=True)
+    result = replay_experiment(record)
     return {run.case.id: run.output["ns_per_op"] for run in result.runs if run.output}
 
 
@@ -277,6 +283,74 @@ def _memory(directory: Path, spans: int) -> None:
     print(f"    spans replayed: {spans_back:,} (the task span, the root and {spans:,} more)")
 
 
+FRAMEWORK_SCRIPT = textwrap.dedent(
+    """
+    import asyncio, statistics, sys, time
+    from pathlib import Path
+    from autobench import load_benchmark_spec, run_benchmark_spec
+    spec = load_benchmark_spec(Path(sys.argv[1]))
+    asyncio.run(run_benchmark_spec(spec))  # warm up
+    times = []
+    for _ in range(5):
+        started = time.perf_counter()
+        result = asyncio.run(run_benchmark_spec(spec))
+        times.append((time.perf_counter() - started) / len(result.runs) * 1e6)
+    print(min(times), statistics.median(times))
+    """
+)
+
+
+def _matrix(directory: Path, baseline: Path | None, repeat: int) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench import trivial_spec
+
+    spec = trivial_spec(directory, 500)
+    script = directory / "framework.py"
+    script.write_text(FRAMEWORK_SCRIPT)
+    here = Path(sys.executable).parent
+    checkouts = [("this checkout", here)]
+    if baseline is not None:
+        checkouts.append(("baseline", baseline.resolve() / ".venv" / "bin"))
+    walls: dict[str, list[float]] = {name: [] for name, _ in checkouts}
+    for index in range(repeat):
+        for name, bin_dir in checkouts:
+            record = directory / f"rec_{name.replace(' ', '_')}_{index}"
+            started = time.perf_counter()
+            subprocess.run(
+                [
+                    str(bin_dir / "autobench"),
+                    "run",
+                    str(spec),
+                    "--record",
+                    str(record),
+                    "--no-progress",
+                ],
+                check=True,
+                capture_output=True,
+                cwd=directory,
+            )
+            walls[name].append(time.perf_counter() - started)
+    print(
+        f"autobench run --record, 1,000 trivial runs, {repeat} runs each (s, process start included):"
+    )
+    for name, values in walls.items():
+        print(f"    {name:<14} min {min(values):6.2f}  median {statistics.median(values):6.2f}")
+    if baseline is not None:
+        ratio = statistics.median(walls["baseline"]) / statistics.median(walls["this checkout"])
+        print(f"    speed-up over the baseline (median / median): {ratio:.2f}x (target >= 1.5)")
+    print("framework time per unrecorded run, in process (us; min and median of 5):")
+    for name, bin_dir in checkouts:
+        done = subprocess.run(
+            [str(bin_dir / "python"), str(script), str(spec)],
+            check=True,
+            capture_output=True,
+            text=True,
+            cwd=directory,
+        )
+        low, middle = (float(part) for part in done.stdout.split())
+        print(f"    {name:<14} min {low:7.1f}  median {middle:7.1f} (target <= 60)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -286,11 +360,16 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per operation and size")
     parser.add_argument("--only", help="comma-separated operations (default: all)")
     parser.add_argument("--memory", action="store_true", help="measure the 100,000-span run")
+    parser.add_argument("--matrix", action="store_true", help="time 1,000 trivial runs")
+    parser.add_argument("--baseline", type=Path, help="with --matrix: another checkout")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     operations = args.only.split(",") if args.only else list(OPERATIONS)
     with tempfile.TemporaryDirectory() as name:
         directory = Path(name)
+        if args.matrix:
+            _matrix(directory, args.baseline, args.repeat)
+            return
         if args.memory:
             print("Memory of one run of 100,000 empty spans, recorded (fresh process each):")
             _memory(directory, 100_000)
