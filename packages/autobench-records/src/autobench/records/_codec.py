@@ -87,9 +87,23 @@ def _restore_trace(trace: dict[str, Any]) -> dict[str, Any]:
     return trace
 
 
-def run_sections(run: RunRecord) -> dict[str, Any]:
-    """The sections of ``run.yaml`` as document values (trace inline, as in ``run.trace``)."""
-    sections = model_sections(run)
+def run_sections(run: RunRecord, *, trace: Any = None) -> dict[str, Any]:
+    """The sections of ``run.yaml`` as document values (trace inline, as in ``run.trace``).
+
+    ``trace``, when given, is the document value written in the trace's place (the summary
+    of a trace stored in its own file): the run's trace is then not dumped at all, which
+    for a run of 100,000 spans saves a full copy of them.
+    """
+    if trace is None:
+        sections = model_sections(run)
+    else:
+        dumped = run.model_dump(mode="python", exclude_defaults=True, exclude={"trace"})
+        sections = {}
+        for key in _RUN_KEYS:
+            if key == "trace":
+                sections[key] = trace
+            elif key in dumped:
+                sections[key] = encode_value(dumped[key])
     observations = sections.get("observations")
     if observations:
         for observation in observations:
@@ -97,9 +111,16 @@ def run_sections(run: RunRecord) -> dict[str, Any]:
                 del observation["case"]
             if observation.get("variant") == run.variant_id:
                 del observation["variant"]
-    if isinstance(run.trace, Trace):
+    if trace is None and isinstance(run.trace, Trace):
         sections["trace"] = trace_document(run.trace)
     return sections
+
+
+_RUN_KEYS = tuple(
+    field.serialization_alias or field.alias or name
+    for name, field in RunRecord.model_fields.items()
+)
+"""The top-level keys of a dumped run record, in field order."""
 
 
 def render_run(sections: dict[str, Any]) -> str:

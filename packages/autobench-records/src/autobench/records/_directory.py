@@ -83,6 +83,10 @@ from autobench.records._records import (
 from autobench.records._yaml import render_sections
 
 TRACE_INLINE_LIMIT = 64 * 1024
+SURELY_LARGE_TRACE = 1_000
+"""Spans past which a trace's text passes TRACE_INLINE_LIMIT in any case (each span's text
+holds at least its id, parent, operation, scope, start and offset lines: well over 65
+bytes)."""
 """UTF-8 bytes of the rendered ``trace:`` section above which the trace is stored as
 ``artifacts/<run>/trace.yaml`` and ``run.yaml`` keeps a :class:`TraceSummary`."""
 
@@ -248,14 +252,24 @@ class RecordDirectoryWriter:
         )
         if artifacts != run.artifacts:
             run = run.model_copy(update={"artifacts": artifacts})
-        sections = run_sections(run)
-        text = render_run(sections)
-        if len(text) > TRACE_INLINE_LIMIT and isinstance(run.trace, Trace):
-            trace_text = render_sections({"trace": sections["trace"]})
-            if len(trace_text.encode("utf-8")) > TRACE_INLINE_LIMIT:
-                summary = self._store_trace(run_dir, run.trace, files)
-                sections["trace"] = summary.model_dump(mode="python", exclude_defaults=True)
-                text = render_run(sections)
+        trace = run.trace
+        if isinstance(trace, Trace) and len(trace.spans) > SURELY_LARGE_TRACE:
+            # Its text passes TRACE_INLINE_LIMIT whatever its spans hold: stored beside the
+            # run without being rendered inline first (twice, for a large trace).
+            summary = self._store_trace(run_dir, trace, files)
+            sections = run_sections(
+                run, trace=summary.model_dump(mode="python", exclude_defaults=True)
+            )
+            text = render_run(sections)
+        else:
+            sections = run_sections(run)
+            text = render_run(sections)
+            if len(text) > TRACE_INLINE_LIMIT and isinstance(trace, Trace):
+                trace_text = render_sections({"trace": sections["trace"]})
+                if len(trace_text.encode("utf-8")) > TRACE_INLINE_LIMIT:
+                    summary = self._store_trace(run_dir, trace, files)
+                    sections["trace"] = summary.model_dump(mode="python", exclude_defaults=True)
+                    text = render_run(sections)
         run_path = self._run_path(run)
         if run_path in self._claimed or (self._resumed and run_path.exists()):
             raise RecordingError(
