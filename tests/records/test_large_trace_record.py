@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autobench.abp import TraceCollector, bind_collector, emit_diagnostic, start_span
 from autobench.core.runtime import run_benchmark_spec
 from autobench.core.spec import load_benchmark_spec_text
 from autobench.records import RecordDirectoryWriter, replay_experiment
-from autobench.records._codec import render_run, run_sections
+from autobench.records._codec import render_run, run_sections, trace_to_yaml, trace_yaml_bytes
 from autobench.records._directory import SURELY_LARGE_TRACE
 
 SPEC = """\
@@ -60,3 +65,60 @@ def test_a_trace_past_the_threshold_is_recorded_beside_its_run_and_replays(
     assert replayed.output == {"done": True}
     assert len(replayed.trace.spans) == spans + 1  # type: ignore[union-attr]  # and the root
     assert sum(1 for o in replayed.observations if o.name == "i") == spans
+
+
+_VALUES = st.recursive(
+    st.none() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def _deep(depth: int) -> object:
+    value: object = "bottom"
+    for _ in range(depth):
+        value = {"d": value}
+    return value
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    spans=st.lists(
+        st.fixed_dictionaries(
+            {
+                "input": _VALUES,
+                "output": _VALUES,
+                "attributes": st.dictionaries(st.text(min_size=1, max_size=5), _VALUES, max_size=3),
+                "fails": st.booleans(),
+                "open": st.booleans(),
+            }
+        ),
+        max_size=5,
+    ),
+    link=st.booleans(),
+)
+def test_the_trace_written_span_by_span_is_the_same_text(
+    spans: list[dict[str, Any]], link: bool
+) -> None:
+    collector = TraceCollector()
+    with bind_collector(collector), start_span("root", input=_deep(30)) as root:
+        if link:
+            root.add_link("follows", trace="0" * 32)
+            emit_diagnostic("x.y", "a trace-level note")
+        for spec in spans:
+            scope = start_span("op", input=spec["input"], attributes=spec["attributes"])
+            if spec["open"]:
+                scope.__enter__()
+                continue
+            try:
+                with scope as active:
+                    active.set_output(spec["output"])
+                    active.record_measurement("tokens", 3, unit="tokens")
+                    if spec["fails"]:
+                        raise ValueError("boom")
+            except ValueError:
+                pass
+    trace = collector.materialize()
+    assert trace_yaml_bytes(trace) == trace_to_yaml(trace).encode("utf-8")

@@ -47,6 +47,7 @@ from autobench.records._records import (
 from autobench.records._schemas import ARTIFACT_PAYLOAD_RECORD_VERSION, RECORD_VERSIONS
 from autobench.records._values import encode_value
 from autobench.records._yaml import (
+    dump_document,
     dump_record,
     load_document,
     peek_header,
@@ -67,7 +68,12 @@ def model_sections(model: BaseModel) -> dict[str, Any]:
 
 def trace_document(trace: Trace) -> dict[str, Any]:
     """A trace as a document value: non-default fields plus its protocol identity."""
-    document = encode_value(trace.model_dump(mode="python", exclude_defaults=True))
+    return trace_document_of(trace.model_dump(mode="python", exclude_defaults=True), trace)
+
+
+def trace_document_of(dumped: dict[str, Any], trace: Trace) -> dict[str, Any]:
+    """:func:`trace_document` of ``dumped`` (``trace``'s non-default fields, or some of them)."""
+    document = encode_value(dumped)
     identity = {name: getattr(trace, name) for name in _TRACE_IDENTITY}
     for key, scope in document.get("scopes", {}).items():
         if isinstance(scope, dict) and scope.get("name") == key:
@@ -150,6 +156,31 @@ def experiment_summary_to_yaml(summary: ExperimentSummary) -> str:
 def trace_to_yaml(trace: Trace) -> str:
     """The text of a ``trace.yaml`` artifact: the trace's fields as top-level sections."""
     return dump_record("trace", TRACE_RECORD_VERSION, trace_document(trace))
+
+
+def trace_yaml_bytes(trace: Trace) -> bytes:
+    """``trace_to_yaml(trace)`` as UTF-8, written span by span: no document value, node tree
+    or text of all the spans at once (a trace of 100,000 spans would hold each several
+    times). The bytes are the same."""
+    head = trace.model_dump(mode="python", exclude_defaults=True, exclude={"spans"})
+    document = trace_document_of(head, trace)
+    before = {key: value for key, value in document.items() if key in _BEFORE_SPANS}
+    after = {key: value for key, value in document.items() if key not in _BEFORE_SPANS}
+    chunks = [record_text("trace", TRACE_RECORD_VERSION, render_sections(before)).encode()]
+    if trace.spans:
+        chunks.append(b"\nspans:\n")
+        for span in trace.spans:
+            # depth 2: where a span sits in the whole document (trace -> spans -> span)
+            value = encode_value(span.model_dump(mode="python", exclude_defaults=True), 2)
+            chunks.append(dump_document([value]).encode())
+    chunks.append(render_sections(after).encode())
+    return b"".join(chunks)
+
+
+_BEFORE_SPANS = frozenset(
+    ("id", *_TRACE_IDENTITY, *list(Trace.model_fields)[: list(Trace.model_fields).index("spans")])
+)
+"""The trace fields written before its spans (the rest follow them)."""
 
 
 def artifact_payload_to_yaml(ref: ArtifactRef, payload: Any) -> str:

@@ -67,7 +67,7 @@ from autobench.records._codec import (
     post_derived_to_yaml,
     render_run,
     run_sections,
-    trace_to_yaml,
+    trace_yaml_bytes,
 )
 from autobench.records._errors import RecordingError
 from autobench.records._evidence import ArtifactRef, Observation
@@ -408,7 +408,7 @@ class RecordDirectoryWriter:
     def _store_trace(
         self, run_dir: str, trace: Trace, files: list[tuple[Path, bytes]]
     ) -> TraceSummary:
-        data = trace_to_yaml(trace).encode("utf-8")
+        data = trace_yaml_bytes(trace)
         relative = f"{run_dir}/{TRACE_FILE}"
         files.append((self.root / run_dir / TRACE_FILE, data))
         ref = ArtifactRef(
