@@ -77,3 +77,21 @@ def test_arguments_of_other_types_take_the_validated_path() -> None:
         pass
     else:
         raise AssertionError("an unknown direction must be refused")
+
+
+def test_a_fast_observation_and_a_built_span_can_be_copied_with_changes() -> None:
+    from autobench.abp import TraceCollector, bind_collector, start_span
+
+    buffer = EvidenceBuffer("c1", "v1")
+    observation = buffer.add_metric("m", 1, None)
+    changed = observation.model_copy(update={"value": 2})
+    assert (changed.value, observation.value) == (2, 1)
+    assert buffer.observations[0].model_copy(update={"unit": "s"}).unit == "s"
+    collector = TraceCollector()
+    with bind_collector(collector), start_span("root"), start_span("op"):
+        pass
+    first, second = collector.materialize().spans
+    renamed = second.model_copy(update={"operation": "renamed"})
+    assert renamed.operation == "renamed" and second.operation == "op"
+    assert first.model_fields_set == {*first.model_fields_set}  # still a working set
+    assert "operation" in second.model_fields_set

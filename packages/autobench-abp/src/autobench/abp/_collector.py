@@ -394,6 +394,9 @@ def _span_record(
 
 
 _SPAN_FIELDS = tuple(SpanRecord.model_fields.items())
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+"""The fields-set of each shape of span fields, shared by the spans of that shape (frozen
+models: nothing adds to it; ``model_copy(update=...)`` copies it first)."""
 _new_object = object.__new__
 _set_attribute = object.__setattr__
 
@@ -422,7 +425,11 @@ def _trusted_span(fields: dict[str, object]) -> SpanRecord:
             data[name] = info.default
     span = _new_object(SpanRecord)
     _set_attribute(span, "__dict__", data)
-    _set_attribute(span, "__pydantic_fields_set__", set(fields))
+    keys = frozenset(fields)
+    fields_set = _FIELDS_SETS.get(keys)
+    if fields_set is None:  # a few shapes in a trace: shared, not one set per span
+        fields_set = _FIELDS_SETS.setdefault(keys, set(keys))
+    _set_attribute(span, "__pydantic_fields_set__", fields_set)
     _set_attribute(span, "__pydantic_extra__", {})
     _set_attribute(span, "__pydantic_private__", None)
     return span

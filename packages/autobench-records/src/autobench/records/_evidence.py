@@ -196,7 +196,10 @@ class Observation(RecordModel):
         return self
 
 
-_OBSERVATION_FIELDS = frozenset(Observation.model_fields)
+_OBSERVATION_FIELDS = set(Observation.model_fields)
+"""Every field: shared by the observations built here. A mutable set as validation makes
+(``model_copy(update=...)`` copies it before adding to it); the models are frozen, so nothing
+adds to the shared one."""
 _new = object.__new__
 _set = object.__setattr__
 
