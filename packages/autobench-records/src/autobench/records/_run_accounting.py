@@ -56,7 +56,7 @@ accounts records written without it (:func:`account_run`), with their trace.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -216,7 +216,7 @@ def needs_accounting(run: RunRecord, registry: SemanticRegistry) -> bool:
 def accounting_observations(
     observations: Iterable[Observation],
     registry: SemanticRegistry,
-    index: SpanIndex = NO_SPANS,
+    index: SpanIndex | Callable[[], SpanIndex] = NO_SPANS,
     *,
     case_id: str | None = None,
     variant_id: str | None = None,
@@ -226,7 +226,8 @@ def accounting_observations(
     """The summaries and diagnostics of the additive ``pools`` that have no summary yet, in
     the order they first appear; ``()`` when there is nothing to account. A pool of one
     observation only needs accounting when its value is not usable. ``index`` describes
-    the run's trace (:meth:`SpanIndex.of`). With ``trace_dependent_only`` a summary is
+    the run's trace (:meth:`SpanIndex.of`), or a function that builds it, called only when
+    a pool needs it (most runs have none). With ``trace_dependent_only`` a summary is
     only returned when the trace changes it (the total computed without ``index``
     differs); diagnostics are always returned."""
     found, summarized = additive_pools(observations, registry)
@@ -238,6 +239,8 @@ def accounting_observations(
             continue
         if len(items) == 1 and _value_in(items[0], items[0].unit, registry)[1] is None:
             continue
+        if not isinstance(index, SpanIndex):
+            index = index()
         total = pool_total(semantic, pool, items, registry, index, **placed)
         if not trace_dependent_only or (
             index is not NO_SPANS

@@ -23,6 +23,7 @@ and see that evidence (its spans and observations, and only the run's own).
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -297,7 +298,7 @@ def _add_accounting(run: _Run, registry: SemanticRegistry, pool: Pool) -> None:
         accounting_observations(
             evidence.observations,
             registry,
-            SpanIndex.of(run.trace),
+            functools.partial(SpanIndex.of, run.trace),  # built only if a pool needs it
             case_id=evidence.case_id,
             variant_id=evidence.variant_id,
             trace_dependent_only=True,
