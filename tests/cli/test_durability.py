@@ -46,11 +46,12 @@ import time
 
 def run(ctx, case):
     with ctx.span("work", kind="tool"):
-        time.sleep(0.05)
+        # the last cases take longer, so a kill "near the end" lands before the end
+        time.sleep(0.05 if case.input["n"] < SLOW_FROM else 1.0)
     ctx.metric("n", case.input["n"])
     ctx.artifact("note", "text " * (20 + case.input["n"]), media_type="text/plain")
     return {"n": case.input["n"], "text": "x" * 500}
-"""
+""".replace("SLOW_FROM", str(RUNS // 2 - 2))
 
 
 def _start(root: Path, *args: str) -> subprocess.Popen[str]:
