@@ -90,8 +90,7 @@ def test_a_fast_observation_and_a_built_span_can_be_copied_with_changes() -> Non
     collector = TraceCollector()
     with bind_collector(collector), start_span("root"), start_span("op"):
         pass
-    first, second = collector.materialize().spans
+    _, second = collector.materialize().spans
     renamed = second.model_copy(update={"operation": "renamed"})
     assert renamed.operation == "renamed" and second.operation == "op"
-    assert first.model_fields_set == {*first.model_fields_set}  # still a working set
     assert "operation" in second.model_fields_set

@@ -211,6 +211,10 @@ class _Constructor(SafeConstructor):
         fields = self.construct_mapping(node, deep=True)
         return OpaqueValue(type=str(fields.get("type", "")), repr=str(fields.get("repr", "")))
 
+    names_as_text = False
+    """Whether a plain mapping key, and the plain value of an ``id`` key, are built as the
+    text written (a file people type: see :mod:`autobench.records._yaml_input`)."""
+
     def construct_document(self, node: Any) -> Any:
         return self._build(node)
 
@@ -227,12 +231,15 @@ class _Constructor(SafeConstructor):
             return self._slow(node)
         if tag is _MAP and type(node) is MappingNode:
             result: dict[Any, Any] = {}
+            names_as_text = self.names_as_text
             for key_node, value_node in node.value:
                 if key_node.ctag is _MERGE:
                     return self._slow(node)
-                key = self._build(key_node)
-                if isinstance(key, list):
-                    key = tuple(key)
+                key: Any = written_text(key_node) if names_as_text else None
+                if key is None:
+                    key = self._build(key_node)
+                    if isinstance(key, list):
+                        key = tuple(key)
                 try:
                     duplicate = key in result
                 except TypeError:
@@ -249,7 +256,8 @@ class _Constructor(SafeConstructor):
                         f'found duplicate key "{key}"',
                         key_node.start_mark,
                     )
-                result[key] = self._build(value_node)
+                value = written_text(value_node) if names_as_text and key == "id" else None
+                result[key] = self._build(value_node) if value is None else value
             return result
         if tag is _SEQ and type(node) is SequenceNode:
             return [self._build(item) for item in node.value]
@@ -306,6 +314,18 @@ class _Resolver(Resolver):
 
 
 _MERGE = _tag("tag:yaml.org,2002:merge")
+_TEXT_TAGS = (_INT, _FLOAT, _BOOL)
+
+
+def written_text(node: Any) -> str | None:
+    """The written text of a plain scalar the core schema reads as a number or a boolean;
+    ``None`` for anything else (which is built as usual)."""
+    if type(node) is ScalarNode and not node.style and node.ctag in _TEXT_TAGS:
+        text: str = node.value
+        return text
+    return None
+
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 

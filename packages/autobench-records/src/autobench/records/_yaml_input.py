@@ -22,9 +22,8 @@ import re
 from typing import Any
 
 from ruamel.yaml.composer import Composer
-from ruamel.yaml.constructor import ConstructorError
 from ruamel.yaml.cyaml import CEmitter, CParser
-from ruamel.yaml.nodes import MappingNode, ScalarNode
+from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.parser import Parser
 from ruamel.yaml.reader import Reader
 from ruamel.yaml.scanner import Scanner
@@ -33,7 +32,6 @@ from autobench.records._yaml import (
     _BOOL,
     _FLOAT,
     _INT,
-    _MAP,
     _MERGE,
     _NULL,
     _Builder,
@@ -106,9 +104,6 @@ class _InputPureLoader(Reader, Scanner, Parser, Composer, _Constructor, _InputRe
     processing_version = (1, 2)
 
 
-_TEXT_TAGS = (_INT, _FLOAT, _BOOL)
-
-
 def _canonical(value: Any) -> str:
     return _float_text(value) if type(value) is float else str(value)
 
@@ -121,9 +116,11 @@ class _InputBuilder(_Builder):
         super().__init__()
         self.reshaped: list[tuple[Any, Any]] = []
 
+    names_as_text = True
+
     def _build(self, node: Any) -> Any:
+        value = super()._build(node)
         if type(node) is ScalarNode:
-            value = super()._build(node)
             kind = type(value)
             if (
                 (kind is int or kind is float)
@@ -131,46 +128,7 @@ class _InputBuilder(_Builder):
                 and _canonical(value) != node.value
             ):
                 self.reshaped.append((node, value))
-            return value
-        if node.ctag is _MAP and type(node) is MappingNode:
-            result: dict[Any, Any] = {}
-            for key_node, value_node in node.value:
-                if key_node.ctag is _MERGE:
-                    return self._slow(node)
-                key: Any = _text(key_node)
-                if key is None:
-                    key = self._build(key_node)
-                    if isinstance(key, list):
-                        key = tuple(key)
-                try:
-                    duplicate = key in result
-                except TypeError:
-                    raise ConstructorError(
-                        "while constructing a mapping",
-                        node.start_mark,
-                        "found an unhashable key",
-                        key_node.start_mark,
-                    ) from None
-                if duplicate:
-                    raise ConstructorError(
-                        "while constructing a mapping",
-                        node.start_mark,
-                        f'found duplicate key "{key}"',
-                        key_node.start_mark,
-                    )
-                value = _text(value_node) if key == "id" else None
-                result[key] = self._build(value_node) if value is None else value
-            return result
-        return super()._build(node)
-
-
-def _text(node: Any) -> str | None:
-    """The written text of a plain scalar the core schema reads as a number or a boolean;
-    ``None`` for anything else (which is built as usual)."""
-    if type(node) is ScalarNode and not node.style and node.ctag in _TEXT_TAGS:
-        text: str = node.value
-        return text
-    return None
+        return value
 
 
 class InputDocument:
