@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from contextlib import nullcontext
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -219,12 +220,13 @@ class TraceCollector:
                         span=target,
                     )
                 )
-        capture = self.capture
-        with gc_paused():  # hundreds of thousands of live objects, no cycles to find
+        capture, origin_wall = self.capture, self.origin_wall
+        # A large trace: hundreds of thousands of live objects, no cycles to find.
+        with gc_paused() if len(starts) > _PAUSE_GC_ABOVE else nullcontext():
             spans = [
-                _span_record(
-                    start_of(start), end_of(ends.get(start[0])), per_span, self.origin_wall, capture
-                )
+                _raw_span_record(start, ends.get(start[0]), per_span, origin_wall, capture)
+                if start.__class__ is tuple
+                else _span_record(start, end_of(ends.get(start[0])), per_span, origin_wall, capture)
                 for start in starts
             ]
         partial = any(span.partial for span in spans)
@@ -393,7 +395,76 @@ def _span_record(
     return SpanRecord.model_validate(fields)
 
 
+def _raw_span_record(
+    start: tuple[Any, ...],
+    end: Any,
+    per_span: dict[str, dict[str, list[Any]]],
+    origin_wall: datetime,
+    capture: CapturePolicy,
+) -> SpanRecord:
+    """:func:`_span_record` of a span stored as raw tuples (the span path's form), without
+    building its signals first: the same record."""
+    span_id, parent_id, operation, kind, scope, started_at, offset, payload, attributes, tags = (
+        start
+    )
+    if end is not None and end.__class__ is not tuple:
+        end = (
+            end.span_id,
+            end.status,
+            end.duration,
+            end.output,
+            end.attributes,
+            end.usage,
+            end.error,
+            end.partial,
+        )
+    start_attributes = {} if attributes is None else dict(attributes)
+    fields: dict[str, object] = {
+        "id": span_id,
+        "operation": operation,
+        "kind": kind,
+        "parent": parent_id,
+        "scope": scope,
+        "started_at": started_at or origin_wall + timedelta(seconds=offset),
+        "offset": offset,
+        "input": payload,
+        "attributes": start_attributes,
+        "tags": {} if tags is None else dict(tags),
+    }
+    if end is None:
+        fields["partial"] = True
+    else:
+        _, status, duration, output, end_attributes, usage, error, partial = end
+        if end_attributes:
+            # an end signal carries the attributes as the span set them: the policy applies
+            # here, once (start attributes passed it when the span started)
+            start_attributes.update(capture.apply_mapping(dict(end_attributes)))
+        fields["duration"] = duration
+        fields["status"] = status if status.__class__ is SpanStatus else SpanStatus(status)
+        fields["output"] = output
+        fields["attributes"] = start_attributes
+        fields["usage"] = {} if usage is None else dict(usage)
+        fields["error"] = error
+        fields["partial"] = partial
+    facts = per_span.get(span_id)
+    if facts:
+        for field, records in facts.items():
+            fields[field] = tuple(records)
+    if tags and not all(value.__class__ is str for value in tags.values()):
+        return SpanRecord.model_validate(fields)
+    return _trusted_span(fields)
+
+
+_PAUSE_GC_ABOVE = 500
+"""Spans past which :meth:`TraceCollector.materialize` pauses the cyclic collector (below,
+pausing costs more than the collections it saves)."""
 _SPAN_FIELDS = tuple(SpanRecord.model_fields.items())
+_SPAN_DEFAULTS = {
+    name: None if info.default_factory is not None else info.default for name, info in _SPAN_FIELDS
+}
+_SPAN_FACTORIES = tuple(
+    (name, info.default_factory) for name, info in _SPAN_FIELDS if info.default_factory
+)
 _FIELDS_SETS: dict[frozenset[str], set[str]] = {}
 """The fields-set of each shape of span fields, shared by the spans of that shape (frozen
 models: nothing adds to it; ``model_copy(update=...)`` copies it first)."""
@@ -415,14 +486,11 @@ def _trusted_span(fields: dict[str, object]) -> SpanRecord:
     """The :class:`SpanRecord` ``SpanRecord.model_validate(fields)`` gives, built without
     validation (a trace of 100,000 spans would spend seconds validating values that come
     straight from typed signals): the same field values, the same ``model_fields_set``."""
-    data: dict[str, object] = {}
-    for name, info in _SPAN_FIELDS:
-        if name in fields:
-            data[name] = fields[name]
-        elif info.default_factory is not None:
-            data[name] = info.default_factory()  # type: ignore[call-arg]
-        else:
-            data[name] = info.default
+    data = _SPAN_DEFAULTS.copy()  # field order, defaults in place
+    data.update(fields)
+    for name, factory in _SPAN_FACTORIES:
+        if name not in fields:
+            data[name] = factory()  # type: ignore[operator]
     span = _new_object(SpanRecord)
     _set_attribute(span, "__dict__", data)
     keys = frozenset(fields)

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from autobench.core.spec import BenchmarkSpec
-from autobench.records import Case, Variant, run_record_path
+from autobench.records import Case, Variant, safe_segment
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -56,17 +56,21 @@ def run_id_for(index: int, case_id: str, variant_id: str, width: int = 4) -> str
 def expand_matrix(cases: Sequence[Case], variants: Sequence[Variant]) -> tuple[MatrixRunSpec, ...]:
     """Every (case, variant) pair in case-major declaration order, as :class:`MatrixRunSpec`."""
     width = max(4, len(str(len(cases) * len(variants))))
+    # Each id's slug and path segment once, not once per pair: the same strings as
+    # run_id_for and run_record_path give.
+    variant_parts = [(variant, _slug(variant.id), safe_segment(variant.id)) for variant in variants]
     runs: list[MatrixRunSpec] = []
     for case in cases:
-        for variant in variants:
+        case_slug, case_segment = _slug(case.id), safe_segment(case.id)
+        for variant, variant_slug, variant_segment in variant_parts:
             index = len(runs)
             runs.append(
                 MatrixRunSpec(
                     index=index,
-                    run_id=run_id_for(index, case.id, variant.id, width),
+                    run_id=f"run_{index:0{width}d}_{case_slug}_{variant_slug}",
                     case=case,
                     variant=variant,
-                    path=run_record_path(case.id, variant.id),
+                    path=f"cases/{case_segment}/{variant_segment}/run.yaml",
                 )
             )
     return tuple(runs)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import traceback
+from contextlib import nullcontext
 from typing import Any
 
 from autobench.abp import DEFAULT_CAPTURE_POLICY, Trace, gc_paused
@@ -26,12 +27,17 @@ from autobench.records import (
     trusted_observation,
 )
 
+_PAUSE_GC_ABOVE = 500
+"""Entries past which building the observations pauses the cyclic collector (below, pausing
+costs more than the collections it saves)."""
+
 
 class EvidenceBuffer:
     """Observations, artifacts (with their payloads) and errors of one case x variant run."""
 
     __slots__ = (
         "_artifact_ids",
+        "_built",
         "_entries",
         "_exception_spans",
         "_observation_ids",
@@ -50,6 +56,8 @@ class EvidenceBuffer:
         self._entries: list[Observation | tuple[Any, ...]] = []
         """Observations in recording order; the per-metric path stores a plain tuple of
         strings and numbers instead (see :meth:`add_metric`), built on reading."""
+        self._built = 0
+        """Entries before this index are all built (none is a tuple)."""
         self.artifacts: list[ArtifactRef] = []
         self.payloads: dict[str, Any] = {}
         self.errors: list[ErrorRecord] = []
@@ -108,10 +116,17 @@ class EvidenceBuffer:
     def observations(self) -> list[Observation]:
         """The run's observations in recording order (a list the runtime may extend)."""
         entries = self._entries
-        with gc_paused():  # many live objects at once, no cycles among them
-            for index, entry in enumerate(entries):
-                if entry.__class__ is tuple:
-                    entries[index] = self._metric(entry)
+        start = self._built
+        if start < len(entries):
+            # Many live objects at once, no cycles among them: the collector would only
+            # traverse them again and again.
+            with gc_paused() if len(entries) - start > _PAUSE_GC_ABOVE else nullcontext():
+                metric = self._metric
+                for index in range(start, len(entries)):
+                    entry = entries[index]
+                    if entry.__class__ is tuple:
+                        entries[index] = metric(entry)
+            self._built = len(entries)
         return entries  # type: ignore[return-value]
 
     def add_metric(

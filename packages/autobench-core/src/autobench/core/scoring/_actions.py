@@ -335,9 +335,8 @@ class ExpectedActionScorer(ScorerSpec):
             if self.observed_kind is None or span.kind == self.observed_kind
         )
         value, reason = _METRICS[self.metric](match_actions(actions, spans))
-        return ScoreRecord(
-            name=self.name,
-            value=value,
+        return self.score_record(
+            value,
             actual_value=[span.tags.get("tool", span.operation) for span in spans],
             expected_value=[action.target for action in actions],
             reason=reason,

@@ -124,6 +124,22 @@ class ScorerSpec(BaseModel):
     def effective_role(self) -> ObservationRole:
         return self.role or self.default_role
 
+    def score_record(self, value: Any, **fields: Any) -> ScoreRecord:
+        """A :class:`ScoreRecord` of ``value`` under this scorer's name, semantic type, unit,
+        direction, role and ``optional``: what the scoring stage would make of a record
+        carrying only ``name`` and ``value`` (so it stores this one as it is, without a
+        copy). ``fields`` sets the others (``actual_value``, ``expected_value``, ``reason``)."""
+        return ScoreRecord(
+            name=self.name,
+            value=value,
+            semantic_type=self.semantic_type,
+            unit=self.unit,
+            direction=self.direction,
+            role=self.effective_role,
+            optional=self.optional,
+            **fields,
+        )
+
     def prepare(self, base_dir: Path | None) -> ScorerSpec:
         """The scorer ready to score an experiment whose spec lives in ``base_dir``.
 

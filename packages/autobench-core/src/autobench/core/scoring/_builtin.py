@@ -24,7 +24,7 @@ class OutputMetricScorer(ScorerSpec):
 
     async def score(self, call: ScoringCall) -> ScoreRecord:
         value = call.resolve(self.path)
-        return ScoreRecord(name=self.name, value=value, actual_value=None)
+        return self.score_record(value)
 
     def action_dsl(self) -> Any:
         return self.path
@@ -40,7 +40,7 @@ class PassFailScorer(ScorerSpec):
     path: str
 
     async def score(self, call: ScoringCall) -> ScoreRecord:
-        return ScoreRecord(name=self.name, value=bool(call.resolve(self.path)))
+        return self.score_record(bool(call.resolve(self.path)))
 
     def action_dsl(self) -> Any:
         return self.path
@@ -64,11 +64,8 @@ class ExactScorer(ScorerSpec):
     async def score(self, call: ScoringCall) -> ScoreRecord:
         actual = call.resolve(self.actual)
         expected = call.resolve(self.expected) if isinstance(self.expected, str) else self.expected
-        return ScoreRecord(
-            name=self.name,
-            value=1.0 if actual == expected else 0.0,
-            actual_value=actual,
-            expected_value=expected,
+        return self.score_record(
+            1.0 if actual == expected else 0.0, actual_value=actual, expected_value=expected
         )
 
     def action_dsl(self) -> Any:

@@ -133,7 +133,7 @@ class SchemaScorer(ScorerSpec):
                     f"{_json_path(error['loc'])}: {error['msg']}"
                     for error in exc.errors(include_url=False)
                 )
-        return ScoreRecord(name=self.name, value=0.0 if problems else 1.0, reason=_reason(problems))
+        return self.score_record(0.0 if problems else 1.0, reason=_reason(problems))
 
 
 def _jsonable(value: Any) -> Any:
