@@ -490,7 +490,7 @@ def _trusted_span(fields: dict[str, object]) -> SpanRecord:
     data.update(fields)
     for name, factory in _SPAN_FACTORIES:
         if name not in fields:
-            data[name] = factory()  # type: ignore[operator]
+            data[name] = factory()  # type: ignore[call-arg]
     span = _new_object(SpanRecord)
     _set_attribute(span, "__dict__", data)
     keys = frozenset(fields)

@@ -59,7 +59,7 @@ def build_experiment_record(
         ),
         # Plain mappings, validated into PlannedRun records in one pass with the record
         # (a thousand runs: a fraction of building each model in Python).
-        plan=[  # type: ignore[arg-type]
+        plan=[
             {"id": run.run_id, "case": run.case.id, "variant": run.variant.id, "path": run.path}
             for run in plan.runs
         ],
