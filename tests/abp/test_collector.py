@@ -113,3 +113,25 @@ def test_span_signals_built_on_the_span_path_are_whole_signals() -> None:
     assert len(end) == len(SpanEndSignal._fields) and end == SpanEndSignal(*end)
     assert (start.type, end.type, end.partial) == ("span_start", "span_end", False)
     assert start.protocol_version == end.protocol_version == PROTOCOL_VERSION
+
+
+def test_a_released_materialisation_gives_the_same_trace_and_frees_the_span_signals() -> None:
+    collector = TraceCollector()
+    with bind_collector(collector), start_span("root", kind="task") as root:
+        for index in range(3):
+            with start_span("step", attributes={"i": index}) as step:
+                step.set_output(index)
+                step.record_measurement("tokens", 2, unit="tokens")
+        open_scope = start_span("left open")
+        open_scope.__enter__()
+    kept = collector.materialize()
+    released = collector.materialize(release=True)
+    assert released == kept and released.partial and len(released.spans) == 5
+    assert [span.operation for span in released.spans][:2] == ["root", "step"]
+    # the facts stay; no span start or end does
+    assert [type(signal).__name__ for signal in collector.signals] == ["MeasurementSignal"] * 3
+    assert collector.materialize().spans == ()
+    with bind_collector(collector), start_span("after"):
+        pass
+    assert [span.operation for span in collector.materialize().spans] == ["after"]
+    assert root.id == kept.spans[0].id

@@ -187,16 +187,26 @@ class TraceCollector:
         with self._lock:
             return tuple(_signal_of(signal) for signal in self._signals)
 
-    def materialize(self) -> Trace:
+    def materialize(self, *, release: bool = False) -> Trace:
         """Join the signals into an immutable :class:`Trace`.
 
         Facts emitted for a span that is not part of the trace are kept at
         trace level (links, references) or become a diagnostic
-        ``abp.unknown_span`` (measurements, events).
+        ``abp.unknown_span`` (measurements, events). With ``release`` the
+        collector gives its span signals up to the trace as it is built (the
+        runtime's end of a run): each span's signals are freed once its record
+        exists, so a large trace and its signals are never whole in memory at
+        once; :attr:`signals` and later calls then see only the facts and what
+        was emitted afterwards.
         """
         with self._lock:
-            starts = list(self._starts)
-            ends = dict(self._ends)
+            if release:
+                starts, self._starts = self._starts, []
+                ends, self._ends = self._ends, {}
+                self._signals = [signal for signal in self._signals if _is_fact(signal)]
+            else:
+                starts = list(self._starts)
+                ends = dict(self._ends)
             facts = list(self._facts)
             scopes = dict(self._scopes)
         known = {start[0] for start in starts}  # the span id, first in either form
@@ -222,13 +232,19 @@ class TraceCollector:
                 )
         capture, origin_wall = self.capture, self.origin_wall
         # A large trace: hundreds of thousands of live objects, no cycles to find.
+        take = ends.pop if release else ends.get
+        spans: list[SpanRecord] = []
+        add = spans.append
         with gc_paused() if len(starts) > _PAUSE_GC_ABOVE else nullcontext():
-            spans = [
-                _raw_span_record(start, ends.get(start[0]), per_span, origin_wall, capture)
-                if start.__class__ is tuple
-                else _span_record(start, end_of(ends.get(start[0])), per_span, origin_wall, capture)
-                for start in starts
-            ]
+            for index, start in enumerate(starts):
+                end = take(start[0], None)
+                add(
+                    _raw_span_record(start, end, per_span, origin_wall, capture)
+                    if start.__class__ is tuple
+                    else _span_record(start, end_of(end), per_span, origin_wall, capture)
+                )
+                if release:
+                    starts[index] = None  # type: ignore[call-overload]
         partial = any(span.partial for span in spans)
         return Trace(
             id=self.trace_id,
@@ -293,6 +309,11 @@ def end_of(item: Any) -> SpanEndSignal | None:
             PROTOCOL_VERSION,
         ),
     )
+
+
+def _is_fact(item: Any) -> bool:
+    """Whether a stored signal is a fact (not a span start or end, raw or not)."""
+    return item.__class__ is not tuple and item.__class__ not in (SpanStartSignal, SpanEndSignal)
 
 
 def _signal_of(item: Any) -> Signal:

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from autobench.abp import Trace
+from autobench.abp import SpanRecord, Trace
 from autobench.records._errors import RecordFormatError
 from autobench.records._evidence import ArtifactRef
 from autobench.records._legacy import upgrade_run_body, upgrade_trace_document
@@ -45,6 +45,7 @@ from autobench.records._records import (
     TraceSummary,
 )
 from autobench.records._schemas import ARTIFACT_PAYLOAD_RECORD_VERSION, RECORD_VERSIONS
+from autobench.records._span_text import span_text
 from autobench.records._values import encode_value
 from autobench.records._yaml import (
     dump_document,
@@ -161,7 +162,8 @@ def trace_to_yaml(trace: Trace) -> str:
 def trace_yaml_bytes(trace: Trace) -> bytes:
     """``trace_to_yaml(trace)`` as UTF-8, written span by span: no document value, node tree
     or text of all the spans at once (a trace of 100,000 spans would hold each several
-    times). The bytes are the same."""
+    times). A span of the common shape is written directly (:func:`span_text`), any other
+    through the document path. The bytes are the same."""
     head = trace.model_dump(mode="python", exclude_defaults=True, exclude={"spans"})
     document = trace_document_of(head, trace)
     before = {key: value for key, value in document.items() if key in _BEFORE_SPANS}
@@ -170,11 +172,20 @@ def trace_yaml_bytes(trace: Trace) -> bytes:
     if trace.spans:
         chunks.append(b"\nspans:\n")
         for span in trace.spans:
-            # depth 2: where a span sits in the whole document (trace -> spans -> span)
-            value = encode_value(span.model_dump(mode="python", exclude_defaults=True), 2)
-            chunks.append(dump_document([value]).encode())
+            text = span_text(span)  # the common span shape, written directly
+            if text is None:
+                text = reference_span_text(span)
+            chunks.append(text.encode())
     chunks.append(render_sections(after).encode())
     return b"".join(chunks)
+
+
+def reference_span_text(span: SpanRecord) -> str:
+    """The text of ``span`` as an item of ``spans:`` through the general document path
+    (:func:`span_text` gives the same text for the spans it writes)."""
+    # depth 2: where a span sits in the whole document (trace -> spans -> span)
+    value = encode_value(span.model_dump(mode="python", exclude_defaults=True), 2)
+    return dump_document([value])
 
 
 _BEFORE_SPANS = frozenset(

@@ -251,7 +251,7 @@ def _scoring_call(run: _Run, registry: SemanticRegistry) -> ScoringCall:
     """Freeze the run's trace and observations, add the run totals of additive evidence
     (accounting summaries, ``records._run_accounting``); return the call the scorers
     receive (``output`` is ``None`` when the task raised)."""
-    run.trace = merge_attached(run.collector.materialize(), run.evidence.traces)
+    run.trace = merge_attached(run.collector.materialize(release=True), run.evidence.traces)
     for found in native_observations(run.trace):
         # What native instrumentors put on their spans, as observations of the run.
         run.evidence.add_observation(
