@@ -5,11 +5,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from jsonschema import Draft202012Validator
-from jsonschema import ValidationError as SchemaViolation
-from jsonschema.exceptions import SchemaError
 from pydantic import (
     BaseModel,
     Field,
@@ -22,6 +19,9 @@ from pydantic import (
 from autobench.core._targets import check_target_syntax, resolve_target
 from autobench.core.scoring._base import ScorerResolutionError, ScorerSpec, ScoringCall
 from autobench.records import ScoreRecord
+
+if TYPE_CHECKING:  # jsonschema is imported when a schema scorer is built (it is slow to import)
+    from jsonschema import ValidationError as SchemaViolation
 
 MAX_REASONS = 20
 """At most this many failing paths are listed in a score's ``reason``."""
@@ -62,13 +62,16 @@ class SchemaScorer(ScorerSpec):
     path: str = "output"
     json_schema: dict[str, Any] | None = Field(default=None, alias="schema")
     model: str | None = None
-    _validator: Draft202012Validator | None = PrivateAttr(default=None)
+    _validator: Any = PrivateAttr(default=None)  # a Draft202012Validator
     _model_class: type[BaseModel] | None = PrivateAttr(default=None)
 
     @field_validator("json_schema")
     @classmethod
     def _valid_schema(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
         if value is not None:
+            from jsonschema import Draft202012Validator
+            from jsonschema.exceptions import SchemaError
+
             try:
                 Draft202012Validator.check_schema(value)
             except SchemaError as exc:
@@ -90,6 +93,8 @@ class SchemaScorer(ScorerSpec):
 
     def model_post_init(self, context: Any, /) -> None:
         if self.json_schema is not None:
+            from jsonschema import Draft202012Validator
+
             self._validator = Draft202012Validator(
                 self.json_schema, format_checker=Draft202012Validator.FORMAT_CHECKER
             )
