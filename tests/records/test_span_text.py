@@ -24,9 +24,17 @@ from autobench.abp import (
     start_span,
 )
 from autobench.abp._facts import EventRecord, LinkRecord, MeasurementRecord, ReferenceRecord
-from autobench.records import trace_from_yaml
-from autobench.records._codec import reference_span_text, trace_to_yaml, trace_yaml_bytes
-from autobench.records._span_text import _SPAN_FIELDS, span_text
+from autobench.records import RunInfo, RunRecord, run_record_from_yaml, trace_from_yaml
+from autobench.records._codec import (
+    reference_span_text,
+    render_run,
+    run_sections,
+    trace_to_yaml,
+    trace_yaml_bytes,
+)
+from autobench.records._span_text import _SPAN_FIELDS, sections_text, span_text
+from autobench.records._values import encode_value
+from autobench.records._yaml import render_sections
 
 AWKWARD = [
     *("yes", "No", "ON", "off", "y", "N", "true", "False", "NULL", "null", "~", "=", "<<"),
@@ -366,3 +374,58 @@ def test_a_collected_trace_is_written_directly_and_reads_back(tmp_path: Path) ->
     path.write_bytes(data)
     read = trace_from_yaml(path.read_text(encoding="utf-8"), source=path)
     assert canonical(read.model_dump(mode="python")) == canonical(trace.model_dump(mode="python"))
+
+
+SECTION_NAMES = st.sampled_from(["run", "case", "output", "scores", "observations", "trace"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sections=st.dictionaries(SECTION_NAMES, VALUES, max_size=4))
+def test_record_sections_written_directly_are_the_document_paths_text(
+    sections: dict[str, Any],
+) -> None:
+    document = {name: encode_value(value) for name, value in sections.items()}
+    text = sections_text(document)
+    if text is not None:
+        assert text == render_sections(document)
+
+
+def test_a_run_record_is_written_directly_as_the_document_path_writes_it() -> None:
+    collector = TraceCollector()
+    with bind_collector(collector), start_span("benchmark.run", kind="task") as root:
+        with start_span("llm", kind="llm", input={"prompt": "Hi: there\nsecond line"}) as llm:
+            llm.set_output({"text": "yes", "n": 3})
+            llm.set_usage(input_tokens=12, output_tokens=4)
+    run = RunRecord(
+        run=RunInfo(
+            id="run_0001_c_v",
+            experiment="exp_1",
+            benchmark="b",
+            case="c",
+            variant="v",
+            index=1,
+            status="passed",
+            outcome={"task": "passed", "evaluation": "passed"},
+            started_at=dt.datetime(2026, 12, 2, 10, 0, tzinfo=dt.UTC),
+            duration=0.25,
+        ),
+        case={"id": "c", "input": {"n": 1, "on": "off"}, "expected": {"value": 2}},
+        variant={"id": "v", "factors": {"model": "gpt-demo", "temperature": 0.2}},
+        output={"value": 2, "ok": True, "when": "2024-01-01"},
+        scores=[{"name": "correct", "value": 1.0, "role": "objective", "actual": 2}],
+        observations=[
+            {"id": "obs_1", "name": "size", "kind": "metric", "value": 1, "span": root.id}
+        ],
+        trace=collector.materialize(),
+    )
+    sections = run_sections(run)
+    fast = sections_text(sections)
+    assert fast is not None  # the common shape takes the direct path
+    assert fast == render_sections(sections)
+    back = run_record_from_yaml(render_run(sections))
+    assert (back.trace, back.output, back.scores, back.case) == (
+        run.trace,
+        run.output,
+        run.scores,
+        run.case,
+    )

@@ -45,7 +45,7 @@ from autobench.records._records import (
     TraceSummary,
 )
 from autobench.records._schemas import ARTIFACT_PAYLOAD_RECORD_VERSION, RECORD_VERSIONS
-from autobench.records._span_text import span_text
+from autobench.records._span_text import sections_text, span_text
 from autobench.records._values import encode_value
 from autobench.records._yaml import (
     dump_document,
@@ -131,8 +131,13 @@ _RUN_KEYS = tuple(
 
 
 def render_run(sections: dict[str, Any]) -> str:
-    """The text of ``run.yaml`` from :func:`run_sections` (possibly with a trace summary)."""
-    return record_text("run", RUN_RECORD_VERSION, render_sections(sections))
+    """The text of ``run.yaml`` from :func:`run_sections` (possibly with a trace summary):
+    written directly (:func:`sections_text`) when every value allows it, else through the
+    document path; the same text either way."""
+    body = sections_text(sections)
+    if body is None:
+        body = render_sections(sections)
+    return record_text("run", RUN_RECORD_VERSION, body)
 
 
 def run_record_to_yaml(run: RunRecord) -> str:

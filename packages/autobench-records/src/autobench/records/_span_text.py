@@ -4,7 +4,8 @@ The reference rendering of a span is ``dump_document([encode_value(span.model_du
 mode="python", exclude_defaults=True), 2)])``: a list item (``- id: ...``) whose
 continuation lines are indented two spaces, which is where a span sits under ``spans:``.
 It builds a pydantic dict, a document value, a ruamel node tree and libyaml events for
-every span. :func:`span_text` writes the same text with string operations instead.
+every span. :func:`span_text` writes the same text with string operations instead, and
+:func:`sections_text` does the same for the top-level sections of a record (``run.yaml``).
 
 The rule: :func:`span_text` writes a value only when it can tell exactly how the
 reference path writes it, and returns ``None`` for a span holding anything else (the
@@ -421,4 +422,18 @@ def span_text(span: SpanRecord) -> str | None:
     out: list[str] = []
     if not _record(SpanRecord, _SPAN_FIELDS, span, 2, "- ", out, 2):
         return None
+    return "".join(out)
+
+
+def sections_text(sections: dict[str, Any]) -> str | None:
+    """The text :func:`~autobench.records._yaml.render_sections` gives for ``sections``
+    (document values: what :func:`encode_value` returns), each section after a blank line,
+    or ``None`` when a value is not one written here (see the module docstring); the
+    sections of a run record are, unless they hold text libyaml double-quotes, bytes,
+    decimals or opaque values."""
+    out: list[str] = []
+    for name, value in sections.items():
+        out.append("\n")
+        if not _entries({name: value}, 0, "", out, 0):
+            return None
     return "".join(out)
