@@ -56,7 +56,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 from autobench.abp import Trace
 from autobench.records._atomic import AtomicFiles
@@ -171,6 +171,15 @@ def _payload_file(ref: ArtifactRef, payload: Any) -> tuple[str, bytes]:
     return ".yaml", artifact_payload_to_yaml(ref, payload).encode("utf-8")
 
 
+class PreparedRun(NamedTuple):
+    """A run rendered by :meth:`RecordDirectoryWriter.prepare_run`: the record as it will be
+    stored, the path of its ``run.yaml`` and every file to write (``run.yaml`` last)."""
+
+    run: RunRecord
+    run_path: Path
+    files: list[tuple[Path, bytes]]
+
+
 class RecordDirectoryWriter:
     """Writes an experiment into ``root`` as it runs; an :class:`ExperimentSink`.
 
@@ -233,11 +242,16 @@ class RecordDirectoryWriter:
         """Store the payloads of ``run``'s artifacts (keyed by artifact id; payloads of
         unknown ids are ignored), then its ``run.yaml``; return the record as stored:
         artifact references completed with path, size and sha256, the trace in full."""
+        return self.run_prepared(self.prepare_run(run, payloads))
+
+    def prepare_run(self, run: RunRecord, payloads: Mapping[str, Any]) -> PreparedRun:
+        """Render the files of ``run`` (its artifacts, trace and ``run.yaml``) without storing
+        them: any thread may call it, for several runs at once (:class:`PreparingSink`).
+        Raises :class:`RecordingError` before :meth:`start`."""
         if not self._started:
             raise RecordingError(
                 f"cannot record a run into {self.root}: start() was not called", path=self.root
             )
-        self._raise_failed()
         run_dir = artifact_dir(run.run_id)
         if self._resumed and (self.root / run_dir).exists():
             # Orphans of an attempt killed before its run.yaml: never reuse their names.
@@ -271,13 +285,22 @@ class RecordDirectoryWriter:
                     sections["trace"] = summary.model_dump(mode="python", exclude_defaults=True)
                     text = render_run(sections)
         run_path = self._run_path(run)
+        files.append((run_path, text.encode("utf-8")))
+        return PreparedRun(run, run_path, files)
+
+    def run_prepared(self, prepared: PreparedRun) -> RunRecord:
+        """Store a run rendered by :meth:`prepare_run` (its files are written in the
+        background, its ``run.yaml`` last) and return its record as stored. Raises
+        :class:`RecordingError` when a write of an earlier run failed, or when the run's
+        ``run.yaml`` exists or was claimed in this session."""
+        self._raise_failed()
+        run, run_path, files = prepared
         if run_path in self._claimed or (self._resumed and run_path.exists()):
             raise RecordingError(
                 f"cannot write {run_path}: it already exists and records are never overwritten",
                 path=run_path,
             )
         self._claimed.add(run_path)
-        files.append((run_path, text.encode("utf-8")))
         future = self._submit(files)
         self._stored[run.run_id] = future
         future.add_done_callback(lambda _: self._stored.pop(run.run_id, None))

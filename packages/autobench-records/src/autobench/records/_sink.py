@@ -42,3 +42,20 @@ class DurableSink(Protocol):
     """
 
     def after_stored(self, run_id: str, callback: Callable[[bool], None]) -> None: ...
+
+
+@runtime_checkable
+class PreparingSink(Protocol):
+    """A sink whose ``run_finished`` splits in two, so the rendering of a run's files can
+    happen where the run executed, before the next run starts, instead of beside it.
+
+    ``prepare_run(run, payloads)`` does the work that needs no state of the sink's but its
+    configuration (render the files, hash the payloads) and may be called on any thread,
+    for several runs at once; ``run_prepared(prepared)`` does the rest on the thread that
+    calls the other methods, and returns what ``run_finished`` would.
+    ``run_finished(run, payloads)`` equals ``run_prepared(prepare_run(run, payloads))``.
+    """
+
+    def prepare_run(self, run: RunRecord, payloads: Mapping[str, Any]) -> Any: ...
+
+    def run_prepared(self, prepared: Any) -> RunRecord: ...

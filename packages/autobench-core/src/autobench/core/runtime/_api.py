@@ -64,6 +64,7 @@ from autobench.records import (
     ExperimentRecord,
     ExperimentResult,
     ExperimentSink,
+    PreparingSink,
     RecordingError,
     ResumeInfo,
     RunRecord,
@@ -183,6 +184,7 @@ async def run_benchmark_spec(
             capture=DEFAULT_CAPTURE_POLICY if capture is None else capture,
             diagnostics=session.diagnostics(),
             base_dir=spec.base_dir,
+            prepare=sink.prepare_run if isinstance(sink, PreparingSink) else None,
         )
         executor = MatrixExecutor(
             setup, to_run, concurrency_limit=concurrency_limit, sink=sink, progress=progress

@@ -37,7 +37,7 @@ from autobench.core.runtime._progress import (
 )
 from autobench.core.runtime._run import RunCancelled, RunOutput, RunSetup, execute_run
 from autobench.core.runtime._threads import RunThreads
-from autobench.records import DurableSink, ExperimentSink, RunRecord
+from autobench.records import DurableSink, ExperimentSink, PreparingSink, RunRecord
 
 
 class MatrixExecutor:
@@ -98,7 +98,9 @@ class MatrixExecutor:
 
     def _finished_run(self, position: int, planned: MatrixRunSpec, output: RunOutput) -> None:
         record = output.record
-        if self._sink is not None:
+        if output.prepared is not None and isinstance(self._sink, PreparingSink):
+            record = self._sink.run_prepared(output.prepared)
+        elif self._sink is not None:
             record = self._sink.run_finished(record, output.payloads)
         else:
             for artifact_id, payload in output.payloads.items():

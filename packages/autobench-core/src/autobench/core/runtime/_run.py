@@ -102,6 +102,10 @@ class RunSetup:
     base_dir: Path | None = None
     """The spec's directory: recorded error tracebacks name its files relative to it
     (``_portable``)."""
+    prepare: Callable[[RunRecord, Mapping[str, Any]], Any] | None = None
+    """The sink's ``prepare_run`` (:class:`~autobench.records.PreparingSink`): a worker
+    thread renders the files of its run before it takes the next one, so the next task
+    does not share the interpreter with that work."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +114,9 @@ class RunOutput:
 
     record: RunRecord
     payloads: Mapping[str, Any]
+    prepared: Any = None
+    """What ``RunSetup.prepare`` made of the run in its worker thread, or ``None`` (the sink's
+    ``run_finished`` then takes the record)."""
 
 
 class _Run:

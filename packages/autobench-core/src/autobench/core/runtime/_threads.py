@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import dataclasses
 import threading
 import time
 from collections import deque
@@ -160,6 +161,8 @@ class RunThreads:
             except BaseException as exc:
                 outbox.append((_RAISED, exc))
                 return
+            if setup.prepare is not None:
+                output = _prepared(setup.prepare, output)
             outbox.append((_FINISHED, position, planned, output))
 
     def _poll(self) -> None:
@@ -196,3 +199,14 @@ class RunThreads:
             raise item[1]
         elif self._on_started is not None:
             self._on_started(item[1])
+
+
+def _prepared(prepare: Callable[[Any, Any], Any], output: RunOutput) -> RunOutput:
+    """``output`` with what the sink's ``prepare_run`` made of it; unchanged when that
+    raised (the loop thread's ``run_finished`` then raises the same error where it would
+    have without this step)."""
+    try:
+        prepared = prepare(output.record, output.payloads)
+    except Exception:
+        return output
+    return dataclasses.replace(output, prepared=prepared)
