@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
+import functools
 import re
 from typing import Any
 
@@ -95,17 +96,21 @@ def _either(patterns: list[re.Pattern[str]]) -> re.Pattern[str]:
 
 
 _IMPLICIT = _Resolver()._implicit_table()
-_QUOTED_SHORT = {
-    first: _either([_YAML11_RETYPED, *(pattern for _, pattern in entries)])
-    for first, entries in _IMPLICIT.items()
-}
-"""By first character: text shorter than 40 characters the reference path quotes though
-libyaml could write it plain: a YAML 1.1 look-alike (:data:`_YAML11_RETYPED`, also for the
-first characters not listed), or not a string to the YAML 1.2 core resolver."""
-_QUOTED_LONG = {
-    first: _either([pattern for _, pattern in entries]) for first, entries in _IMPLICIT.items()
-}
-"""The same for longer text (the resolver's verdict only)."""
+
+
+@functools.cache
+def _quoted(first: str, short: bool) -> re.Pattern[str] | None:
+    """For text starting with ``first``: the pattern of what the reference path quotes though
+    libyaml could write it plain. Shorter than 40 characters (``short``): a YAML 1.1
+    look-alike (:data:`_YAML11_RETYPED`, also for the first characters the resolver does not
+    list) or not a string to the YAML 1.2 core resolver; longer: the resolver's verdict only.
+    Compiled on first use (all of them at import cost tens of milliseconds per command)."""
+    entries = _IMPLICIT.get(first)
+    if entries is None:
+        return _YAML11_RETYPED if short else None
+    patterns = [pattern for _, pattern in entries]
+    return _either([_YAML11_RETYPED, *patterns] if short else patterns)
+
 
 _TIMESTAMP = next(pattern for tag, pattern in _IMPLICIT["0"] if str(tag).endswith(":timestamp"))
 
@@ -116,10 +121,7 @@ def _line_text(text: str) -> str | None:
     if not text:
         return "''"
     if _PLAIN.fullmatch(text) is not None:
-        if len(text) < 40:
-            quoted: re.Pattern[str] | None = _QUOTED_SHORT.get(text[0], _YAML11_RETYPED)
-        else:
-            quoted = _QUOTED_LONG.get(text[0])
+        quoted = _quoted(text[0], len(text) < 40)
         if quoted is None or quoted.match(text) is None:
             return text
     elif _PRINTABLE_LINE.fullmatch(text) is None:
