@@ -24,17 +24,28 @@ from autobench.abp import (
     start_span,
 )
 from autobench.abp._facts import EventRecord, LinkRecord, MeasurementRecord, ReferenceRecord
-from autobench.records import RunInfo, RunRecord, run_record_from_yaml, trace_from_yaml
+from autobench.records import (
+    RunInfo,
+    RunRecord,
+    experiment_record_from_yaml,
+    experiment_record_to_yaml,
+    experiment_summary_from_yaml,
+    run_record_from_yaml,
+    trace_from_yaml,
+)
 from autobench.records._codec import (
+    experiment_summary_to_yaml,
+    model_sections,
     reference_span_text,
     render_run,
     run_sections,
     trace_to_yaml,
     trace_yaml_bytes,
 )
+from autobench.records._records import EXPERIMENT_RECORD_VERSION
 from autobench.records._span_text import _SPAN_FIELDS, sections_text, span_text
 from autobench.records._values import encode_value
-from autobench.records._yaml import render_sections
+from autobench.records._yaml import dump_record, render_sections
 
 AWKWARD = [
     *("yes", "No", "ON", "off", "y", "N", "true", "False", "NULL", "null", "~", "=", "<<"),
@@ -429,3 +440,26 @@ def test_a_run_record_is_written_directly_as_the_document_path_writes_it() -> No
         run.scores,
         run.case,
     )
+
+
+FIXTURE_EXPERIMENT = Path(__file__).parents[1] / "fixtures" / "records-v1" / "experiment"
+
+
+def test_an_experiment_file_is_written_directly_as_the_document_path_writes_it() -> None:
+    experiment = experiment_record_from_yaml(
+        (FIXTURE_EXPERIMENT / "experiment.yaml").read_text(encoding="utf-8")
+    )
+    sections = model_sections(experiment)
+    assert sections_text(sections) is not None  # the direct path writes it
+    text = experiment_record_to_yaml(experiment)
+    assert text == dump_record("experiment", EXPERIMENT_RECORD_VERSION, sections)
+    assert experiment_record_from_yaml(text) == experiment
+
+
+def test_a_summary_file_reads_back_equal() -> None:
+    summary = experiment_summary_from_yaml(
+        (FIXTURE_EXPERIMENT / "summary.yaml").read_text(encoding="utf-8")
+    )
+    text = experiment_summary_to_yaml(summary)
+    assert text.startswith("# yaml-language-server: $schema=") and "type: summary" in text
+    assert experiment_summary_from_yaml(text) == summary

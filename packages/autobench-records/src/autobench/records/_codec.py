@@ -131,13 +131,17 @@ _RUN_KEYS = tuple(
 
 
 def render_run(sections: dict[str, Any]) -> str:
-    """The text of ``run.yaml`` from :func:`run_sections` (possibly with a trace summary):
-    written directly (:func:`sections_text`) when every value allows it, else through the
-    document path; the same text either way."""
+    """The text of ``run.yaml`` from :func:`run_sections` (possibly with a trace summary)."""
+    return _record_file("run", RUN_RECORD_VERSION, sections)
+
+
+def _record_file(record_type: str, version: int, sections: dict[str, Any]) -> str:
+    """:func:`dump_record`'s text, written directly (:func:`sections_text`) when every value
+    of ``sections`` allows it, else through the document path: the same text either way."""
     body = sections_text(sections)
     if body is None:
         body = render_sections(sections)
-    return record_text("run", RUN_RECORD_VERSION, body)
+    return record_text(record_type, version, body)
 
 
 def run_record_to_yaml(run: RunRecord) -> str:
@@ -147,7 +151,7 @@ def run_record_to_yaml(run: RunRecord) -> str:
 
 def experiment_record_to_yaml(experiment: ExperimentRecord) -> str:
     """The ``experiment.yaml`` text of ``experiment``."""
-    return dump_record("experiment", EXPERIMENT_RECORD_VERSION, model_sections(experiment))
+    return _record_file("experiment", EXPERIMENT_RECORD_VERSION, model_sections(experiment))
 
 
 def experiment_summary_to_yaml(summary: ExperimentSummary) -> str:
@@ -156,7 +160,7 @@ def experiment_summary_to_yaml(summary: ExperimentSummary) -> str:
     for required in ("complete", "runs"):
         sections.setdefault(required, getattr(summary, required))
     ordered = {name: sections[name] for name in type(summary).model_fields if name in sections}
-    return dump_record("summary", SUMMARY_RECORD_VERSION, ordered)
+    return _record_file("summary", SUMMARY_RECORD_VERSION, ordered)
 
 
 def trace_to_yaml(trace: Trace) -> str:
@@ -203,7 +207,7 @@ def artifact_payload_to_yaml(ref: ArtifactRef, payload: Any) -> str:
     """The text of a structured artifact payload file: ``artifact`` (id, name, media)
     then ``payload`` (the payload as a document value)."""
     artifact = {"id": ref.id, "name": ref.name, "media": ref.media_type}
-    return dump_record(
+    return _record_file(
         "artifact_payload",
         ARTIFACT_PAYLOAD_RECORD_VERSION,
         {"artifact": artifact, "payload": encode_value(payload)},
@@ -223,7 +227,7 @@ def post_derived_to_yaml(record: PostDerivedRecord) -> str:
             )
             for observation in observations
         ]
-    return dump_record(
+    return _record_file(
         "post_derived", POST_DERIVED_RECORD_VERSION, {"experiment": record.experiment, "runs": runs}
     )
 
