@@ -94,3 +94,20 @@ def test_a_fast_observation_and_a_built_span_can_be_copied_with_changes() -> Non
     renamed = second.model_copy(update={"operation": "renamed"})
     assert renamed.operation == "renamed" and second.operation == "op"
     assert "operation" in second.model_fields_set
+
+
+def test_observations_read_twice_build_what_was_added_in_between() -> None:
+    buffer = EvidenceBuffer("c", "v")
+    first = buffer.add_metric("a", 1, None)
+    buffer.add_observation("b", 2, kind=ObservationKind.METRIC, span_id=None)
+    assert [o.name for o in buffer.observations] == ["a", "b"]
+    built = buffer.observations[0]
+    buffer.add_metric("c", 3, "span-1")
+    later = buffer.observations
+    assert [(o.id, o.name, o.value, o.span_id) for o in later] == [
+        ("obs_1", "a", 1, None),
+        ("obs_2", "b", 2, None),
+        ("obs_3", "c", 3, "span-1"),
+    ]
+    assert later[0] is built and later[0] == first  # built once, not again on each read
+    assert all(not isinstance(entry, tuple) for entry in later)

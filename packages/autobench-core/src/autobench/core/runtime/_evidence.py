@@ -116,17 +116,17 @@ class EvidenceBuffer:
     def observations(self) -> list[Observation]:
         """The run's observations in recording order (a list the runtime may extend)."""
         entries = self._entries
-        start = self._built
-        if start < len(entries):
+        start, end = self._built, len(entries)  # a thread of the task may append meanwhile
+        if start < end:
             # Many live objects at once, no cycles among them: the collector would only
             # traverse them again and again.
-            with gc_paused() if len(entries) - start > _PAUSE_GC_ABOVE else nullcontext():
+            with gc_paused() if end - start > _PAUSE_GC_ABOVE else nullcontext():
                 metric = self._metric
-                for index in range(start, len(entries)):
+                for index in range(start, end):
                     entry = entries[index]
                     if entry.__class__ is tuple:
                         entries[index] = metric(entry)
-            self._built = len(entries)
+            self._built = end
         return entries  # type: ignore[return-value]
 
     def add_metric(
