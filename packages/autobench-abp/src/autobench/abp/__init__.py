@@ -52,7 +52,7 @@ from autobench.abp._facts import (
     ReferenceRecord,
     Severity,
 )
-from autobench.abp._gc import gc_paused
+from autobench.abp._gc import gc_paused, gc_paused_for
 from autobench.abp._ids import new_span_id, new_trace_id
 from autobench.abp._instrumentor import (
     AbstractionLayer,
@@ -167,6 +167,7 @@ __all__ = [
     "current_span",
     "emit_diagnostic",
     "gc_paused",
+    "gc_paused_for",
     "hash_value",
     "instrument_method",
     "is_suppressed",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from contextlib import nullcontext
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -17,7 +16,7 @@ from autobench.abp._facts import (
     MeasurementRecord,
     ReferenceRecord,
 )
-from autobench.abp._gc import gc_paused
+from autobench.abp._gc import gc_paused_for
 from autobench.abp._ids import new_trace_id
 from autobench.abp._model import (
     PROTOCOL_VERSION,
@@ -231,18 +230,13 @@ class TraceCollector:
                     )
                 )
         capture, origin_wall = self.capture, self.origin_wall
-        # A large trace: hundreds of thousands of live objects, no cycles to find.
         take = ends.pop if release else ends.get
         spans: list[SpanRecord] = []
         add = spans.append
-        with gc_paused() if len(starts) > _PAUSE_GC_ABOVE else nullcontext():
+        # A large trace: hundreds of thousands of live objects, no cycles to find.
+        with gc_paused_for(len(starts)):
             for index, start in enumerate(starts):
-                end = take(start[0], None)
-                add(
-                    _raw_span_record(start, end, per_span, origin_wall, capture)
-                    if start.__class__ is tuple
-                    else _span_record(start, end_of(end), per_span, origin_wall, capture)
-                )
+                add(_span_record(start, take(start[0], None), per_span, origin_wall, capture))
                 if release:
                     starts[index] = None  # type: ignore[call-overload]
         partial = any(span.partial for span in spans)
@@ -373,72 +367,22 @@ def _fact_record(fact: Signal) -> tuple[str, Any]:
 
 
 def _span_record(
-    start: SpanStartSignal,
-    end: SpanEndSignal | None,
+    start: Any,
+    end: Any,
     per_span: dict[str, dict[str, list[Any]]],
     origin_wall: datetime,
     capture: CapturePolicy,
     trusted: bool = True,
 ) -> SpanRecord:
-    started_at = start.started_at or origin_wall + timedelta(seconds=start.offset)
-    fields: dict[str, object] = {
-        "id": start.span_id,
-        "operation": start.operation,
-        "kind": start.kind,
-        "parent": start.parent_id,
-        "scope": start.scope,
-        "started_at": started_at,
-        "offset": start.offset,
-        "input": start.input,
-        "attributes": dict(start.attributes),
-        "tags": dict(start.tags),
-    }
-    if end is None:
-        fields["partial"] = True
-    else:
-        fields.update(
-            duration=end.duration,
-            status=end.status,
-            output=end.output,
-            # an end signal carries the attributes as the span set them: the policy applies
-            # here, once (start attributes passed it when the span started)
-            attributes={**start.attributes, **capture.apply_mapping(dict(end.attributes))},
-            usage=dict(end.usage),
-            error=end.error,
-            partial=end.partial,
-        )
-    facts = per_span.get(start.span_id)
-    if facts:
-        for field, records in facts.items():
-            fields[field] = tuple(records)
-    if trusted and _well_typed(fields):
-        return _trusted_span(fields)
-    return SpanRecord.model_validate(fields)
-
-
-def _raw_span_record(
-    start: tuple[Any, ...],
-    end: Any,
-    per_span: dict[str, dict[str, list[Any]]],
-    origin_wall: datetime,
-    capture: CapturePolicy,
-) -> SpanRecord:
-    """:func:`_span_record` of a span stored as raw tuples (the span path's form), without
-    building its signals first: the same record."""
+    """The record of one span from its stored start and end (``None``: never ended), each a
+    raw tuple (the span path's form, see :func:`start_of`) or a signal. Built without
+    validation (:func:`_trusted_span`) when ``trusted`` and the values are what validation
+    would store (a known status, string tags); validated otherwise."""
+    if start.__class__ is not tuple:
+        start = start[:10]  # a SpanStartSignal: its first ten fields are the raw form
     span_id, parent_id, operation, kind, scope, started_at, offset, payload, attributes, tags = (
         start
     )
-    if end is not None and end.__class__ is not tuple:
-        end = (
-            end.span_id,
-            end.status,
-            end.duration,
-            end.output,
-            end.attributes,
-            end.usage,
-            end.error,
-            end.partial,
-        )
     start_attributes = {} if attributes is None else dict(attributes)
     fields: dict[str, object] = {
         "id": span_id,
@@ -455,15 +399,16 @@ def _raw_span_record(
     if end is None:
         fields["partial"] = True
     else:
-        _, status, duration, output, end_attributes, usage, error, partial = end
+        _, status, duration, output, end_attributes, usage, error, partial = end[:8]
         if end_attributes:
             # an end signal carries the attributes as the span set them: the policy applies
             # here, once (start attributes passed it when the span started)
             start_attributes.update(capture.apply_mapping(dict(end_attributes)))
+        if status.__class__ is not SpanStatus:
+            status = _STATUSES.get(status, status)
         fields["duration"] = duration
-        fields["status"] = status if status.__class__ is SpanStatus else SpanStatus(status)
+        fields["status"] = status
         fields["output"] = output
-        fields["attributes"] = start_attributes
         fields["usage"] = {} if usage is None else dict(usage)
         fields["error"] = error
         fields["partial"] = partial
@@ -471,14 +416,15 @@ def _raw_span_record(
     if facts:
         for field, records in facts.items():
             fields[field] = tuple(records)
-    if tags and not all(value.__class__ is str for value in tags.values()):
-        return SpanRecord.model_validate(fields)
-    return _trusted_span(fields)
+    if trusted and _well_typed(fields):
+        return _trusted_span(fields)
+    return SpanRecord.model_validate(fields)
 
 
-_PAUSE_GC_ABOVE = 500
-"""Spans past which :meth:`TraceCollector.materialize` pauses the cyclic collector (below,
-pausing costs more than the collections it saves)."""
+_STATUSES = {status.value: status for status in SpanStatus}
+"""A raw end's status (its value) -> the member."""
+
+
 _SPAN_FIELDS = tuple(SpanRecord.model_fields.items())
 _SPAN_DEFAULTS = {
     name: None if info.default_factory is not None else info.default for name, info in _SPAN_FIELDS
@@ -494,8 +440,8 @@ _set_attribute = object.__setattr__
 
 
 def _well_typed(fields: dict[str, object]) -> bool:
-    """Whether ``fields`` (built from signals by :func:`_span_record`) hold exactly what
-    validation would store: the signals' own types, a ``SpanStatus`` member, string tags."""
+    """Whether ``fields`` (built by :func:`_span_record`) hold exactly what validation would
+    store: the signals' own types, a ``SpanStatus`` member, string tags."""
     status = fields.get("status")
     if status is not None and status.__class__ is not SpanStatus:
         return False

@@ -428,14 +428,19 @@ class SpanScope:
         if handle is None or token is None:
             return
         try:
-            if exc is None:
-                handle.end(SpanStatus.OK)
-            elif isinstance(exc, asyncio.CancelledError):
-                handle.end(SpanStatus.CANCELLED, exc)
-            else:
-                handle.end(SpanStatus.ERROR, exc)
+            self._end(handle, exc)
         finally:
             _span.reset(token)
+
+    @staticmethod
+    def _end(handle: ActiveSpan, exc: BaseException | None) -> float:
+        """End ``handle`` as leaving the block with ``exc`` does (``ok``; ``cancelled`` for
+        :class:`asyncio.CancelledError`; else ``error``); return its duration in seconds."""
+        if exc is None:
+            return handle.end(SpanStatus.OK)
+        if isinstance(exc, asyncio.CancelledError):
+            return handle.end(SpanStatus.CANCELLED, exc)
+        return handle.end(SpanStatus.ERROR, exc)
 
 
 def start_span(

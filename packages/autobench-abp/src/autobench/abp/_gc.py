@@ -15,7 +15,7 @@ from __future__ import annotations
 import gc
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 
 _lock = threading.Lock()
 _depth = 0
@@ -38,3 +38,14 @@ def gc_paused() -> Iterator[None]:
             _depth -= 1
             if _depth == 0 and _was_enabled:
                 gc.enable()
+
+
+PAUSE_ABOVE = 500
+"""Objects past which :func:`gc_paused_for` pauses the collector; below, pausing costs more
+than the collections it saves."""
+
+
+def gc_paused_for(objects: int) -> AbstractContextManager[None]:
+    """:func:`gc_paused` when building ``objects`` objects is worth a pause (more than
+    :data:`PAUSE_ABOVE`), else a block that changes nothing."""
+    return gc_paused() if objects > PAUSE_ABOVE else nullcontext()

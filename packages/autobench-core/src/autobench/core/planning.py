@@ -10,6 +10,7 @@ position, case and variant.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -20,11 +21,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from autobench.core.spec import BenchmarkSpec
-from autobench.records import Case, Variant, safe_segment
+from autobench.records import Case, Variant, run_record_path
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 
 
+@functools.lru_cache(maxsize=4096)  # a plan repeats each case and variant id many times
 def _slug(text: str) -> str:
     return _SLUG.sub("_", text.lower()).strip("_")[:24].rstrip("_") or "x"
 
@@ -56,21 +58,17 @@ def run_id_for(index: int, case_id: str, variant_id: str, width: int = 4) -> str
 def expand_matrix(cases: Sequence[Case], variants: Sequence[Variant]) -> tuple[MatrixRunSpec, ...]:
     """Every (case, variant) pair in case-major declaration order, as :class:`MatrixRunSpec`."""
     width = max(4, len(str(len(cases) * len(variants))))
-    # Each id's slug and path segment once, not once per pair: the same strings as
-    # run_id_for and run_record_path give.
-    variant_parts = [(variant, _slug(variant.id), safe_segment(variant.id)) for variant in variants]
     runs: list[MatrixRunSpec] = []
     for case in cases:
-        case_slug, case_segment = _slug(case.id), safe_segment(case.id)
-        for variant, variant_slug, variant_segment in variant_parts:
+        for variant in variants:
             index = len(runs)
             runs.append(
                 MatrixRunSpec(
                     index=index,
-                    run_id=f"run_{index:0{width}d}_{case_slug}_{variant_slug}",
+                    run_id=run_id_for(index, case.id, variant.id, width),
                     case=case,
                     variant=variant,
-                    path=f"cases/{case_segment}/{variant_segment}/run.yaml",
+                    path=run_record_path(case.id, variant.id),
                 )
             )
     return tuple(runs)

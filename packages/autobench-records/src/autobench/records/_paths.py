@@ -11,6 +11,7 @@ systems: whenever the readable part is not the id itself in lowercase, a
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 
@@ -21,6 +22,7 @@ _RESERVED = frozenset(
 _MAX_READABLE = 64
 
 
+@functools.lru_cache(maxsize=4096)  # a plan and its records repeat each id many times
 def safe_segment(identifier: str) -> str:
     """One portable path segment for ``identifier`` (see the module docstring for the rule)."""
     readable = _UNSAFE.sub("_", identifier.lower()).strip("._-")[:_MAX_READABLE].rstrip("._-")

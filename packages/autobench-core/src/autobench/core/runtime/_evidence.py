@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import itertools
 import traceback
-from contextlib import nullcontext
 from typing import Any
 
-from autobench.abp import DEFAULT_CAPTURE_POLICY, Trace, gc_paused
+from autobench.abp import DEFAULT_CAPTURE_POLICY, Trace, gc_paused_for
 from autobench.records import (
     ArtifactRef,
     AssetBinding,
@@ -26,10 +25,6 @@ from autobench.records import (
     ObservationSource,
     trusted_observation,
 )
-
-_PAUSE_GC_ABOVE = 500
-"""Entries past which building the observations pauses the cyclic collector (below, pausing
-costs more than the collections it saves)."""
 
 
 class EvidenceBuffer:
@@ -120,7 +115,7 @@ class EvidenceBuffer:
         if start < end:
             # Many live objects at once, no cycles among them: the collector would only
             # traverse them again and again.
-            with gc_paused() if end - start > _PAUSE_GC_ABOVE else nullcontext():
+            with gc_paused_for(end - start):
                 metric = self._metric
                 for index in range(start, end):
                     entry = entries[index]

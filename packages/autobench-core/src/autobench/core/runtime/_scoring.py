@@ -62,18 +62,6 @@ def _filled(record: ScoreRecord, scorer: ScorerSpec) -> ScoreRecord:
     return record.model_copy(update=update) if update else record
 
 
-def _from_value(value: Any, scorer: ScorerSpec) -> ScoreRecord:
-    return ScoreRecord(
-        name=scorer.name,
-        value=value,
-        semantic_type=scorer.semantic_type,
-        unit=scorer.unit,
-        direction=scorer.direction,
-        role=scorer.effective_role,
-        optional=scorer.optional,
-    )
-
-
 async def score_run(scorers: Sequence[ScorerSpec], call: ScoringCall) -> ScoringResult:
     """Run every scorer on one run; return the scores (one per scorer, in order) and
     the errors of the scorers that raised."""
@@ -103,7 +91,7 @@ async def score_run(scorers: Sequence[ScorerSpec], call: ScoringCall) -> Scoring
         scores.append(
             _filled(result, scorer)
             if isinstance(result, ScoreRecord)
-            else _from_value(result, scorer)
+            else scorer.score_record(result)
         )
     return tuple(scores), tuple(errors)
 

@@ -10,13 +10,12 @@ body raises; the exception then propagates unchanged).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from autobench.abp import MANUAL_SCOPE, ActiveSpan, SpanScope, SpanStatus, TraceCollector
+from autobench.abp import MANUAL_SCOPE, ActiveSpan, SpanScope, TraceCollector
 from autobench.core.runtime._evidence import EvidenceBuffer
 from autobench.core.runtime._recorder import EvidenceRecorder
 from autobench.records import Direction, Observation, ObservationKind, ObservationRole, Semantic
@@ -128,15 +127,8 @@ class Span(SpanScope, EvidenceRecorder):
             self._evidence.note_exception_span(exc, active.id)
         spec = self._duration
         if spec is not None:  # end it here for the duration; the scope's end is then a no-op
-            status = (
-                SpanStatus.OK
-                if exc is None
-                else SpanStatus.CANCELLED
-                if isinstance(exc, asyncio.CancelledError)
-                else SpanStatus.ERROR
-            )
             try:
-                _record_duration(self._evidence, active, active.end(status, exc), spec)
+                _record_duration(self._evidence, active, self._end(active, exc), spec)
             finally:
                 SpanScope.__exit__(self, exc_type, exc, traceback)
             return
