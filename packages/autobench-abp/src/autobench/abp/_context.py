@@ -19,7 +19,7 @@ from typing import Any
 
 from autobench.abp._collector import TraceCollector
 from autobench.abp._facts import AccountingScope, Severity
-from autobench.abp._ids import new_span_id
+from autobench.abp._ids import _generator
 from autobench.abp._model import (
     InstrumentationScope,
     SpanError,
@@ -43,6 +43,10 @@ MANUAL_SCOPE = InstrumentationScope(
 
 _KIND_VALUES: dict[str, str] = {kind: kind.value for kind in SpanKind}
 """Plain-string values of the standard kinds (``str()`` of an enum member is slow)."""
+
+_OK = SpanStatus.OK
+_getrandbits = _generator.getrandbits
+_perf_counter_ns = time.perf_counter_ns
 
 _new_signal: Any = tuple.__new__
 """Builds a span signal from the tuple of all its fields (see :func:`open_span_handle`)."""
@@ -220,7 +224,7 @@ class ActiveSpan:
         over as they are (the span keeps an empty mapping, so later changes are not
         recorded) and pass the policy when the trace is materialized, off the span path.
         """
-        duration = (time.perf_counter_ns() - self.start_ns) / 1e9
+        duration = (_perf_counter_ns() - self.start_ns) / 1e9
         if self._ended:
             return duration
         self._ended = True
@@ -238,7 +242,7 @@ class ActiveSpan:
         collector.emit_end(  # a plain tuple: see TraceCollector.emit_end
             (
                 self.id,  # span_id
-                status.value if status.__class__ is SpanStatus else status,
+                "ok" if status is _OK else getattr(status, "value", status),
                 duration,
                 output,
                 attributes,
@@ -341,16 +345,19 @@ def open_span_handle(
     parent_id = (
         target.adoptive_parent if parent is None or parent.collector is not target else parent.id
     )
-    scope_key = target.register_scope(scope)
-    start_ns = time.perf_counter_ns()
+    scope_key = scope.name
+    if target._scopes.get(scope_key) is not scope:
+        target.register_scope(scope)
+    start_ns = _perf_counter_ns()
     if kind.__class__ is not str:
         kind = _KIND_VALUES.get(kind) or str(kind)
-    handle = ActiveSpan(target, new_span_id(), operation, kind, parent_id, start_ns)
+    span_id = f"{_getrandbits(64):016x}"  # new_span_id(), inline: this is every span's path
+    handle = ActiveSpan(target, span_id, operation, kind, parent_id, start_ns)
     if input is not None:
-        input = target.capture_payload(input, name=f"{operation}.input", span_id=handle.id)
+        input = target.capture_payload(input, name=f"{operation}.input", span_id=span_id)
     target.emit_start(  # a plain tuple: see TraceCollector.emit_start
         (
-            handle.id,  # span_id
+            span_id,
             parent_id,
             operation,
             kind,
@@ -428,7 +435,10 @@ class SpanScope:
         if handle is None or token is None:
             return
         try:
-            self._end(handle, exc)
+            if exc is None:
+                handle.end(_OK)
+            else:
+                self._end(handle, exc)
         finally:
             _span.reset(token)
 

@@ -102,12 +102,12 @@ class Span(SpanScope, EvidenceRecorder):
     ) -> None:
         SpanScope.__init__(self, name, kind, MANUAL_SCOPE, input, attributes, tags, collector)
         self._evidence = evidence
-        self._usage = usage
+        self._usage = usage or None
         self._duration = None if duration_metric is None else DurationMetricSpec.of(duration_metric)
 
     def __enter__(self) -> Span:  # type: ignore[override]
         active = SpanScope.__enter__(self)
-        if self._usage:
+        if self._usage is not None:
             active.set_usage(self._usage)
         return self
 
