@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import re
 import shlex
 from pathlib import Path
 
@@ -16,27 +14,17 @@ from autobench.cli._console import stderr_console, stdout_console, user_errors
 from autobench.cli._gate import fail_on_option, gate_failures, runs_option
 from autobench.cli._output import exit_for_gate
 from autobench.cli._scalars import show_scalar_notes, strict_scalars_option
-from autobench.core.planning import new_experiment_id
 from autobench.core.runtime import (
     ProgressEvent,
     ProgressEventKind,
-    collect_benchmark_source_files,
+    RunSession,
     load_for_resume,
-    run_benchmark_spec,
     unrecorded_runs,
 )
 from autobench.core.spec import load_benchmark_spec
-from autobench.records import RecordDirectoryWriter, RecordingError, RunStatus, safe_segment
+from autobench.records import ExperimentSink, RecordDirectoryWriter, RecordingError, RunStatus
 from autobench.report import build_report, render_report
 from autobench.report._render import RunSelection
-
-DEFAULT_RECORD_ROOT = Path(".autobench")
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
-
-
-def _dir_name(identifier: str) -> str:
-    """``identifier`` itself when it is a plain file name, else its safe segment."""
-    return identifier if _PLAIN_NAME.fullmatch(identifier) else safe_segment(identifier)
 
 
 class _ProgressBar:
@@ -62,15 +50,16 @@ EXIT_INTERRUPTED = 130
 """Exit code after Ctrl-C (128 + SIGINT), as shells report it."""
 
 
-def _interrupted(sink: RecordDirectoryWriter | None, target: Path | None) -> click.exceptions.Exit:
+def _interrupted(sink: ExperimentSink | None) -> click.exceptions.Exit:
     """After Ctrl-C: let finished runs reach the disk, say where they are, exit 130."""
     message = "Interrupted: no new runs were started."
-    if sink is not None and target is not None:
+    if isinstance(sink, RecordDirectoryWriter):
         try:
             sink.flush()
         except RecordingError as error:
             message += f" Writing a record failed: {error}."
         sink.close()
+        target = sink.root
         message += (
             f" The runs that finished are recorded in {target} (marked incomplete); "
             f"`autobench replay {target}` lists the missing ones and "
@@ -172,17 +161,13 @@ def run_command(
                     )
                 )
                 return
-        experiment = None if resume_dir else experiment_id or new_experiment_id(spec.id)
-        sink = None
-        target: Path | None = None
-        if resume_dir is not None:
-            target = resume_dir
-            sink = RecordDirectoryWriter(target)
-        elif not no_record:
-            assert experiment is not None
-            target = record_dir or DEFAULT_RECORD_ROOT / _dir_name(spec.id) / _dir_name(experiment)
-            sink = RecordDirectoryWriter(target)
-        source_files = collect_benchmark_source_files(spec)
+            session = RunSession.resume(spec, resume_dir, force=force)
+        else:
+            session = RunSession.start(
+                spec,
+                experiment_id=experiment_id,
+                record_dir=None if no_record else record_dir or "default",
+            )
         progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -196,23 +181,12 @@ def run_command(
         try:
             with progress:
                 result = asyncio.run(
-                    run_benchmark_spec(
-                        spec,
-                        experiment_id=experiment,
-                        concurrency_limit=concurrency,
-                        sink=sink,
-                        progress=_ProgressBar(progress),
-                        source_files=source_files,
-                        resume_from=resume_dir,
-                        force=force,
-                    )
+                    session.execute(concurrency_limit=concurrency, progress=_ProgressBar(progress))
                 )
         except KeyboardInterrupt:
-            raise _interrupted(sink, target) from None
-    if target is not None:
-        result = dataclasses.replace(result, root_dir=target)
+            raise _interrupted(session.sink) from None
     with user_errors():
         report = build_report(result)
-    records = None if target is None else str(target)
+    records = None if result.root_dir is None else str(result.root_dir)
     stdout_console().print(render_report(report, records=records, runs=runs))
     exit_for_gate(gate_failures(result, fail_on))

@@ -153,7 +153,7 @@ from autobench.records._semantics import (
     SemanticRegistry,
     SemanticType,
 )
-from autobench.records._sink import DurableSink, ExperimentSink, PreparingSink
+from autobench.records._sink import DirectorySink, DurableSink, ExperimentSink, PreparingSink
 from autobench.records._trace_import import trace_to_observations
 from autobench.records._units import (
     COUNT_UNITS,
@@ -210,6 +210,7 @@ __all__ = [
     "ConvertedValues",
     "DatasetInfo",
     "Direction",
+    "DirectorySink",
     "DurableSink",
     "ErrorRecord",
     "EvaluationStatus",

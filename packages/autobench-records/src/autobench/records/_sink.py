@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from autobench.records._evidence import Observation
@@ -59,3 +60,19 @@ class PreparingSink(Protocol):
     def prepare_run(self, run: RunRecord, payloads: Mapping[str, Any]) -> Any: ...
 
     def run_prepared(self, prepared: Any) -> RunRecord: ...
+
+
+@runtime_checkable
+class DirectorySink(ExperimentSink, Protocol):
+    """A sink that stores the experiment in a record directory, and can continue one.
+
+    ``root`` is the record directory. ``resume(experiment)`` takes the place of ``start``
+    for an experiment already recorded there (its ``experiment.yaml`` is not written
+    again); the runs that follow are added beside the recorded ones.
+    :class:`~autobench.records.RecordDirectoryWriter` is one.
+    """
+
+    @property
+    def root(self) -> Path: ...
+
+    def resume(self, experiment: ExperimentRecord) -> None: ...

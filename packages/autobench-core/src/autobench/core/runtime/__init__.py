@@ -13,10 +13,12 @@ from autobench.core.runtime._measurement import RecordedMeasurement
 from autobench.core.runtime._progress import ProgressEvent, ProgressEventKind
 from autobench.core.runtime._resume import ResumeError, load_for_resume, unrecorded_runs
 from autobench.core.runtime._run import ROOT_SPAN
+from autobench.core.runtime._session import DEFAULT_RECORD_ROOT, RunSession, default_record_dir
 from autobench.core.runtime._span import DurationMetricSpec, Span
 from autobench.core.runtime._tasks import TaskResolutionError
 
 __all__ = [
+    "DEFAULT_RECORD_ROOT",
     "IMPORTED_SCOPE",
     "ROOT_SPAN",
     "AttachedTrace",
@@ -26,11 +28,13 @@ __all__ = [
     "RecordedMeasurement",
     "ResumeError",
     "RunContext",
+    "RunSession",
     "Span",
     "TaskResolutionError",
     "attach_trace",
     "capture_environment",
     "collect_benchmark_source_files",
+    "default_record_dir",
     "get_active_run_context",
     "load_for_resume",
     "run_benchmark_path",

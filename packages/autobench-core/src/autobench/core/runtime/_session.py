@@ -1,0 +1,368 @@
+"""The run session: one experiment decided and ready to execute.
+
+:meth:`RunSession.start` (a new experiment) and :meth:`RunSession.resume` (the
+missing runs of a recorded one) decide everything before anything runs or is
+written: the task and the scorers' targets are resolved, the derivers and the
+instrumentation prepared, the plan built, the source files hashed, the
+experiment record and the sink (and its record directory) fixed, and for a
+resume the recorded runs loaded and the changes since the experiment began
+checked. Both give the same kind of session; :meth:`RunSession.execute` runs it.
+
+Order of work in :meth:`~RunSession.execute`:
+
+1. ``sink.start`` (``sink.resume`` for a resumed session) and
+   ``experiment_started``;
+2. the executor runs the session's runs, handing each to ``sink.run_finished``
+   as it ends (policies are checked inside each run);
+3. when the spec has ``post_derive`` entries, they run over every run (the
+   recorded ones too) and ``sink.post_derived`` stores what they add;
+4. the :class:`ExperimentSummary` goes to ``sink.finish``, then
+   ``experiment_finished``.
+
+When the experiment is cancelled (Ctrl-C) during step 2, the runs that finished
+(and, for async tasks, the cancelled ones, recorded as errored with stage
+``cancelled``) are handed to the sink, ``sink.finish`` gets a summary with
+``complete: false``, and the cancellation is re-raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from autobench.abp import DEFAULT_CAPTURE_POLICY, CapturePolicy
+from autobench.core.derive import PreparedDeriver
+from autobench.core.native import (
+    InstrumentationSession,
+    ResolvedInstrumentation,
+    resolve_instrumentation,
+)
+from autobench.core.planning import (
+    BenchmarkPlan,
+    MatrixRunSpec,
+    build_benchmark_plan,
+    new_experiment_id,
+)
+from autobench.core.plugins import integration_entries
+from autobench.core.runtime._derive import prepare_derivers
+from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
+from autobench.core.runtime._executor import MatrixExecutor
+from autobench.core.runtime._experiment import build_experiment_record, build_summary
+from autobench.core.runtime._post_derive import post_derive_runs
+from autobench.core.runtime._progress import (
+    ProgressCallback,
+    ProgressEvent,
+    ProgressEventKind,
+    deliver,
+)
+from autobench.core.runtime._resume import (
+    ResumeError,
+    describe_changes,
+    load_for_resume,
+    plan_order,
+    resume_changes,
+)
+from autobench.core.runtime._run import RunSetup
+from autobench.core.runtime._scoring import scores_inline
+from autobench.core.runtime._tasks import is_async_task, resolve_task
+from autobench.core.scoring import ScorerSpec
+from autobench.core.spec import BenchmarkSpec
+from autobench.records import (
+    DirectorySink,
+    ExperimentRecord,
+    ExperimentResult,
+    ExperimentSink,
+    ExperimentSummary,
+    PreparingSink,
+    RecordDirectoryWriter,
+    RecordingError,
+    ResumeInfo,
+    RunRecord,
+    safe_segment,
+)
+
+_log = logging.getLogger("autobench.runtime")
+
+DEFAULT_RECORD_ROOT = Path(".autobench")
+"""Where ``record_dir="default"`` puts records: ``.autobench/<benchmark>/<experiment>/``,
+relative to the working directory."""
+
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
+
+
+def default_record_dir(benchmark_id: str, experiment_id: str) -> Path:
+    """``.autobench/<benchmark>/<experiment>``: each id as it is when it is a plain file name
+    (letters, digits, ``_``, ``.``, ``-``; at most 100 characters), else its safe segment."""
+    return DEFAULT_RECORD_ROOT / _dir_name(benchmark_id) / _dir_name(experiment_id)
+
+
+def _dir_name(identifier: str) -> str:
+    return identifier if _PLAIN_NAME.fullmatch(identifier) else safe_segment(identifier)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """What a session needs from the spec, resolved before anything is recorded or run."""
+
+    task: Callable[..., Any]
+    scorers: tuple[ScorerSpec, ...]
+    derivers: tuple[PreparedDeriver, ...]
+    instrumentation: ResolvedInstrumentation
+    runs: tuple[MatrixRunSpec, ...]
+    files: Mapping[str, str]
+
+    @classmethod
+    def of(
+        cls, spec: BenchmarkSpec, source_files: Mapping[str, str] | None
+    ) -> tuple[_Prepared, BenchmarkPlan]:
+        """The prepared parts of ``spec`` and its plan."""
+        task = resolve_task(spec)
+        derivers = prepare_derivers(spec)  # before anything is recorded: reads pricing files once
+        scorers = tuple(scorer.prepare(spec.base_dir) for scorer in spec.scoring)
+        plan = build_benchmark_plan(spec)
+        files = collect_benchmark_source_files(spec) if source_files is None else source_files
+        # Strict instrumentation fails here, before anything is recorded or run.
+        instrumentation = resolve_instrumentation(
+            spec.instrumentation, spec.instrumentors, integration_entries()
+        )
+        return cls(task, scorers, derivers, instrumentation, plan.runs, files), plan
+
+
+@dataclass(frozen=True)
+class RunSession:
+    """One experiment, decided: what runs, where its evidence goes, and what came before.
+
+    Build it with :meth:`start` or :meth:`resume`, run it with :meth:`execute` (once).
+    ``runs`` are the runs to execute (plan order); ``previous`` the runs already recorded
+    (empty unless resumed); ``resumed`` what the summary says of the resume; ``sink`` where
+    records go (``None``: nowhere, artifact payloads stay in the result).
+    """
+
+    spec: BenchmarkSpec
+    experiment: ExperimentRecord
+    runs: tuple[MatrixRunSpec, ...]
+    sink: ExperimentSink | None
+    previous: tuple[RunRecord, ...]
+    resumed: ResumeInfo | None
+    _prepared: _Prepared
+
+    @property
+    def experiment_id(self) -> str:
+        return self.experiment.experiment_id
+
+    @property
+    def root_dir(self) -> Path | None:
+        """The record directory, when the sink stores into one."""
+        return self.sink.root if isinstance(self.sink, DirectorySink) else None
+
+    @classmethod
+    def start(
+        cls,
+        spec: BenchmarkSpec,
+        *,
+        experiment_id: str | None = None,
+        sink: ExperimentSink | None = None,
+        record_dir: Path | Literal["default"] | None = None,
+        source_files: Mapping[str, str] | None = None,
+    ) -> RunSession:
+        """A new experiment of ``spec``: every case x variant.
+
+        ``experiment_id`` defaults to ``exp_<benchmark slug>_<UTC YYYYmmddTHHMMSS>Z_<4 hex>``.
+        Records go to ``sink``, or to a :class:`RecordDirectoryWriter` on ``record_dir``
+        (``"default"``: :func:`default_record_dir`); not both (``ValueError``).
+        ``source_files`` (``{path: sha256}``) defaults to
+        :func:`collect_benchmark_source_files`. Raises :class:`TaskResolutionError` when the
+        task cannot be resolved and :class:`ScorerResolutionError` when a scorer's target (a
+        ``python`` scorer's function, a ``schema`` scorer's model) cannot; nothing is
+        written.
+        """
+        if sink is not None and record_dir is not None:
+            raise ValueError("give a sink or a record directory, not both")
+        prepared, plan = _Prepared.of(spec, source_files)
+        experiment_id = experiment_id or new_experiment_id(spec.benchmark.id)
+        if record_dir is not None:
+            if record_dir == "default":
+                record_dir = default_record_dir(spec.id, experiment_id)
+            sink = RecordDirectoryWriter(Path(record_dir))
+        experiment = build_experiment_record(
+            spec,
+            plan,
+            experiment_id=experiment_id,
+            started_at=datetime.now(UTC),
+            files=prepared.files,
+            environment=capture_environment(spec.base_dir),
+        )
+        return cls(spec, experiment, prepared.runs, sink, (), None, prepared)
+
+    @classmethod
+    def resume(
+        cls,
+        spec: BenchmarkSpec,
+        record_dir: Path | str,
+        *,
+        sink: ExperimentSink | None = None,
+        experiment_id: str | None = None,
+        force: bool = False,
+        source_files: Mapping[str, str] | None = None,
+    ) -> RunSession:
+        """The missing runs of the experiment recorded in ``record_dir``: the runs of its
+        recorded plan without a ``run.yaml``, under its experiment id.
+
+        Records go to ``sink`` (a :class:`DirectorySink`; default: a
+        :class:`RecordDirectoryWriter` on ``record_dir``). A change of the spec, dataset
+        or source files since the experiment began raises :class:`ResumeError` unless
+        ``force`` (the summary then records what changed); so does an ``experiment_id``
+        other than the recorded one, or a ``run.yaml`` that cannot be read. Raises
+        ``TypeError`` for a sink that cannot resume.
+        """
+        root = Path(record_dir)
+        if sink is None:
+            sink = RecordDirectoryWriter(root)
+        elif not isinstance(sink, DirectorySink):
+            raise TypeError(
+                f"resuming needs a sink that can resume a record directory (a DirectorySink "
+                f"such as RecordDirectoryWriter), not {type(sink).__name__}"
+            )
+        prepared, plan = _Prepared.of(spec, source_files)
+        experiment, previous = load_for_resume(root)
+        if experiment_id is not None and experiment_id != experiment.experiment_id:
+            raise ResumeError(
+                f"cannot resume {root} as {experiment_id!r}: it records experiment "
+                f"{experiment.experiment_id!r}",
+                path=root,
+            )
+        current = build_experiment_record(
+            spec,
+            plan,
+            experiment_id=experiment.experiment_id,
+            started_at=datetime.now(UTC),
+            files=prepared.files,
+            environment={},
+        )
+        changed = resume_changes(experiment, current)
+        if changed and not force:
+            raise ResumeError(
+                describe_changes(root, experiment, current), path=root / "experiment.yaml"
+            )
+        done = {run.run_id for run in previous}
+        recorded = {planned.id for planned in experiment.plan}
+        runs = tuple(run for run in plan.runs if run.run_id in recorded and run.run_id not in done)
+        resumed = ResumeInfo(
+            started_at=datetime.now(UTC),
+            missing=len(experiment.plan) - len(previous),
+            forced=bool(changed),
+            changed=changed,
+        )
+        return cls(spec, experiment, runs, sink, previous, resumed, prepared)
+
+    async def execute(
+        self,
+        *,
+        concurrency_limit: int = 1,
+        progress: ProgressCallback | None = None,
+        capture: CapturePolicy | None = None,
+    ) -> ExperimentResult:
+        """Run the session (see the module docstring for the order of work) and return the
+        experiment result: every run, the recorded ones first in plan order when resumed.
+
+        ``concurrency_limit`` (>= 1, else ``ValueError``) bounds the active runs;
+        ``progress`` receives :class:`ProgressEvent` values; ``capture`` is the
+        :class:`CapturePolicy` applied to span payloads (default: redact secrets, truncate
+        strings over 64 KiB). Raises :class:`RecordingError` when the sink cannot store.
+        """
+        if concurrency_limit < 1:
+            raise ValueError(f"concurrency_limit must be at least 1, got {concurrency_limit}")
+        spec, experiment, sink, prepared = self.spec, self.experiment, self.sink, self._prepared
+        started = time.perf_counter()
+        if isinstance(sink, DirectorySink) and self.resumed is not None:
+            sink.resume(experiment)
+        elif sink is not None:
+            sink.start(experiment)
+        total = len(self.runs)
+        deliver(
+            progress,
+            ProgressEvent(ProgressEventKind.EXPERIMENT_STARTED, self.experiment_id, total, 0),
+        )
+        with InstrumentationSession(prepared.instrumentation, capture_policy=capture) as session:
+            setup = RunSetup(
+                experiment_id=self.experiment_id,
+                benchmark_id=spec.benchmark.id,
+                task=prepared.task,
+                task_is_async=is_async_task(prepared.task),
+                scorers=prepared.scorers,
+                scores_inline=scores_inline(prepared.scorers),
+                policies=spec.policies,
+                registry=spec.registry,
+                derivers=prepared.derivers,
+                capture=DEFAULT_CAPTURE_POLICY if capture is None else capture,
+                diagnostics=session.diagnostics(),
+                base_dir=spec.base_dir,
+                prepare=sink.prepare_run if isinstance(sink, PreparingSink) else None,
+            )
+            executor = MatrixExecutor(
+                setup, self.runs, concurrency_limit=concurrency_limit, sink=sink, progress=progress
+            )
+            try:
+                new_runs = await executor.run()
+            except asyncio.CancelledError:
+                if sink is not None:
+                    self._finish_interrupted(
+                        self.previous + executor.finished, time.perf_counter() - started
+                    )
+                raise
+        runs = plan_order(experiment, self.previous + new_runs) if self.previous else new_runs
+        if spec.post_derive:
+            runs, post_derived = post_derive_runs(spec.post_derive, runs, spec.registry)
+            if sink is not None:
+                sink.post_derived(post_derived)
+        summary = self._summary(runs, time.perf_counter() - started, done=len(new_runs))
+        if sink is not None:
+            sink.finish(summary)
+        deliver(
+            progress,
+            ProgressEvent(
+                ProgressEventKind.EXPERIMENT_FINISHED,
+                self.experiment_id,
+                total,
+                executor.completed,
+                payload={"duration": summary.duration, "counts": summary.status.model_dump()},
+            ),
+        )
+        return ExperimentResult(
+            experiment=experiment,
+            runs=runs,
+            summary=summary,
+            root_dir=self.root_dir,
+            artifact_payloads=executor.payloads,
+            registry=spec.registry,
+        )
+
+    def _summary(
+        self, runs: tuple[RunRecord, ...], duration: float, *, done: int
+    ) -> ExperimentSummary:
+        """The summary of ``runs``; a resumed session's says how many runs it added."""
+        summary = build_summary(self.experiment, runs, duration=duration)
+        if self.resumed is None:
+            return summary
+        resumed = self.resumed.model_copy(update={"runs": max(done, 0)})
+        return summary.model_copy(update={"resumed": resumed})
+
+    def _finish_interrupted(self, runs: tuple[RunRecord, ...], duration: float) -> None:
+        """After a cancellation: write the summary of the runs handed to the sink so far
+        (``complete: false``); a storage failure is logged, the cancellation goes on."""
+        assert self.sink is not None
+        done = len(runs) - len(self.previous)
+        summary = self._summary(runs, duration, done=done).model_copy(update={"complete": False})
+        try:
+            self.sink.finish(summary)
+        except RecordingError:
+            _log.warning(
+                "could not record the summary of the interrupted experiment", exc_info=True
+            )
