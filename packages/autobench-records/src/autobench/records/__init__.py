@@ -155,6 +155,16 @@ from autobench.records._semantics import (
 )
 from autobench.records._sink import DirectorySink, DurableSink, ExperimentSink, PreparingSink
 from autobench.records._trace_import import trace_to_observations
+from autobench.records._trace_shape import (
+    DiagnosticTally,
+    ExperimentTraceShape,
+    RunTraceShape,
+    ScopeShape,
+    SpanTally,
+    VariantTraceShape,
+    experiment_trace_shape,
+    trace_shape,
+)
 from autobench.records._units import (
     COUNT_UNITS,
     CURRENCIES,
@@ -209,6 +219,7 @@ __all__ = [
     "CompositeExtractor",
     "ConvertedValues",
     "DatasetInfo",
+    "DiagnosticTally",
     "Direction",
     "DirectorySink",
     "DurableSink",
@@ -220,6 +231,7 @@ __all__ = [
     "ExperimentResult",
     "ExperimentSink",
     "ExperimentSummary",
+    "ExperimentTraceShape",
     "ExtractionDiagnostic",
     "ExtractionLineage",
     "ExtractionRecord",
@@ -249,6 +261,8 @@ __all__ = [
     "RunOutcome",
     "RunRecord",
     "RunStatus",
+    "RunTraceShape",
+    "ScopeShape",
     "ScoreRecord",
     "Semantic",
     "SemanticDefinition",
@@ -257,6 +271,7 @@ __all__ = [
     "SignalExtractor",
     "SpanExtractor",
     "SpanIndex",
+    "SpanTally",
     "SpecInfo",
     "StatusCounts",
     "TaskStatus",
@@ -267,6 +282,7 @@ __all__ = [
     "UnknownAggregationError",
     "UsageExtractor",
     "Variant",
+    "VariantTraceShape",
     "account_run",
     "accounting_observations",
     "aggregate",
@@ -285,6 +301,7 @@ __all__ = [
     "experiment_record_to_yaml",
     "experiment_summary_from_yaml",
     "experiment_summary_to_yaml",
+    "experiment_trace_shape",
     "extraction_record_from_yaml",
     "extraction_record_to_yaml",
     "factors_from_mapping",
@@ -324,6 +341,7 @@ __all__ = [
     "score_observation",
     "to_common_unit",
     "trace_from_yaml",
+    "trace_shape",
     "trace_to_observations",
     "trace_to_yaml",
     "trusted_observation",
