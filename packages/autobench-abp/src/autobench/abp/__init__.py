@@ -60,7 +60,6 @@ from autobench.abp._instrumentor import (
     Compatibility,
     CompatibilityState,
     InstrumentationHandle,
-    Instrumentor,
     InstrumentorInfo,
     check_target,
 )
@@ -83,7 +82,7 @@ from autobench.abp._model import (
     Trace,
     TraceEnvelope,
 )
-from autobench.abp._runtime import InstrumentationRuntime
+from autobench.abp._runtime import InstrumentationRuntime, Instrumentor
 from autobench.abp._sdk import DeferredInstrumentor
 from autobench.abp._signals import (
     DiagnosticSignal,

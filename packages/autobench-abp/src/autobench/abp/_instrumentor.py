@@ -1,10 +1,11 @@
-"""The instrumentor contract: identity, compatibility, the install handle.
+"""What an instrumentor declares and returns: identity, compatibility, the install handle.
 
-An instrumentor is any object with an ``info`` (:class:`InstrumentorInfo`), a
-``check()`` returning :class:`Compatibility`, and ``install(runtime)``
-returning an :class:`InstrumentationHandle` whose ``close()`` undoes the
-installation. :class:`~autobench.abp.InstrumentationManager` checks the target
-version before ``install`` is ever called.
+An instrumentor (the :class:`~autobench.abp.Instrumentor` protocol, beside the
+runtime it receives in ``_runtime``) is any object with an ``info``
+(:class:`InstrumentorInfo`), a ``check()`` returning :class:`Compatibility`, and
+``install(runtime)`` returning an :class:`InstrumentationHandle` whose
+``close()`` undoes the installation. :class:`~autobench.abp.InstrumentationManager`
+checks the target version before ``install`` is ever called.
 """
 
 from __future__ import annotations
@@ -15,15 +16,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from importlib import metadata
 from types import TracebackType
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from autobench.abp._model import InstrumentationScope
-
-if TYPE_CHECKING:
-    from autobench.abp._runtime import InstrumentationRuntime
 
 _PACKAGE_VERSION = "0.1.0"
 
@@ -268,18 +265,3 @@ class InstrumentationHandle:
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-
-@runtime_checkable
-class Instrumentor(Protocol):
-    """The contract every reusable integration implements."""
-
-    info: InstrumentorInfo
-
-    def check(self) -> Compatibility:
-        """Instrumentor-specific checks beyond the target version (optional features)."""
-        ...
-
-    def install(self, runtime: InstrumentationRuntime) -> InstrumentationHandle:
-        """Install hooks or patches; the handle's close undoes exactly that."""
-        ...

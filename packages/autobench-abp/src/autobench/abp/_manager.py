@@ -17,11 +17,10 @@ from autobench.abp._instrumentor import (
     Compatibility,
     CompatibilityState,
     InstrumentationHandle,
-    Instrumentor,
     InstrumentorInfo,
     check_target,
 )
-from autobench.abp._runtime import InstrumentationRuntime
+from autobench.abp._runtime import InstrumentationRuntime, Instrumentor
 
 
 class InstrumentationError(AutobenchError, RuntimeError):

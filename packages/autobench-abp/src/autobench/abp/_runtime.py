@@ -1,4 +1,4 @@
-"""The runtime an instrumentor receives from :meth:`Instrumentor.install`.
+"""The :class:`Instrumentor` contract and the runtime it receives in ``install``.
 
 It is the instrumentor's only way to emit evidence: spans stamped with the
 instrumentor's :class:`InstrumentationScope`, measurements for the active
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from autobench.abp._context import (
     ActiveSpan,
@@ -20,7 +20,7 @@ from autobench.abp._context import (
     start_span,
 )
 from autobench.abp._detached import DetachedSpan
-from autobench.abp._instrumentor import Compatibility, InstrumentorInfo
+from autobench.abp._instrumentor import Compatibility, InstrumentationHandle, InstrumentorInfo
 from autobench.abp._measure import InstrumentMeasurement, MeasurementKind, bind_measurements
 from autobench.abp._model import SpanKind
 from autobench.abp._suppress import _suppressed, is_suppressed
@@ -128,3 +128,18 @@ class InstrumentationRuntime:
     def report(self, diagnostic: Compatibility) -> None:
         """Keep a compatibility diagnostic (a degraded feature, a conflict) for the manager."""
         self.diagnostics.append(diagnostic)
+
+
+@runtime_checkable
+class Instrumentor(Protocol):
+    """The contract every reusable integration implements."""
+
+    info: InstrumentorInfo
+
+    def check(self) -> Compatibility:
+        """Instrumentor-specific checks beyond the target version (optional features)."""
+        ...
+
+    def install(self, runtime: InstrumentationRuntime) -> InstrumentationHandle:
+        """Install hooks or patches; the handle's close undoes exactly that."""
+        ...

@@ -13,17 +13,28 @@ import hashlib
 import os
 import re
 import typing
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from autobench.core.tracking._assets import AssetVersion, TrackedAsset
 from autobench.records import render_sections
-
-if TYPE_CHECKING:
-    from autobench.core.tracking._registry import AssetVersion, TrackedAsset, TrackingRegistry
 
 ASSET_INDEX_RECORD_VERSION = 1
 ASSET_RECORD_VERSION = 1
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+class AssetSource(Protocol):
+    """What :func:`write_assets` reads of a registry (a ``TrackingRegistry`` is one)."""
+
+    def assets(self) -> Sequence[TrackedAsset]:
+        """Every asset, in the order first tracked."""
+        ...
+
+    def version_of(self, asset: Any) -> AssetVersion:
+        """The version of a tracked object; ``LookupError`` when it is not tracked."""
+        ...
 
 
 def _record_text(record_type: str, version: int, sections: dict[str, Any]) -> str:
@@ -83,7 +94,7 @@ def _version_entry(version: AssetVersion) -> dict[str, Any]:
     return entry
 
 
-def _asset_section(registry: TrackingRegistry, asset: TrackedAsset) -> dict[str, Any]:
+def _asset_section(registry: AssetSource, asset: TrackedAsset) -> dict[str, Any]:
     section: dict[str, Any] = {"id": asset.id, "kind": asset.kind, "name": asset.name}
     if asset.semantic is not None:
         section["semantic"] = asset.semantic
@@ -116,8 +127,9 @@ def _replace(path: Path, text: str) -> None:
     os.replace(temporary, path)
 
 
-def write_assets(registry: TrackingRegistry, directory: Path) -> Path:
-    """Write ``registry`` into ``directory`` (created if needed); returns ``index.yaml``'s path."""
+def write_assets(registry: AssetSource, directory: Path) -> Path:
+    """Write ``registry`` (a ``TrackingRegistry``) into ``directory`` (created if needed);
+    returns ``index.yaml``'s path. Raises ``OSError`` when a file cannot be written."""
     directory.mkdir(parents=True, exist_ok=True)
     index: dict[str, Any] = {}
     assets = list(registry.assets())

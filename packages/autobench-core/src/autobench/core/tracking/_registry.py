@@ -13,11 +13,11 @@ import dataclasses as _dataclasses
 import difflib
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, dataclass_transform, overload
 
 from autobench.abp import AutobenchError
+from autobench.core.tracking._assets import AssetVersion, TrackedAsset
 from autobench.core.tracking._describe import (
     content_hash,
     describe_callable,
@@ -25,8 +25,10 @@ from autobench.core.tracking._describe import (
     jsonable,
     qualified_name,
     short_hash,
+    source_of,
     text_hash,
 )
+from autobench.core.tracking._export import write_assets
 from autobench.records import render_sections
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -36,49 +38,6 @@ _MISSING: Any = object()
 
 SEMANTICS = {"prompt": "prompt.version", "tool": "agent.tool"}
 """Semantic type of the asset kinds that have one."""
-
-
-@dataclass(frozen=True, slots=True)
-class AssetVersion:
-    """One version of a tracked asset: its canonical ``state`` and how it differs from the last.
-
-    ``version`` is the first 12 hex digits of ``content_hash`` (the sha256 of the
-    canonical JSON of ``state``) unless set by hand; ``changes`` lists the dotted
-    paths of ``state`` that changed (``("initial",)`` for the first version) and
-    ``diff`` is a unified diff of the YAML of the parent and this state.
-    """
-
-    asset_id: str
-    kind: str
-    name: str
-    version: str
-    content_hash: str
-    state: Mapping[str, Any]
-    parent: str | None = None
-    source_path: str | None = None
-    source_hash: str | None = None
-    changes: tuple[str, ...] = ("initial",)
-    diff: str | None = None
-
-
-@dataclass(slots=True)
-class TrackedAsset:
-    """An asset and its version history (oldest first). ``target`` is the tracked object."""
-
-    id: str
-    kind: str
-    name: str
-    semantic: str | None = None
-    versions: list[AssetVersion] = field(default_factory=list)
-    target: Any = None
-
-    @property
-    def current(self) -> AssetVersion:
-        return self.versions[-1]
-
-    @property
-    def version(self) -> str:
-        return self.current.version
 
 
 class TrackedPrompt:
@@ -382,8 +341,6 @@ class TrackingRegistry:
     def write_assets(self, directory: str | Path) -> Path:
         """Write ``index.yaml`` and one history file per asset into ``directory``; returns
         the index path. See :func:`autobench.core.tracking.write_assets`."""
-        from autobench.core.tracking._export import write_assets
-
         return write_assets(self, Path(directory))
 
     # ``type`` and ``dataclass`` last: inside the class body they shadow the builtins.
@@ -406,8 +363,6 @@ class TrackingRegistry:
 
 
 def _source_path(obj: Any) -> str | None:
-    from autobench.core.tracking._describe import source_of
-
     return source_of(obj)[0]
 
 

@@ -17,7 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from autobench.core.tracking._registry import AssetVersion, TrackingRegistry, track
+from autobench.core.tracking._assets import AssetVersion
+from autobench.core.tracking._registry import TrackingRegistry, track
 
 _ABSENT: Any = None
 
