@@ -1,7 +1,7 @@
 """Developer sessions. Every session runs inside the uv workspace environment.
 
 uv run nox -s tests      # the whole pytest suite (examples included)
-uv run nox -s lint       # ruff (lint and format check) and mypy
+uv run nox -s lint       # ruff (lint and format check), mypy and the import contracts
 uv run nox -s examples   # every example end to end: validate, run --record, replay
 uv run nox -s bench      # the performance harness in tools/bench.py
 """
@@ -53,10 +53,13 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """Ruff lint, ruff format check and mypy over every distribution."""
+    """Ruff lint, ruff format check and mypy over every distribution, then the import
+    contracts of pyproject.toml's [tool.importlinter] (import-linter, over the whole
+    autobench namespace: see tools/lint_imports.py)."""
     _uv_run(session, "ruff", "check", *SOURCES)
     _uv_run(session, "ruff", "format", "--check", *SOURCES)
     _uv_run(session, "mypy")
+    _uv_run(session, "python", "tools/lint_imports.py", "--no-cache")
 
 
 @nox.session
