@@ -20,6 +20,7 @@ from rich.text import Text
 
 from autobench.abp import CompatibilityState
 from autobench.cli._console import stdout_console
+from autobench.cli._plugins import command_plugins
 from autobench.core.native import IntegrationStatus
 from autobench.core.plugins import instrumentor_statuses
 
@@ -38,7 +39,7 @@ def doctor_command() -> None:
     compatibility, layer, mechanism, capabilities, span kinds, semantic families and
     capture defaults. Imports no missing SDK."""
     console = stdout_console()
-    statuses = instrumentor_statuses()
+    statuses = instrumentor_statuses(command_plugins().integrations)
     for status in statuses:
         console.print(_table(status))
     usable = [s.name for s in statuses if s.compatibility.installable]

@@ -13,6 +13,7 @@ from rich.text import Text
 from autobench.cli._console import stderr_console, stdout_console, user_errors
 from autobench.cli._gate import fail_on_option, gate_failures, runs_option
 from autobench.cli._output import exit_for_gate
+from autobench.cli._plugins import check_executor, command_plugins
 from autobench.cli._scalars import show_scalar_notes, strict_scalars_option
 from autobench.core.runtime import (
     ProgressEvent,
@@ -111,6 +112,12 @@ def _interrupted(sink: ExperimentSink | None) -> click.exceptions.Exit:
     help="With --resume: resume even though the spec, dataset or sources changed "
     "(the summary records what changed).",
 )
+@click.option(
+    "--executor",
+    metavar="NAME",
+    help="Run the matrix with executor NAME (local, or one an installed plugin adds) "
+    "instead of the spec's `executor` (default: local).",
+)
 @strict_scalars_option
 def run_command(
     spec_path: Path,
@@ -123,6 +130,7 @@ def run_command(
     fail_on: frozenset[str],
     resume_dir: Path | None,
     force: bool,
+    executor: str | None,
     strict_scalars: bool,
 ) -> None:
     """Run the benchmark SPEC: every case against every variant.
@@ -147,8 +155,10 @@ def run_command(
         raise click.UsageError("--resume excludes --record, --no-record and --experiment-id")
     if force and resume_dir is None:
         raise click.UsageError("--force only applies to --resume")
+    plugins = command_plugins()
+    check_executor(executor, plugins)
     with user_errors():
-        spec = load_benchmark_spec(spec_path, strict_scalars=strict_scalars)
+        spec = load_benchmark_spec(spec_path, strict_scalars=strict_scalars, plugins=plugins)
         show_scalar_notes(spec)
         if resume_dir is not None:
             missing, planned = unrecorded_runs(resume_dir)
@@ -161,12 +171,13 @@ def run_command(
                     )
                 )
                 return
-            session = RunSession.resume(spec, resume_dir, force=force)
+            session = RunSession.resume(spec, resume_dir, force=force, executor=executor)
         else:
             session = RunSession.start(
                 spec,
                 experiment_id=experiment_id,
                 record_dir=None if no_record else record_dir or "default",
+                executor=executor,
             )
         progress = Progress(
             TextColumn("[bold]{task.description}"),

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from autobench.cli._console import stdout_console, user_errors
+from autobench.cli._plugins import command_plugins
 from autobench.cli._scalars import show_scalar_notes, strict_scalars_option
 from autobench.core.planning import build_benchmark_plan
 from autobench.core.spec import load_benchmark_spec
@@ -26,7 +27,9 @@ def validate_command(spec_path: Path, strict_scalars: bool) -> None:
     with its file:line:column (an error with --strict-scalars).
     """
     with user_errors():
-        spec = load_benchmark_spec(spec_path, strict_scalars=strict_scalars)
+        spec = load_benchmark_spec(
+            spec_path, strict_scalars=strict_scalars, plugins=command_plugins()
+        )
         plan = build_benchmark_plan(spec)
     show_scalar_notes(spec)
     stdout_console().print(render_plan(plan, spec_path=str(spec_path)))

@@ -33,10 +33,13 @@ from typing import Any
 from autobench.abp import Instrumentor
 from autobench.core.derive import DeriverSpec
 from autobench.core.native import DiscoverySettings, InstrumentationSpec, IntegrationSettings
-from autobench.core.plugins import deriver_registry, scorer_registry
+from autobench.core.plugins import AutobenchPlugins, default_plugins
 from autobench.core.scoring import ScorerSpec
 from autobench.core.spec import BenchmarkInfo, BenchmarkSpec, DatasetSpec, TaskSpec
+from autobench.core.spec._models import ExecutorSpec
 from autobench.records import Case, ExperimentResult, Variant
+
+__all__ = ["Benchmark"]
 
 _FACTOR_KEYS = frozenset({"value", "semantic", "semantic_type", "optimize", "description"})
 
@@ -52,19 +55,34 @@ class _State:
     instrumentation: InstrumentationSpec = field(default_factory=InstrumentationSpec)
     instrumentors: tuple[Instrumentor, ...] = ()
     base_dir: Path | None = None
+    executor: ExecutorSpec | None = None
+    plugins: AutobenchPlugins | None = None
 
 
 class Benchmark:
     """A benchmark under construction; ``Benchmark(id)`` starts an empty one.
 
     Each method validates its argument at once (raising ``ValueError`` /
-    pydantic ``ValidationError``) and returns a new builder.
+    pydantic ``ValidationError``) and returns a new builder. Scorer and deriver kinds
+    and executor names are those of ``plugins`` (default:
+    :func:`~autobench.core.plugins.default_plugins`), which the compiled spec keeps for
+    its run.
     """
 
-    def __init__(self, benchmark_id: str, *, _state: _State | None = None) -> None:
+    def __init__(
+        self,
+        benchmark_id: str,
+        *,
+        plugins: AutobenchPlugins | None = None,
+        _state: _State | None = None,
+    ) -> None:
         BenchmarkInfo(id=benchmark_id)
         self._id = benchmark_id
-        self._state = _state or _State()
+        self._state = _state or _State(plugins=plugins)
+
+    @property
+    def _plugins(self) -> AutobenchPlugins:
+        return self._state.plugins or default_plugins()
 
     def _with(self, **changes: Any) -> Benchmark:
         return Benchmark(self._id, _state=replace(self._state, **changes))
@@ -101,7 +119,7 @@ class Benchmark:
 
     def scoring(self, scorers: Iterable[ScorerSpec | Mapping[str, Any]]) -> Benchmark:
         """The scorers: scorer models or structured mappings ``{kind, name, ...}``."""
-        registry = scorer_registry()
+        registry = self._plugins.scorers
         return self._with(
             scoring=tuple(
                 item if isinstance(item, ScorerSpec) else registry.validate(dict(item))
@@ -111,7 +129,7 @@ class Benchmark:
 
     def derive(self, derivers: Iterable[DeriverSpec | Mapping[str, Any]]) -> Benchmark:
         """The per-run derivers: deriver models or mappings ``{kind, ...}``."""
-        registry = deriver_registry()
+        registry = self._plugins.derivers
         return self._with(
             derive=tuple(
                 item if isinstance(item, DeriverSpec) else registry.validate(dict(item))
@@ -161,20 +179,31 @@ class Benchmark:
         (a loaded spec's is its file's directory; default: none, the import path)."""
         return self._with(base_dir=None if path is None else Path(path).resolve())
 
+    def executor(self, name: str, **options: Any) -> Benchmark:
+        """The executor that runs the matrix: ``"local"`` (built in) or one an
+        ``autobench_executors`` plugin adds, with its ``options``. Raises
+        :class:`~autobench.core.plugins.UnknownExecutorError` (naming the known executors)
+        for a name the plugins do not know."""
+        self._plugins.executors.get(name)
+        return self._with(executor=ExecutorSpec(name=name, **options))
+
     def to_spec(self) -> BenchmarkSpec:
         """The compiled :class:`BenchmarkSpec` (validated: duplicate ids raise ``ValueError``)."""
         state = self._state
-        return BenchmarkSpec(
-            benchmark=BenchmarkInfo(id=self._id, description=state.description),
-            dataset=state.dataset,
-            task=state.task,
-            variants=state.variants,
-            scoring=state.scoring,
-            derive=state.derive,
-            instrumentation=state.instrumentation,
-            instrumentors=state.instrumentors,
-            base_dir=state.base_dir,
-        )
+        fields: dict[str, Any] = {
+            "benchmark": BenchmarkInfo(id=self._id, description=state.description),
+            "dataset": state.dataset,
+            "task": state.task,
+            "variants": state.variants,
+            "scoring": state.scoring,
+            "derive": state.derive,
+            "instrumentation": state.instrumentation,
+            "instrumentors": state.instrumentors,
+            "base_dir": state.base_dir,
+        }
+        if state.executor is not None:
+            fields["executor"] = state.executor
+        return BenchmarkSpec.model_validate(fields, context={"plugins": state.plugins})
 
     async def run_async(self, **options: Any) -> ExperimentResult:
         """Run the spec: ``await run_benchmark_spec(self.to_spec(), **options)``

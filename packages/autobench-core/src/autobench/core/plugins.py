@@ -7,26 +7,34 @@ Autobench is extended through pluggy hooks in the entry-point group
     my_pack = "my_package.autobench_plugin"
 
 and the module defines functions marked with :data:`hookimpl`. The built-in
-scorers are registered through these same hooks (see
+scorers, derivers, executors, ... are registered through these same hooks (see
 :mod:`autobench.core._builtin_plugin`), so a third-party plugin extends
 Autobench exactly as the core does.
+
+The plugins in use are an object, :class:`AutobenchPlugins` (a pluggy manager and
+the registries built from it), passed to whatever needs them:
+``load_benchmark_spec(path, plugins=...)``, ``Benchmark(id, plugins=...)``,
+``run_benchmark_spec(spec, plugins=...)``. Without one, :func:`default_plugins`
+(built once, on first use, with every installed entry point) is used.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Generic, Self, TypeVar
+import importlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, Self, TypeVar, cast
 
 import pluggy
 from pydantic import BaseModel
 
 from autobench.abp import AutobenchError
-from autobench.core import _builtin_plugin
 from autobench.core._hookspecs import (
     ENTRY_POINT_GROUP,
     PROJECT_NAME,
     AutobenchSpecs,
+    Executor,
+    ExportFormat,
     hookimpl,
     hookspec,
 )
@@ -34,6 +42,7 @@ from autobench.core._plugin_failure import plugin_failure
 from autobench.core.derive._base import DeriverSpec
 from autobench.core.native._integrations import (
     IntegrationEntry,
+    IntegrationFields,
     IntegrationStatus,
     merged_entries,
     status_of,
@@ -50,17 +59,26 @@ from autobench.records import (
 )
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+T = TypeVar("T")
 
 __all__ = [
+    "BUILTIN_PLUGINS",
     "ENTRY_POINT_GROUP",
+    "AutobenchPlugins",
     "AutobenchSpecs",
     "DeriverRegistry",
+    "Executor",
+    "ExecutorRegistry",
+    "ExportFormat",
     "KindRegistry",
     "PluginLoadError",
     "PostDeriverRegistry",
     "ScorerRegistry",
     "TraceExtractorRegistry",
+    "UnknownExecutorError",
+    "default_plugins",
     "deriver_registry",
+    "executor_registry",
     "hookimpl",
     "hookspec",
     "instrumentor_statuses",
@@ -82,6 +100,18 @@ class PluginLoadError(AutobenchError, RuntimeError):
     """A plugin from the ``autobench`` entry-point group could not be loaded."""
 
 
+class UnknownExecutorError(AutobenchError, ValueError):
+    """No executor of that name; the message lists the known ones."""
+
+
+BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = (
+    ("autobench.builtin", "autobench.core._builtin_plugin"),
+)
+"""``(plugin name, module)`` of Autobench's own plugins, imported and registered when a
+manager is built (they reach into the runtime, so importing this module does not import
+them)."""
+
+
 def new_plugin_manager(*, load_entry_points: bool = True) -> pluggy.PluginManager:
     """A fresh plugin manager with the hook specs and built-ins registered.
 
@@ -92,7 +122,8 @@ def new_plugin_manager(*, load_entry_points: bool = True) -> pluggy.PluginManage
     """
     manager = pluggy.PluginManager(PROJECT_NAME)
     manager.add_hookspecs(AutobenchSpecs)
-    manager.register(_builtin_plugin, name="autobench.builtin")
+    for name, module in BUILTIN_PLUGINS:
+        manager.register(importlib.import_module(module), name=name)
     if load_entry_points:
         try:
             manager.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
@@ -103,7 +134,7 @@ def new_plugin_manager(*, load_entry_points: bool = True) -> pluggy.PluginManage
 
 @functools.cache
 def plugin_manager() -> pluggy.PluginManager:
-    """The process-wide plugin manager (created on first use)."""
+    """The pluggy manager of :func:`default_plugins` (created on first use)."""
     return new_plugin_manager()
 
 
@@ -208,7 +239,7 @@ class TraceExtractorRegistry:
     their stable ``name``. A contribution is an extractor class (built with no arguments)
     or an instance. Raises ``ValueError`` when two plugins claim the same name."""
 
-    def __init__(self, contributions: Sequence[Any]) -> None:
+    def __init__(self, contributions: Sequence[TraceExtractor | type[TraceExtractor]]) -> None:
         self.by_name: dict[str, TraceExtractor] = {}
         for item in contributions:
             extractor = item() if isinstance(item, type) else item
@@ -221,13 +252,10 @@ class TraceExtractorRegistry:
 
     @classmethod
     def from_manager(cls, manager: pluggy.PluginManager) -> TraceExtractorRegistry:
-        return cls(
-            [
-                item
-                for contribution in manager.hook.autobench_trace_extractors()
-                for item in contribution
-            ]
-        )
+        """Every extractor contributed through ``autobench_trace_extractors`` of ``manager``."""
+        contributions: list[Sequence[TraceExtractor | type[TraceExtractor]]]
+        contributions = manager.hook.autobench_trace_extractors()
+        return cls([item for contribution in contributions for item in contribution])
 
     def get(self, *names: str) -> TraceExtractor:
         """The extractor ``name``, or a :class:`CompositeExtractor` of several; all of them
@@ -253,7 +281,9 @@ def metric_packs_from_manager(manager: pluggy.PluginManager) -> MetricPackRegist
     """Every metric pack contributed through ``autobench_metric_packs`` (built-ins first).
     Raises ``ValueError`` when two plugins contribute different packs under one name."""
     registry = MetricPackRegistry()
-    for contribution in reversed(manager.hook.autobench_metric_packs()):
+    contributions: list[Sequence[MetricPack | Mapping[str, object]]]
+    contributions = manager.hook.autobench_metric_packs()
+    for contribution in reversed(contributions):
         for item in contribution:
             pack = item if isinstance(item, MetricPack) else MetricPack.model_validate(item)
             registry.register(pack)
@@ -272,7 +302,9 @@ def semantic_registry_from_manager(manager: pluggy.PluginManager) -> SemanticReg
         ("the built-in catalog", dict(DEFAULT_SEMANTIC_REGISTRY.types))
     ]
     sources += [(f"metric pack {pack.name}", pack.semantic_types) for pack in packs]
-    for contribution in reversed(manager.hook.autobench_semantic_types()):
+    contributions: list[Mapping[str, SemanticDefinition | Mapping[str, object]]]
+    contributions = manager.hook.autobench_semantic_types()
+    for contribution in reversed(contributions):  # the built-in catalog (again) first
         sources.append(
             (
                 "an autobench_semantic_types plugin",
@@ -302,11 +334,15 @@ def semantic_registry() -> SemanticRegistry:
 
 
 def integrations_from_manager(manager: pluggy.PluginManager) -> tuple[IntegrationEntry, ...]:
-    """The built-in native integrations and those of the ``autobench_instrumentors`` hook
-    (an entry with a built-in id replaces the built-in one). Lists them only: no
-    instrumentor or SDK is imported."""
-    contributed = [entry for entries in manager.hook.autobench_instrumentors() for entry in entries]
-    return merged_entries(contributed)
+    """The built-in native integrations and those of the ``autobench_instrumentors`` hook,
+    in registration order (an entry with a built-in id replaces the built-in one). Lists
+    them only: no instrumentor or SDK is imported."""
+    contributions: list[Sequence[IntegrationEntry | IntegrationFields]]
+    contributions = manager.hook.autobench_instrumentors()
+    # pluggy answers the last registered plugin first: the built-ins go first, so that an
+    # installed plugin's entry replaces a built-in one and not the other way round.
+    contributed = [entry for entries in reversed(contributions) for entry in entries]
+    return merged_entries(cast(list[IntegrationEntry | Mapping[str, Any]], contributed))
 
 
 @functools.cache
@@ -322,3 +358,169 @@ def instrumentor_statuses(
     :func:`integration_entries`), without installing or patching anything and without
     importing a missing SDK."""
     return tuple(status_of(entry) for entry in (entries or integration_entries()))
+
+
+ExecutorFactoryLike = Callable[..., Executor]
+"""An executor factory as the plugin layer sees it; its call is spelled out by
+:class:`autobench.core.runtime.ExecutorFactory` (the runtime's types sit above this
+module)."""
+
+
+class ExecutorRegistry:
+    """Executor factories by name (``autobench_executors`` hook; see
+    :class:`autobench.core.runtime.ExecutorFactory`). Raises ``ValueError`` when two
+    plugins register different factories under one name, or a factory is not callable."""
+
+    def __init__(self, contributions: Iterable[Mapping[str, ExecutorFactoryLike]]) -> None:
+        self.by_name: dict[str, ExecutorFactoryLike] = {}
+        for contribution in contributions:
+            for name, factory in contribution.items():
+                if not callable(factory):
+                    raise ValueError(f"executor {name!r} is not callable: {factory!r}")
+                known = self.by_name.get(name)
+                if known is not None and known is not factory:
+                    raise ValueError(f"executor {name!r} is registered twice")
+                self.by_name[name] = factory
+
+    @classmethod
+    def from_manager(cls, manager: pluggy.PluginManager) -> ExecutorRegistry:
+        """Every executor contributed through ``autobench_executors`` of ``manager``
+        (built-ins first)."""
+        contributions: list[Mapping[str, ExecutorFactoryLike]]
+        contributions = manager.hook.autobench_executors()
+        return cls(reversed(contributions))
+
+    def names(self) -> tuple[str, ...]:
+        """Known executor names, sorted."""
+        return tuple(sorted(self.by_name))
+
+    def get(self, name: str) -> ExecutorFactoryLike:
+        """The factory of executor ``name``; raises :class:`UnknownExecutorError` naming the
+        known executors."""
+        try:
+            return self.by_name[name]
+        except KeyError:
+            raise UnknownExecutorError(
+                f"unknown executor {name!r}; known executors: {', '.join(self.names())}"
+            ) from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.by_name
+
+
+class AutobenchPlugins:
+    """The plugins one caller works with: a pluggy manager of the ``autobench`` project and
+    the registries built from its hooks.
+
+    ``AutobenchPlugins()`` builds a new manager with Autobench's built-ins and every
+    installed entry point (``load_entry_points=False``: the built-ins only);
+    ``AutobenchPlugins(manager=m)`` wraps a manager built elsewhere (it must have the hook
+    specs, :class:`AutobenchSpecs`; :func:`new_plugin_manager` gives one). Each object of
+    ``plugins`` (a module or object with :data:`hookimpl` functions) is registered on the
+    manager. Every registry is built from the manager on first use and then kept: register
+    plugins before using them (or build a new object).
+
+    Pass it where plugins are read (``load_benchmark_spec(path, plugins=...)``,
+    ``Benchmark(id, plugins=...)``, ``run_benchmark_spec(spec, plugins=...)``); anything
+    given none uses :func:`default_plugins`. A registry raises ``ValueError`` when two
+    plugins claim one name or kind.
+    """
+
+    def __init__(
+        self,
+        *plugins: object,
+        manager: pluggy.PluginManager | None = None,
+        load_entry_points: bool = True,
+    ) -> None:
+        self.manager = (
+            new_plugin_manager(load_entry_points=load_entry_points) if manager is None else manager
+        )
+        for plugin in plugins:
+            self.manager.register(plugin)
+        self._built: dict[str, object] = {}
+
+    def _once(self, key: str, build: Callable[[pluggy.PluginManager], T]) -> T:
+        if key not in self._built:
+            self._built[key] = build(self.manager)
+        return cast(T, self._built[key])
+
+    @property
+    def scorers(self) -> ScorerRegistry:
+        """Scorer kinds and DSL keywords (``autobench_scorers``)."""
+        return self._once("scorers", ScorerRegistry.from_manager)
+
+    @property
+    def derivers(self) -> DeriverRegistry:
+        """Per-run deriver kinds (``autobench_derivers``)."""
+        return self._once("derivers", DeriverRegistry.from_manager)
+
+    @property
+    def post_derivers(self) -> PostDeriverRegistry:
+        """Cross-run post-deriver kinds (``autobench_post_derivers``)."""
+        return self._once("post_derivers", PostDeriverRegistry.from_manager)
+
+    @property
+    def trace_extractors(self) -> TraceExtractorRegistry:
+        """Trace extractors by name (``autobench_trace_extractors``)."""
+        return self._once("trace_extractors", TraceExtractorRegistry.from_manager)
+
+    @property
+    def metric_packs(self) -> MetricPackRegistry:
+        """Metric packs by name (``autobench_metric_packs``)."""
+        return self._once("metric_packs", metric_packs_from_manager)
+
+    @property
+    def semantic_registry(self) -> SemanticRegistry:
+        """The semantic registry every spec starts from (``autobench_semantic_types`` and the
+        packs' types over the built-in catalog; see :func:`semantic_registry_from_manager`)."""
+        return self._once("semantic_registry", semantic_registry_from_manager)
+
+    @property
+    def integrations(self) -> tuple[IntegrationEntry, ...]:
+        """Native integrations (``autobench_instrumentors``; see
+        :func:`integrations_from_manager`)."""
+        return self._once("integrations", integrations_from_manager)
+
+    @property
+    def executors(self) -> ExecutorRegistry:
+        """Executors by name (``autobench_executors``)."""
+        return self._once("executors", ExecutorRegistry.from_manager)
+
+    def __repr__(self) -> str:
+        names = sorted(name for name, _ in self.manager.list_name_plugin() if name)
+        return f"AutobenchPlugins({', '.join(names)})"
+
+
+class _ProcessPlugins(AutobenchPlugins):
+    """:func:`default_plugins`: its registries are those of the module-level functions
+    (``scorer_registry()``, ...), each cached once per process."""
+
+    def _once(self, key: str, build: Callable[[pluggy.PluginManager], T]) -> T:
+        return cast(T, _PROCESS_REGISTRIES[key]())
+
+
+@functools.cache
+def default_plugins() -> AutobenchPlugins:
+    """The plugins used when a caller passes none: :func:`plugin_manager` (the built-ins and
+    every installed entry point), built on first use and kept for the process. Its
+    registries are :func:`scorer_registry`, :func:`deriver_registry`, ... (clear one's
+    cache after registering a plugin on :func:`plugin_manager` to see it)."""
+    return _ProcessPlugins(manager=plugin_manager())
+
+
+@functools.cache
+def executor_registry() -> ExecutorRegistry:
+    """The executor registry of the process-wide plugin manager."""
+    return ExecutorRegistry.from_manager(plugin_manager())
+
+
+_PROCESS_REGISTRIES: dict[str, Callable[[], object]] = {
+    "scorers": scorer_registry,
+    "derivers": deriver_registry,
+    "post_derivers": post_deriver_registry,
+    "trace_extractors": trace_extractor_registry,
+    "metric_packs": metric_pack_registry,
+    "semantic_registry": semantic_registry,
+    "integrations": integration_entries,
+    "executors": executor_registry,
+}

@@ -9,25 +9,25 @@ this distribution, exactly like a third-party format would.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator
-from typing import Protocol, runtime_checkable
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Protocol, cast, runtime_checkable
 
 import pluggy
 
 from autobench.abp import AutobenchError
-from autobench.core.plugins import plugin_manager
+from autobench.core.plugins import ExportFormat, plugin_manager
 from autobench.records import ExperimentResult
 from autobench.report._model import Report
 
 
 @runtime_checkable
-class Exporter(Protocol):
-    """An export format.
+class Exporter(ExportFormat, Protocol):
+    """An export format (what the ``autobench_exporters`` hook returns).
 
     ``name`` is the ``--format`` value, ``extension`` the file extension
-    without a dot (``"csv"``), ``description`` one line for help texts.
-    ``export`` returns the file's content: ``str`` (written as UTF-8) or
-    ``bytes``.
+    without a dot (``"csv"``), ``description`` one line for help texts (the
+    core's :class:`~autobench.core.plugins.ExportFormat`). ``export`` returns
+    the file's content: ``str`` (written as UTF-8) or ``bytes``.
     """
 
     name: str
@@ -57,10 +57,9 @@ class ExporterRegistry:
     @classmethod
     def from_manager(cls, manager: pluggy.PluginManager) -> ExporterRegistry:
         """Every exporter contributed through ``autobench_exporters`` hooks of ``manager``."""
+        contributions: list[Sequence[ExportFormat]] = manager.hook.autobench_exporters()
         return cls(
-            exporter
-            for contribution in manager.hook.autobench_exporters()
-            for exporter in contribution
+            cast(Exporter, exporter) for contribution in contributions for exporter in contribution
         )
 
     def names(self) -> tuple[str, ...]:

@@ -18,10 +18,10 @@ parties add :class:`IntegrationEntry` values through the
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib import metadata
-from typing import Any
+from typing import Any, Required, TypedDict
 
 from autobench.abp import Compatibility, InstrumentationManager, Instrumentor, InstrumentorInfo
 from autobench.core.distributions import install_hint
@@ -47,6 +47,18 @@ class IntegrationEntry:
     def install_hint(self) -> str:
         """What to install to get this integration."""
         return install_hint(self.distribution)
+
+
+class IntegrationFields(TypedDict, total=False):
+    """The fields of an :class:`IntegrationEntry` as a plain mapping: what an instrumentor
+    distribution's ``autobench_instrumentors`` hook may return without importing the core."""
+
+    id: Required[str]
+    distribution: Required[str]
+    module: Required[str]
+    extra: str | None
+    targets: Sequence[str]
+    settings: type[IntegrationSettings] | None
 
 
 BUILTIN_INTEGRATIONS: tuple[IntegrationEntry, ...] = (

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from autobench.abp import CapturePolicy
+from autobench.core.plugins import AutobenchPlugins
 from autobench.core.runtime._progress import ProgressCallback
 from autobench.core.runtime._session import RunSession
 from autobench.core.spec import BenchmarkSpec, load_benchmark_spec
@@ -28,6 +29,8 @@ async def run_benchmark_spec(
     capture: CapturePolicy | None = None,
     resume_from: str | Path | None = None,
     force: bool = False,
+    plugins: AutobenchPlugins | None = None,
+    executor: str | None = None,
 ) -> ExperimentResult:
     """Run every case x variant of ``spec`` and return the experiment result.
 
@@ -43,13 +46,21 @@ async def run_benchmark_spec(
     given, must be a :class:`DirectorySink` on it, else ``TypeError``): only missing runs
     are executed and the result holds every run. A change of the spec, dataset or source
     files since the experiment began raises :class:`ResumeError` unless ``force`` is
-    true. Raises :class:`TaskResolutionError` when the task cannot be resolved and
-    :class:`ScorerResolutionError` when a scorer's target (a ``python`` scorer's function,
-    a ``schema`` scorer's model) cannot.
+    true. ``plugins`` gives the native integrations and the executors (default:
+    ``spec.plugins``, those the spec was loaded with); ``executor`` names the executor,
+    over the spec's ``executor`` (default ``local``). Raises :class:`TaskResolutionError`
+    when the task cannot be resolved, :class:`ScorerResolutionError` when a scorer's
+    target (a ``python`` scorer's function, a ``schema`` scorer's model) cannot and
+    :class:`UnknownExecutorError` for an executor the plugins do not know.
     """
     if resume_from is None:
         session = RunSession.start(
-            spec, experiment_id=experiment_id, sink=sink, source_files=source_files
+            spec,
+            experiment_id=experiment_id,
+            sink=sink,
+            source_files=source_files,
+            plugins=plugins,
+            executor=executor,
         )
     else:
         session = RunSession.resume(
@@ -59,6 +70,8 @@ async def run_benchmark_spec(
             experiment_id=experiment_id,
             force=force,
             source_files=source_files,
+            plugins=plugins,
+            executor=executor,
         )
     return await session.execute(
         concurrency_limit=concurrency_limit, progress=progress, capture=capture
@@ -72,14 +85,18 @@ async def run_benchmark_path(
     concurrency_limit: int = 1,
     sink: ExperimentSink | None = None,
     progress: ProgressCallback | None = None,
+    plugins: AutobenchPlugins | None = None,
+    executor: str | None = None,
 ) -> ExperimentResult:
-    """Load the spec file at ``path`` (``load_benchmark_spec``, which raises ``SpecError``
-    on bad input) and run it with :func:`run_benchmark_spec`."""
-    spec = load_benchmark_spec(Path(path))
+    """Load the spec file at ``path`` with ``plugins`` (``load_benchmark_spec``, which
+    raises ``SpecError`` on bad input) and run it with :func:`run_benchmark_spec`."""
+    spec = load_benchmark_spec(Path(path), plugins=plugins)
     return await run_benchmark_spec(
         spec,
         experiment_id=experiment_id,
         concurrency_limit=concurrency_limit,
         sink=sink,
         progress=progress,
+        plugins=plugins,
+        executor=executor,
     )

@@ -19,6 +19,11 @@
   sync runs cannot be interrupted: no new ones start, active ones get up to
   ``_threads.CANCEL_GRACE`` seconds to end (and are recorded), later ones are
   dropped (missing from the record).
+
+:class:`MatrixExecutor` is the built-in ``local`` executor. Executors are chosen by
+name (``executor:`` in the spec, ``Benchmark.executor``, ``autobench run --executor``)
+among those of the ``autobench_executors`` hook; each is an :class:`ExecutorFactory`
+whose result satisfies :class:`Executor`.
 """
 
 from __future__ import annotations
@@ -26,8 +31,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
+from autobench.core._hookspecs import Executor
 from autobench.core.planning import MatrixRunSpec
 from autobench.core.runtime._progress import (
     ProgressCallback,
@@ -38,6 +44,46 @@ from autobench.core.runtime._progress import (
 from autobench.core.runtime._run import RunCancelled, RunOutput, RunSetup, execute_run
 from autobench.core.runtime._threads import RunThreads
 from autobench.records import DurableSink, ExperimentSink, PreparingSink, RunRecord
+
+
+class ExecutorFactory(Protocol):
+    """Builds the :class:`~autobench.core.plugins.Executor` of one session: its ``runs`` (plan order), the shared
+    per-run ``setup`` (give each run to :func:`execute_run`, or ``execute_sync_run`` in a
+    worker thread, see ``_threads``), the bound on active runs, the sink, the progress
+    callback and the ``options`` written beside the executor's name in the spec
+    (``executor: {name: ..., <option>: <value>}``; empty when none). Raises
+    ``ValueError`` for options it does not take."""
+
+    def __call__(
+        self,
+        setup: RunSetup,
+        runs: Sequence[MatrixRunSpec],
+        *,
+        concurrency_limit: int,
+        sink: ExperimentSink | None,
+        progress: ProgressCallback | None,
+        options: Mapping[str, Any],
+    ) -> Executor: ...
+
+
+def local_executor(
+    setup: RunSetup,
+    runs: Sequence[MatrixRunSpec],
+    *,
+    concurrency_limit: int,
+    sink: ExperimentSink | None,
+    progress: ProgressCallback | None,
+    options: Mapping[str, Any],
+) -> MatrixExecutor:
+    """The ``local`` executor (an :class:`ExecutorFactory`): a :class:`MatrixExecutor` in
+    this process. It takes no options (``ValueError`` names the ones given)."""
+    if options:
+        raise ValueError(
+            f"the local executor takes no options, got: {', '.join(sorted(map(str, options)))}"
+        )
+    return MatrixExecutor(
+        setup, runs, concurrency_limit=concurrency_limit, sink=sink, progress=progress
+    )
 
 
 class MatrixExecutor:

@@ -50,10 +50,10 @@ from autobench.core.planning import (
     build_benchmark_plan,
     new_experiment_id,
 )
-from autobench.core.plugins import integration_entries
+from autobench.core.plugins import AutobenchPlugins, Executor
 from autobench.core.runtime._derive import prepare_derivers
 from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
-from autobench.core.runtime._executor import MatrixExecutor
+from autobench.core.runtime._executor import ExecutorFactory
 from autobench.core.runtime._experiment import build_experiment_record, build_summary
 from autobench.core.runtime._post_derive import post_derive_runs
 from autobench.core.runtime._progress import (
@@ -117,12 +117,27 @@ class _Prepared:
     instrumentation: ResolvedInstrumentation
     runs: tuple[MatrixRunSpec, ...]
     files: Mapping[str, str]
+    executor: ExecutorFactory
+    executor_options: Mapping[str, Any]
 
     @classmethod
     def of(
-        cls, spec: BenchmarkSpec, source_files: Mapping[str, str] | None
+        cls,
+        spec: BenchmarkSpec,
+        source_files: Mapping[str, str] | None,
+        plugins: AutobenchPlugins | None,
+        executor: str | None,
     ) -> tuple[_Prepared, BenchmarkPlan]:
-        """The prepared parts of ``spec`` and its plan."""
+        """The prepared parts of ``spec`` and its plan. The integrations and the executor are
+        those of ``plugins`` (default: the spec's, ``spec.plugins``); the executor is
+        ``executor``, else the spec's, else ``local`` (its options are the spec's when it
+        names the same executor). Raises :class:`UnknownExecutorError` for a name the
+        plugins do not know."""
+        plugins = spec.plugins if plugins is None else plugins
+        chosen = spec.executor
+        name = executor or (chosen.name if chosen is not None else "local")
+        factory: ExecutorFactory = plugins.executors.get(name)
+        options = chosen.options if chosen is not None and chosen.name == name else {}
         task = resolve_task(spec)
         derivers = prepare_derivers(spec)  # before anything is recorded: reads pricing files once
         scorers = tuple(scorer.prepare(spec.base_dir) for scorer in spec.scoring)
@@ -130,9 +145,10 @@ class _Prepared:
         files = collect_benchmark_source_files(spec) if source_files is None else source_files
         # Strict instrumentation fails here, before anything is recorded or run.
         instrumentation = resolve_instrumentation(
-            spec.instrumentation, spec.instrumentors, integration_entries()
+            spec.instrumentation, spec.instrumentors, plugins.integrations
         )
-        return cls(task, scorers, derivers, instrumentation, plan.runs, files), plan
+        prepared = cls(task, scorers, derivers, instrumentation, plan.runs, files, factory, options)
+        return prepared, plan
 
 
 @dataclass(frozen=True)
@@ -171,6 +187,8 @@ class RunSession:
         sink: ExperimentSink | None = None,
         record_dir: Path | Literal["default"] | None = None,
         source_files: Mapping[str, str] | None = None,
+        plugins: AutobenchPlugins | None = None,
+        executor: str | None = None,
     ) -> RunSession:
         """A new experiment of ``spec``: every case x variant.
 
@@ -178,14 +196,17 @@ class RunSession:
         Records go to ``sink``, or to a :class:`RecordDirectoryWriter` on ``record_dir``
         (``"default"``: :func:`default_record_dir`); not both (``ValueError``).
         ``source_files`` (``{path: sha256}``) defaults to
-        :func:`collect_benchmark_source_files`. Raises :class:`TaskResolutionError` when the
-        task cannot be resolved and :class:`ScorerResolutionError` when a scorer's target (a
-        ``python`` scorer's function, a ``schema`` scorer's model) cannot; nothing is
-        written.
+        :func:`collect_benchmark_source_files`. The native integrations and the executors
+        are those of ``plugins`` (default: ``spec.plugins``, the plugins the spec was loaded
+        with); ``executor`` names the executor, over the spec's ``executor`` (default
+        ``local``). Raises :class:`TaskResolutionError` when the task cannot be resolved,
+        :class:`ScorerResolutionError` when a scorer's target (a ``python`` scorer's
+        function, a ``schema`` scorer's model) cannot and :class:`UnknownExecutorError`
+        for an executor the plugins do not know; nothing is written.
         """
         if sink is not None and record_dir is not None:
             raise ValueError("give a sink or a record directory, not both")
-        prepared, plan = _Prepared.of(spec, source_files)
+        prepared, plan = _Prepared.of(spec, source_files, plugins, executor)
         experiment_id = experiment_id or new_experiment_id(spec.benchmark.id)
         if record_dir is not None:
             if record_dir == "default":
@@ -211,6 +232,8 @@ class RunSession:
         experiment_id: str | None = None,
         force: bool = False,
         source_files: Mapping[str, str] | None = None,
+        plugins: AutobenchPlugins | None = None,
+        executor: str | None = None,
     ) -> RunSession:
         """The missing runs of the experiment recorded in ``record_dir``: the runs of its
         recorded plan without a ``run.yaml``, under its experiment id.
@@ -220,7 +243,8 @@ class RunSession:
         or source files since the experiment began raises :class:`ResumeError` unless
         ``force`` (the summary then records what changed); so does an ``experiment_id``
         other than the recorded one, or a ``run.yaml`` that cannot be read. Raises
-        ``TypeError`` for a sink that cannot resume.
+        ``TypeError`` for a sink that cannot resume. ``plugins`` and ``executor`` as for
+        :meth:`start` (the executor may differ from the one the experiment began with).
         """
         root = Path(record_dir)
         if sink is None:
@@ -230,7 +254,7 @@ class RunSession:
                 f"resuming needs a sink that can resume a record directory (a DirectorySink "
                 f"such as RecordDirectoryWriter), not {type(sink).__name__}"
             )
-        prepared, plan = _Prepared.of(spec, source_files)
+        prepared, plan = _Prepared.of(spec, source_files, plugins, executor)
         experiment, previous = load_for_resume(root)
         if experiment_id is not None and experiment_id != experiment.experiment_id:
             raise ResumeError(
@@ -306,8 +330,13 @@ class RunSession:
                 base_dir=spec.base_dir,
                 prepare=sink.prepare_run if isinstance(sink, PreparingSink) else None,
             )
-            executor = MatrixExecutor(
-                setup, self.runs, concurrency_limit=concurrency_limit, sink=sink, progress=progress
+            executor: Executor = prepared.executor(
+                setup,
+                self.runs,
+                concurrency_limit=concurrency_limit,
+                sink=sink,
+                progress=progress,
+                options=prepared.executor_options,
             )
             try:
                 new_runs = await executor.run()

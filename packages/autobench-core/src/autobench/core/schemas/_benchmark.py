@@ -14,7 +14,12 @@ from typing import Any
 
 import pluggy
 
-from autobench.core.plugins import DeriverRegistry, PostDeriverRegistry, ScorerRegistry
+from autobench.core.plugins import (
+    DeriverRegistry,
+    ExecutorRegistry,
+    PostDeriverRegistry,
+    ScorerRegistry,
+)
 from autobench.core.schemas import _evaluation as evaluation
 from autobench.core.schemas import _sections as sections
 from autobench.core.schemas._defs import Definitions, closed, document, nullable
@@ -48,6 +53,32 @@ def _common(defs: Definitions, manager: pluggy.PluginManager) -> dict[str, Any]:
                 "as a number that loses it (2.10, 007).",
             }
         ),
+        "executor": nullable(defs.named("Executor", _executor(manager))),
+    }
+
+
+def _executor(manager: pluggy.PluginManager) -> dict[str, Any]:
+    """``executor: <name>`` or ``{name, <option>: <value>}``; the names are open (an
+    installed plugin adds executors), those of ``manager`` are given as examples."""
+    name = {
+        "type": "string",
+        "minLength": 1,
+        "description": "An executor name: local (built in) or one an installed plugin adds.",
+        "examples": list(ExecutorRegistry.from_manager(manager).names()),
+    }
+    return {
+        "description": "The executor that runs the matrix (default: local); "
+        "`autobench run --executor` overrides it.",
+        "anyOf": [
+            name,
+            {
+                "type": "object",
+                "properties": {"name": name},
+                "required": ["name"],
+                "additionalProperties": True,
+                "description": "The executor's name and its options.",
+            },
+        ],
     }
 
 

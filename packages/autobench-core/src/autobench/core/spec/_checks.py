@@ -71,15 +71,18 @@ def expect_keys(item: Located, allowed: Iterable[str], what: str) -> None:
             )
 
 
-def validate_model(model: type[M], data: Any, item: Located, what: str) -> M:
-    """``model.model_validate(data)``, with any failure raised as a :class:`SpecError`.
+def validate_model(
+    model: type[M], data: Any, item: Located, what: str, *, context: Any = None
+) -> M:
+    """``model.model_validate(data, context=context)``, with any failure raised as a
+    :class:`SpecError`.
 
     ``data`` must mirror the shape of ``item`` closely enough for the error's
     field path to be followed into the YAML: the error points at the deepest
     value along that path (at the key, for an unknown key).
     """
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=context)
     except ValidationError as exc:
         raise located_validation_error(exc, item, what, model_keys(model), model=model) from None
     except (ValueError, TypeError) as exc:

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from autobench.core.derive import DeriverSpec
-from autobench.core.plugins import deriver_registry
+from autobench.core.plugins import DeriverRegistry
 from autobench.core.spec._checks import (
     expect_list,
     expect_mapping,
@@ -30,8 +30,9 @@ from autobench.core.spec._files import SpecFiles
 from autobench.core.spec._yaml import Located
 
 
-def _validate(data: dict[str, Any], entry: Located, what: str) -> DeriverSpec:
-    registry = deriver_registry()
+def _validate(
+    data: dict[str, Any], entry: Located, what: str, registry: DeriverRegistry
+) -> DeriverSpec:
     kind = entry.get("kind")
     if kind is None or not isinstance(kind.value, str) or kind.value not in registry.by_kind:
         raise kind_error(entry, what, registry.by_kind)
@@ -72,16 +73,18 @@ def _with_files(deriver: DeriverSpec, entry: Located, files: SpecFiles, what: st
     return deriver.model_copy(update={"files": resolved}) if resolved else deriver
 
 
-def load_derivers(item: Located, files: SpecFiles) -> tuple[DeriverSpec, ...]:
-    """``derive: [{kind, ...}]`` as deriver models (see the module docstring); raises a
-    located :class:`SpecError` for every problem."""
+def load_derivers(
+    item: Located, files: SpecFiles, registry: DeriverRegistry
+) -> tuple[DeriverSpec, ...]:
+    """``derive: [{kind, ...}]`` as deriver models (kinds of ``registry``; see the module
+    docstring); raises a located :class:`SpecError` for every problem."""
     expect_list(item, "derive")
     derivers: list[DeriverSpec] = []
     outputs: dict[str, Located] = {}
     for index, entry in enumerate(item.elements()):
         what = f"deriver {index + 1} of 'derive'"
         data = expect_mapping(entry, what)
-        deriver = _with_files(_validate(dict(data), entry, what), entry, files, what)
+        deriver = _with_files(_validate(dict(data), entry, what, registry), entry, files, what)
         output = getattr(deriver, "output", None)
         name = getattr(output, "name", None)
         if isinstance(name, str):

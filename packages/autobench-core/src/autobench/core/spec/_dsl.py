@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from autobench.core.plugins import scorer_registry
+from autobench.core.plugins import ScorerRegistry
 from autobench.core.scoring import ScorerSpec
 from autobench.core.spec._checks import expect_keys, expect_list, expect_mapping, validate_model
 from autobench.core.spec._errors import SpecError, did_you_mean, one_of
@@ -49,9 +49,9 @@ def task_from_run(item: Located) -> TaskSpec | None:
     return TaskSpec(kind="python", target=check_target(python), origin=str(python.location))
 
 
-def scorers_from_dsl(item: Located) -> tuple[ScorerSpec, ...]:
-    """The ``score`` mapping as scorer models, in declaration order."""
-    registry = scorer_registry()
+def scorers_from_dsl(item: Located, registry: ScorerRegistry) -> tuple[ScorerSpec, ...]:
+    """The ``score`` mapping as scorer models (kinds and keywords of ``registry``), in
+    declaration order."""
     keywords = "exactly one of: " + ", ".join(sorted(registry.by_keyword))
     expect_mapping(item, "score")
     scorers: list[ScorerSpec] = []
@@ -99,7 +99,7 @@ def scorers_from_dsl(item: Located) -> tuple[ScorerSpec, ...]:
             data = model.from_dsl(name, action.value, options)
         except ValueError as exc:
             raise SpecError(action.location, f"invalid {what}: {exc}") from None
-        scorers.append(validate_scorer(data, entry, what, action))
+        scorers.append(validate_scorer(data, entry, what, registry, action))
     return tuple(scorers)
 
 

@@ -14,6 +14,8 @@ The document (see "Exported Benchmark YAML")::
         post_derive: [{kind, ...}]
         report: {leaderboard: {show}, matrix: {metric}, compare: {"a -> b": {show}}, distributions}
         semantic_registry: {version, types, aliases}
+        instrumentation: {all, <integration>: {...}}
+        executor: <name> | {name, <option>: <value>}
 
 Sections (and fields) holding their default are left out. Cases are written
 inline with any ``defaults`` applied (``source`` is kept for the record only;
@@ -35,7 +37,6 @@ from typing import Any
 from pydantic import BaseModel
 
 from autobench.core.native import InstrumentationSpec
-from autobench.core.plugins import scorer_registry
 from autobench.core.scoring import ScorerSpec
 from autobench.core.spec._models import (
     BenchmarkSpec,
@@ -88,6 +89,11 @@ def benchmark_spec_document(spec: BenchmarkSpec) -> dict[str, Any]:
         body["semantic_registry"] = _plain(spec.semantic_registry)
     if not spec.instrumentation.empty:
         body["instrumentation"] = _instrumentation(spec.instrumentation)
+    if spec.executor is not None:
+        options = spec.executor.options
+        body["executor"] = (
+            {"name": spec.executor.name, **options} if options else spec.executor.name
+        )
     return {"benchmark": {spec.benchmark.id: body}}
 
 
@@ -124,7 +130,7 @@ def scorer_dsl(scorer: ScorerSpec) -> dict[str, Any]:
     for action in candidates:
         try:
             data = model.from_dsl(scorer.name, action, options)
-            if scorer_registry().validate(data) == scorer:
+            if model.model_validate(data) == scorer:
                 return {model.keyword: action, **options}
         except ValueError:
             continue

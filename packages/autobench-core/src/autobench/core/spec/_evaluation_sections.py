@@ -12,7 +12,7 @@ from collections.abc import Collection
 
 from pydantic import ValidationError
 
-from autobench.core.plugins import post_deriver_registry, semantic_registry
+from autobench.core.plugins import AutobenchPlugins
 from autobench.core.policies import REQUIREMENTS, PolicySpec
 from autobench.core.postderive import PostDeriverSpec
 from autobench.core.spec._checks import (
@@ -58,11 +58,14 @@ def load_policies(item: Located) -> tuple[PolicySpec, ...]:
     return tuple(policies)
 
 
-def load_post_derivers(item: Located, variant_ids: Collection[str]) -> tuple[PostDeriverSpec, ...]:
-    """``post_derive: [{kind, ...}]``, validated by kind; a baseline variant must be one
-    of ``variant_ids`` (when the spec declares variants)."""
+def load_post_derivers(
+    item: Located, variant_ids: Collection[str], plugins: AutobenchPlugins
+) -> tuple[PostDeriverSpec, ...]:
+    """``post_derive: [{kind, ...}]``, validated by kind (the post-derivers of
+    ``plugins``); a baseline variant must be one of ``variant_ids`` (when the spec
+    declares variants)."""
     expect_list(item, "post_derive")
-    registry = post_deriver_registry()
+    registry = plugins.post_derivers
     derivers: list[PostDeriverSpec] = []
     for index, entry in enumerate(item.elements()):
         fields = expect_mapping(entry, "a post_derive entry")
@@ -77,7 +80,9 @@ def load_post_derivers(item: Located, variant_ids: Collection[str]) -> tuple[Pos
             raise located_validation_error(
                 exc, entry, what, model_keys(model), model=model
             ) from None
-        problem = post_deriver_problem(index, deriver, derivers, variant_ids, semantic_registry())
+        problem = post_deriver_problem(
+            index, deriver, derivers, variant_ids, plugins.semantic_registry
+        )
         if problem is not None:
             where = entry.get("baseline_variant") or entry.get("output") or entry
             raise SpecError(where.location, problem)

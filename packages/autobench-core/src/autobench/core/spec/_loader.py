@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from autobench.core.plugins import semantic_registry
+from autobench.core.plugins import AutobenchPlugins, default_plugins
 from autobench.core.postderive import PostDeriverSpec
 from autobench.core.spec._checks import expect_keys, expect_mapping, validate_model
 from autobench.core.spec._datasets import load_dataset
@@ -23,6 +23,7 @@ from autobench.core.spec._instrumentation import load_instrumentation
 from autobench.core.spec._models import BenchmarkInfo, BenchmarkSpec
 from autobench.core.spec._sections import (
     check_report_variants,
+    load_executor,
     load_semantic_registry,
     load_structured_reports,
     load_structured_scorers,
@@ -52,6 +53,7 @@ STRUCTURED_KEYS = frozenset(
         "derive",
         "instrumentation",
         "strict_scalars",
+        "executor",
     }
 )
 DSL_KEYS = frozenset(
@@ -71,6 +73,7 @@ DSL_KEYS = frozenset(
         "derive",
         "instrumentation",
         "strict_scalars",
+        "executor",
     }
 )
 _SHAPES = (
@@ -78,7 +81,9 @@ _SHAPES = (
 )
 
 
-def load_benchmark_spec(path: Path | str, *, strict_scalars: bool = False) -> BenchmarkSpec:
+def load_benchmark_spec(
+    path: Path | str, *, strict_scalars: bool = False, plugins: AutobenchPlugins | None = None
+) -> BenchmarkSpec:
     """Load the benchmark spec at ``path`` and the dataset files it references.
 
     Two YAML forms are accepted. The **authoring DSL** names the benchmark
@@ -99,6 +104,7 @@ def load_benchmark_spec(path: Path | str, *, strict_scalars: bool = False) -> Be
             derive: [{kind: token_cost, pricing: file://pricing.yaml, output, inputs}]  # autobench.core.derive
             instrumentation: {all: {exclude, strict}, openai: {}, httpx: {capture}, ...}  # ._instrumentation
             strict_scalars: true       # a number whose written text YAML loses is an error
+            executor: local            # or {name: <executor>, <option>: <value>}
 
     The **structured form** is the shape of ``BenchmarkSpec.model_dump()``::
 
@@ -112,6 +118,7 @@ def load_benchmark_spec(path: Path | str, *, strict_scalars: bool = False) -> Be
         policies: [...]                               # same shape as in the DSL
         post_derive: [...]
         instrumentation: {...}                        # same shape as in the DSL
+        executor: local                               # same shape as in the DSL
 
     Detection rule: a document is in the structured form when it has a
     top-level key besides ``benchmark``, or when ``benchmark.id`` holds
@@ -138,25 +145,39 @@ def load_benchmark_spec(path: Path | str, *, strict_scalars: bool = False) -> Be
     ``1e3``) is kept as that number with a note in ``scalar_notes`` (a factor also keeps
     its written ``text``). With ``strict_scalars`` (or ``strict_scalars: true`` in the
     spec) the first such value is a :class:`SpecError` at its location instead.
+
+    Scorer, deriver and post-deriver kinds, semantic types and executor names are those
+    of ``plugins`` (default: :func:`~autobench.core.plugins.default_plugins`); the spec
+    keeps them (``spec.plugins``) for its run. ``executor`` must name one of their
+    executors (a :class:`SpecError` at the name lists them).
     """
     spec_path = Path(path)
     document = read_yaml(spec_path, spec_path)
     files = SpecFiles(spec_path.parent)
     files.add(spec_path.resolve(), document)
-    return _compile(document, files, strict_scalars)
+    return _compile(document, files, strict_scalars, plugins or default_plugins())
 
 
 def load_benchmark_spec_text(
-    text: str, *, path: Path | str = "autobench.yaml", strict_scalars: bool = False
+    text: str,
+    *,
+    path: Path | str = "autobench.yaml",
+    strict_scalars: bool = False,
+    plugins: AutobenchPlugins | None = None,
 ) -> BenchmarkSpec:
     """Load a spec from ``text`` as if it were the file ``path``.
 
     ``path`` names the spec in error messages and its directory is where
     relative dataset references resolve (the file itself need not exist).
-    Same forms, rules and :class:`SpecError` as :func:`load_benchmark_spec`.
+    Same forms, rules, ``plugins`` and :class:`SpecError` as :func:`load_benchmark_spec`.
     """
     spec_path = Path(path)
-    return _compile(parse_yaml(text, spec_path), SpecFiles(spec_path.parent), strict_scalars)
+    return _compile(
+        parse_yaml(text, spec_path),
+        SpecFiles(spec_path.parent),
+        strict_scalars,
+        plugins or default_plugins(),
+    )
 
 
 def is_structured(document: Mapping[Any, Any]) -> bool:
@@ -171,7 +192,7 @@ def is_structured(document: Mapping[Any, Any]) -> bool:
 
 
 def _compile(
-    document: YamlDocument, files: SpecFiles, strict_scalars: bool = False
+    document: YamlDocument, files: SpecFiles, strict_scalars: bool, plugins: AutobenchPlugins
 ) -> BenchmarkSpec:
     top = document.located
     if document.root is None:
@@ -186,7 +207,11 @@ def _compile(
         expect_keys(top, STRUCTURED_KEYS, "the spec")
         raise SpecError(top.location, "the spec has no 'benchmark' key", expected=_SHAPES)
     with collecting_notes() as found:
-        sections = _structured(top, files) if is_structured(top.value) else _authoring(top, files)
+        sections = (
+            _structured(top, files, plugins)
+            if is_structured(top.value)
+            else _authoring(top, files, plugins)
+        )
     notes = sorted(
         {
             (str(note.location.path), note.location.line or 0, note.location.column or 0): note
@@ -205,14 +230,14 @@ def _compile(
     sections["scalar_notes"] = tuple(str(note) for _, note in notes)
     sections["base_dir"] = files.root
     sections["source_files"] = files.read_paths
-    return validate_model(BenchmarkSpec, sections, top, "the spec")
+    return validate_model(BenchmarkSpec, sections, top, "the spec", context={"plugins": plugins})
 
 
 def _present(item: Located | None) -> Located | None:
     return None if item is None or item.value is None else item
 
 
-def _authoring(top: Located, files: SpecFiles) -> dict[str, Any]:
+def _authoring(top: Located, files: SpecFiles, plugins: AutobenchPlugins) -> dict[str, Any]:
     container = top.get("benchmark")
     assert container is not None
     expect_mapping(container, "benchmark")
@@ -256,7 +281,7 @@ def _authoring(top: Located, files: SpecFiles) -> dict[str, Any]:
     variants = load_variants(item) if (item := _present(body.get("variants"))) is not None else ()
     sections["variants"] = variants
     if (score := _present(body.get("score"))) is not None:
-        sections["scoring"] = scorers_from_dsl(score)
+        sections["scoring"] = scorers_from_dsl(score, plugins.scorers)
     variant_ids = frozenset(variant.id for variant in variants)
     if (report := _present(body.get("report"))) is not None:
         sections["reports"] = report_from_dsl(report, variant_ids)
@@ -266,14 +291,14 @@ def _authoring(top: Located, files: SpecFiles) -> dict[str, Any]:
     if (registry := _present(body.get("semantic_registry"))) is not None:
         sections["semantic_registry"] = load_semantic_registry(registry)
     if (derive := _present(body.get("derive"))) is not None:
-        sections["derive"] = load_derivers(derive, files)
-    _evaluation(body, sections, variant_ids)
+        sections["derive"] = load_derivers(derive, files, plugins.derivers)
+    _evaluation(body, sections, variant_ids, plugins)
     _strict(top, sections)  # beside `benchmark:`, or
     _strict(body, sections)  # in the benchmark's own sections
     return sections
 
 
-def _structured(top: Located, files: SpecFiles) -> dict[str, Any]:
+def _structured(top: Located, files: SpecFiles, plugins: AutobenchPlugins) -> dict[str, Any]:
     expect_keys(top, STRUCTURED_KEYS, "the spec")
     benchmark = top.get("benchmark")
     assert benchmark is not None
@@ -292,7 +317,7 @@ def _structured(top: Located, files: SpecFiles) -> dict[str, Any]:
     variants = load_variants(item) if (item := _present(top.get("variants"))) is not None else ()
     sections["variants"] = variants
     if (scoring := _present(top.get("scoring"))) is not None:
-        sections["scoring"] = load_structured_scorers(scoring)
+        sections["scoring"] = load_structured_scorers(scoring, plugins.scorers)
     if (reports := _present(top.get("reports"))) is not None:
         sections["reports"] = load_structured_reports(reports)
         check_report_variants(
@@ -301,8 +326,8 @@ def _structured(top: Located, files: SpecFiles) -> dict[str, Any]:
     if (registry := _present(top.get("semantic_registry"))) is not None:
         sections["semantic_registry"] = load_semantic_registry(registry)
     if (derive := _present(top.get("derive"))) is not None:
-        sections["derive"] = load_derivers(derive, files)
-    _evaluation(top, sections, frozenset(variant.id for variant in variants))
+        sections["derive"] = load_derivers(derive, files, plugins.derivers)
+    _evaluation(top, sections, frozenset(variant.id for variant in variants), plugins)
     _strict(top, sections)
     return sections
 
@@ -321,15 +346,22 @@ def _strict(container: Located, sections: dict[str, Any]) -> None:
         sections["strict_scalars"] = sections.get("strict_scalars") is True or item.value
 
 
-def _evaluation(container: Located, sections: dict[str, Any], variant_ids: frozenset[str]) -> None:
-    """The ``post_derive``, ``policies`` and ``instrumentation`` sections of ``container``
-    into ``sections``."""
+def _evaluation(
+    container: Located,
+    sections: dict[str, Any],
+    variant_ids: frozenset[str],
+    plugins: AutobenchPlugins,
+) -> None:
+    """The ``post_derive``, ``policies``, ``instrumentation`` and ``executor`` sections of
+    ``container`` into ``sections``."""
     if (item := _present(container.get("instrumentation"))) is not None:
         sections["instrumentation"] = load_instrumentation(item)
+    if (item := _present(container.get("executor"))) is not None:
+        sections["executor"] = load_executor(item, plugins.executors)
     post_derive: tuple[PostDeriverSpec, ...] = ()
     if (item := _present(container.get("post_derive"))) is not None:
-        post_derive = sections["post_derive"] = load_post_derivers(item, variant_ids)
+        post_derive = sections["post_derive"] = load_post_derivers(item, variant_ids, plugins)
     if (item := _present(container.get("policies"))) is not None:
         policies = sections["policies"] = load_policies(item)
-        registry = semantic_registry().merged(sections.get("semantic_registry"))
+        registry = plugins.semantic_registry.merged(sections.get("semantic_registry"))
         check_policies(policies, item, post_derive, registry)

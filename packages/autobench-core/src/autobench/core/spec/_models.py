@@ -7,19 +7,24 @@ resolve against :attr:`BenchmarkSpec.base_dir`, the directory of the spec file.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializeAsAny,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from autobench.core.derive import DeriverSpec
 from autobench.core.native._settings import InstrumentationSpec
-from autobench.core.plugins import (
-    deriver_registry,
-    post_deriver_registry,
-    scorer_registry,
-    semantic_registry,
-)
+from autobench.core.plugins import AutobenchPlugins, default_plugins
 from autobench.core.policies import PolicySpec
 from autobench.core.postderive import PostDeriverSpec
 from autobench.core.scoring._base import ScorerSpec
@@ -37,6 +42,58 @@ class SpecModel(BaseModel):
         validate_by_alias=True,
         serialize_by_alias=True,
     )
+
+
+def plugins_in(info: ValidationInfo) -> AutobenchPlugins:
+    """The plugins a validation was given (``context={"plugins": AutobenchPlugins}``), else
+    :func:`default_plugins`."""
+    context = info.context
+    plugins = context.get("plugins") if isinstance(context, Mapping) else None
+    return plugins if isinstance(plugins, AutobenchPlugins) else default_plugins()
+
+
+class _PluginsRef:
+    """The plugins a spec was validated with, as a private attribute of the spec: carried by
+    ``model_copy``, but not part of its content (any two compare equal, a deep copy shares
+    the plugins, a pickled spec drops them and uses the default plugins where it is read)."""
+
+    __slots__ = ("plugins",)
+
+    def __init__(self, plugins: AutobenchPlugins | None = None) -> None:
+        self.plugins = plugins
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _PluginsRef)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _PluginsRef:
+        return self
+
+    def __reduce__(self) -> tuple[type[_PluginsRef], tuple[()]]:
+        return (_PluginsRef, ())
+
+
+class ExecutorSpec(SpecModel):
+    """The executor that runs the matrix: ``name`` (``local``, built in, or one an
+    ``autobench_executors`` plugin adds) and the options written beside it, handed to its
+    factory (:attr:`options`). YAML: ``executor: local`` or
+    ``executor: {name: <name>, <option>: <value>, ...}``; a plain string validates as the
+    name alone."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str = Field(min_length=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _name_alone(cls, value: Any) -> Any:
+        return {"name": value} if isinstance(value, str) else value
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """Everything written beside ``name``."""
+        return dict(self.model_extra or {})
 
 
 class BenchmarkInfo(SpecModel):
@@ -208,30 +265,48 @@ class BenchmarkSpec(SpecModel):
     base_dir: Path | None = Field(default=None, exclude=True)
     source_files: tuple[Path, ...] = Field(default=(), exclude=True)
     """Resolved paths of every file the loader read (the spec, then dataset files), in read order."""
+    executor: ExecutorSpec | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The executor chosen by the spec (``None``: ``local``, unless the caller names one);
+    left out of the dump (and so of the spec hash) when not set."""
+    _plugins: _PluginsRef = PrivateAttr(default_factory=_PluginsRef)
 
     @field_validator("scoring", mode="before")
     @classmethod
-    def _scorers_by_kind(cls, value: Any) -> Any:
+    def _scorers_by_kind(cls, value: Any, info: ValidationInfo) -> Any:
         if not isinstance(value, list | tuple):
             return value
-        return tuple(scorer_registry().validate(item) for item in value)
+        registry = plugins_in(info).scorers
+        return tuple(registry.validate(item) for item in value)
 
     @field_validator("derive", mode="before")
     @classmethod
-    def _derivers_by_kind(cls, value: Any) -> Any:
+    def _derivers_by_kind(cls, value: Any, info: ValidationInfo) -> Any:
         if not isinstance(value, list | tuple):
             return value
-        return tuple(deriver_registry().validate(item) for item in value)
+        registry = plugins_in(info).derivers
+        return tuple(registry.validate(item) for item in value)
 
     @field_validator("post_derive", mode="before")
     @classmethod
-    def _post_derivers_by_kind(cls, value: Any) -> Any:
+    def _post_derivers_by_kind(cls, value: Any, info: ValidationInfo) -> Any:
         if not isinstance(value, list | tuple):
             return value
-        return tuple(post_deriver_registry().validate(item) for item in value)
+        registry = plugins_in(info).post_derivers
+        return tuple(registry.validate(item) for item in value)
+
+    @field_validator("executor")
+    @classmethod
+    def _known_executor(cls, value: ExecutorSpec | None, info: ValidationInfo) -> Any:
+        if value is not None:
+            plugins_in(info).executors.get(value.name)  # UnknownExecutorError names the known
+        return value
 
     @model_validator(mode="after")
-    def _evaluation_fits(self) -> BenchmarkSpec:
+    def _evaluation_fits(self, info: ValidationInfo) -> BenchmarkSpec:
+        # First of the after-validators: the registry below is that of these plugins.
+        context = info.context
+        plugins = context.get("plugins") if isinstance(context, Mapping) else None
+        self._plugins = _PluginsRef(plugins if isinstance(plugins, AutobenchPlugins) else None)
         problem = duplicate_policy(self.policies)
         variant_ids = {variant.id for variant in self.variants}
         for index, deriver in enumerate(self.post_derive):
@@ -266,7 +341,15 @@ class BenchmarkSpec(SpecModel):
         return self.dataset.cases
 
     @property
+    def plugins(self) -> AutobenchPlugins:
+        """The plugins this spec was validated with (``context={"plugins": ...}``, as the
+        loaders and the builder pass them), else :func:`default_plugins`. Runtime-only:
+        never serialized, kept by ``model_copy``."""
+        plugins = self._plugins.plugins
+        return default_plugins() if plugins is None else plugins
+
+    @property
     def registry(self) -> SemanticRegistry:
-        """The built-in semantic registry, plus the installed plugins' semantic types, with
-        this spec's own types and aliases laid over it."""
-        return semantic_registry().merged(self.semantic_registry)
+        """The built-in semantic registry, plus the plugins' semantic types (see
+        :attr:`plugins`), with this spec's own types and aliases laid over it."""
+        return self.plugins.semantic_registry.merged(self.semantic_registry)

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from autobench.core._keys import first_error
-from autobench.core.plugins import scorer_registry
+from autobench.core.plugins import ExecutorRegistry, ScorerRegistry
 from autobench.core.scoring import ScorerSpec
 from autobench.core.spec._checks import (
     expect_keys,
@@ -25,8 +25,8 @@ from autobench.core.spec._checks import (
     model_keys,
     validate_model,
 )
-from autobench.core.spec._errors import SpecError, one_of
-from autobench.core.spec._models import ReportSpec, TaskSpec
+from autobench.core.spec._errors import SpecError, did_you_mean, one_of
+from autobench.core.spec._models import ExecutorSpec, ReportSpec, TaskSpec
 from autobench.core.spec._yaml import Located, kind_of, note_reshaped
 from autobench.records import FactorValue, SemanticDefinition, SemanticRegistry, Variant
 
@@ -167,14 +167,17 @@ def _spellings(model: type[ScorerSpec], names: Collection[str]) -> set[str]:
 
 
 def validate_scorer(
-    data: dict[str, Any], item: Located, what: str, action: Located | None = None
+    data: dict[str, Any],
+    item: Located,
+    what: str,
+    registry: ScorerRegistry,
+    action: Located | None = None,
 ) -> ScorerSpec:
-    """Validate a structured scorer mapping through the scorer registry.
+    """Validate a structured scorer mapping through the scorer ``registry``.
 
     Field errors point into ``item``, or into ``action`` (the DSL keyword's
     value) for fields the entry itself does not spell out.
     """
-    registry = scorer_registry()
     try:
         return registry.validate(data)
     except ValidationError as exc:
@@ -200,15 +203,16 @@ def validate_scorer(
         ) from None
 
 
-def load_structured_scorers(item: Located) -> tuple[ScorerSpec, ...]:
-    """``scoring: [{kind, name, ...}]``; duplicate names are errors (at the second)."""
+def load_structured_scorers(item: Located, registry: ScorerRegistry) -> tuple[ScorerSpec, ...]:
+    """``scoring: [{kind, name, ...}]`` (kinds of ``registry``); duplicate names are errors
+    (at the second)."""
     scorers: list[ScorerSpec] = []
     first_seen: dict[str, Located] = {}
     expect_list(item, "scoring")
     for entry in item.elements():
         data = expect_mapping(entry, "a scorer")
         what = f"scorer '{data['name']}'" if isinstance(data.get("name"), str) else "a scorer"
-        scorer = validate_scorer(dict(data), entry, what)
+        scorer = validate_scorer(dict(data), entry, what, registry)
         name_item = entry.get("name") or entry
         if scorer.name in first_seen:
             raise SpecError(
@@ -254,3 +258,33 @@ def load_semantic_registry(item: Located) -> SemanticRegistry:
                 expect_mapping(entry, f"semantic type '{name}'")
                 expect_keys(entry, model_keys(SemanticDefinition), f"semantic type '{name}'")
     return validate_model(SemanticRegistry, item.value, item, "semantic_registry")
+
+
+_EXECUTOR_SHAPES = "executor: <name> or executor: {name: <name>, <option>: <value>, ...}"
+
+
+def load_executor(item: Located, executors: ExecutorRegistry) -> ExecutorSpec | None:
+    """``executor: <name>`` or ``executor: {name: <name>, <option>: <value>, ...}`` (null for
+    none); the name must be one of ``executors`` (an error at the name lists them)."""
+    if item.value is None:
+        return None
+    if isinstance(item.value, dict):
+        name_item = item.get("name")
+        if name_item is None:
+            raise SpecError(item.location, "executor needs a 'name'", expected=_EXECUTOR_SHAPES)
+    elif isinstance(item.value, str):
+        name_item = item
+    else:
+        raise SpecError(
+            item.location,
+            f"executor must be a name or a mapping, not {kind_of(item.value)}",
+            expected=_EXECUTOR_SHAPES,
+        )
+    name = expect_string(name_item, "the executor name")
+    if name not in executors:
+        raise SpecError(
+            name_item.location,
+            f"unknown executor '{name}'{did_you_mean(name, executors.names())}",
+            expected=one_of(executors.names()),
+        )
+    return validate_model(ExecutorSpec, item.value, item, "executor")

@@ -1,0 +1,85 @@
+"""Every declared hook is implemented by Autobench's own plugins, and what they return
+reaches the registry built from that hook."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+
+import pytest
+
+from autobench.core import _builtin_plugin
+from autobench.core.native import IntegrationEntry
+from autobench.core.plugins import AutobenchPlugins, AutobenchSpecs
+from autobench.report import _plugin as report_plugin
+from autobench.report._exporters import ExporterRegistry
+
+HOOKS = sorted(name for name in vars(AutobenchSpecs) if name.startswith("autobench_"))
+
+
+def _plugins() -> AutobenchPlugins:
+    """Autobench's own plugins only: the core's built-ins and autobench-report's formats."""
+    return AutobenchPlugins(report_plugin, load_entry_points=False)
+
+
+def _reached(plugins: AutobenchPlugins, hook: str, contributed: object) -> bool:
+    """Whether ``contributed`` (the built-in result of ``hook``) is in its registry."""
+    checks: dict[str, Callable[[], bool]] = {
+        "autobench_scorers": lambda: set(contributed) <= set(plugins.scorers.by_kind.values()),
+        "autobench_derivers": lambda: set(contributed) <= set(plugins.derivers.by_kind.values()),
+        "autobench_post_derivers": lambda: (
+            set(contributed) <= set(plugins.post_derivers.by_kind.values())
+        ),
+        "autobench_trace_extractors": lambda: (
+            {type(item) for item in plugins.trace_extractors.by_name.values()} >= set(contributed)
+        ),
+        "autobench_metric_packs": lambda: all(
+            plugins.metric_packs.require(pack.name) == pack for pack in contributed
+        ),
+        "autobench_semantic_types": lambda: all(
+            plugins.semantic_registry.types[name] == definition
+            for name, definition in contributed.items()
+        ),
+        "autobench_executors": lambda: all(
+            plugins.executors.get(name) is factory for name, factory in contributed.items()
+        ),
+        "autobench_instrumentors": lambda: all(
+            {entry.id: entry for entry in plugins.integrations}[fields["id"]]
+            == IntegrationEntry(**fields)
+            for fields in contributed
+        ),
+        "autobench_exporters": lambda: all(
+            ExporterRegistry.from_manager(plugins.manager).get(exporter.name) is not None
+            for exporter in contributed
+        ),
+    }
+    assert set(checks) == set(HOOKS), "a hook without a check: add one"
+    return checks[hook]()
+
+
+def test_every_hookspec_is_documented_and_typed() -> None:
+    for name in HOOKS:
+        function = getattr(AutobenchSpecs, name)
+        assert inspect.getdoc(function), name
+        returns = inspect.signature(function).return_annotation
+        assert "Any" not in str(returns), f"{name} returns {returns}"
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_every_hook_is_implemented_by_autobench_and_reaches_its_registry(hook: str) -> None:
+    plugins = _plugins()
+    owner = report_plugin if hook == "autobench_exporters" else _builtin_plugin
+    implemented = {
+        plugins.manager.get_name(impl.plugin): impl.function()
+        for impl in getattr(plugins.manager.hook, hook).get_hookimpls()
+    }
+    assert set(implemented) == {plugins.manager.get_name(owner)}
+    contributed = next(iter(implemented.values()))
+    assert contributed, f"{hook} contributes nothing"
+    assert _reached(plugins, hook, contributed)
+
+
+def test_the_core_builtins_implement_every_hook_but_the_report_formats() -> None:
+    plugins = AutobenchPlugins(load_entry_points=False)
+    implemented = {name for name in HOOKS if getattr(plugins.manager.hook, name).get_hookimpls()}
+    assert implemented == set(HOOKS) - {"autobench_exporters"}
