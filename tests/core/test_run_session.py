@@ -130,7 +130,7 @@ def test_resume_refuses_a_changed_task_unless_forced(tmp_path: Path) -> None:
     record, _ = _interrupted_record(tmp_path)
     spec = load_benchmark_spec(_spec_file(tmp_path, factor=3))  # the task's source changed
 
-    with pytest.raises(ResumeError, match="session_task.py"):
+    with pytest.raises(ResumeError, match=r"session_task\.py"):
         RunSession.resume(spec, record)
     session = RunSession.resume(spec, record, force=True)
     assert session.resumed is not None and session.resumed.forced
