@@ -199,8 +199,10 @@ def test_the_caller_names_the_executor_over_the_spec(tmp_path: Path) -> None:
 def test_the_local_executor_takes_no_options(tmp_path: Path) -> None:
     spec = load_benchmark_spec(write_spec(tmp_path, "{name: local, workers: 4}"))
     assert spec.executor is not None and spec.executor.options == {"workers": 4}
+    record = tmp_path / "record"
     with pytest.raises(ValueError, match="the local executor takes no options, got: workers"):
-        asyncio.run(run_benchmark_spec(spec))
+        asyncio.run(run_benchmark_spec(spec, sink=RecordDirectoryWriter(record)))
+    assert not record.exists()  # refused before the sink started: no empty experiment
 
 
 def test_the_builder_names_an_executor(tmp_path: Path) -> None:

@@ -305,15 +305,7 @@ class RunSession:
             raise ValueError(f"concurrency_limit must be at least 1, got {concurrency_limit}")
         spec, experiment, sink, prepared = self.spec, self.experiment, self.sink, self._prepared
         started = time.perf_counter()
-        if isinstance(sink, DirectorySink) and self.resumed is not None:
-            sink.resume(experiment)
-        elif sink is not None:
-            sink.start(experiment)
         total = len(self.runs)
-        deliver(
-            progress,
-            ProgressEvent(ProgressEventKind.EXPERIMENT_STARTED, self.experiment_id, total, 0),
-        )
         with InstrumentationSession(prepared.instrumentation, capture_policy=capture) as session:
             setup = RunSetup(
                 experiment_id=self.experiment_id,
@@ -337,6 +329,14 @@ class RunSession:
                 sink=sink,
                 progress=progress,
                 options=prepared.executor_options,
+            )  # before the sink starts: an executor refusing its options leaves no record
+            if isinstance(sink, DirectorySink) and self.resumed is not None:
+                sink.resume(experiment)
+            elif sink is not None:
+                sink.start(experiment)
+            deliver(
+                progress,
+                ProgressEvent(ProgressEventKind.EXPERIMENT_STARTED, self.experiment_id, total, 0),
             )
             try:
                 new_runs = await executor.run()
