@@ -19,10 +19,17 @@ from rich.table import Table
 from rich.text import Text
 
 from autobench.cli._console import show_error, stdout_console, user_errors
+from autobench.cli._plugins import command_plugins
 from autobench.core.distributions import DISTRIBUTIONS
-from autobench.core.plugins import plugin_manager
+from autobench.core.plugins import AutobenchPlugins, default_plugins, plugin_manager
 from autobench.records import replay_experiment
-from autobench.report import Exporter, build_report, exporter_registry, write_export
+from autobench.report import (
+    Exporter,
+    ExporterRegistry,
+    build_report,
+    exporter_registry,
+    write_export,
+)
 
 PREVIEW_LINES = 20
 RECORD_FILES = frozenset({"experiment.yaml", "summary.yaml", "run.yaml"})
@@ -96,6 +103,14 @@ def _formats_help() -> str:
     return text + "."
 
 
+def _exporters(plugins: AutobenchPlugins) -> ExporterRegistry:
+    """The export formats of ``plugins`` (``autobench_exporters`` of its manager); the
+    process-wide registry, built once, for the default plugins."""
+    if plugins is default_plugins():
+        return exporter_registry()
+    return ExporterRegistry.from_manager(plugins.manager)
+
+
 @click.command("export")
 @click.argument("record_dir", metavar="DIR", type=click.Path(path_type=Path, file_okay=False))
 @click.option(
@@ -117,11 +132,12 @@ def export_command(record_dir: Path, format_name: str, target: Path) -> None:
 
     Formats: yaml (the report record), csv (one row per run, one column per
     metric), markdown (GitHub tables), junit (one test case per run, for CI)
-    and any format an installed plugin adds. The file is written atomically;
-    the terminal shows a preview, never the raw file. Record files are never
-    overwritten.
+    and any format an installed plugin adds. The formats are those of the
+    command's plugins (an embedding application may pass its own). The file
+    is written atomically; the terminal shows a preview, never the raw file.
+    Record files are never overwritten.
     """
-    registry = exporter_registry()
+    registry = _exporters(command_plugins())
     if format_name not in registry.names():  # a bad option value is a usage error (exit 2)
         near = difflib.get_close_matches(format_name, registry.names(), n=1, cutoff=0.6)
         raise click.BadParameter(

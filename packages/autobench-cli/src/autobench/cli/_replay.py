@@ -1,27 +1,70 @@
-"""``autobench replay``: rebuild an experiment from its record directory, without the task."""
+"""``autobench replay``: rebuild an experiment from its record directory, without the task;
+with ``--extract``, run trace extractors over its runs and write derived records."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import click
+from rich.markup import escape
 
 from autobench.cli._console import stdout_console, user_errors
-from autobench.records import replay_experiment
+from autobench.cli._plugins import command_plugins
+from autobench.core.plugins import TraceExtractorRegistry
+from autobench.records import TraceExtractor, replay_experiment, replay_experiment_extraction
 from autobench.report import build_report, render_report
+
+
+def _extractor(names: tuple[str, ...], registry: TraceExtractorRegistry) -> TraceExtractor:
+    """The extractor ``names`` choose (a composite of several, each once, in the order
+    given); an unknown name is a usage error (exit 2) listing the known ones."""
+    for name in names:
+        if name not in registry.by_name:
+            raise click.BadParameter(
+                f"unknown trace extractor {name!r}; "
+                f"known extractors: {', '.join(sorted(registry.by_name))}",
+                param_hint="'--extract'",
+            )
+    return registry.get(*dict.fromkeys(names))
 
 
 @click.command("replay")
 @click.argument("record_dir", metavar="DIR", type=click.Path(path_type=Path, file_okay=False))
-def replay_command(record_dir: Path) -> None:
+@click.option(
+    "--extract",
+    "extract",
+    multiple=True,
+    metavar="NAME",
+    help=(
+        "Run the trace extractor NAME (signal, span, usage or one a plugin adds) over every "
+        "recorded run and write a derived record per run instead of showing the report; "
+        "repeat to run several as one composite extractor."
+    ),
+)
+def replay_command(record_dir: Path, extract: tuple[str, ...]) -> None:
     """Replay the experiment recorded in DIR and show its report.
 
     Reads experiment.yaml, summary.yaml and every run.yaml in full (traces
     and artifacts references included), so a damaged record is reported.
     Neither the task nor any scorer module is imported, no model is called
-    and nothing in DIR is modified. `autobench report` shows the same views
-    reading only what they need.
+    and, without --extract, nothing in DIR is modified. `autobench report`
+    shows the same views reading only what they need.
+
+    With --extract, the named extractors read each run's recorded trace and
+    a new derived record is written per run under DIR/derived/ (one line per
+    run gives its path); recorded files are never rewritten, and extracting
+    again with the same extractor version is refused. A later replay or
+    report includes the derived observations.
     """
+    if extract:
+        extractor = _extractor(extract, command_plugins().trace_extractors)
+        with user_errors():
+            records = replay_experiment_extraction(record_dir, extractor)
+        console = stdout_console()
+        for record in records:
+            path = record_dir.joinpath(record.path or "")
+            console.print(f"{escape(record.run_id)}: {escape(str(path))}", soft_wrap=True)
+        return
     with user_errors():
         result = replay_experiment(record_dir)
         report = build_report(result)
