@@ -22,9 +22,9 @@ from autobench import (
     build_benchmark_plan,
     dump_benchmark_spec,
     load_benchmark_spec,
-    load_benchmark_spec_text,
 )
 from autobench.core.scoring import OutputMetricScorer, SchemaScorer
+from autobench.core.spec import load_benchmark_spec_text
 from autobench.records import load_document
 
 

@@ -114,7 +114,8 @@ benchmark:
 
 
 def test_an_exact_scorer_takes_a_literal_as_well_as_a_path(tmp_path: Path) -> None:
-    from autobench import dump_benchmark_spec, load_benchmark_spec_text
+    from autobench import dump_benchmark_spec
+    from autobench.core.spec import load_benchmark_spec_text
 
     (tmp_path / "exact_task.py").write_text(
         "def run(ctx, case):\n"

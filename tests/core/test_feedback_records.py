@@ -9,11 +9,8 @@ import pytest
 from runtime_support import make_spec, write_task_module
 
 import autobench
-from autobench import (
-    FailureCategory,
-    build_feedback_records,
-    build_optimization_feedback_input,
-)
+from autobench import build_feedback_records, build_optimization_feedback_input
+from autobench.core.feedback import FailureCategory
 from autobench.core.runtime import run_benchmark_spec
 from autobench.records import RecordDirectoryWriter, RunStatus, load_run_record, replay_experiment
 

@@ -31,7 +31,6 @@ from autobench import (
     dump_benchmark_spec,
     instrumentor_statuses,
     load_benchmark_spec,
-    load_benchmark_spec_text,
 )
 from autobench.core.native import (
     InstrumentationSpec,
@@ -41,7 +40,7 @@ from autobench.core.native import (
 )
 from autobench.core.plugins import integration_entries, plugin_manager
 from autobench.core.runtime import run_benchmark_spec
-from autobench.core.spec import SpecError
+from autobench.core.spec import SpecError, load_benchmark_spec_text
 from autobench.records import (
     ObservationKind,
     ObservationQuery,

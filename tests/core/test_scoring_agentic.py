@@ -12,12 +12,12 @@ from runtime_support import run
 
 from autobench import (
     BenchmarkSpec,
-    ExpectedAction,
     ExpectedActionScorer,
     Semantic,
     SpanSelector,
     load_benchmark_spec,
 )
+from autobench.core.scoring import ExpectedAction
 from autobench.core.spec import SpecError
 from autobench.records import EvaluationStatus, RunRecord, RunStatus, TaskStatus
 

@@ -19,7 +19,6 @@ from autobench.abp import (
     AbstractionLayer,
     CaptureMechanism,
     Compatibility,
-    CompatibilityState,
     InstrumentationError,
     InstrumentationHandle,
     InstrumentationManager,
@@ -35,6 +34,7 @@ from autobench.abp import (
     set_measurement_sink,
     suppress_instrumentation,
 )
+from autobench.core.plugins import instrumentor_statuses
 from autobench.core.runtime._context import RunContext, get_active_run_context
 from autobench.records import ObservationKind, ObservationRole
 
@@ -42,7 +42,6 @@ __all__ = [
     "AbstractionLayer",
     "CaptureMechanism",
     "Compatibility",
-    "CompatibilityState",
     "InstrumentCall",
     "InstrumentFactorSpec",
     "InstrumentMetricSpec",
@@ -52,8 +51,8 @@ __all__ = [
     "InstrumentationRuntime",
     "Instrumentor",
     "InstrumentorInfo",
-    "RunContextMeasurementSink",
     "instrument_method",
+    "instrumentor_statuses",
     "suppress_instrumentation",
 ]
 

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 
 from autobench.records import aggregate
 
+__all__ = ["Measurement", "MeasurementBudget", "measure_callable"]
+
 Timer = Callable[[Callable[[], object]], float]
 """``timer(fn) -> seconds``: call ``fn`` once and return how long it took, in seconds."""
 

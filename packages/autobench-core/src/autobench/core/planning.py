@@ -23,6 +23,8 @@ from typing import Any
 from autobench.core.spec import BenchmarkSpec
 from autobench.records import Case, Variant, run_record_path
 
+__all__ = ["BenchmarkPlan", "MatrixRunSpec", "build_benchmark_plan", "expand_matrix"]
+
 _SLUG = re.compile(r"[^a-z0-9]+")
 
 

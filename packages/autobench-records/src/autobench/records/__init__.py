@@ -5,42 +5,42 @@ a scorer module or an instrumented SDK.
 """
 
 from autobench.records._accounting import (
-    AGGREGATE_MEASUREMENT_MISMATCH,
-    AMBIGUOUS_DIRECT_MEASUREMENT,
-    LAYER_PRIORITY,
+    AGGREGATE_MEASUREMENT_MISMATCH as AGGREGATE_MEASUREMENT_MISMATCH,
 )
-from autobench.records._aggregate import (
-    AGGREGATIONS,
-    Aggregate,
-    UnknownAggregationError,
-    aggregate,
+from autobench.records._accounting import (
+    AMBIGUOUS_DIRECT_MEASUREMENT as AMBIGUOUS_DIRECT_MEASUREMENT,
 )
-from autobench.records._codec import (
-    artifact_payload_from_yaml,
-    artifact_payload_to_yaml,
-    experiment_record_from_yaml,
-    experiment_record_to_yaml,
-    experiment_summary_from_yaml,
-    experiment_summary_to_yaml,
-    post_derived_from_yaml,
-    post_derived_to_yaml,
-    run_record_from_yaml,
-    run_record_to_yaml,
-    trace_from_yaml,
-    trace_to_yaml,
-)
-from autobench.records._directory import TRACE_INLINE_LIMIT, RecordDirectoryWriter
+from autobench.records._accounting import LAYER_PRIORITY as LAYER_PRIORITY
+from autobench.records._aggregate import AGGREGATIONS as AGGREGATIONS
+from autobench.records._aggregate import Aggregate as Aggregate
+from autobench.records._aggregate import UnknownAggregationError as UnknownAggregationError
+from autobench.records._aggregate import aggregate as aggregate
+from autobench.records._codec import artifact_payload_from_yaml as artifact_payload_from_yaml
+from autobench.records._codec import artifact_payload_to_yaml as artifact_payload_to_yaml
+from autobench.records._codec import experiment_record_from_yaml as experiment_record_from_yaml
+from autobench.records._codec import experiment_record_to_yaml as experiment_record_to_yaml
+from autobench.records._codec import experiment_summary_from_yaml as experiment_summary_from_yaml
+from autobench.records._codec import experiment_summary_to_yaml as experiment_summary_to_yaml
+from autobench.records._codec import post_derived_from_yaml as post_derived_from_yaml
+from autobench.records._codec import post_derived_to_yaml as post_derived_to_yaml
+from autobench.records._codec import run_record_from_yaml as run_record_from_yaml
+from autobench.records._codec import run_record_to_yaml as run_record_to_yaml
+from autobench.records._codec import trace_from_yaml as trace_from_yaml
+from autobench.records._codec import trace_to_yaml as trace_to_yaml
+from autobench.records._directory import TRACE_INLINE_LIMIT as TRACE_INLINE_LIMIT
+from autobench.records._directory import RecordDirectoryWriter
+from autobench.records._enums import SOURCE_PRECEDENCE as SOURCE_PRECEDENCE
 from autobench.records._enums import (
-    SOURCE_PRECEDENCE,
     Direction,
     EvaluationStatus,
     ObservationKind,
     ObservationRole,
-    ObservationSource,
     RunStatus,
     TaskStatus,
 )
-from autobench.records._errors import MissingRecordError, RecordFormatError, RecordingError
+from autobench.records._enums import ObservationSource as ObservationSource
+from autobench.records._errors import MissingRecordError as MissingRecordError
+from autobench.records._errors import RecordFormatError, RecordingError
 from autobench.records._evidence import (
     ArtifactRef,
     Case,
@@ -49,103 +49,95 @@ from autobench.records._evidence import (
     Observation,
     ScoreRecord,
     Variant,
-    factors_from_mapping,
-    trusted_observation,
 )
+from autobench.records._evidence import factors_from_mapping as factors_from_mapping
+from autobench.records._evidence import trusted_observation as trusted_observation
 from autobench.records._extract_signals import SignalExtractor
 from autobench.records._extract_spans import SpanExtractor
 from autobench.records._extract_usage import UsageExtractor
-from autobench.records._extraction import (
-    CompositeExtractor,
-    EvidenceReference,
-    ExtractionDiagnostic,
-    ExtractionResult,
-    TraceExtractor,
-)
+from autobench.records._extraction import CompositeExtractor, ExtractionResult, TraceExtractor
+from autobench.records._extraction import EvidenceReference as EvidenceReference
+from autobench.records._extraction import ExtractionDiagnostic as ExtractionDiagnostic
 from autobench.records._extraction_io import (
-    extraction_record_from_yaml,
-    extraction_record_to_yaml,
-    load_extraction_record,
-    merge_extractions,
+    extraction_record_from_yaml as extraction_record_from_yaml,
 )
+from autobench.records._extraction_io import extraction_record_to_yaml as extraction_record_to_yaml
+from autobench.records._extraction_io import load_extraction_record as load_extraction_record
+from autobench.records._extraction_io import merge_extractions as merge_extractions
 from autobench.records._extraction_record import (
-    EXTRACTION_RECORD_VERSION,
-    ExtractionLineage,
-    ExtractionRecord,
-    ExtractorInfo,
+    EXTRACTION_RECORD_VERSION as EXTRACTION_RECORD_VERSION,
 )
+from autobench.records._extraction_record import ExtractionLineage as ExtractionLineage
+from autobench.records._extraction_record import ExtractionRecord
+from autobench.records._extraction_record import ExtractorInfo as ExtractorInfo
 from autobench.records._extraction_replay import (
     replay_experiment_extraction,
     replay_extraction,
 )
-from autobench.records._legacy import upgrade_run_body, upgrade_trace_document
-from autobench.records._native import NativeObservation, native_observations
-from autobench.records._paths import artifact_dir, run_record_path, safe_segment
+from autobench.records._legacy import upgrade_run_body as upgrade_run_body
+from autobench.records._legacy import upgrade_trace_document as upgrade_trace_document
+from autobench.records._native import NativeObservation as NativeObservation
+from autobench.records._native import native_observations as native_observations
+from autobench.records._paths import artifact_dir as artifact_dir
+from autobench.records._paths import run_record_path as run_record_path
+from autobench.records._paths import safe_segment as safe_segment
+from autobench.records._post_derived import POST_DERIVED_FILE as POST_DERIVED_FILE
 from autobench.records._post_derived import (
-    POST_DERIVED_FILE,
-    POST_DERIVED_RECORD_VERSION,
-    PostDerivedRecord,
-    merge_post_derived,
+    POST_DERIVED_RECORD_VERSION as POST_DERIVED_RECORD_VERSION,
 )
+from autobench.records._post_derived import PostDerivedRecord as PostDerivedRecord
+from autobench.records._post_derived import merge_post_derived as merge_post_derived
 from autobench.records._projection import (
     ObservationQuery,
-    ProjectedMetric,
     filter_observations,
     project_observations,
     run_observations,
-    score_observation,
 )
-from autobench.records._records import (
-    EXPERIMENT_RECORD_VERSION,
-    RUN_RECORD_VERSION,
-    SUMMARY_RECORD_VERSION,
-    TRACE_MEDIA_TYPE,
-    TRACE_RECORD_VERSION,
-    AssetBinding,
-    BenchmarkInfoRecord,
-    DatasetInfo,
-    ExperimentInfo,
-    ExperimentRecord,
-    ExperimentSummary,
-    PlannedRun,
-    ResumeInfo,
-    RunInfo,
-    RunOutcome,
-    RunRecord,
-    SpecInfo,
-    StatusCounts,
-    TraceSummary,
-)
+from autobench.records._projection import ProjectedMetric as ProjectedMetric
+from autobench.records._projection import score_observation as score_observation
+from autobench.records._records import EXPERIMENT_RECORD_VERSION as EXPERIMENT_RECORD_VERSION
+from autobench.records._records import RUN_RECORD_VERSION as RUN_RECORD_VERSION
+from autobench.records._records import SUMMARY_RECORD_VERSION as SUMMARY_RECORD_VERSION
+from autobench.records._records import TRACE_MEDIA_TYPE as TRACE_MEDIA_TYPE
+from autobench.records._records import TRACE_RECORD_VERSION as TRACE_RECORD_VERSION
+from autobench.records._records import AssetBinding as AssetBinding
+from autobench.records._records import BenchmarkInfoRecord as BenchmarkInfoRecord
+from autobench.records._records import DatasetInfo as DatasetInfo
+from autobench.records._records import ExperimentInfo as ExperimentInfo
+from autobench.records._records import ExperimentRecord, ExperimentSummary, RunRecord
+from autobench.records._records import PlannedRun as PlannedRun
+from autobench.records._records import ResumeInfo as ResumeInfo
+from autobench.records._records import RunInfo as RunInfo
+from autobench.records._records import RunOutcome as RunOutcome
+from autobench.records._records import SpecInfo as SpecInfo
+from autobench.records._records import StatusCounts as StatusCounts
+from autobench.records._records import TraceSummary as TraceSummary
 from autobench.records._replay import (
     load_experiment_record,
-    load_experiment_summary,
-    load_post_derived,
     load_run_record,
     record_experiment,
     replay_experiment,
 )
+from autobench.records._replay import load_experiment_summary as load_experiment_summary
+from autobench.records._replay import load_post_derived as load_post_derived
 from autobench.records._result import ExperimentResult
-from autobench.records._run_accounting import (
-    ACCOUNTED_SOURCES,
-    ACCOUNTING_VERSION,
-    POOLS,
-    Pool,
-    PoolTotal,
-    SpanIndex,
-    account_run,
-    accounting_observations,
-    is_summary,
-    needs_accounting,
-    pool_of,
-    pool_total,
-)
-from autobench.records._schemas import (
-    RECORD_VERSIONS,
-    ensure_schema_cache,
-    record_schemas,
-    schema_dir,
-    schema_id,
-)
+from autobench.records._run_accounting import ACCOUNTED_SOURCES as ACCOUNTED_SOURCES
+from autobench.records._run_accounting import ACCOUNTING_VERSION as ACCOUNTING_VERSION
+from autobench.records._run_accounting import POOLS as POOLS
+from autobench.records._run_accounting import Pool as Pool
+from autobench.records._run_accounting import PoolTotal as PoolTotal
+from autobench.records._run_accounting import SpanIndex as SpanIndex
+from autobench.records._run_accounting import account_run as account_run
+from autobench.records._run_accounting import accounting_observations as accounting_observations
+from autobench.records._run_accounting import is_summary as is_summary
+from autobench.records._run_accounting import needs_accounting as needs_accounting
+from autobench.records._run_accounting import pool_of as pool_of
+from autobench.records._run_accounting import pool_total as pool_total
+from autobench.records._schemas import RECORD_VERSIONS as RECORD_VERSIONS
+from autobench.records._schemas import ensure_schema_cache
+from autobench.records._schemas import record_schemas as record_schemas
+from autobench.records._schemas import schema_dir as schema_dir
+from autobench.records._schemas import schema_id as schema_id
 from autobench.records._semantics import (
     DEFAULT_SEMANTIC_REGISTRY,
     Semantic,
@@ -153,116 +145,65 @@ from autobench.records._semantics import (
     SemanticRegistry,
     SemanticType,
 )
-from autobench.records._sink import DirectorySink, DurableSink, ExperimentSink, PreparingSink
+from autobench.records._sink import DirectorySink as DirectorySink
+from autobench.records._sink import DurableSink as DurableSink
+from autobench.records._sink import ExperimentSink as ExperimentSink
+from autobench.records._sink import PreparingSink as PreparingSink
 from autobench.records._trace_import import trace_to_observations
-from autobench.records._trace_shape import (
-    DiagnosticTally,
-    ExperimentTraceShape,
-    RunTraceShape,
-    ScopeShape,
-    SpanTally,
-    VariantTraceShape,
-    experiment_trace_shape,
-    trace_shape,
-)
-from autobench.records._units import (
-    COUNT_UNITS,
-    CURRENCIES,
-    TIME_FACTORS,
-    ConvertedValues,
-    UnitConversionError,
-    UnitValue,
-    conversion_factor,
-    convert_unit,
-    same_unit,
-    to_common_unit,
-    unit_dimension,
-)
-from autobench.records._values import OpaqueValue, encode_value
-from autobench.records._yaml import compose_yaml, construct_yaml, load_document, render_sections
-from autobench.records._yaml_input import (
-    InputDocument,
-    compose_input,
-    construct_input,
-    load_input,
-    render_input_sections,
-)
+from autobench.records._trace_shape import DiagnosticTally as DiagnosticTally
+from autobench.records._trace_shape import ExperimentTraceShape as ExperimentTraceShape
+from autobench.records._trace_shape import RunTraceShape as RunTraceShape
+from autobench.records._trace_shape import ScopeShape as ScopeShape
+from autobench.records._trace_shape import SpanTally as SpanTally
+from autobench.records._trace_shape import VariantTraceShape as VariantTraceShape
+from autobench.records._trace_shape import experiment_trace_shape as experiment_trace_shape
+from autobench.records._trace_shape import trace_shape as trace_shape
+from autobench.records._units import COUNT_UNITS as COUNT_UNITS
+from autobench.records._units import CURRENCIES as CURRENCIES
+from autobench.records._units import TIME_FACTORS as TIME_FACTORS
+from autobench.records._units import ConvertedValues as ConvertedValues
+from autobench.records._units import UnitConversionError as UnitConversionError
+from autobench.records._units import UnitValue as UnitValue
+from autobench.records._units import conversion_factor as conversion_factor
+from autobench.records._units import convert_unit as convert_unit
+from autobench.records._units import same_unit as same_unit
+from autobench.records._units import to_common_unit as to_common_unit
+from autobench.records._units import unit_dimension as unit_dimension
+from autobench.records._values import OpaqueValue as OpaqueValue
+from autobench.records._values import encode_value as encode_value
+from autobench.records._yaml import compose_yaml as compose_yaml
+from autobench.records._yaml import construct_yaml as construct_yaml
+from autobench.records._yaml import load_document as load_document
+from autobench.records._yaml import render_sections as render_sections
+from autobench.records._yaml_input import InputDocument as InputDocument
+from autobench.records._yaml_input import compose_input as compose_input
+from autobench.records._yaml_input import construct_input as construct_input
+from autobench.records._yaml_input import load_input as load_input
+from autobench.records._yaml_input import render_input_sections as render_input_sections
 
 __all__ = [
-    "ACCOUNTED_SOURCES",
-    "ACCOUNTING_VERSION",
-    "AGGREGATE_MEASUREMENT_MISMATCH",
-    "AGGREGATIONS",
-    "AMBIGUOUS_DIRECT_MEASUREMENT",
-    "COUNT_UNITS",
-    "CURRENCIES",
     "DEFAULT_SEMANTIC_REGISTRY",
-    "EXPERIMENT_RECORD_VERSION",
-    "EXTRACTION_RECORD_VERSION",
-    "LAYER_PRIORITY",
-    "POOLS",
-    "POST_DERIVED_FILE",
-    "POST_DERIVED_RECORD_VERSION",
-    "RECORD_VERSIONS",
-    "RUN_RECORD_VERSION",
-    "SOURCE_PRECEDENCE",
-    "SUMMARY_RECORD_VERSION",
-    "TIME_FACTORS",
-    "TRACE_INLINE_LIMIT",
-    "TRACE_MEDIA_TYPE",
-    "TRACE_RECORD_VERSION",
-    "Aggregate",
     "ArtifactRef",
-    "AssetBinding",
-    "BenchmarkInfoRecord",
     "Case",
     "CompositeExtractor",
-    "ConvertedValues",
-    "DatasetInfo",
-    "DiagnosticTally",
     "Direction",
-    "DirectorySink",
-    "DurableSink",
     "ErrorRecord",
     "EvaluationStatus",
-    "EvidenceReference",
-    "ExperimentInfo",
     "ExperimentRecord",
     "ExperimentResult",
-    "ExperimentSink",
     "ExperimentSummary",
-    "ExperimentTraceShape",
-    "ExtractionDiagnostic",
-    "ExtractionLineage",
     "ExtractionRecord",
     "ExtractionResult",
-    "ExtractorInfo",
     "FactorValue",
-    "InputDocument",
-    "MissingRecordError",
-    "NativeObservation",
     "Observation",
     "ObservationKind",
     "ObservationQuery",
     "ObservationRole",
-    "ObservationSource",
-    "OpaqueValue",
-    "PlannedRun",
-    "Pool",
-    "PoolTotal",
-    "PostDerivedRecord",
-    "PreparingSink",
-    "ProjectedMetric",
     "RecordDirectoryWriter",
     "RecordFormatError",
     "RecordingError",
-    "ResumeInfo",
-    "RunInfo",
-    "RunOutcome",
     "RunRecord",
     "RunStatus",
-    "RunTraceShape",
-    "ScopeShape",
     "ScoreRecord",
     "Semantic",
     "SemanticDefinition",
@@ -270,82 +211,19 @@ __all__ = [
     "SemanticType",
     "SignalExtractor",
     "SpanExtractor",
-    "SpanIndex",
-    "SpanTally",
-    "SpecInfo",
-    "StatusCounts",
     "TaskStatus",
     "TraceExtractor",
-    "TraceSummary",
-    "UnitConversionError",
-    "UnitValue",
-    "UnknownAggregationError",
     "UsageExtractor",
     "Variant",
-    "VariantTraceShape",
-    "account_run",
-    "accounting_observations",
-    "aggregate",
-    "artifact_dir",
-    "artifact_payload_from_yaml",
-    "artifact_payload_to_yaml",
-    "compose_input",
-    "compose_yaml",
-    "construct_input",
-    "construct_yaml",
-    "conversion_factor",
-    "convert_unit",
-    "encode_value",
     "ensure_schema_cache",
-    "experiment_record_from_yaml",
-    "experiment_record_to_yaml",
-    "experiment_summary_from_yaml",
-    "experiment_summary_to_yaml",
-    "experiment_trace_shape",
-    "extraction_record_from_yaml",
-    "extraction_record_to_yaml",
-    "factors_from_mapping",
     "filter_observations",
-    "is_summary",
-    "load_document",
     "load_experiment_record",
-    "load_experiment_summary",
-    "load_extraction_record",
-    "load_input",
-    "load_post_derived",
     "load_run_record",
-    "merge_extractions",
-    "merge_post_derived",
-    "native_observations",
-    "needs_accounting",
-    "pool_of",
-    "pool_total",
-    "post_derived_from_yaml",
-    "post_derived_to_yaml",
     "project_observations",
     "record_experiment",
-    "record_schemas",
-    "render_input_sections",
-    "render_sections",
     "replay_experiment",
     "replay_experiment_extraction",
     "replay_extraction",
     "run_observations",
-    "run_record_from_yaml",
-    "run_record_path",
-    "run_record_to_yaml",
-    "safe_segment",
-    "same_unit",
-    "schema_dir",
-    "schema_id",
-    "score_observation",
-    "to_common_unit",
-    "trace_from_yaml",
-    "trace_shape",
     "trace_to_observations",
-    "trace_to_yaml",
-    "trusted_observation",
-    "unit_dimension",
-    "upgrade_run_body",
-    "upgrade_trace_document",
 ]

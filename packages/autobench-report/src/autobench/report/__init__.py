@@ -10,32 +10,28 @@ from autobench.report._builders import (
     build_report,
     build_run_metric_rows,
     compare_variants,
-    report_spec,
 )
-from autobench.report._exporters import (
-    Exporter,
-    ExporterRegistry,
-    UnknownExportFormatError,
-    exporter_registry,
-)
-from autobench.report._metrics import UnknownVariantError
-from autobench.report._model import (
-    AggregateValue,
-    CaseMatrix,
-    Comparison,
-    ComparisonMetric,
-    Distribution,
-    FactorChange,
-    Leaderboard,
-    LeaderboardRow,
-    MatrixCell,
-    MetricColumn,
-    Report,
-    RunMetricRow,
-    UnpairedCase,
-    VariantDistribution,
-    VariantSummary,
-)
+from autobench.report._builders import report_spec as report_spec
+from autobench.report._exporters import Exporter as Exporter
+from autobench.report._exporters import ExporterRegistry as ExporterRegistry
+from autobench.report._exporters import UnknownExportFormatError as UnknownExportFormatError
+from autobench.report._exporters import exporter_registry
+from autobench.report._metrics import UnknownVariantError as UnknownVariantError
+from autobench.report._model import AggregateValue as AggregateValue
+from autobench.report._model import CaseMatrix as CaseMatrix
+from autobench.report._model import Comparison as Comparison
+from autobench.report._model import ComparisonMetric as ComparisonMetric
+from autobench.report._model import Distribution as Distribution
+from autobench.report._model import FactorChange as FactorChange
+from autobench.report._model import Leaderboard as Leaderboard
+from autobench.report._model import LeaderboardRow as LeaderboardRow
+from autobench.report._model import MatrixCell as MatrixCell
+from autobench.report._model import MetricColumn as MetricColumn
+from autobench.report._model import Report as Report
+from autobench.report._model import RunMetricRow as RunMetricRow
+from autobench.report._model import UnpairedCase as UnpairedCase
+from autobench.report._model import VariantDistribution as VariantDistribution
+from autobench.report._model import VariantSummary as VariantSummary
 
 # The Rich renderers are imported on first use: loading the plugin manager imports this
 # package (the built-in exporters are an entry point), and that must not cost a Rich import.
@@ -62,25 +58,6 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "AggregateValue",
-    "CaseMatrix",
-    "Comparison",
-    "ComparisonMetric",
-    "Distribution",
-    "Exporter",
-    "ExporterRegistry",
-    "FactorChange",
-    "Leaderboard",
-    "LeaderboardRow",
-    "MatrixCell",
-    "MetricColumn",
-    "Report",
-    "RunMetricRow",
-    "UnknownExportFormatError",
-    "UnknownVariantError",
-    "UnpairedCase",
-    "VariantDistribution",
-    "VariantSummary",
     "build_case_matrix",
     "build_leaderboard",
     "build_metric_distribution",
@@ -90,21 +67,13 @@ __all__ = [
     "export_runs_csv",
     "export_summary_yaml",
     "exporter_registry",
-    "render_comparison",
-    "render_experiment_overview",
-    "render_plan",
-    "render_report",
-    "render_status_table",
-    "report_spec",
-    "write_export",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - static view of the lazy renderers
-    from autobench.report._files import export_runs_csv, export_summary_yaml, write_export
-    from autobench.report._render import render_report
-    from autobench.report._render_summary import render_comparison
-    from autobench.report._terminal import (
-        render_experiment_overview,
-        render_plan,
-        render_status_table,
-    )
+    from autobench.report._files import export_runs_csv, export_summary_yaml
+    from autobench.report._files import write_export as write_export
+    from autobench.report._render import render_report as render_report
+    from autobench.report._render_summary import render_comparison as render_comparison
+    from autobench.report._terminal import render_experiment_overview as render_experiment_overview
+    from autobench.report._terminal import render_plan as render_plan
+    from autobench.report._terminal import render_status_table as render_status_table

@@ -1,8 +1,8 @@
 """Case provenance: production samples, sampling policy and generated-case batches."""
 
+from autobench.core.data._provenance import GENERATED_METADATA_KEYS as GENERATED_METADATA_KEYS
+from autobench.core.data._provenance import PRODUCTION_METADATA_KEYS as PRODUCTION_METADATA_KEYS
 from autobench.core.data._provenance import (
-    GENERATED_METADATA_KEYS,
-    PRODUCTION_METADATA_KEYS,
     GeneratedCaseBatch,
     GenerationInfo,
     ProductionSample,
@@ -10,15 +10,13 @@ from autobench.core.data._provenance import (
     SampleReason,
     SamplingPolicy,
     generated_batch_from_cases,
-    input_hash,
     mark_generated_case,
     sample_to_case,
     samples_to_cases,
 )
+from autobench.core.data._provenance import input_hash as input_hash
 
 __all__ = [
-    "GENERATED_METADATA_KEYS",
-    "PRODUCTION_METADATA_KEYS",
     "GeneratedCaseBatch",
     "GenerationInfo",
     "ProductionSample",
@@ -26,7 +24,6 @@ __all__ = [
     "SampleReason",
     "SamplingPolicy",
     "generated_batch_from_cases",
-    "input_hash",
     "mark_generated_case",
     "sample_to_case",
     "samples_to_cases",

@@ -1,25 +1,20 @@
 """Optimization feedback records built from recorded runs."""
 
+from autobench.core.feedback._records import FailureCategory as FailureCategory
+from autobench.core.feedback._records import FeedbackError as FeedbackError
 from autobench.core.feedback._records import (
-    FailureCategory,
-    FeedbackError,
     FeedbackRecord,
-    FeedbackScore,
-    FeedbackSpan,
     OptimizationFeedbackInput,
     build_feedback_records,
     build_optimization_feedback_input,
-    feedback_record,
 )
+from autobench.core.feedback._records import FeedbackScore as FeedbackScore
+from autobench.core.feedback._records import FeedbackSpan as FeedbackSpan
+from autobench.core.feedback._records import feedback_record as feedback_record
 
 __all__ = [
-    "FailureCategory",
-    "FeedbackError",
     "FeedbackRecord",
-    "FeedbackScore",
-    "FeedbackSpan",
     "OptimizationFeedbackInput",
     "build_feedback_records",
     "build_optimization_feedback_input",
-    "feedback_record",
 ]

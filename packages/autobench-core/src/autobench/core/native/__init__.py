@@ -7,56 +7,36 @@ package knows them without importing their SDKs, validates a benchmark's
 benchmark matrix (see :mod:`._lifecycle`).
 """
 
-from autobench.core.native._integrations import (
-    BUILTIN_INTEGRATIONS,
-    IntegrationEntry,
-    IntegrationStatus,
-    create_instrumentor,
-    integration_info,
-    merged_entries,
-    status_of,
-)
-from autobench.core.native._lifecycle import (
-    SKIPPED,
-    InstrumentationSession,
-    ResolvedInstrumentation,
-    Skipped,
-    resolve_instrumentation,
-)
+from autobench.core.native._integrations import BUILTIN_INTEGRATIONS as BUILTIN_INTEGRATIONS
+from autobench.core.native._integrations import IntegrationEntry as IntegrationEntry
+from autobench.core.native._integrations import IntegrationStatus as IntegrationStatus
+from autobench.core.native._integrations import create_instrumentor as create_instrumentor
+from autobench.core.native._integrations import integration_info as integration_info
+from autobench.core.native._integrations import merged_entries as merged_entries
+from autobench.core.native._integrations import status_of as status_of
+from autobench.core.native._lifecycle import SKIPPED as SKIPPED
+from autobench.core.native._lifecycle import InstrumentationSession as InstrumentationSession
+from autobench.core.native._lifecycle import ResolvedInstrumentation as ResolvedInstrumentation
+from autobench.core.native._lifecycle import Skipped as Skipped
+from autobench.core.native._lifecycle import resolve_instrumentation as resolve_instrumentation
+from autobench.core.native._settings import INTEGRATION_IDS as INTEGRATION_IDS
+from autobench.core.native._settings import SETTINGS_MODELS as SETTINGS_MODELS
+from autobench.core.native._settings import DiscoverySettings as DiscoverySettings
 from autobench.core.native._settings import (
-    INTEGRATION_IDS,
-    SETTINGS_MODELS,
-    DiscoverySettings,
     HTTPXCaptureSettings,
     HTTPXInstrumentation,
     InstrumentationSpec,
-    IntegrationSettings,
     OpenAIAgentsInstrumentation,
     OpenAIInstrumentation,
     PydanticAIInstrumentation,
 )
+from autobench.core.native._settings import IntegrationSettings as IntegrationSettings
 
 __all__ = [
-    "BUILTIN_INTEGRATIONS",
-    "INTEGRATION_IDS",
-    "SETTINGS_MODELS",
-    "SKIPPED",
-    "DiscoverySettings",
     "HTTPXCaptureSettings",
     "HTTPXInstrumentation",
-    "InstrumentationSession",
     "InstrumentationSpec",
-    "IntegrationEntry",
-    "IntegrationSettings",
-    "IntegrationStatus",
     "OpenAIAgentsInstrumentation",
     "OpenAIInstrumentation",
     "PydanticAIInstrumentation",
-    "ResolvedInstrumentation",
-    "Skipped",
-    "create_instrumentor",
-    "integration_info",
-    "merged_entries",
-    "resolve_instrumentation",
-    "status_of",
 ]

@@ -5,22 +5,16 @@
 constraint observation. See ``docs/policies.md``.
 """
 
-from autobench.core.policies._evaluate import (
-    MISSING_METRIC,
-    PolicyResult,
-    check_policy,
-    evaluate_policies,
-    evaluate_run_policies,
-)
-from autobench.core.policies._models import REQUIREMENTS, BetweenBounds, PolicySpec
+from autobench.core.policies._evaluate import MISSING_METRIC as MISSING_METRIC
+from autobench.core.policies._evaluate import PolicyResult, evaluate_run_policies
+from autobench.core.policies._evaluate import check_policy as check_policy
+from autobench.core.policies._evaluate import evaluate_policies as evaluate_policies
+from autobench.core.policies._models import REQUIREMENTS as REQUIREMENTS
+from autobench.core.policies._models import BetweenBounds as BetweenBounds
+from autobench.core.policies._models import PolicySpec
 
 __all__ = [
-    "MISSING_METRIC",
-    "REQUIREMENTS",
-    "BetweenBounds",
     "PolicyResult",
     "PolicySpec",
-    "check_policy",
-    "evaluate_policies",
     "evaluate_run_policies",
 ]

@@ -8,39 +8,29 @@
 
 from autobench.core._derived_output import DerivedMetricOutput
 from autobench.core.postderive._base import PostDeriverSpec
-from autobench.core.postderive._formulas import (
-    DIFFERENCE_FORMULAS,
-    RATIO_FORMULAS,
-    ComparisonVerdict,
-    PairedFormula,
-    apply_formula,
-    verdict,
-)
-from autobench.core.postderive._matching import RunMatchKey, match_key
+from autobench.core.postderive._formulas import DIFFERENCE_FORMULAS as DIFFERENCE_FORMULAS
+from autobench.core.postderive._formulas import RATIO_FORMULAS as RATIO_FORMULAS
+from autobench.core.postderive._formulas import ComparisonVerdict
+from autobench.core.postderive._formulas import PairedFormula as PairedFormula
+from autobench.core.postderive._formulas import apply_formula as apply_formula
+from autobench.core.postderive._formulas import verdict as verdict
+from autobench.core.postderive._matching import RunMatchKey
+from autobench.core.postderive._matching import match_key as match_key
+from autobench.core.postderive._paired import UNAVAILABLE as UNAVAILABLE
+from autobench.core.postderive._paired import VERDICT_SEMANTIC as VERDICT_SEMANTIC
 from autobench.core.postderive._paired import (
-    UNAVAILABLE,
-    VERDICT_SEMANTIC,
     ComparisonVerdictSpec,
     PairedBaselineDeriverSpec,
     RelativeNoiseThreshold,
-    default_direction,
 )
+from autobench.core.postderive._paired import default_direction as default_direction
 
 __all__ = [
-    "DIFFERENCE_FORMULAS",
-    "RATIO_FORMULAS",
-    "UNAVAILABLE",
-    "VERDICT_SEMANTIC",
     "ComparisonVerdict",
     "ComparisonVerdictSpec",
     "DerivedMetricOutput",
     "PairedBaselineDeriverSpec",
-    "PairedFormula",
     "PostDeriverSpec",
     "RelativeNoiseThreshold",
     "RunMatchKey",
-    "apply_formula",
-    "default_direction",
-    "match_key",
-    "verdict",
 ]

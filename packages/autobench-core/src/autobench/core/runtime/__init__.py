@@ -6,38 +6,37 @@ in :mod:`autobench.core.runtime._status`.
 """
 
 from autobench.core.runtime._api import run_benchmark_path, run_benchmark_spec
-from autobench.core.runtime._attach import IMPORTED_SCOPE, AttachedTrace, attach_trace
+from autobench.core.runtime._attach import IMPORTED_SCOPE as IMPORTED_SCOPE
+from autobench.core.runtime._attach import AttachedTrace as AttachedTrace
+from autobench.core.runtime._attach import attach_trace
 from autobench.core.runtime._context import RunContext, get_active_run_context
 from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
-from autobench.core.runtime._measurement import RecordedMeasurement
+from autobench.core.runtime._executor import ExecutorFactory as ExecutorFactory
+from autobench.core.runtime._executor import local_executor as local_executor
+from autobench.core.runtime._measurement import RecordedMeasurement as RecordedMeasurement
 from autobench.core.runtime._progress import ProgressEvent, ProgressEventKind
-from autobench.core.runtime._resume import ResumeError, load_for_resume, unrecorded_runs
-from autobench.core.runtime._run import ROOT_SPAN
-from autobench.core.runtime._session import DEFAULT_RECORD_ROOT, RunSession, default_record_dir
+from autobench.core.runtime._resume import ResumeError
+from autobench.core.runtime._resume import load_for_resume as load_for_resume
+from autobench.core.runtime._resume import unrecorded_runs as unrecorded_runs
+from autobench.core.runtime._run import ROOT_SPAN as ROOT_SPAN
+from autobench.core.runtime._session import DEFAULT_RECORD_ROOT as DEFAULT_RECORD_ROOT
+from autobench.core.runtime._session import RunSession as RunSession
+from autobench.core.runtime._session import default_record_dir as default_record_dir
 from autobench.core.runtime._span import DurationMetricSpec, Span
 from autobench.core.runtime._tasks import TaskResolutionError
 
 __all__ = [
-    "DEFAULT_RECORD_ROOT",
-    "IMPORTED_SCOPE",
-    "ROOT_SPAN",
-    "AttachedTrace",
     "DurationMetricSpec",
     "ProgressEvent",
     "ProgressEventKind",
-    "RecordedMeasurement",
     "ResumeError",
     "RunContext",
-    "RunSession",
     "Span",
     "TaskResolutionError",
     "attach_trace",
     "capture_environment",
     "collect_benchmark_source_files",
-    "default_record_dir",
     "get_active_run_context",
-    "load_for_resume",
     "run_benchmark_path",
     "run_benchmark_spec",
-    "unrecorded_runs",
 ]
