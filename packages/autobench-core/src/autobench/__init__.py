@@ -1,547 +1,157 @@
 """Autobench: a YAML-first benchmark and evidence framework.
 
-The public API is re-exported here lazily (PEP 562): ``from autobench import
-Case`` imports only what ``Case`` needs. Names provided by a distribution that
-is not installed raise an ``ImportError`` naming the distribution to install.
-This file belongs to ``autobench-core``; the other distributions add
-subpackages (``autobench.abp``, ``autobench.records``, ``autobench.report``,
+The public API is the union of the ``__all__`` of the modules in
+``_PUBLIC_MODULES``, re-exported here lazily (PEP 562): ``from autobench import
+Case`` imports only the module that declares ``Case``. The first name looked up
+reads those ``__all__`` lists from the modules' source, as a type checker does,
+without importing them. A name needing a distribution that is not installed
+raises an ``ImportError`` naming the distribution to install. This file belongs
+to ``autobench-core``; the other distributions add subpackages
+(``autobench.abp``, ``autobench.records``, ``autobench.report``,
 ``autobench.cli``) found through the extended ``__path__``.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from pkgutil import extend_path
 from typing import TYPE_CHECKING, Any
 
 __path__ = extend_path(__path__, __name__)
 
-__version__ = "0.1.0"
-
-# public name -> (module, distribution that provides it)
-_EXPORTS: dict[str, tuple[str, str]] = {}
-
-
-def _export(module: str, distribution: str, *names: str) -> None:
-    for name in names:
-        _EXPORTS[name] = (module, distribution)
-
-
-_export(
-    "autobench.abp",
-    "autobench-abp",
-    "AccountingScope",
-    "AutobenchError",
-    "CaptureMode",
-    "CapturePolicy",
-    "DEFAULT_CAPTURE_POLICY",
-    "DiagnosticRecord",
-    "EventRecord",
-    "InstrumentationScope",
-    "LinkRecord",
-    "MeasurementRecord",
-    "PROTOCOL_VERSION",
-    "PayloadRef",
-    "ReferenceRecord",
-    "SpanKind",
-    "SpanRecord",
-    "SpanStatus",
-    "Trace",
-    "TraceEnvelope",
-)
-_export(
-    "autobench.records",
-    "autobench-records",
-    "ArtifactRef",
-    "AssetBinding",
-    "Case",
-    "DEFAULT_SEMANTIC_REGISTRY",
-    "Direction",
-    "ErrorRecord",
-    "EvaluationStatus",
-    "ExperimentRecord",
-    "ExperimentResult",
-    "ExperimentSummary",
-    "FactorValue",
-    "Observation",
-    "ObservationKind",
-    "ObservationQuery",
-    "ObservationRole",
-    "ObservationSource",
-    "RunRecord",
-    "RunStatus",
-    "ScoreRecord",
-    "Semantic",
-    "SemanticDefinition",
-    "SemanticRegistry",
-    "SemanticType",
-    "TaskStatus",
-    "Variant",
-    "filter_observations",
-    "project_observations",
-)
-_export(
-    "autobench.core.spec",
-    "autobench-core",
-    "BenchmarkInfo",
-    "BenchmarkSpec",
-    "CaseDefaults",
-    "ComparisonReportSpec",
-    "DatasetSpec",
-    "DistributionReportSpec",
-    "LeaderboardReportSpec",
-    "MatrixReportSpec",
-    "MetricAggregation",
-    "ReportSpec",
-    "TaskSpec",
-)
-_export(
-    "autobench.core.scoring",
-    "autobench-core",
-    "ExactScorer",
-    "ExpectedAction",
-    "ExpectedActionScorer",
-    "MissingPathError",
-    "OutputMetricScorer",
-    "PassFailScorer",
-    "PythonScorer",
-    "SchemaScorer",
-    "ScorerResolutionError",
-    "ScorerSpec",
-    "ScoringCall",
-    "SpanSelector",
-    "resolve_dotted_path",
+# The public modules, each with the distribution providing it. Each module's `__all__` is
+# its public face; every name in it is a name of `autobench`, and no name is in two of them.
+_PUBLIC_MODULES: tuple[tuple[str, str], ...] = (
+    ("autobench.abp", "autobench-abp"),
+    ("autobench.records", "autobench-records"),
+    ("autobench.core.spec", "autobench-core"),
+    ("autobench.core.planning", "autobench-core"),
+    ("autobench.core.runtime", "autobench-core"),
+    ("autobench.core.builder", "autobench-core"),
+    ("autobench.core.scoring", "autobench-core"),
+    ("autobench.core.derive", "autobench-core"),
+    ("autobench.core.postderive", "autobench-core"),
+    ("autobench.core.policies", "autobench-core"),
+    ("autobench.core.pricing", "autobench-core"),
+    ("autobench.core.measurement", "autobench-core"),
+    ("autobench.core.tracking", "autobench-core"),
+    ("autobench.core.instrumentation", "autobench-core"),
+    ("autobench.core.native", "autobench-core"),
+    ("autobench.core.packs", "autobench-core"),
+    ("autobench.core.bridges", "autobench-core"),
+    ("autobench.core.data", "autobench-core"),
+    ("autobench.core.feedback", "autobench-core"),
+    ("autobench.report", "autobench-report"),
 )
 
-_export(
-    "autobench.records",
-    "autobench-records",
-    "RecordingError",
-    "RecordFormatError",
-    "load_experiment_record",
-    "load_run_record",
-    "record_experiment",
-    "replay_experiment",
-)
-_export(
-    "autobench.records",
-    "autobench-records",
-    "CompositeExtractor",
-    "ExtractionDiagnostic",
-    "ExtractionRecord",
-    "ExtractionResult",
-    "SignalExtractor",
-    "SpanExtractor",
-    "TraceExtractor",
-    "UsageExtractor",
-    "replay_extraction",
-    "trace_to_observations",
-)
-_export("autobench.core.runtime", "autobench-core", "AttachedTrace", "attach_trace")
-_export("autobench.core.spec", "autobench-core", "SpecError", "load_benchmark_spec")
-_export("autobench.core.spec", "autobench-core", "dump_benchmark_spec", "load_benchmark_spec_text")
-_export("autobench.core.builder", "autobench-core", "Benchmark")
-_export(
-    "autobench.core.planning",
-    "autobench-core",
-    "BenchmarkPlan",
-    "MatrixRunSpec",
-    "build_benchmark_plan",
-    "expand_matrix",
-)
-_export(
-    "autobench.core.runtime",
-    "autobench-core",
-    "DurationMetricSpec",
-    "ProgressEvent",
-    "ProgressEventKind",
-    "RunContext",
-    "Span",
-    "TaskResolutionError",
-    "capture_environment",
-    "collect_benchmark_source_files",
-    "get_active_run_context",
-    "run_benchmark_path",
-    "run_benchmark_spec",
-)
-_export("autobench.core.plugins", "autobench-core", "hookimpl")
-_export(
-    "autobench.report",
-    "autobench-report",
-    "build_case_matrix",
-    "build_leaderboard",
-    "build_metric_distribution",
-    "build_report",
-    "build_run_metric_rows",
-    "compare_variants",
-    "export_runs_csv",
-    "export_summary_yaml",
-)
-_export(
-    "autobench.core.tracking",
-    "autobench-core",
-    "AssetVersion",
-    "FieldAsset",
-    "ToolAsset",
-    "TrackedAsset",
-    "TrackedPrompt",
-    "TrackingRegistry",
-    "TypeAsset",
-    "UntrackedAssetError",
-    "track",
-)
-_export(
-    "autobench.core.pricing",
-    "autobench-core",
-    "GenAIPricesSource",
-    "LLMPricesSource",
-    "ModelPrice",
-    "PriceTier",
-    "PricingError",
-    "PricingTable",
-    "StaticPriceSource",
-    "TokenRate",
-    "dump_pricing_table",
-    "from_genai_prices",
-    "from_llm_prices",
-    "load_pricing_table",
-)
-_export(
-    "autobench.core.derive",
-    "autobench-core",
-    "DeriverSpec",
-    "TokenCostDeriver",
-    "TokenCostDeriverSpec",
-    "TokenCostInputs",
-)
-_export("autobench.core.bridges", "autobench-core", "PydanticAIUsage", "record_pydantic_ai_usage")
-_export(
-    "autobench.core.bridges",
-    "autobench-core",
-    "PydanticEvalsBridge",
-    "PydanticEvalsCasePayload",
-    "PydanticEvalsDatasetPayload",
-    "PydanticEvalsUnavailableError",
-)
-_export(
-    "autobench.core.packs",
-    "autobench-core",
-    "DEFAULT_METRIC_PACKS",
-    "MetricPack",
-    "MetricPackRegistry",
-    "builtin_metric_pack_registry",
-)
-_export(
-    "autobench.core.policies",
-    "autobench-core",
-    "PolicyResult",
-    "PolicySpec",
-    "evaluate_run_policies",
-)
-_export(
-    "autobench.core.postderive",
-    "autobench-core",
-    "ComparisonVerdict",
-    "ComparisonVerdictSpec",
-    "DerivedMetricOutput",
-    "PairedBaselineDeriverSpec",
-    "PostDeriverSpec",
-    "RelativeNoiseThreshold",
-    "RunMatchKey",
-)
-_export(
-    "autobench.core.measurement",
-    "autobench-core",
-    "Measurement",
-    "MeasurementBudget",
-    "measure_callable",
-)
-_export(
-    "autobench.core.instrumentation",
-    "autobench-core",
-    "AbstractionLayer",
-    "CaptureMechanism",
-    "Compatibility",
-    "CompatibilityState",
-    "InstrumentCall",
-    "InstrumentFactorSpec",
-    "InstrumentMetricSpec",
-    "InstrumentationError",
-    "InstrumentationHandle",
-    "InstrumentationManager",
-    "InstrumentationRuntime",
-    "Instrumentor",
-    "InstrumentorInfo",
-    "instrument_method",
-    "suppress_instrumentation",
-)
+_index: dict[str, str] = {}  # public name -> module, filled on the first lookup
+_missing: list[str] = []  # distributions of public modules that are not installed
 
-_export(
-    "autobench.core.native",
-    "autobench-core",
-    "HTTPXCaptureSettings",
-    "HTTPXInstrumentation",
-    "InstrumentationSpec",
-    "OpenAIAgentsInstrumentation",
-    "OpenAIInstrumentation",
-    "PydanticAIInstrumentation",
-)
-_export("autobench.core.plugins", "autobench-core", "instrumentor_statuses")
 
-_export(
-    "autobench.core.data",
-    "autobench-core",
-    "GeneratedCaseBatch",
-    "GenerationInfo",
-    "ProductionSample",
-    "ReviewStatus",
-    "SampleReason",
-    "SamplingPolicy",
-    "generated_batch_from_cases",
-    "mark_generated_case",
-    "sample_to_case",
-    "samples_to_cases",
-)
-_export(
-    "autobench.core.feedback",
-    "autobench-core",
-    "FailureCategory",
-    "FeedbackRecord",
-    "OptimizationFeedbackInput",
-    "build_feedback_records",
-    "build_optimization_feedback_input",
-)
+def _declared(module: str) -> list[str] | None:
+    """``module.__all__``, read from its source like a type checker does (the module is
+    imported only when that is not a literal); None when the module is not installed."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except ModuleNotFoundError:
+        return None
+    if spec is None:
+        return None
+    if spec.origin is not None and spec.origin.endswith(".py"):
+        import ast
+
+        with open(spec.origin, "rb") as source:
+            tree = ast.parse(source.read(), spec.origin)
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(
+                isinstance(target, ast.Name) and target.id == "__all__" for target in node.targets
+            ):
+                try:
+                    return list(ast.literal_eval(node.value))
+                except ValueError:
+                    break
+    return list(importlib.import_module(module).__all__)
+
+
+def _public_index() -> dict[str, str]:
+    if not _index and not _missing:
+        for module, distribution in _PUBLIC_MODULES:
+            names = _declared(module)
+            if names is None:
+                if distribution not in _missing:
+                    _missing.append(distribution)
+                continue
+            _index.update(dict.fromkeys(names, module))
+    return _index
+
+
+def _distribution_of(module: str) -> str | None:
+    for public, distribution in _PUBLIC_MODULES:
+        if module == public or module.startswith(public + "."):
+            return distribution
+    return None
+
+
+def _not_installed(name: str, distribution: str, relation: str) -> ImportError:
+    from autobench.core.distributions import install_hint
+
+    return ImportError(
+        f"autobench.{name} {relation} the {distribution!r} distribution, which is not "
+        f"installed; {install_hint(distribution)}"
+    )
 
 
 def __getattr__(name: str) -> Any:
-    try:
-        module_name, distribution = _EXPORTS[name]
-    except KeyError:
-        raise AttributeError(f"module 'autobench' has no attribute {name!r}") from None
+    if name == "__all__":
+        return sorted(_public_index())
+    if name == "__version__":  # read on use: importing autobench imports no subpackage
+        from autobench.core.distributions import __version__
+
+        return __version__
+    if name.startswith("_"):
+        raise AttributeError(f"module 'autobench' has no attribute {name!r}")
+    module_name = _public_index().get(name)
+    if module_name is None:
+        if _missing:  # the name may be declared by a distribution that is not installed
+            relation = "is not in the installed distributions; if public, it is provided by"
+            raise _not_installed(name, _missing[0], relation)
+        raise AttributeError(f"module 'autobench' has no attribute {name!r}")
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        if exc.name is not None and (
-            module_name == exc.name or module_name.startswith(exc.name + ".")
-        ):
-            from autobench.core.distributions import install_hint
-
-            raise ImportError(
-                f"autobench.{name} is provided by the {distribution!r} distribution, which is "
-                f"not installed; {install_hint(distribution)}"
-            ) from exc
-        raise
+        distribution = _distribution_of(exc.name or "")
+        if distribution is None:
+            raise
+        raise _not_installed(name, distribution, "needs") from exc
     value = getattr(module, name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted({*_EXPORTS, "__version__"})
+    return sorted({*_public_index(), "__version__"})
 
 
-__all__ = sorted(_EXPORTS)
-
-if TYPE_CHECKING:  # pragma: no cover - static view of the lazy exports
-    from autobench.abp import (
-        DEFAULT_CAPTURE_POLICY,
-        PROTOCOL_VERSION,
-        AccountingScope,
-        AutobenchError,
-        CaptureMode,
-        CapturePolicy,
-        DiagnosticRecord,
-        EventRecord,
-        InstrumentationScope,
-        LinkRecord,
-        MeasurementRecord,
-        PayloadRef,
-        ReferenceRecord,
-        SpanKind,
-        SpanRecord,
-        SpanStatus,
-        Trace,
-        TraceEnvelope,
-    )
-    from autobench.core.bridges import (
-        PydanticAIUsage,
-        PydanticEvalsBridge,
-        PydanticEvalsCasePayload,
-        PydanticEvalsDatasetPayload,
-        PydanticEvalsUnavailableError,
-        record_pydantic_ai_usage,
-    )
-    from autobench.core.builder import Benchmark
-    from autobench.core.data import (
-        GeneratedCaseBatch,
-        GenerationInfo,
-        ProductionSample,
-        ReviewStatus,
-        SampleReason,
-        SamplingPolicy,
-        generated_batch_from_cases,
-        mark_generated_case,
-        sample_to_case,
-        samples_to_cases,
-    )
-    from autobench.core.derive import (
-        DeriverSpec,
-        TokenCostDeriver,
-        TokenCostDeriverSpec,
-        TokenCostInputs,
-    )
-    from autobench.core.feedback import (
-        FailureCategory,
-        FeedbackRecord,
-        OptimizationFeedbackInput,
-        build_feedback_records,
-        build_optimization_feedback_input,
-    )
-    from autobench.core.instrumentation import (
-        AbstractionLayer,
-        CaptureMechanism,
-        Compatibility,
-        CompatibilityState,
-        InstrumentationError,
-        InstrumentationHandle,
-        InstrumentationManager,
-        InstrumentationRuntime,
-        InstrumentCall,
-        InstrumentFactorSpec,
-        InstrumentMetricSpec,
-        Instrumentor,
-        InstrumentorInfo,
-        instrument_method,
-        suppress_instrumentation,
-    )
-    from autobench.core.measurement import Measurement, MeasurementBudget, measure_callable
-    from autobench.core.native import (
-        HTTPXCaptureSettings,
-        HTTPXInstrumentation,
-        InstrumentationSpec,
-        OpenAIAgentsInstrumentation,
-        OpenAIInstrumentation,
-        PydanticAIInstrumentation,
-    )
-    from autobench.core.packs import (
-        DEFAULT_METRIC_PACKS,
-        MetricPack,
-        MetricPackRegistry,
-        builtin_metric_pack_registry,
-    )
-    from autobench.core.plugins import instrumentor_statuses
-    from autobench.core.policies import PolicyResult, PolicySpec, evaluate_run_policies
-    from autobench.core.postderive import (
-        ComparisonVerdict,
-        ComparisonVerdictSpec,
-        DerivedMetricOutput,
-        PairedBaselineDeriverSpec,
-        PostDeriverSpec,
-        RelativeNoiseThreshold,
-        RunMatchKey,
-    )
-    from autobench.core.pricing import (
-        GenAIPricesSource,
-        LLMPricesSource,
-        ModelPrice,
-        PriceTier,
-        PricingError,
-        PricingTable,
-        StaticPriceSource,
-        TokenRate,
-        dump_pricing_table,
-        from_genai_prices,
-        from_llm_prices,
-        load_pricing_table,
-    )
-    from autobench.core.runtime import AttachedTrace, attach_trace
-    from autobench.core.scoring import (
-        ExactScorer,
-        ExpectedAction,
-        ExpectedActionScorer,
-        MissingPathError,
-        OutputMetricScorer,
-        PassFailScorer,
-        PythonScorer,
-        SchemaScorer,
-        ScorerResolutionError,
-        ScorerSpec,
-        ScoringCall,
-        SpanSelector,
-        resolve_dotted_path,
-    )
-    from autobench.core.spec import (
-        BenchmarkInfo,
-        BenchmarkSpec,
-        CaseDefaults,
-        ComparisonReportSpec,
-        DatasetSpec,
-        DistributionReportSpec,
-        LeaderboardReportSpec,
-        MatrixReportSpec,
-        MetricAggregation,
-        ReportSpec,
-        TaskSpec,
-        dump_benchmark_spec,
-        load_benchmark_spec_text,
-    )
-    from autobench.core.tracking import (
-        AssetVersion,
-        FieldAsset,
-        ToolAsset,
-        TrackedAsset,
-        TrackedPrompt,
-        TrackingRegistry,
-        TypeAsset,
-        UntrackedAssetError,
-        track,
-    )
-    from autobench.records import (
-        DEFAULT_SEMANTIC_REGISTRY,
-        ArtifactRef,
-        AssetBinding,
-        Case,
-        CompositeExtractor,
-        Direction,
-        ErrorRecord,
-        EvaluationStatus,
-        ExperimentRecord,
-        ExperimentResult,
-        ExperimentSummary,
-        ExtractionDiagnostic,
-        ExtractionRecord,
-        ExtractionResult,
-        FactorValue,
-        Observation,
-        ObservationKind,
-        ObservationQuery,
-        ObservationRole,
-        ObservationSource,
-        RunRecord,
-        RunStatus,
-        ScoreRecord,
-        Semantic,
-        SemanticDefinition,
-        SemanticRegistry,
-        SemanticType,
-        SignalExtractor,
-        SpanExtractor,
-        TaskStatus,
-        TraceExtractor,
-        UsageExtractor,
-        Variant,
-        filter_observations,
-        project_observations,
-        replay_extraction,
-        trace_to_observations,
-    )
-    from autobench.report import (
-        build_case_matrix,
-        build_leaderboard,
-        build_metric_distribution,
-        build_report,
-        build_run_metric_rows,
-        compare_variants,
-        export_runs_csv,
-        export_summary_yaml,
-    )
+if TYPE_CHECKING:  # pragma: no cover - the static view: what each public module's __all__ names
+    from autobench.abp import *  # noqa: F403
+    from autobench.core.bridges import *  # noqa: F403
+    from autobench.core.builder import *  # noqa: F403
+    from autobench.core.data import *  # noqa: F403
+    from autobench.core.derive import *  # noqa: F403
+    from autobench.core.distributions import __version__ as __version__
+    from autobench.core.feedback import *  # noqa: F403
+    from autobench.core.instrumentation import *  # noqa: F403
+    from autobench.core.measurement import *  # noqa: F403
+    from autobench.core.native import *  # noqa: F403
+    from autobench.core.packs import *  # noqa: F403
+    from autobench.core.planning import *  # noqa: F403
+    from autobench.core.policies import *  # noqa: F403
+    from autobench.core.postderive import *  # noqa: F403
+    from autobench.core.pricing import *  # noqa: F403
+    from autobench.core.runtime import *  # noqa: F403
+    from autobench.core.scoring import *  # noqa: F403
+    from autobench.core.spec import *  # noqa: F403
+    from autobench.core.tracking import *  # noqa: F403
+    from autobench.records import *  # noqa: F403
+    from autobench.report import *  # noqa: F403

@@ -18,8 +18,8 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
-import autobench
 from autobench.abp import AutobenchError, InstrumentationError
+from autobench.core.distributions import package_directories
 from autobench.core.runtime import ResumeError, TaskResolutionError
 from autobench.core.scoring import ScorerResolutionError
 from autobench.core.spec import SpecError
@@ -28,7 +28,7 @@ from autobench.report import UnknownExportFormatError, UnknownVariantError
 
 EXIT_ERROR = 1
 _IMPORTLIB = Path(importlib.__file__).parent
-_AUTOBENCH = tuple(Path(path) for path in autobench.__path__)
+_AUTOBENCH = tuple(Path(path) for path in package_directories())
 
 
 def stdout_console() -> Console:

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from autobench import __version__
+from autobench.core.distributions import __version__
 from autobench.core.planning import BenchmarkPlan, dataset_hash, spec_hash
 from autobench.core.spec import BenchmarkSpec
 from autobench.records import (

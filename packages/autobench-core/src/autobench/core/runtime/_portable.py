@@ -30,8 +30,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-import autobench
 from autobench.abp import Trace
+from autobench.core.distributions import package_directories
 from autobench.records import ErrorRecord, ScoreRecord
 
 _SEPARATORS = "/\\" if os.sep == "\\" else "/"
@@ -40,7 +40,7 @@ _SEPARATORS = "/\\" if os.sep == "\\" else "/"
 @functools.cache
 def _interpreter_places() -> tuple[tuple[str, str], ...]:
     """``(directory, placeholder)`` of the interpreter's own file trees."""
-    places: list[tuple[str, str]] = [(path, "<autobench>") for path in autobench.__path__]
+    places: list[tuple[str, str]] = [(path, "<autobench>") for path in package_directories()]
     paths = sysconfig.get_paths()
     packages = [paths.get("purelib"), paths.get("platlib"), *site.getsitepackages()]
     user_site = site.getusersitepackages()
