@@ -149,3 +149,16 @@ def test_resume_names_what_a_sink_must_offer(tmp_path: Path) -> None:
 
     with pytest.raises(TypeError, match="DirectorySink"):
         RunSession.resume(spec, record, sink=Collecting())  # type: ignore[arg-type]
+
+
+def test_a_complete_record_resumes_to_nothing_even_with_changes(tmp_path: Path) -> None:
+    spec = load_benchmark_spec(_spec_file(tmp_path))
+    record = tmp_path / "record"
+    _execute(RunSession.start(spec, record_dir=record))
+    changed = load_benchmark_spec(_spec_file(tmp_path, factor=5))
+
+    session = RunSession.resume(changed, record)  # nothing is missing: nothing to refuse
+
+    assert session.runs == () and len(session.previous) == 4
+    assert session.resumed is not None and session.resumed.missing == 0
+    assert "session_task.py" in session.resumed.changed

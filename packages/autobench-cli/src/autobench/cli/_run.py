@@ -19,8 +19,6 @@ from autobench.core.runtime import (
     ProgressEvent,
     ProgressEventKind,
     RunSession,
-    load_for_resume,
-    unrecorded_runs,
 )
 from autobench.core.spec import load_benchmark_spec
 from autobench.records import ExperimentSink, RecordDirectoryWriter, RecordingError, RunStatus
@@ -161,17 +159,16 @@ def run_command(
         spec = load_benchmark_spec(spec_path, strict_scalars=strict_scalars, plugins=plugins)
         show_scalar_notes(spec)
         if resume_dir is not None:
-            missing, planned = unrecorded_runs(resume_dir)
-            if missing == 0:  # a complete record: nothing is run and nothing is written
-                load_for_resume(resume_dir)  # a run.yaml that cannot be read is a located error
+            session = RunSession.resume(spec, resume_dir, force=force, executor=executor)
+            if not session.resumed or not session.resumed.missing:  # nothing run or written
                 stdout_console().print(
                     Text(
-                        f"Nothing to resume: all {planned} planned runs of {resume_dir} are "
-                        f"recorded (`autobench report {shlex.quote(str(resume_dir))}` shows them)."
+                        f"Nothing to resume: all {len(session.experiment.plan)} planned runs of "
+                        f"{resume_dir} are recorded "
+                        f"(`autobench report {shlex.quote(str(resume_dir))}` shows them)."
                     )
                 )
                 return
-            session = RunSession.resume(spec, resume_dir, force=force, executor=executor)
         else:
             session = RunSession.start(
                 spec,

@@ -270,8 +270,9 @@ class RunSession:
             files=prepared.files,
             environment={},
         )
+        missing = len(experiment.plan) - len(previous)
         changed = resume_changes(experiment, current)
-        if changed and not force:
+        if changed and missing and not force:  # a complete record has nothing to refuse
             raise ResumeError(
                 describe_changes(root, experiment, current), path=root / "experiment.yaml"
             )
@@ -279,10 +280,7 @@ class RunSession:
         recorded = {planned.id for planned in experiment.plan}
         runs = tuple(run for run in plan.runs if run.run_id in recorded and run.run_id not in done)
         resumed = ResumeInfo(
-            started_at=datetime.now(UTC),
-            missing=len(experiment.plan) - len(previous),
-            forced=bool(changed),
-            changed=changed,
+            started_at=datetime.now(UTC), missing=missing, forced=bool(changed), changed=changed
         )
         return cls(spec, experiment, runs, sink, previous, resumed, prepared)
 
