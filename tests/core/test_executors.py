@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from autobench.cli import cli
 from autobench.core.builder import Benchmark
 from autobench.core.planning import MatrixRunSpec
 from autobench.core.plugins import (
@@ -333,3 +335,63 @@ def test_a_spec_keeps_its_plugins_without_making_them_content(tmp_path: Path) ->
     assert spec.model_copy(update={"strict_scalars": True}).plugins is plugins
     assert copy.deepcopy(spec).plugins is plugins
     assert pickle.loads(pickle.dumps(spec)).plugins is default_plugins()
+
+
+# The command line: `autobench run --executor NAME`, with plugins given as the click object.
+
+
+def test_the_spec_names_a_plugin_executor(tmp_path: Path) -> None:
+    plugin = RecordingExecutors()
+    plugins = AutobenchPlugins(plugin, load_entry_points=False)
+    spec = write_spec(tmp_path, "{name: recording, label: cli}")
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(
+        cli, ["run", str(spec), "--no-record", "--no-progress"], obj=plugins
+    )
+    assert result.exit_code == 0, result.output
+    assert [options for _, options in plugin.used] == [{"label": "cli"}]
+    assert "executors-demo" in result.output
+
+
+def test_executor_option_overrides_the_spec(tmp_path: Path) -> None:
+    plugin = RecordingExecutors()
+    plugins = AutobenchPlugins(plugin, load_entry_points=False)
+    spec = write_spec(tmp_path, "local")
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(
+        cli,
+        ["run", str(spec), "--executor", "recording", "--record", str(tmp_path / "rec")],
+        obj=plugins,
+    )
+    assert result.exit_code == 0, result.output
+    assert len(plugin.used) == 1 and len(plugin.used[0][0]) == 2
+    assert (tmp_path / "rec" / "summary.yaml").is_file()
+
+
+def test_an_unknown_executor_option_is_a_usage_error(tmp_path: Path) -> None:
+    plugins = AutobenchPlugins(RecordingExecutors(), load_entry_points=False)
+    spec = write_spec(tmp_path, None)
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(
+        cli, ["run", str(spec), "--executor", "ray", "--no-record"], obj=plugins
+    )
+    assert result.exit_code == 2
+    assert "Invalid value for '--executor': unknown executor 'ray'; known executors: " in (
+        result.output
+    )
+    assert "local, recording" in result.output
+    # without the test's plugins, the process-wide ones know only the built-in executor
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(
+        cli, ["run", str(spec), "--executor", "recording", "--no-record"]
+    )
+    assert result.exit_code == 2
+    assert "known executors: local" in result.output
+
+
+def test_an_unknown_executor_in_the_spec_is_located(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, "recording")
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(
+        cli, ["run", str(spec), "--no-record", "--no-progress"]
+    )
+    assert result.exit_code == 1
+    flat = " ".join(result.output.split())
+    assert "Invalid benchmark spec" in flat
+    assert "autobench.yaml:12:15: unknown executor 'recording'" in flat
+    assert "(expected one of: local)" in flat
