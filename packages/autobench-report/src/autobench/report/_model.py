@@ -9,6 +9,7 @@ aggregate over no values has ``value=None`` ("no value"), never 0.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -105,9 +106,51 @@ class UnpairedCase(ReportModel):
     reason: str
 
 
+class Verdict(StrEnum):
+    """What a comparison can say about one metric at the chosen level."""
+
+    IMPROVED = "improved"
+    """The candidate is better in the metric's direction, supported at the level."""
+    REGRESSED = "regressed"
+    """The candidate is worse in the metric's direction, supported at the level."""
+    NO_DIFFERENCE = "no detectable difference"
+    """The test did not reach the level: no difference was shown (none was proven absent)."""
+    CHANGED = "changed"
+    """A supported difference in a metric without a known direction (neither better nor worse)."""
+    TOO_FEW_CASES = "too few cases"
+    """Fewer paired cases than the test needs to ever reach the level."""
+
+
+class MetricStatistics(ReportModel):
+    """The paired statistics of one metric (see :mod:`autobench.report._statistics`).
+
+    ``n`` cases have a value on both sides (per-case means when a case has several
+    runs); ``informative`` of them moved (discordant pass/fail pairs, or non-zero
+    deltas). ``mean_delta`` is the mean of candidate minus baseline per case, with the
+    ``level`` bootstrap interval ``[ci_low, ci_high]``. ``test`` is ``mcnemar-exact`` or
+    ``wilcoxon``; ``p_adjusted`` is Holm-adjusted across the comparison's metrics.
+    ``cases_needed`` is the number of cases at which the observed effect would be
+    detected with 80 % power (``None`` when no effect was observed)."""
+
+    test: str
+    n: int
+    informative: int
+    mean_delta: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    level: float
+    p_value: float | None = None
+    p_adjusted: float | None = None
+    verdict: Verdict
+    cases_needed: int | None = None
+    direction: Direction | None = None
+
+
 class ComparisonMetric(ReportModel):
     """A metric aggregated over the paired runs of each side; ``delta`` is candidate minus
-    baseline (``None`` when either side has no value)."""
+    baseline (``None`` when either side has no value). ``statistics`` are computed over
+    per-case paired values (``None`` for an aggregate without a direction to test, such
+    as ``count``, or when no case has a value on both sides)."""
 
     name: str
     semantic_type: str
@@ -119,6 +162,7 @@ class ComparisonMetric(ReportModel):
     relative: float | None = None
     """``delta`` as a fraction of the baseline's magnitude (``0.25`` = 25 % above the
     baseline); ``None`` when there is no delta or the baseline is 0."""
+    statistics: MetricStatistics | None = None
 
 
 class Comparison(ReportModel):
