@@ -21,9 +21,26 @@ from autobench.core.runtime import (
     RunSession,
 )
 from autobench.core.spec import load_benchmark_spec
-from autobench.records import ExperimentSink, RecordDirectoryWriter, RecordingError, RunStatus
+from autobench.records import (
+    ExperimentSink,
+    RecordDirectoryWriter,
+    RecordingError,
+    RunStatus,
+    load_experiment_record,
+)
 from autobench.report import build_report, render_report
 from autobench.report._render import RunSelection
+
+
+def recorded_repeat(record_dir: Path) -> int | None:
+    """The repeat count the experiment in ``record_dir`` was started with (``None`` when
+    it cannot be read: resuming then reports the problem)."""
+    try:
+        spec = load_experiment_record(record_dir).benchmark.spec
+    except (OSError, ValueError):
+        return None
+    repeat = 1 if spec is None else spec.snapshot.get("repeat", 1)
+    return repeat if isinstance(repeat, int) and not isinstance(repeat, bool) else None
 
 
 class _ProgressBar:
@@ -116,6 +133,13 @@ def _interrupted(sink: ExperimentSink | None) -> click.exceptions.Exit:
     help="Run the matrix with executor NAME (local, or one an installed plugin adds) "
     "instead of the spec's `executor` (default: local).",
 )
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    metavar="K",
+    help="Run every case x variant K times instead of the spec's `repeat` (default 1); "
+    "with --resume, the experiment's recorded repeat count is kept unless given.",
+)
 @strict_scalars_option
 def run_command(
     spec_path: Path,
@@ -129,6 +153,7 @@ def run_command(
     resume_dir: Path | None,
     force: bool,
     executor: str | None,
+    repeat: int | None,
     strict_scalars: bool,
 ) -> None:
     """Run the benchmark SPEC: every case against every variant.
@@ -158,6 +183,11 @@ def run_command(
     with user_errors():
         spec = load_benchmark_spec(spec_path, strict_scalars=strict_scalars, plugins=plugins)
         show_scalar_notes(spec)
+        if repeat is None and resume_dir is not None:
+            repeat = recorded_repeat(resume_dir)
+        if repeat is not None and repeat != spec.repeat:
+            # The spec as run: its hash, snapshot and plan all carry this repeat count.
+            spec = spec.model_copy(update={"repeat": repeat})
         if resume_dir is not None:
             session = RunSession.resume(spec, resume_dir, force=force, executor=executor)
             if not session.resumed or not session.resumed.missing:  # nothing run or written

@@ -56,6 +56,7 @@ class _State:
     instrumentors: tuple[Instrumentor, ...] = ()
     base_dir: Path | None = None
     executor: ExecutorSpec | None = None
+    repeat: int = 1
     plugins: AutobenchPlugins | None = None
 
 
@@ -187,6 +188,13 @@ class Benchmark:
         self._plugins.executors.get(name)
         return self._with(executor=ExecutorSpec(name=name, **options))
 
+    def repeat(self, times: int) -> Benchmark:
+        """Run every case x variant ``times`` times (an integer >= 1, else ``ValueError``);
+        repeat ``r >= 2`` gets the run id suffix ``_r<r>``."""
+        if isinstance(times, bool) or not isinstance(times, int) or times < 1:
+            raise ValueError(f"repeat must be an integer >= 1, not {times!r}")
+        return self._with(repeat=times)
+
     def to_spec(self) -> BenchmarkSpec:
         """The compiled :class:`BenchmarkSpec` (validated: duplicate ids raise ``ValueError``)."""
         state = self._state
@@ -203,6 +211,8 @@ class Benchmark:
         }
         if state.executor is not None:
             fields["executor"] = state.executor
+        if state.repeat != 1:
+            fields["repeat"] = state.repeat
         return BenchmarkSpec.model_validate(fields, context={"plugins": state.plugins})
 
     async def run_async(self, **options: Any) -> ExperimentResult:

@@ -1,11 +1,13 @@
 """Planning: expand a spec's cases x variants into an ordered list of runs with stable ids.
 
 Order is case-major: every variant of the first case, then every variant of the
-second, following the order cases and variants are declared in. A run id is
+second, following the order cases and variants are declared in; with ``repeat: K``
+each case x variant appears K times in a row (repeats 1..K). A run id is
 ``run_<index>_<case>_<variant>`` where index is the zero-padded plan position
 and case/variant are lowercase slugs (at most 24 characters each), so an id is
 readable, path-safe, unique within the plan, and stable for a given plan
-position, case and variant.
+position, case and variant; repeat ``r >= 2`` adds the suffix ``_r<r>`` (the first
+repeat keeps the id a plan without repeats gives).
 """
 
 from __future__ import annotations
@@ -35,13 +37,15 @@ def _slug(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class MatrixRunSpec:
-    """One planned run: its plan position, stable id, case, variant and record path."""
+    """One planned run: its plan position, stable id, case, variant, record path and which
+    repeat of its case x variant it is (1-based)."""
 
     index: int
     run_id: str
     case: Case
     variant: Variant
     path: str
+    repeat: int = 1
 
     @property
     def case_id(self) -> str:
@@ -52,27 +56,36 @@ class MatrixRunSpec:
         return self.variant.id
 
 
-def run_id_for(index: int, case_id: str, variant_id: str, width: int = 4) -> str:
-    """The stable run id for a plan position, case and variant."""
-    return f"run_{index:0{width}d}_{_slug(case_id)}_{_slug(variant_id)}"
+def run_id_for(index: int, case_id: str, variant_id: str, width: int = 4, repeat: int = 1) -> str:
+    """The stable run id for a plan position, case, variant and repeat (``_r<repeat>``
+    from the second repeat on)."""
+    suffix = "" if repeat == 1 else f"_r{repeat}"
+    return f"run_{index:0{width}d}_{_slug(case_id)}_{_slug(variant_id)}{suffix}"
 
 
-def expand_matrix(cases: Sequence[Case], variants: Sequence[Variant]) -> tuple[MatrixRunSpec, ...]:
-    """Every (case, variant) pair in case-major declaration order, as :class:`MatrixRunSpec`."""
-    width = max(4, len(str(len(cases) * len(variants))))
+def expand_matrix(
+    cases: Sequence[Case], variants: Sequence[Variant], repeat: int = 1
+) -> tuple[MatrixRunSpec, ...]:
+    """Every (case, variant) pair in case-major declaration order, each ``repeat`` times in
+    a row, as :class:`MatrixRunSpec`. Raises ``ValueError`` for ``repeat < 1``."""
+    if repeat < 1:
+        raise ValueError(f"repeat must be at least 1, not {repeat}")
+    width = max(4, len(str(len(cases) * len(variants) * repeat)))
     runs: list[MatrixRunSpec] = []
     for case in cases:
         for variant in variants:
-            index = len(runs)
-            runs.append(
-                MatrixRunSpec(
-                    index=index,
-                    run_id=run_id_for(index, case.id, variant.id, width),
-                    case=case,
-                    variant=variant,
-                    path=run_record_path(case.id, variant.id),
+            for number in range(1, repeat + 1):
+                index = len(runs)
+                runs.append(
+                    MatrixRunSpec(
+                        index=index,
+                        run_id=run_id_for(index, case.id, variant.id, width, number),
+                        case=case,
+                        variant=variant,
+                        path=run_record_path(case.id, variant.id, number),
+                        repeat=number,
+                    )
                 )
-            )
     return tuple(runs)
 
 
@@ -110,7 +123,9 @@ def build_benchmark_plan(spec: BenchmarkSpec) -> BenchmarkPlan:
             "no task is set (run.python or task.target): the plan can be validated but not run"
         )
     return BenchmarkPlan(
-        spec=spec, runs=expand_matrix(spec.dataset.cases, spec.variants), warnings=tuple(warnings)
+        spec=spec,
+        runs=expand_matrix(spec.dataset.cases, spec.variants, spec.repeat),
+        warnings=tuple(warnings),
     )
 
 

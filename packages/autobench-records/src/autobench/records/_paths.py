@@ -33,9 +33,11 @@ def safe_segment(identifier: str) -> str:
     return f"{readable}-{digest}" if readable else f"id-{digest}"
 
 
-def run_record_path(case_id: str, variant_id: str) -> str:
-    """The record path of a run, relative to the experiment directory."""
-    return f"cases/{safe_segment(case_id)}/{safe_segment(variant_id)}/run.yaml"
+def run_record_path(case_id: str, variant_id: str, repeat: int = 1) -> str:
+    """The record path of a run, relative to the experiment directory: repeat ``r >= 2``
+    of a case x variant lives in an ``r<r>`` directory beside the first repeat's file."""
+    directory = f"cases/{safe_segment(case_id)}/{safe_segment(variant_id)}"
+    return f"{directory}/run.yaml" if repeat == 1 else f"{directory}/r{repeat}/run.yaml"
 
 
 def artifact_dir(run_id: str) -> str:

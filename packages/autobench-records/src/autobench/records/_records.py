@@ -48,7 +48,9 @@ class RunInfo(RecordModel):
     """Identity and status of a run. ``index`` is its position in the plan;
     ``duration`` is seconds of wall time from task start to evaluation end;
     ``accounting`` is the version of the run-total rules the record was accounted by
-    (``autobench.records._run_accounting``), ``None`` for records written before them.
+    (``autobench.records._run_accounting``), ``None`` for records written before them;
+    ``repeat`` is which repeat of its case x variant the run is (1 for the first, and the
+    only one without repeats; written only when above 1).
     """
 
     id: str
@@ -62,6 +64,7 @@ class RunInfo(RecordModel):
     started_at: datetime | None = None
     duration: float | None = None
     accounting: int | None = None
+    repeat: int = Field(default=1, ge=1)
 
 
 class TraceSummary(RecordModel):

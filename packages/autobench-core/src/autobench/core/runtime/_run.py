@@ -360,6 +360,7 @@ def _finish(
         started_at=run.started_at,
         duration=(time.perf_counter_ns() - run.started) / 1e9,
         accounting=ACCOUNTING_VERSION,
+        repeat=planned.repeat,
     )
     errors, scores, trace = portable_evidence(evidence.errors, scores, run.trace, setup.base_dir)
     record = RunRecord(

@@ -54,6 +54,14 @@ def _common(defs: Definitions, manager: pluggy.PluginManager) -> dict[str, Any]:
             }
         ),
         "executor": nullable(defs.named("Executor", _executor(manager))),
+        "repeat": nullable(
+            {
+                "type": "integer",
+                "minimum": 1,
+                "description": "How many times every case x variant runs (default 1); "
+                "`autobench run --repeat` overrides it.",
+            }
+        ),
     }
 
 

@@ -16,6 +16,7 @@ The document (see "Exported Benchmark YAML")::
         semantic_registry: {version, types, aliases}
         instrumentation: {all, <integration>: {...}}
         executor: <name> | {name, <option>: <value>}
+        repeat: <K>                          # only when K > 1
 
 Sections (and fields) holding their default are left out. Cases are written
 inline with any ``defaults`` applied (``source`` is kept for the record only;
@@ -94,6 +95,8 @@ def benchmark_spec_document(spec: BenchmarkSpec) -> dict[str, Any]:
         body["executor"] = (
             {"name": spec.executor.name, **options} if options else spec.executor.name
         )
+    if spec.repeat != 1:
+        body["repeat"] = spec.repeat
     return {"benchmark": {spec.benchmark.id: body}}
 
 

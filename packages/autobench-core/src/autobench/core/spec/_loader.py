@@ -24,6 +24,7 @@ from autobench.core.spec._models import BenchmarkInfo, BenchmarkSpec
 from autobench.core.spec._sections import (
     check_report_variants,
     load_executor,
+    load_repeat,
     load_semantic_registry,
     load_structured_reports,
     load_structured_scorers,
@@ -54,6 +55,7 @@ STRUCTURED_KEYS = frozenset(
         "instrumentation",
         "strict_scalars",
         "executor",
+        "repeat",
     }
 )
 DSL_KEYS = frozenset(
@@ -74,6 +76,7 @@ DSL_KEYS = frozenset(
         "instrumentation",
         "strict_scalars",
         "executor",
+        "repeat",
     }
 )
 _SHAPES = (
@@ -105,6 +108,7 @@ def load_benchmark_spec(
             instrumentation: {all: {exclude, strict}, openai: {}, httpx: {capture}, ...}  # ._instrumentation
             strict_scalars: true       # a number whose written text YAML loses is an error
             executor: local            # or {name: <executor>, <option>: <value>}
+            repeat: 3                  # run every case x variant 3 times (default 1)
 
     The **structured form** is the shape of ``BenchmarkSpec.model_dump()``::
 
@@ -119,6 +123,7 @@ def load_benchmark_spec(
         post_derive: [...]
         instrumentation: {...}                        # same shape as in the DSL
         executor: local                               # same shape as in the DSL
+        repeat: 3                                     # same as in the DSL
 
     Detection rule: a document is in the structured form when it has a
     top-level key besides ``benchmark``, or when ``benchmark.id`` holds
@@ -352,8 +357,10 @@ def _evaluation(
     variant_ids: frozenset[str],
     plugins: AutobenchPlugins,
 ) -> None:
-    """The ``post_derive``, ``policies``, ``instrumentation`` and ``executor`` sections of
-    ``container`` into ``sections``."""
+    """The ``post_derive``, ``policies``, ``instrumentation``, ``executor`` and ``repeat``
+    sections of ``container`` into ``sections``."""
+    if (item := _present(container.get("repeat"))) is not None:
+        sections["repeat"] = load_repeat(item)
     if (item := _present(container.get("instrumentation"))) is not None:
         sections["instrumentation"] = load_instrumentation(item)
     if (item := _present(container.get("executor"))) is not None:

@@ -268,6 +268,9 @@ class BenchmarkSpec(SpecModel):
     executor: ExecutorSpec | None = Field(default=None, exclude_if=lambda value: value is None)
     """The executor chosen by the spec (``None``: ``local``, unless the caller names one);
     left out of the dump (and so of the spec hash) when not set."""
+    repeat: int = Field(default=1, ge=1, strict=True, exclude_if=lambda value: value == 1)
+    """How many times every case x variant runs (>= 1); left out of the dump (and so of the
+    spec hash) when 1, so a spec without repeats keeps its hash and run ids."""
     _plugins: _PluginsRef = PrivateAttr(default_factory=_PluginsRef)
 
     @field_validator("scoring", mode="before")

@@ -260,6 +260,24 @@ def load_semantic_registry(item: Located) -> SemanticRegistry:
     return validate_model(SemanticRegistry, item.value, item, "semantic_registry")
 
 
+def load_repeat(item: Located) -> int:
+    """``repeat: <K>``: how many times each case x variant runs, an integer >= 1."""
+    value = item.value
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SpecError(
+            item.location,
+            f"repeat must be an integer, not {kind_of(value)}",
+            expected="an integer >= 1 (runs of each case x variant)",
+        )
+    if value < 1:
+        raise SpecError(
+            item.location,
+            f"repeat must be at least 1, not {value}",
+            expected="an integer >= 1 (runs of each case x variant)",
+        )
+    return value
+
+
 _EXECUTOR_SHAPES = "executor: <name> or executor: {name: <name>, <option>: <value>, ...}"
 
 
