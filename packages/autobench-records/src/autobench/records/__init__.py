@@ -15,6 +15,7 @@ from autobench.records._aggregate import AGGREGATIONS as AGGREGATIONS
 from autobench.records._aggregate import Aggregate as Aggregate
 from autobench.records._aggregate import UnknownAggregationError as UnknownAggregationError
 from autobench.records._aggregate import aggregate as aggregate
+from autobench.records._changes import experiment_changes as experiment_changes
 from autobench.records._codec import artifact_payload_from_yaml as artifact_payload_from_yaml
 from autobench.records._codec import artifact_payload_to_yaml as artifact_payload_to_yaml
 from autobench.records._codec import experiment_record_from_yaml as experiment_record_from_yaml

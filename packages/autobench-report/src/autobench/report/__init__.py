@@ -12,6 +12,7 @@ from autobench.report._builders import (
     compare_variants,
 )
 from autobench.report._builders import report_spec as report_spec
+from autobench.report._experiments import compare_experiments as compare_experiments
 from autobench.report._exporters import Exporter as Exporter
 from autobench.report._exporters import ExporterRegistry as ExporterRegistry
 from autobench.report._exporters import UnknownExportFormatError as UnknownExportFormatError
@@ -22,16 +23,19 @@ from autobench.report._model import CaseMatrix as CaseMatrix
 from autobench.report._model import Comparison as Comparison
 from autobench.report._model import ComparisonMetric as ComparisonMetric
 from autobench.report._model import Distribution as Distribution
+from autobench.report._model import ExperimentComparison as ExperimentComparison
 from autobench.report._model import FactorChange as FactorChange
 from autobench.report._model import Leaderboard as Leaderboard
 from autobench.report._model import LeaderboardRow as LeaderboardRow
 from autobench.report._model import MatrixCell as MatrixCell
 from autobench.report._model import MetricColumn as MetricColumn
+from autobench.report._model import MetricStatistics as MetricStatistics
 from autobench.report._model import Report as Report
 from autobench.report._model import RunMetricRow as RunMetricRow
 from autobench.report._model import UnpairedCase as UnpairedCase
 from autobench.report._model import VariantDistribution as VariantDistribution
 from autobench.report._model import VariantSummary as VariantSummary
+from autobench.report._model import Verdict as Verdict
 
 # The Rich renderers are imported on first use: loading the plugin manager imports this
 # package (the built-in exporters are an entry point), and that must not cost a Rich import.
@@ -41,6 +45,7 @@ _RENDERERS = {
     "render_status_table": "autobench.report._terminal",
     "render_report": "autobench.report._render",
     "render_comparison": "autobench.report._render_summary",
+    "render_experiment_comparison": "autobench.report._render_summary",
     # file exports, with their exporters, on first use as well
     "export_runs_csv": "autobench.report._files",
     "export_summary_yaml": "autobench.report._files",
@@ -74,6 +79,9 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy renderers
     from autobench.report._files import write_export as write_export
     from autobench.report._render import render_report as render_report
     from autobench.report._render_summary import render_comparison as render_comparison
+    from autobench.report._render_summary import (
+        render_experiment_comparison as render_experiment_comparison,
+    )
     from autobench.report._terminal import render_experiment_overview as render_experiment_overview
     from autobench.report._terminal import render_plan as render_plan
     from autobench.report._terminal import render_status_table as render_status_table

@@ -25,6 +25,7 @@ from autobench.report._leaderboard import leaderboard
 from autobench.report._matrix import case_matrix
 from autobench.report._metrics import MetricTable
 from autobench.report._model import (
+    DEFAULT_LEVEL,
     CaseMatrix,
     Comparison,
     Distribution,
@@ -88,11 +89,14 @@ def compare_variants(
     baseline: str,
     candidate: str,
     metrics: Sequence[MetricAggregation] | None = None,
+    *,
+    level: float = DEFAULT_LEVEL,
 ) -> Comparison:
     """Compare ``candidate`` against ``baseline``, paired by case.
 
     ``metrics`` default to the metrics of a recorded comparison of the same
-    pair, else the default leaderboard columns. Raises
+    pair, else the default leaderboard columns. Each metric's statistics use the
+    confidence ``level`` (tests at ``1 - level``). Raises
     :class:`UnknownVariantError` (a ``ValueError``) naming the known variants
     when either id is unknown. See :func:`autobench.report._compare.compare`.
     """
@@ -104,7 +108,7 @@ def compare_variants(
             if (item.baseline, item.candidate) == (baseline, candidate)
         ]
         metrics = configured[0].metrics if configured else ()
-    return compare(table, baseline, candidate, _columns(table, metrics))
+    return compare(table, baseline, candidate, _columns(table, metrics), level=level)
 
 
 def _comparisons(table: MetricTable, spec: ReportSpec) -> list[Comparison]:

@@ -3,21 +3,32 @@
 The comparison reports associations: which factors differ and how the
 aggregates of the paired runs differ. It never says which factor caused a
 difference; with more than one changed factor it is marked ``confounded``.
+
+Each metric also gets paired statistics (:mod:`autobench.report._statistics`) over
+per-case values: a case with several runs of a variant (repeats) counts once, with
+the mean of its runs' values, so repeats sharpen a case's value without counting as
+more cases. The two sides may come from two experiments
+(:func:`autobench.report._experiments.compare_experiments`).
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from autobench.records import RunRecord, RunStatus, Variant
 from autobench.report._aggregates import aggregate_column
+from autobench.report._directions import UNDIRECTED
 from autobench.report._metrics import MetricTable
 from autobench.report._model import (
+    DEFAULT_LEVEL,
     Comparison,
     ComparisonMetric,
     FactorChange,
     MetricColumn,
+    MetricStatistics,
     UnpairedCase,
 )
 
@@ -66,65 +77,140 @@ def _unpaired_reason(baseline: list[RunRecord], candidate: list[RunRecord]) -> s
     return "; ".join(reasons) or None
 
 
-def compare(
-    table: MetricTable, baseline: str, candidate: str, columns: Sequence[MetricColumn]
-) -> Comparison:
-    """Compare ``candidate`` against ``baseline`` over the cases both ran without error.
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One side of a comparison: a variant's runs in a metric table, by case id."""
 
-    A case is paired when each variant has a run of it and none of those runs
-    errored or was skipped; otherwise it is listed in ``unpaired`` with the
-    reason. Each metric is aggregated over the paired runs of each side
-    (``total`` = paired runs of that side); ``delta = candidate - baseline``,
-    ``None`` when either side has no value; ``relative = delta / |baseline|``,
-    ``None`` without a delta or when the baseline is 0. Raises
-    :class:`~autobench.report.UnknownVariantError` for an unknown variant id.
-    """
-    table.check_variant(baseline)
-    table.check_variant(candidate)
-    sides: dict[str, dict[str, list[int]]] = {baseline: {}, candidate: {}}
-    for variant, cases in sides.items():
+    table: MetricTable
+    variant: str
+    cases: dict[str, list[int]]
+
+    @classmethod
+    def of(cls, table: MetricTable, variant: str) -> Side:
+        """The runs of ``variant`` grouped by case (every repeat of a case together);
+        raises :class:`~autobench.report.UnknownVariantError` for an unknown id."""
+        table.check_variant(variant)
+        cases: dict[str, list[int]] = {}
         for index in table.by_variant[variant]:
             cases.setdefault(table.runs[index].case_id, []).append(index)
+        return cls(table, variant, cases)
+
+
+def _statistics() -> Any:
+    """:mod:`autobench.report._statistics`, imported on the first comparison: it imports
+    scipy (about a second), and loading the plugin manager imports this package."""
+    return importlib.import_module("autobench.report._statistics")
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool | int | float) and not isinstance(value, complex):
+        return float(value)
+    return None
+
+
+def _case_values(side: Side, item: MetricColumn, cases: Sequence[str]) -> list[float | None]:
+    """Per case, the mean of its runs' numeric values of ``item`` (``None``: none)."""
+    by_run = side.table.values(item.semantic_type).by_run
+    means: list[float | None] = []
+    for case in cases:
+        values = [_number(by_run[index]) for index in side.cases[case]]
+        present = [value for value in values if value is not None]
+        means.append(sum(present) / len(present) if present else None)
+    return means
+
+
+def _is_pass_fail(side: Side, item: MetricColumn, cases: Sequence[str]) -> bool:
+    by_run = side.table.values(item.semantic_type).by_run
+    values = [by_run[i] for case in cases for i in side.cases[case] if by_run[i] is not None]
+    return bool(values) and all(isinstance(value, bool) for value in values)
+
+
+def metric_statistics(
+    base: Side,
+    cand: Side,
+    item: MetricColumn,
+    cases: Sequence[str],
+    *,
+    level: float = DEFAULT_LEVEL,
+) -> MetricStatistics | None:
+    """Paired statistics of ``item`` over ``cases`` (unadjusted): per-case means of each
+    side, paired where both have a value. ``None`` for an undirected aggregate
+    (``count``, ``stddev``), for values that are not numbers, or when no case pairs."""
+    if item.fn in UNDIRECTED:
+        return None
+    before = _case_values(base, item, cases)
+    after = _case_values(cand, item, cases)
+    pairs = [(b, a) for b, a in zip(before, after, strict=True) if b is not None and a is not None]
+    if not pairs:
+        return None
+    pass_fail = _is_pass_fail(base, item, cases) and _is_pass_fail(cand, item, cases)
+    return _statistics().paired_statistics(
+        [b for b, _ in pairs],
+        [a for _, a in pairs],
+        pass_fail=pass_fail,
+        direction=item.direction,
+        level=level,
+    )
+
+
+def compare_sides(
+    base: Side,
+    cand: Side,
+    columns: Sequence[MetricColumn],
+    cases: Sequence[str],
+    *,
+    labels: tuple[str, str] | None = None,
+    level: float = DEFAULT_LEVEL,
+) -> Comparison:
+    """Compare ``cand`` against ``base`` over ``cases`` (in this order); see :func:`compare`.
+    ``labels`` name the sides (default: the variant ids)."""
+    baseline, candidate = labels or (base.variant, cand.variant)
     paired: list[str] = []
     unpaired: list[UnpairedCase] = []
     base_runs: list[int] = []
     cand_runs: list[int] = []
-    for case in table.cases:
-        base = sides[baseline].get(case, [])
-        cand = sides[candidate].get(case, [])
-        if not base and not cand:
+    for case in cases:
+        before = base.cases.get(case, [])
+        after = cand.cases.get(case, [])
+        if not before and not after:
             continue
-        reason = _unpaired_reason([table.runs[i] for i in base], [table.runs[i] for i in cand])
+        reason = _unpaired_reason(
+            [base.table.runs[i] for i in before], [cand.table.runs[i] for i in after]
+        )
         if reason is not None:
             unpaired.append(UnpairedCase(case=case, reason=reason))
             continue
         paired.append(case)
-        base_runs.extend(base)
-        cand_runs.extend(cand)
+        base_runs.extend(before)
+        cand_runs.extend(after)
     metrics = []
     scope = f"{baseline} -> {candidate}, "
-    for item in columns:
-        before = aggregate_column(table, item, base_runs, scope=f"{scope}{baseline}, ")
-        after = aggregate_column(table, item, cand_runs, scope=f"{scope}{candidate}, ")
+    tested = [metric_statistics(base, cand, item, paired, level=level) for item in columns]
+    present = [item for item in tested if item is not None]
+    adjusted = iter(_statistics().adjust_family(present))
+    for item, statistics in zip(columns, tested, strict=True):
+        before_value = aggregate_column(base.table, item, base_runs, scope=f"{scope}{baseline}, ")
+        after_value = aggregate_column(cand.table, item, cand_runs, scope=f"{scope}{candidate}, ")
         delta: float | None = None
         relative: float | None = None
-        if before.value is not None and after.value is not None:
-            delta = after.value - before.value
-            relative = None if before.value == 0 else delta / abs(before.value)
+        if before_value.value is not None and after_value.value is not None:
+            delta = after_value.value - before_value.value
+            relative = None if before_value.value == 0 else delta / abs(before_value.value)
         metrics.append(
             ComparisonMetric(
                 name=item.name,
                 semantic_type=item.semantic_type,
                 fn=item.fn,
                 unit=item.unit,
-                baseline=before,
-                candidate=after,
+                baseline=before_value,
+                candidate=after_value,
                 delta=delta,
                 relative=relative,
+                statistics=None if statistics is None else next(adjusted),
             )
         )
     changes = changed_factors(
-        variant_definition(table, baseline), variant_definition(table, candidate)
+        variant_definition(base.table, base.variant), variant_definition(cand.table, cand.variant)
     )
     return Comparison(
         baseline=baseline,
@@ -135,3 +221,27 @@ def compare(
         confounded=len(changes) > 1,
         metrics=tuple(metrics),
     )
+
+
+def compare(
+    table: MetricTable,
+    baseline: str,
+    candidate: str,
+    columns: Sequence[MetricColumn],
+    *,
+    level: float = DEFAULT_LEVEL,
+) -> Comparison:
+    """Compare ``candidate`` against ``baseline`` over the cases both ran without error.
+
+    A case is paired when each variant has a run of it and none of those runs
+    errored or was skipped; otherwise it is listed in ``unpaired`` with the
+    reason. Each metric is aggregated over the paired runs of each side
+    (``total`` = paired runs of that side); ``delta = candidate - baseline``,
+    ``None`` when either side has no value; ``relative = delta / |baseline|``,
+    ``None`` without a delta or when the baseline is 0. ``statistics`` test the
+    per-case values at confidence ``level`` (Holm-adjusted across ``columns``).
+    Raises :class:`~autobench.report.UnknownVariantError` for an unknown variant id.
+    """
+    base = Side.of(table, baseline)
+    cand = Side.of(table, candidate)
+    return compare_sides(base, cand, columns, table.cases, level=level)

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from autobench.records import Direction, Semantic
 from autobench.report._metrics import MetricTable
 
-_UNDIRECTED = frozenset({"count", "stddev"})
+UNDIRECTED = frozenset({"count", "stddev"})
+"""Aggregates that describe spread or presence: no direction, nothing to test."""
 
 _BUILT_IN: dict[str, Direction] = {
     Semantic.TIME_LATENCY: Direction.MINIMIZE,
@@ -31,7 +32,7 @@ def column_direction(table: MetricTable, semantic_type: str, fn: str) -> Directi
     """The direction of ``fn`` over ``semantic_type``: the one its observations declare,
     else the built-in one of the type or its nearest ancestor; ``None`` when runs declare
     different directions, when none is known, or for an undirected aggregate."""
-    if fn in _UNDIRECTED:
+    if fn in UNDIRECTED:
         return None
     declared = table.directions(semantic_type)
     if declared:

@@ -13,7 +13,15 @@ from collections.abc import Sequence
 
 from autobench.records import ExperimentResult, RunStatus
 from autobench.report._format import aggregate_text, column_label, metric_label, value_text
-from autobench.report._model import CaseMatrix, Comparison, Distribution, MatrixCell, Report
+from autobench.report._model import (
+    CaseMatrix,
+    Comparison,
+    ComparisonMetric,
+    Distribution,
+    MatrixCell,
+    Report,
+)
+from autobench.report._statistics_text import p_text, verdict_text
 
 
 def escape(text: str) -> str:
@@ -86,9 +94,35 @@ def _comparison(item: Comparison) -> list[str]:
                 for m in item.metrics
             ],
         )
+    tested = [m for m in item.metrics if m.statistics is not None]
+    if tested:
+        lines += table(
+            ["metric", "cases", "mean delta", "interval", "test", "p", "p (Holm)", "verdict"],
+            [_statistics_row(m) for m in tested],
+        )
     if item.unpaired:
         lines += table(["unpaired case", "reason"], [[u.case, u.reason] for u in item.unpaired])
     return lines
+
+
+def _statistics_row(metric: ComparisonMetric) -> list[str]:
+    stats = metric.statistics
+    assert stats is not None
+    interval = (
+        "-"
+        if stats.ci_low is None or stats.ci_high is None
+        else f"{stats.level:.0%}: [{value_text(stats.ci_low)}, {value_text(stats.ci_high)}]"
+    )
+    return [
+        column_label(metric.name, metric.fn, metric.semantic_type, metric.unit),
+        str(stats.n),
+        "-" if stats.mean_delta is None else value_text(stats.mean_delta),
+        interval,
+        stats.test,
+        p_text(stats.p_value),
+        p_text(stats.p_adjusted),
+        verdict_text(stats),
+    ]
 
 
 def _distribution(item: Distribution) -> list[str]:

@@ -12,6 +12,8 @@ Shape::
       cases: {case: {variant: {status, reason, metrics: {semantic type: value}}}}
       matrix: {metric, unit, cases: {case: {variant: value}}}
       compare: {"A -> B": {runs, confounded, changed_factors, unpaired, metrics}}
+        (each metric: its aggregates, delta and statistics: {cases, informative,
+         mean_delta, interval: {level, low, high}, test, p, p_holm, verdict, cases_needed})
       distributions: {name: {semantic, unit, variants: {variant: [values]}, summaries}}
       diagnostics: [text]
 
@@ -24,7 +26,13 @@ from __future__ import annotations
 from typing import Any
 
 from autobench.records import ExperimentResult, render_sections
-from autobench.report._model import AggregateValue, Comparison, Distribution, Report
+from autobench.report._model import (
+    AggregateValue,
+    Comparison,
+    Distribution,
+    MetricStatistics,
+    Report,
+)
 
 REPORT_RECORD_VERSION = 1
 
@@ -35,6 +43,20 @@ def _aggregate(value: AggregateValue, metric: str | None = None) -> dict[str, An
     if value.unit is not None:
         data["unit"] = value.unit
     return data
+
+
+def _statistics(stats: MetricStatistics) -> dict[str, Any]:
+    return {
+        "cases": stats.n,
+        "informative": stats.informative,
+        "mean_delta": stats.mean_delta,
+        "interval": {"level": stats.level, "low": stats.ci_low, "high": stats.ci_high},
+        "test": stats.test,
+        "p": stats.p_value,
+        "p_holm": stats.p_adjusted,
+        "verdict": stats.verdict.value,
+        "cases_needed": stats.cases_needed,
+    }
 
 
 def _comparison(item: Comparison) -> dict[str, Any]:
@@ -56,6 +78,8 @@ def _comparison(item: Comparison) -> dict[str, Any]:
             "n": {"baseline": metric.baseline.n, "candidate": metric.candidate.n},
             "total": {"baseline": metric.baseline.total, "candidate": metric.candidate.total},
         }
+        if metric.statistics is not None:
+            metrics[metric.name]["statistics"] = _statistics(metric.statistics)
     return {
         "runs": len(item.paired_cases),
         "confounded": item.confounded,

@@ -106,6 +106,10 @@ class UnpairedCase(ReportModel):
     reason: str
 
 
+DEFAULT_LEVEL = 0.95
+"""Confidence level of comparison intervals; the tests' significance level is ``1 - level``."""
+
+
 class Verdict(StrEnum):
     """What a comparison can say about one metric at the chosen level."""
 
@@ -176,6 +180,24 @@ class Comparison(ReportModel):
     changed_factors: tuple[FactorChange, ...] = ()
     confounded: bool = False
     metrics: tuple[ComparisonMetric, ...] = ()
+
+
+class ExperimentComparison(ReportModel):
+    """A candidate experiment against a baseline experiment, paired by case and variant.
+
+    ``changed`` lists what differs between their inputs (``spec``, ``dataset``, then
+    source file paths); ``comparisons`` holds one comparison per variant both have (its
+    sides labelled ``baseline/<variant>`` and ``candidate/<variant>``); the ``*_only_in_*``
+    fields list variants and cases that only one experiment planned or ran."""
+
+    baseline_experiment: str
+    candidate_experiment: str
+    changed: tuple[str, ...] = ()
+    variants_only_in_baseline: tuple[str, ...] = ()
+    variants_only_in_candidate: tuple[str, ...] = ()
+    cases_only_in_baseline: tuple[str, ...] = ()
+    cases_only_in_candidate: tuple[str, ...] = ()
+    comparisons: tuple[Comparison, ...] = ()
 
 
 class VariantDistribution(ReportModel):

@@ -5,7 +5,9 @@ Each metric is shown in one notation and the unit its header states (see
 metric with a direction carries :data:`BEST_MARK`, explained in a note; in a
 comparison each delta is also given relative to the baseline, in the notation
 of its metric's values. Within one report a metric has one notation: the
-comparisons use the leaderboard's.
+comparisons use the leaderboard's. Below a comparison's deltas, a statistics table
+gives per metric the paired cases, the mean per-case delta with its interval, the
+test, the raw and Holm-adjusted p-values and the verdict.
 """
 
 from __future__ import annotations
@@ -24,11 +26,14 @@ from autobench.report._format import value_text
 from autobench.report._model import (
     Comparison,
     ComparisonMetric,
+    ExperimentComparison,
     Leaderboard,
     LeaderboardRow,
     MetricColumn,
+    Verdict,
 )
 from autobench.report._render_cells import BEST_MARK, aggregate_cell
+from autobench.report._statistics_text import p_text, verdict_text
 
 PASS_RATE = "pass rate"
 _PERCENT = number_format((), None, percent=True)
@@ -205,6 +210,61 @@ def _comparison_metrics(comparison: Comparison, formats: MetricFormats) -> FitTa
     return FitTable("", [Column("metric", labels, wrap=True)], values)
 
 
+_VERDICT_STYLES = {
+    Verdict.IMPROVED: "green",
+    Verdict.REGRESSED: "bold red",
+    Verdict.TOO_FEW_CASES: "yellow",
+}
+
+
+def _statistics_table(comparison: Comparison, formats: MetricFormats) -> FitTable | None:
+    tested = [metric for metric in comparison.metrics if metric.statistics is not None]
+    if not tested:
+        return None
+    level = tested[0].statistics.level if tested[0].statistics else 0.95
+    labels: list[Text] = []
+    cells: list[list[Text]] = [[], [], [], [], [], []]
+    for metric in tested:
+        stats = metric.statistics
+        assert stats is not None
+        number = _metric_format(metric, formats)
+        labels.append(
+            Text(metric_header(metric.name, metric.fn, metric.semantic_type, number.unit))
+        )
+        interval = (
+            "-"
+            if stats.ci_low is None or stats.ci_high is None
+            else f"[{number.text(stats.ci_low, signed=True)}, "
+            f"{number.text(stats.ci_high, signed=True)}]"
+        )
+        mean = "-" if stats.mean_delta is None else number.text(stats.mean_delta, signed=True)
+        row = (
+            Text(str(stats.n)),
+            Text(mean),
+            Text(interval),
+            Text(f"{stats.test} p={p_text(stats.p_value)}"),
+            Text(p_text(stats.p_adjusted)),
+            Text(verdict_text(stats), style=_VERDICT_STYLES.get(stats.verdict, "")),
+        )
+        for column, cell in zip(cells, row, strict=True):
+            column.append(cell)
+    headers = (
+        "cases",
+        "mean delta",
+        f"{level:.0%} interval",
+        "test",
+        "p (Holm)",
+        "verdict",
+    )
+    values = [_right(header, column) for header, column in zip(headers[:5], cells, strict=False)]
+    values.append(Column(headers[5], cells[5], wrap=True))
+    return FitTable(
+        f"Statistics (paired by case, tests at {1 - level:.2g})",
+        [Column("metric", labels, wrap=True)],
+        values,
+    )
+
+
 def render_comparison(
     comparison: Comparison, max_rows: int = 10, formats: MetricFormats | None = None
 ) -> RenderableType:
@@ -232,6 +292,9 @@ def render_comparison(
         Panel(grid, title=title, title_align="left"),
         _comparison_metrics(comparison, formats or {}),
     ]
+    statistics = _statistics_table(comparison, formats or {})
+    if statistics is not None:
+        parts.append(statistics)
     if comparison.unpaired:
         shown = comparison.unpaired[:max_rows]
         left = len(comparison.unpaired) - len(shown)
@@ -243,4 +306,38 @@ def render_comparison(
                 f"... and {left} more" if left else None,
             )
         )
+    return Group(*parts)
+
+
+def render_experiment_comparison(
+    comparison: ExperimentComparison, max_rows: int = 10
+) -> RenderableType:
+    """Two experiments: what changed between their inputs, the variants and cases only
+    one of them has, then each shared variant's comparison (:func:`render_comparison`)."""
+    grid = Table.grid(padding=(0, 2))
+    grid.add_row("baseline", comparison.baseline_experiment)
+    grid.add_row("candidate", comparison.candidate_experiment)
+    changed = [
+        f"{item} hash changed" if item in ("spec", "dataset") else f"{item} changed"
+        for item in comparison.changed
+    ]
+    grid.add_row("inputs", Text("; ".join(changed) or "spec, dataset and sources unchanged"))
+    for label, items in (
+        ("variants only in baseline", comparison.variants_only_in_baseline),
+        ("variants only in candidate", comparison.variants_only_in_candidate),
+        ("cases only in baseline", comparison.cases_only_in_baseline),
+        ("cases only in candidate", comparison.cases_only_in_candidate),
+    ):
+        if items:
+            shown = ", ".join(items[:max_rows])
+            left = len(items) - min(len(items), max_rows)
+            grid.add_row(
+                label, Text(shown + (f" ... and {left} more" if left else ""), overflow="fold")
+            )
+    parts: list[RenderableType] = [
+        Panel(grid, title=Text("Compare experiments"), title_align="left")
+    ]
+    if not comparison.comparisons:
+        parts.append(Text("No variant is in both experiments: nothing to pair.", style="yellow"))
+    parts += [render_comparison(item, max_rows) for item in comparison.comparisons]
     return Group(*parts)

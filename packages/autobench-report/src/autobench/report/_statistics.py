@@ -3,7 +3,9 @@
 Pure functions over per-case paired values (one baseline and one candidate value per
 case, already averaged over the case's repeats). The numerical work is scipy's; this
 module picks the methods, handles the degenerate inputs scipy would warn about, and
-documents where each method comes from.
+documents where each method comes from. scipy takes about a second to import, so
+this module is imported on first use (:mod:`autobench.report._compare`), never with
+the package.
 
 * :func:`paired_bootstrap_ci`: percentile bootstrap interval of the mean delta,
   resampling cases (Efron & Tibshirani 1993).
@@ -25,16 +27,13 @@ from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats  # type: ignore[import-untyped]
+from scipy import stats
 
 from autobench.records import Direction
-from autobench.report._model import MetricStatistics, Verdict
+from autobench.report._model import DEFAULT_LEVEL, MetricStatistics, Verdict
 
 Values = Sequence[float] | NDArray[np.float64]
 """Per-case values or deltas."""
-
-DEFAULT_LEVEL = 0.95
-"""Confidence level of the intervals; the tests' significance level is ``1 - level``."""
 
 DEFAULT_RESAMPLES = 2000
 """Bootstrap resamples: enough for stable 95 % percentile bounds (Efron & Tibshirani

@@ -18,6 +18,7 @@ from autobench.records import (
     ExperimentRecord,
     RecordingError,
     RunRecord,
+    experiment_changes,
     load_experiment_record,
     load_run_record,
 )
@@ -31,17 +32,9 @@ class ResumeError(RecordingError):
 def resume_changes(recorded: ExperimentRecord, current: ExperimentRecord) -> tuple[str, ...]:
     """What differs between the experiment as recorded and as it would start now:
     ``spec`` (its hash), ``dataset`` (its hash), and each source file path whose
-    sha256 changed, that appeared or that disappeared."""
-    changed: list[str] = []
-    recorded_spec, current_spec = recorded.benchmark.spec, current.benchmark.spec
-    if (recorded_spec and recorded_spec.hash) != (current_spec and current_spec.hash):
-        changed.append("spec")
-    if recorded.benchmark.dataset.hash != current.benchmark.dataset.hash:
-        changed.append("dataset")
-    for path in sorted(set(recorded.files) | set(current.files)):
-        if recorded.files.get(path) != current.files.get(path):
-            changed.append(path)
-    return tuple(changed)
+    sha256 changed, that appeared or that disappeared
+    (:func:`autobench.records.experiment_changes`)."""
+    return experiment_changes(recorded, current)
 
 
 def describe_changes(root: Path, recorded: ExperimentRecord, current: ExperimentRecord) -> str:

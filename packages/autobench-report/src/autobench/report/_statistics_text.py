@@ -1,0 +1,23 @@
+"""Comparison statistics as short texts, shared by the terminal and the file exports."""
+
+from __future__ import annotations
+
+from autobench.report._model import MetricStatistics, Verdict
+
+
+def p_text(p: float | None) -> str:
+    """A p-value for people: three decimals, ``<0.001`` below that, ``-`` for none."""
+    if p is None:
+        return "-"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def verdict_text(statistics: MetricStatistics) -> str:
+    """The verdict, with the cases needed for the observed effect when it was not
+    detected (``too few cases (n=3; about 14 needed)``)."""
+    text = statistics.verdict.value
+    if statistics.verdict in (Verdict.IMPROVED, Verdict.REGRESSED, Verdict.CHANGED):
+        return text
+    if statistics.cases_needed is None:
+        return f"{text} (n={statistics.n}; no effect observed)"
+    return f"{text} (n={statistics.n}; about {statistics.cases_needed} needed)"
