@@ -1,27 +1,108 @@
-"""Aggregating a column over a set of runs of the metric table."""
+"""Aggregating a column over a set of runs of the metric table.
+
+Repeats (``repeat: K``) give a case several runs of one variant. Every aggregate over a
+variant's runs first reduces each case's repeats to one value, then aggregates those
+per-case values, so a case weighs the same however many of its repeats were recorded:
+
+* ``ratio_true``: per case, the share of true values among its repeats; then their mean;
+* ``count``: not reduced (it counts the values present in every run);
+* every other function: per case, the mean of its repeats' numeric values (booleans as
+  ``1``/``0``); then the function over those means.
+
+``n`` and ``total`` then count cases, not runs. The aggregate's ``spread`` is the mean, over
+the cases with at least two numeric values, of the sample standard deviation of those values:
+how far apart repeats of one case land. Without repeats (one run per case) nothing of this
+applies and the aggregate is exactly the function over the runs.
+"""
 
 from __future__ import annotations
 
+import math
+import statistics
 from collections.abc import Sequence
+from typing import Any
 
 from autobench.records import aggregate
 from autobench.report._metrics import MetricTable
 from autobench.report._model import AggregateValue, MetricColumn
 
 
+def case_groups(table: MetricTable, runs: Sequence[int]) -> dict[str, list[int]]:
+    """The run indices ``runs`` grouped by case id, in first-seen order (the repeats of a
+    case, in plan order, together)."""
+    groups: dict[str, list[int]] = {}
+    for index in runs:
+        groups.setdefault(table.runs[index].case_id, []).append(index)
+    return groups
+
+
+def _numbers(values: Sequence[Any]) -> list[float]:
+    return [
+        float(value)
+        for value in values
+        if isinstance(value, bool | int | float) and math.isfinite(float(value))
+    ]
+
+
+def repeat_value(fn: str, values: Sequence[Any]) -> Any:
+    """One case's value from the values of its repeats (``None``: no run has one): the
+    share of true values for ``ratio_true``, else the mean of the numeric values; a
+    non-numeric value is passed on as it is (the aggregate then reports it)."""
+    present = [value for value in values if value is not None]
+    if not present:
+        return None
+    if len(present) == 1:
+        return present[0]
+    if fn == "ratio_true":
+        flags = [bool(value) for value in present if isinstance(value, bool | int | float)]
+        return sum(flags) / len(flags) if flags else present[0]
+    numbers = _numbers(present)
+    return statistics.fmean(numbers) if numbers else present[0]
+
+
+def repeat_spread(values_by_case: Sequence[Sequence[Any]]) -> float | None:
+    """The mean over cases of the sample standard deviation of their repeats' numeric
+    values (cases with fewer than two such values are left out; ``None``: no case has two)."""
+    spreads = [
+        statistics.stdev(numbers)
+        for values in values_by_case
+        if len(numbers := _numbers([value for value in values if value is not None])) >= 2
+    ]
+    return statistics.fmean(spreads) if spreads else None
+
+
 def aggregate_column(
     table: MetricTable, item: MetricColumn, runs: Sequence[int], *, scope: str
 ) -> AggregateValue:
     """``item.fn`` over the values of ``item.semantic_type`` in the runs at indices ``runs``
-    (``total = len(runs)``); diagnostics go to the table, prefixed with ``scope``."""
+    (``total = len(runs)``), each case's repeats first reduced to one value (see the module
+    docstring); diagnostics go to the table, prefixed with ``scope``."""
     by_run = table.values(item.semantic_type).by_run
-    result = aggregate(
-        item.fn,
-        [by_run[index] for index in runs],
-        labels=[f"run {table.runs[index].run_id}" for index in runs],
-        context=f"{scope}{item.semantic_type}: ",
-    )
+    groups = case_groups(table, runs)
+    context = f"{scope}{item.semantic_type}: "
+    if item.fn == "count" or len(groups) == len(runs):
+        result = aggregate(
+            item.fn,
+            [by_run[index] for index in runs],
+            labels=[f"run {table.runs[index].run_id}" for index in runs],
+            context=context,
+        )
+        spread = None
+    else:
+        values_by_case = [[by_run[index] for index in group] for group in groups.values()]
+        result = aggregate(
+            "mean" if item.fn == "ratio_true" else item.fn,
+            [repeat_value(item.fn, values) for values in values_by_case],
+            labels=[f"case {case}" for case in groups],
+            context=context,
+        )
+        spread = repeat_spread(values_by_case)
     table.note(result.diagnostics)
     return AggregateValue(
-        fn=item.fn, value=result.value, n=result.n, total=result.total, unit=item.unit
+        fn=item.fn,
+        value=result.value,
+        n=result.n,
+        total=result.total,
+        unit=item.unit,
+        spread=spread,
     )

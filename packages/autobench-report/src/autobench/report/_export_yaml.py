@@ -42,6 +42,8 @@ def _aggregate(value: AggregateValue, metric: str | None = None) -> dict[str, An
     data.update(aggregate=value.fn, value=value.value, n=value.n, total=value.total)
     if value.unit is not None:
         data["unit"] = value.unit
+    if value.spread is not None:
+        data["repeat_spread"] = value.spread
     return data
 
 

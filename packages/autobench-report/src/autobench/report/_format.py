@@ -39,7 +39,12 @@ def aggregate_text(aggregate: AggregateValue, shown: str | None = None) -> str:
         value = shown
     else:
         value = "no value" if aggregate.value is None else number_text(aggregate.value)
-    return f"{value} (n={aggregate.n}/{aggregate.total})"
+    return f"{value}{spread_text(aggregate)} (n={aggregate.n}/{aggregate.total})"
+
+
+def spread_text(aggregate: AggregateValue) -> str:
+    """`` ±0.05`` (the spread between repeats), ``""`` without one."""
+    return "" if aggregate.spread is None else f" \u00b1{number_text(aggregate.spread)}"
 
 
 def metric_label(semantic_type: str, unit: str | None) -> str:

@@ -2,20 +2,33 @@
 
 from __future__ import annotations
 
+from autobench.records import RunStatus
+from autobench.report._aggregates import repeat_value
 from autobench.report._metrics import MetricTable
 from autobench.report._model import CaseMatrix, MatrixCell
+
+_WORST_FIRST = (RunStatus.ERRORED, RunStatus.FAILED, RunStatus.SKIPPED, RunStatus.PASSED)
 
 
 def case_matrix(table: MetricTable, semantic_type: str) -> CaseMatrix:
     """``cells[case][variant]``: the run's status and its value of ``semantic_type`` in the
-    metric's unit (``None``: no value). A case x variant without a run has no cell."""
+    metric's unit (``None``: no value). A case x variant without a run has no cell. With
+    repeats, a cell holds the mean of its repeats' values and the worst of their statuses
+    (errored, failed, skipped, passed)."""
     values = table.values(semantic_type)
     cells: dict[str, dict[str, MatrixCell]] = {case: {} for case in table.cases}
+    repeats: dict[tuple[str, str], list[int]] = {}
     for index, run in enumerate(table.runs):
+        repeats.setdefault((run.case_id, run.variant_id), []).append(index)
+    for (case, variant), indices in repeats.items():
+        if len(indices) == 1:
+            status, value = table.runs[indices[0]].status, values.by_run[indices[0]]
+        else:
+            statuses = {table.runs[index].status for index in indices}
+            status = next(item for item in _WORST_FIRST if item in statuses)
+            value = repeat_value("mean", [values.by_run[index] for index in indices])
         # Built from already-validated records: skip re-validating 10,000s of cells.
-        cells[run.case_id][run.variant_id] = MatrixCell(
-            status=run.status, value=values.by_run[index]
-        )
+        cells[case][variant] = MatrixCell(status=status, value=value)
     return CaseMatrix(
         semantic_type=values.semantic_type,
         unit=values.unit,

@@ -22,13 +22,17 @@ class ReportModel(BaseModel):
 
 
 class AggregateValue(ReportModel):
-    """One aggregate: ``value`` (``None`` = no value), over ``n`` of ``total`` runs, in ``unit``."""
+    """One aggregate: ``value`` (``None`` = no value), over ``n`` of ``total`` runs, in ``unit``.
+    With repeats, ``n`` and ``total`` count cases (each case's repeats reduced to one value
+    first) and ``spread`` is the mean over cases of the standard deviation between a case's
+    repeats (``None``: no repeats, or no case with two values)."""
 
     fn: str
     value: float | int | None
     n: int
     total: int
     unit: str | None = None
+    spread: float | None = None
 
 
 class MetricColumn(ReportModel):
