@@ -48,6 +48,8 @@ def _preview(name: str, content: str | bytes) -> RenderableType:
     )
     if name == "csv":
         return _csv_preview(content)
+    if name == "html":  # a page of markup and embedded scripts: nothing to read in a terminal
+        return Text(f"{len(lines):,} lines of HTML; open the file in a browser", style="dim")
     if name == "markdown":
         return Group(Markdown(shown), more)
     lexer = {"yaml": "yaml", "junit": "xml"}.get(name, "text")
@@ -131,8 +133,9 @@ def export_command(record_dir: Path, format_name: str, target: Path) -> None:
     """Export the report of the experiment recorded in DIR to a file, then preview it.
 
     Formats: yaml (the report record), csv (one row per run, one column per
-    metric), markdown (GitHub tables), junit (one test case per run, for CI)
-    and any format an installed plugin adds. The formats are those of the
+    metric), markdown (GitHub tables), junit (one test case per run, for CI),
+    html (one self-contained interactive page) and any format an installed
+    plugin adds. The formats are those of the
     command's plugins (an embedding application may pass its own). The file
     is written atomically; the terminal shows a preview, never the raw file.
     Record files are never overwritten.

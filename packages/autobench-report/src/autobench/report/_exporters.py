@@ -1,9 +1,9 @@
 """Exporters: the protocol every export format implements, and the registry of formats.
 
 Formats are contributed through the ``autobench_exporters`` hook of the
-``autobench`` plugin project. The built-in ``yaml``, ``csv``, ``markdown`` and
-``junit`` formats come from :mod:`autobench.report._plugin`, an entry point of
-this distribution, exactly like a third-party format would.
+``autobench`` plugin project. The built-in ``yaml``, ``csv``, ``markdown``,
+``junit`` and ``html`` formats come from :mod:`autobench.report._plugin`, an
+entry point of this distribution, exactly like a third-party format would.
 """
 
 from __future__ import annotations

@@ -1,0 +1,24 @@
+"""The ``html`` export: one self-contained page (see :mod:`autobench.report._html`).
+
+This module stays light on purpose: the built-in plugin imports every exporter
+when the plugin manager loads, and plotly and jinja2 are only imported by
+:meth:`HtmlExporter.export`, so commands that never write HTML do not pay for them.
+"""
+
+from __future__ import annotations
+
+from autobench.records import ExperimentResult
+from autobench.report._model import Report
+
+
+class HtmlExporter:
+    """``html``: an interactive report that opens offline (plotly.js embedded once)."""
+
+    name = "html"
+    extension = "html"
+    description = "Self-contained interactive page: charts, case matrix and run drill-downs."
+
+    def export(self, report: Report, result: ExperimentResult) -> str:
+        from autobench.report._html import render_html  # plotly and jinja2: on use only
+
+        return render_html(report, result)
