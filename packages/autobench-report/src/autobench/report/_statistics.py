@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats
+from scipy import stats  # type: ignore[import-untyped]
 
 from autobench.records import Direction
 from autobench.report._model import DEFAULT_LEVEL, MetricStatistics, Verdict
