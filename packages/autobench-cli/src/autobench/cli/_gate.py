@@ -1,15 +1,22 @@
-"""``--fail-on``: turn run statuses into a non-zero exit code for CI pipelines."""
+"""``--fail-on``: turn run statuses, and statistically supported regressions, into a
+non-zero exit code for CI pipelines."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import click
 
 from autobench.records import ExperimentResult, RunStatus
+from autobench.report import Comparison, Verdict, build_report
+from autobench.report._statistics_text import p_label
 
 EXIT_GATE = 3
 """Exit code when runs ended in a status named by ``--fail-on`` (1 stays for errors)."""
 
-GATE_STATUSES = ("failed", "errored", "skipped", "missing")
+GATE_STATUSES = ("failed", "errored", "skipped", "missing", "regressed")
+"""Run statuses, ``missing`` (planned runs without a record) and ``regressed`` (a
+comparison's verdict)."""
 
 
 def parse_fail_on(
@@ -31,7 +38,8 @@ def parse_fail_on(
 
 FAIL_ON_HELP = (
     "Exit with code 3 when any run ended in one of these statuses (comma-separated: "
-    "failed, errored, skipped; `missing` for planned runs without a record). "
+    "failed, errored, skipped; `missing` for planned runs without a record; `regressed` "
+    "when a comparison of the report finds a statistically supported regression). "
     "Without it the exit code is 0 whenever the experiment completed."
 )
 
@@ -46,7 +54,21 @@ def gate_failures(result: ExperimentResult, fail_on: frozenset[str]) -> list[str
             problems.append(f"{count} run(s) {status.value}")
     if "missing" in fail_on and result.missing_runs:
         problems.append(f"{len(result.missing_runs)} planned run(s) have no record")
+    if "regressed" in fail_on:
+        problems += regressions(build_report(result).comparisons)
     return problems
+
+
+def regressions(comparisons: Iterable[Comparison]) -> list[str]:
+    """One line per metric whose verdict is ``regressed`` (a statistically supported
+    regression after Holm's adjustment), for ``--fail-on regressed``."""
+    return [
+        f"{item.baseline} -> {item.candidate}: {metric.name} regressed "
+        f"({p_label(metric.statistics.p_adjusted)} after Holm)"
+        for item in comparisons
+        for metric in item.metrics
+        if metric.statistics is not None and metric.statistics.verdict is Verdict.REGRESSED
+    ]
 
 
 RUNS_HELP = (

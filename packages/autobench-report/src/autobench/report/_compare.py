@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from autobench.records import RunRecord, RunStatus, Variant
+from autobench.records import Direction, ObservationSource, RunRecord, RunStatus, Variant
 from autobench.report._aggregates import aggregate_column
 from autobench.report._directions import UNDIRECTED
 from autobench.report._metrics import MetricTable
@@ -120,9 +120,20 @@ def _case_values(side: Side, item: MetricColumn, cases: Sequence[str]) -> list[f
 
 
 def _is_pass_fail(side: Side, item: MetricColumn, cases: Sequence[str]) -> bool:
+    """Whether ``item`` is pass/fail on ``side``: every value is a boolean, or every value
+    is a score of 0 or 1 (what pass/fail scorers such as ``exact`` record)."""
+    semantic = side.table.normalize(item.semantic_type)
     by_run = side.table.values(item.semantic_type).by_run
-    values = [by_run[i] for case in cases for i in side.cases[case] if by_run[i] is not None]
-    return bool(values) and all(isinstance(value, bool) for value in values)
+    runs = [i for case in cases for i in side.cases[case] if by_run[i] is not None]
+    if not runs:
+        return False
+    if all(isinstance(by_run[i], bool) for i in runs):
+        return True
+    return all(
+        by_run[i] in (0, 1)
+        and side.table.projected[i][semantic].observation.source is ObservationSource.SCORE
+        for i in runs
+    )
 
 
 def metric_statistics(
@@ -135,7 +146,8 @@ def metric_statistics(
 ) -> MetricStatistics | None:
     """Paired statistics of ``item`` over ``cases`` (unadjusted): per-case means of each
     side, paired where both have a value. ``None`` for an undirected aggregate
-    (``count``, ``stddev``), for values that are not numbers, or when no case pairs."""
+    (``count``, ``stddev``), for values that are not numbers, or when no case pairs.
+    Pass/fail values (booleans) without a declared direction count passing as better."""
     if item.fn in UNDIRECTED:
         return None
     before = _case_values(base, item, cases)
@@ -144,11 +156,14 @@ def metric_statistics(
     if not pairs:
         return None
     pass_fail = _is_pass_fail(base, item, cases) and _is_pass_fail(cand, item, cases)
+    direction = item.direction
+    if direction is None and pass_fail and item.fn not in UNDIRECTED:
+        direction = Direction.MAXIMIZE  # a pass/fail value: passing is better
     return _statistics().paired_statistics(
         [b for b, _ in pairs],
         [a for _, a in pairs],
         pass_fail=pass_fail,
-        direction=item.direction,
+        direction=direction,
         level=level,
     )
 

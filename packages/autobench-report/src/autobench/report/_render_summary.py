@@ -33,7 +33,7 @@ from autobench.report._model import (
     Verdict,
 )
 from autobench.report._render_cells import BEST_MARK, aggregate_cell
-from autobench.report._statistics_text import p_text, verdict_text
+from autobench.report._statistics_text import p_label, p_text, verdict_text
 
 PASS_RATE = "pass rate"
 _PERCENT = number_format((), None, percent=True)
@@ -242,7 +242,7 @@ def _statistics_table(comparison: Comparison, formats: MetricFormats) -> FitTabl
             Text(str(stats.n)),
             Text(mean),
             Text(interval),
-            Text(f"{stats.test} p={p_text(stats.p_value)}"),
+            Text(f"{stats.test} {p_label(stats.p_value)}"),
             Text(p_text(stats.p_adjusted)),
             Text(verdict_text(stats), style=_VERDICT_STYLES.get(stats.verdict, "")),
         )

@@ -12,6 +12,12 @@ def p_text(p: float | None) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
+def p_label(p: float | None) -> str:
+    """``p=0.012``, ``p<0.001``, or ``p -`` without a p-value."""
+    text = p_text(p)
+    return f"p{text}" if text.startswith("<") else f"p={text}" if p is not None else "p -"
+
+
 def verdict_text(statistics: MetricStatistics) -> str:
     """The verdict, with the cases needed for the observed effect when it was not
     detected (``too few cases (n=3; about 14 needed)``)."""
