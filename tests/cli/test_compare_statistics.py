@@ -229,3 +229,25 @@ def test_report_fail_on_regressed_reads_the_report_comparisons(
         cli, ["compare", str(record), "--baseline", "slow", "--candidate", "fast"]
     )
     assert reversed_.exit_code == 0 and "improved" in reversed_.output
+
+
+def test_repeats_pair_per_case_means(tmp_path: Path) -> None:
+    """With repeat: 3 every case has three runs per variant: it is still one pair."""
+    base = tmp_path / "repeats"
+    base.mkdir()
+    (base / "stats_task.py").write_text(TASK)
+    (base / "mode.txt").write_text("noise")
+    text = _spec(8, "fast: {factors: {speed: fast}}\n      slow: {factors: {speed: slow}}")
+    (base / "autobench.yaml").write_text(
+        text.replace("    run: {python", "    repeat: 3\n    run: {python", 1)
+    )
+    record = base / "rec"
+    spec = load_benchmark_spec(base / "autobench.yaml")
+    asyncio.run(run_benchmark_spec(spec, sink=RecordDirectoryWriter(record)))
+    result = replay_experiment(record)
+    assert len(result.runs) == 8 * 2 * 3
+    comparison = compare_variants(result, "fast", "slow")
+    latency = next(m for m in comparison.metrics if m.semantic_type == "time.latency")
+    assert latency.statistics is not None
+    assert latency.statistics.n == 8
+    assert latency.statistics.verdict is Verdict.REGRESSED
