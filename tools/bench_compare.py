@@ -1,0 +1,127 @@
+"""Figures for ``compare`` with statistics: 10,000 paired runs.
+
+    uv run python tools/bench_compare.py                # 10,000 runs: 5,000 cases x 2 variants
+    uv run python tools/bench_compare.py --runs 2000
+
+Budget (issue 18): ``compare`` with statistics on 10,000 paired runs in under 3 s. The
+script records one experiment (``--runs`` runs: half the cases, two variants) with an
+exact score (pass/fail: McNemar), a quality score and latency (continuous: Wilcoxon), then
+prints, best of three:
+
+* ``autobench compare DIR --baseline a --candidate b`` wall time, process start included;
+* ``autobench compare DIR DIR`` (the two-directory form, the experiment against itself);
+* in process: replaying the records, and ``compare_variants`` alone (statistics included),
+  split into the statistics of each metric and the rest.
+
+Figures, not assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+
+TASK_MODULE = textwrap.dedent(
+    """
+    def run_case(ctx, case):
+        n = case.input["n"]
+        slower = 3 if ctx.factor("mode") == "b" else 0
+        ctx.metric("latency", 50 + (n * 7919) % 100 + slower, semantic_type="time.latency",
+                   unit="ms")
+        wrong = n % 11 == 0 or (ctx.factor("mode") == "b" and n % 13 == 0)
+        return {"value": -1 if wrong else n * 2, "quality": (n % 10) / 10}
+    """
+)
+
+
+def write_spec(directory: Path, cases: int) -> Path:
+    (directory / "compare_bench_task.py").write_text(TASK_MODULE)
+    lines = ["benchmark:", "  compare-bench:", "    dataset:", "      cases:"]
+    for index in range(cases):
+        lines.append(
+            f"        - {{id: case-{index}, input: {{n: {index}}}, expected: {{value: {index * 2}}}}}"
+        )
+    lines += [
+        "    run:",
+        "      python: compare_bench_task:run_case",
+        "    variants:",
+        "      a: {factors: {mode: a}}",
+        "      b: {factors: {mode: b}}",
+        "    score:",
+        "      correct:",
+        "        exact: {actual: output.value, expected: case.expected.value}",
+        "        semantic: quality.correctness",
+        "      quality:",
+        "        value: output.quality",
+        "        semantic: quality.score",
+    ]
+    spec = directory / "autobench.yaml"
+    spec.write_text("\n".join(lines) + "\n")
+    return spec
+
+
+def autobench(*args: str) -> float:
+    started = time.perf_counter()
+    subprocess.run([str(BIN / "autobench"), *args], check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
+def best(times: list[float]) -> str:
+    return f"{min(times):.2f} s (of {', '.join(f'{t:.2f}' for t in times)})"
+
+
+def measure(runs: int) -> None:
+    from autobench.records import replay_experiment
+    from autobench.report import compare_variants
+
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        spec = write_spec(tmp, runs // 2)
+        record = tmp / "record"
+        print(f"recording {runs:,} runs ({runs // 2:,} cases x 2 variants) ...", flush=True)
+        autobench("run", str(spec), "--record", str(record), "--no-progress", "--runs", "none")
+        one = [
+            autobench("compare", str(record), "--baseline", "a", "--candidate", "b")
+            for _ in range(3)
+        ]
+        two = [autobench("compare", str(record), str(record)) for _ in range(3)]
+        replays, compares = [], []
+        comparison = None
+        for _ in range(3):
+            started = time.perf_counter()
+            result = replay_experiment(record, evidence_only=True)
+            replays.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            comparison = compare_variants(result, "a", "b")
+            compares.append(time.perf_counter() - started)
+        assert comparison is not None
+        print(f"autobench compare DIR --baseline a --candidate b: {best(one)}")
+        print(f"autobench compare DIR DIR (every variant, 2 x {runs:,} runs): {best(two)}")
+        print(f"in process, replay_experiment(evidence_only=True): {best(replays)}")
+        print(f"in process, compare_variants (statistics included): {best(compares)}")
+        for metric in comparison.metrics:
+            stats = metric.statistics
+            if stats is None:
+                continue
+            print(
+                f"  {metric.name}: {stats.test}, n={stats.n}, mean delta {stats.mean_delta:+.4g} "
+                f"[{stats.ci_low:+.4g}, {stats.ci_high:+.4g}], p(Holm)={stats.p_adjusted:.3g}, "
+                f"{stats.verdict.value}"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10_000, help="runs to record (even)")
+    measure(parser.parse_args().runs)
+
+
+if __name__ == "__main__":
+    main()
