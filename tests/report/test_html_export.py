@@ -126,12 +126,15 @@ def test_page_is_self_contained_and_user_text_stays_text(run_bench: RunBench) ->
     )
     assert data_text is not None
     data = json.loads(data_text.group(1))
-    assert {run[1] for run in data["runs"]} == {HOSTILE, "plain", "boom"}
-    hostile_run = next(run for run in data["runs"] if run[1] == "plain" and run[2] == "base")
+    strings = data["strings"]
+    runs = [[run[0], *(strings[i] for i in run[1:4]), *run[4:]] for run in data["runs"]]
+    assert {run[1] for run in runs} == {HOSTILE, "plain", "boom"}
+    hostile_run = next(run for run in runs if run[1] == "plain" and run[2] == "base")
     assert hostile_run[3] == "failed" and HOSTILE in hostile_run[4]
-    assert "step " + HOSTILE in [span[0] for span in hostile_run[8]]  # waterfall span names
-    errored = next(run for run in data["runs"] if run[1] == "boom")
-    assert errored[6][0][1] == "RuntimeError" and HOSTILE in errored[6][0][2]
+    span_names = [strings[i] for i in hostile_run[8][::4]]  # waterfall: 4 integers per span
+    assert "step " + HOSTILE in span_names
+    errored = next(run for run in runs if run[1] == "boom")
+    assert strings[errored[6][0][1]] == "RuntimeError" and HOSTILE in errored[6][0][2]
     # Chart labels reach plotly HTML-escaped.
     assert "&lt;script&gt;" in json.dumps(data["figures"]["matrix"])
 

@@ -34,12 +34,21 @@ import plotly.offline
 from scipy import stats  # type: ignore[import-untyped]
 
 from autobench.abp import Trace
-from autobench.records import ExperimentResult, RunRecord, RunStatus, replay_experiment
+from autobench.records import (
+    ExperimentResult,
+    RunRecord,
+    RunStatus,
+    TraceSummary,
+    load_run_record,
+    run_record_from_yaml,
+)
 from autobench.report._format import column_label, metric_label, value_text
 from autobench.report._model import Comparison, Report
 
 MAX_SPANS = 40
 """Spans kept per run for its waterfall (the page says when a run had more)."""
+MAX_HOVER_CELLS = 2000
+"""Largest case x variant matrix whose cells get hover text (status and value)."""
 MAX_TEXT = 500
 """Characters kept of a reason, error message or score value shown in a drill-down."""
 STATUS_CODE = {RunStatus.PASSED: 0, RunStatus.FAILED: 1, RunStatus.ERRORED: 2, RunStatus.SKIPPED: 3}
@@ -338,9 +347,13 @@ def _matrix_figure(report: Report, run_ids: Mapping[tuple[str, str], int]) -> di
                 "z": z,
                 "zmin": 0,
                 "zmax": 1,
-                "text": hover,
+                # Hover text per cell only for small matrices (size); the colour shows the status.
+                **(
+                    {"text": hover, "hovertemplate": "%{text}<extra></extra>"}
+                    if len(cases) * len(variants) <= MAX_HOVER_CELLS
+                    else {"hovertemplate": "%{y} / %{x}<extra></extra>"}
+                ),
                 "customdata": index,
-                "hovertemplate": "%{text}<extra></extra>",
                 "showscale": False,
                 "xgap": 1,
                 "ygap": 1,
@@ -364,57 +377,104 @@ def _matrix_figure(report: Report, run_ids: Mapping[tuple[str, str], int]) -> di
     }
 
 
+TRACE_ONLY = frozenset(
+    {"case", "output", "observations", "scores", "artifacts", "errors", "asset_versions", "variant"}
+)
+"""Sections of ``run.yaml`` not read when a trace is all that is wanted."""
+
+
 def _traces(result: ExperimentResult) -> dict[str, Trace]:
     """The full trace of each run that has one. Runs replayed with ``evidence_only`` carry
-    no trace: the record directory is read again for them (traces only, in parallel)."""
+    no trace: their ``run.yaml`` files are read again for the ``run`` and ``trace``
+    sections only (a trace stored as an artifact is loaded from the record directory)."""
     traces = {run.run_id: run.trace for run in result.runs if isinstance(run.trace, Trace)}
-    if result.evidence_only and result.root_dir is not None and not traces:
-        full = replay_experiment(result.experiment, result.root_dir, extractions=False)
-        traces = {run.run_id: run.trace for run in full.runs if isinstance(run.trace, Trace)}
+    root = result.root_dir
+    if traces or not result.evidence_only or root is None:
+        return traces
+    present = {run.run_id for run in result.runs}
+    for planned in result.experiment.plan:
+        if planned.id not in present:
+            continue
+        path = root / planned.path
+        run = run_record_from_yaml(path.read_text(encoding="utf-8"), source=path, skip=TRACE_ONLY)
+        if isinstance(run.trace, TraceSummary):
+            run = load_run_record(path, root=root)
+        if isinstance(run.trace, Trace):
+            traces[planned.id] = run.trace
     return traces
 
 
-def _spans(trace: Trace | None) -> tuple[list[list[Any]], int]:
-    """Up to :data:`MAX_SPANS` spans as ``[name, offset s, duration s, depth, status]``,
-    and the trace's span count."""
+class _Strings:
+    """A table of the strings the page shows many times (ids, names, statuses): the data
+    holds their index in :attr:`items`."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        found = self._index.get(text)
+        if found is None:
+            found = self._index[text] = len(self.items)
+            self.items.append(text)
+        return found
+
+
+def _microseconds(seconds: float | None) -> int:
+    return -1 if seconds is None else round(seconds * 1e6)
+
+
+def _spans(trace: Trace | None, strings: _Strings) -> tuple[list[int], int]:
+    """Up to :data:`MAX_SPANS` spans, four integers each: operation (string index), offset
+    and duration in microseconds (-1: partial), and ``2 * depth + 1`` when the span ended
+    in an error (``2 * depth`` otherwise); and the trace's span count."""
     if trace is None:
         return [], 0
     depth: dict[str, int] = {}
-    rows: list[list[Any]] = []
+    flat: list[int] = []
     for span in trace.spans:
         level = depth[span.parent] + 1 if span.parent in depth else 0
         depth[span.id] = level
-        if len(rows) < MAX_SPANS:
-            rows.append(
-                [
-                    _short(span.operation),
-                    round(span.offset, 6),
-                    None if span.duration is None else round(span.duration, 6),
-                    level,
-                    str(span.status.value if hasattr(span.status, "value") else span.status),
-                ]
+        if len(flat) < 4 * MAX_SPANS:
+            failed = (
+                span.error is not None or str(getattr(span.status, "value", span.status)) == "error"
             )
-    return rows, len(trace.spans)
+            flat += [
+                strings(_short(span.operation)),
+                _microseconds(span.offset),
+                _microseconds(span.duration),
+                2 * level + (1 if failed else 0),
+            ]
+    return flat, len(trace.spans)
 
 
-def _run_entry(run: RunRecord, report_reason: str | None, trace: Trace | None) -> list[Any]:
-    """One run as a compact array (the page's script names the fields)."""
-    spans, span_count = _spans(trace)
+def _score_value(value: Any) -> Any:
+    number = _number(value)
+    if number is not None and not isinstance(value, bool):
+        return float(f"{number:.6g}")
+    return _short(value)
+
+
+def _run_entry(
+    run: RunRecord, report_reason: str | None, trace: Trace | None, strings: _Strings
+) -> list[Any]:
+    """One run as a compact array; the page's script (``openRun``) names the fields."""
+    spans, span_count = _spans(trace, strings)
     return [
         run.run_id,
-        run.case_id,
-        run.variant_id,
-        run.status.value,
+        strings(run.case_id),
+        strings(run.variant_id),
+        strings(run.status.value),
         _short(report_reason) if report_reason else "",
         [
-            [s.name, _short(s.value), _short(s.reason or ""), _short(s.error or "")]
+            [strings(s.name), _score_value(s.value), _short(s.reason or ""), _short(s.error or "")]
             for s in run.scores
         ],
-        [[e.stage, e.type, _short(e.message)] for e in run.errors],
+        [[strings(e.stage), strings(e.type), _short(e.message)] for e in run.errors],
         [[a.name, a.size] for a in run.artifacts],
         spans,
         span_count,
-        None if run.run.duration is None else round(run.run.duration, 6),
+        -1 if run.run.duration is None else _microseconds(run.run.duration),
     ]
 
 
@@ -491,8 +551,12 @@ def render_html(report: Report, result: ExperimentResult) -> str:
     """The whole page as text (UTF-8 when written)."""
     reasons = {row.run_id: row.reason for row in report.run_rows}
     traces = _traces(result)
-    runs = [_run_entry(run, reasons.get(run.run_id), traces.get(run.run_id)) for run in result.runs]
-    run_index = {(run.case_id, run.variant_id): i for i, run in enumerate(result.runs)}
+    strings = _Strings()
+    runs: list[list[Any]] = []
+    run_index: dict[tuple[str, str], int] = {}
+    for run in result.runs:
+        run_index[run.case_id, run.variant_id] = len(runs)
+        runs.append(_run_entry(run, reasons.get(run.run_id), traces.get(run.run_id), strings))
     leaderboard_rows, interval_figures = _leaderboard_figure(report)
     figures: dict[str, Any] = {
         "intervals": interval_figures,
@@ -500,7 +564,7 @@ def render_html(report: Report, result: ExperimentResult) -> str:
         "scatter": [f for f in [_scatter_figure(report)] if f is not None],
         "matrix": [f for f in [_matrix_figure(report, run_index)] if f is not None],
     }
-    data = {"figures": figures, "runs": runs, "max_spans": MAX_SPANS}
+    data = {"figures": figures, "strings": strings.items, "runs": runs}
     template = _environment().from_string(PAGE)
     return template.render(
         report=report,
@@ -533,7 +597,7 @@ h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; margin-top: 2rem; border-botto
 table { border-collapse: collapse; margin: .5rem 0; font-size: .9rem; }
 th, td { border: 1px solid #ddd; padding: .25rem .5rem; text-align: left; vertical-align: top; }
 th { background: #f4f4f4; }
-.chart { width: 100%; min-height: 320px; }
+.chart { width: 100%; min-height: 320px; } #dd-waterfall { min-height: 0; }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(480px, 1fr)); gap: 1rem; }
 .status-passed { color: #1b7837; } .status-failed { color: #c75c00; } .status-errored { color: #d62728; } .status-skipped { color: #777; }
 #runs tbody tr { cursor: pointer; } #runs tbody tr:hover { background: #eef5ff; }
@@ -608,7 +672,7 @@ Deltas are candidate minus baseline over the paired cases.</p>
 "use strict";
 (function () {
   var DATA = JSON.parse(document.getElementById("report-data").textContent);
-  var RUNS = DATA.runs, SHOWN = 500;
+  var RUNS = DATA.runs, S = DATA.strings, SHOWN = 500;
   var CONFIG = {displaylogo: false, responsive: true, modeBarButtonsToRemove: ["toImage"]};
   var pending = [];
   function draw(id, figure) {
@@ -641,16 +705,20 @@ Deltas are candidate minus baseline over the paired cases.</p>
     var panel = document.getElementById("drilldown");
     panel.hidden = false;
     panel.dataset.run = run[0];
-    document.getElementById("dd-title").textContent = run[1] + " / " + run[2] + " (" + run[0] + ")";
+    document.getElementById("dd-title").textContent = S[run[1]] + " / " + S[run[2]] + " (" + run[0] + ")";
     var status = document.getElementById("dd-status");
-    status.textContent = run[3];
-    status.className = "status-" + run[3];
-    document.getElementById("dd-duration").textContent = run[10] === null ? "" : "duration " + run[10] + " s";
+    status.textContent = S[run[3]];
+    status.className = "status-" + S[run[3]];
+    document.getElementById("dd-duration").textContent = run[10] < 0 ? "" : "duration " + run[10] / 1e6 + " s";
     document.getElementById("dd-reason").textContent = run[4] ? "Reason: " + run[4] : "";
-    fill("dd-scores", run[5]);
-    fill("dd-errors", run[6]);
+    fill("dd-scores", run[5].map(function (x) { return [S[x[0]], x[1], x[2], x[3]]; }));
+    fill("dd-errors", run[6].map(function (x) { return [S[x[0]], S[x[1]], x[2]]; }));
     fill("dd-artifacts", run[7]);
-    var spans = run[8];
+    var flat = run[8], spans = [];
+    for (var k = 0; k < flat.length; k += 4) {
+      spans.push({name: S[flat[k]], offset: flat[k + 1] / 1e6, duration: flat[k + 2] < 0 ? 0 : flat[k + 2] / 1e6,
+                  depth: flat[k + 3] >> 1, failed: (flat[k + 3] & 1) === 1});
+    }
     var note = document.getElementById("dd-spans-note");
     note.textContent = !spans.length ? "No trace recorded." :
       (run[9] > spans.length ? "First " + spans.length + " of " + run[9] + " spans." : run[9] + " spans.");
@@ -658,11 +726,11 @@ Deltas are candidate minus baseline over the paired cases.</p>
     if (!spans.length) { Plotly.purge(chart); chart.style.display = "none"; }
     else {
       chart.style.display = "";
-      var labels = spans.map(function (s, i) { return "\\u00a0".repeat(2 * s[3]) + s[0] + " #" + (i + 1); });
+      var labels = spans.map(function (s, i) { return "\u00b7 ".repeat(s.depth) + s.name + " #" + (i + 1); });
       Plotly.newPlot(chart, [{
-        type: "bar", orientation: "h", y: labels, base: spans.map(function (s) { return s[1]; }),
-        x: spans.map(function (s) { return s[2] === null ? 0 : s[2]; }),
-        marker: {color: spans.map(function (s) { return s[4] === "error" ? "#d62728" : "#4a90d9"; })},
+        type: "bar", orientation: "h", y: labels, base: spans.map(function (s) { return s.offset; }),
+        x: spans.map(function (s) { return s.duration; }),
+        marker: {color: spans.map(function (s) { return s.failed ? "#d62728" : "#4a90d9"; })},
         hovertemplate: "start %{base:.4g} s, duration %{x:.4g} s<extra></extra>"
       }], {
         title: {text: "Spans: offset and duration (s)"}, height: 120 + 24 * spans.length,
@@ -681,12 +749,12 @@ Deltas are candidate minus baseline over the paired cases.</p>
     var matched = 0;
     for (var i = 0; i < RUNS.length; i++) {
       var run = RUNS[i];
-      if (needle && (run[1] + " " + run[2] + " " + run[3]).toLowerCase().indexOf(needle) < 0) { continue; }
+      if (needle && (S[run[1]] + " " + S[run[2]] + " " + S[run[3]]).toLowerCase().indexOf(needle) < 0) { continue; }
       matched++;
       if (matched > SHOWN) { continue; }
       var tr = document.createElement("tr");
       tr.dataset.index = i;
-      cell(tr, run[1]); cell(tr, run[2]); cell(tr, run[3], "status-" + run[3]); cell(tr, run[4]);
+      cell(tr, S[run[1]]); cell(tr, S[run[2]]); cell(tr, S[run[3]], "status-" + S[run[3]]); cell(tr, run[4]);
       body.appendChild(tr);
     }
     document.getElementById("run-count").textContent = matched > SHOWN ?
