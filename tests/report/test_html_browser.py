@@ -99,7 +99,7 @@ def test_example_report_draws_every_chart_and_opens_a_run(browser: object, tmp_p
         MARKS,
     )
     kinds = {name.split("-")[1] for name, _ in marks}
-    assert kinds == {"intervals", "distributions", "scatter", "matrix"}
+    assert kinds == {"intervals", "distributions", "scatter", "matrix", "comparisons"}
     assert all(count > 0 for _, count in marks), marks
 
     assert browser.execute_script("return document.getElementById('drilldown').hidden")  # type: ignore[attr-defined]

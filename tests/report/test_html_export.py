@@ -153,9 +153,12 @@ def test_every_section_has_its_chart(run_bench: RunBench) -> None:
     }
     assert len(figures["scatter"]) == 1 and "cost" in figures["scatter"][0]["title"]
     assert len(figures["matrix"]) == 1
+    (comparison,) = figures["comparisons"]  # mean paired delta with its interval
+    assert comparison["data"][0]["error_x"]["type"] == "data"
+    assert "verdict" in page and "p / Holm p" in page
     for kind, items in figures.items():
-        for index, _ in enumerate(items):
-            assert f'id="chart-{kind}-{index}"' in page
+        for index, figure in enumerate(items):
+            assert (f'id="chart-{kind}-{index}"' in page) == (figure is not None)
 
 
 def test_script_json_cannot_close_its_element() -> None:

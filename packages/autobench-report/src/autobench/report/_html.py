@@ -44,6 +44,7 @@ from autobench.records import (
 )
 from autobench.report._format import column_label, metric_label, value_text
 from autobench.report._model import Comparison, Report
+from autobench.report._statistics_text import p_text, verdict_text
 
 MAX_SPANS = 40
 """Spans kept per run for its waterfall (the page says when a run had more)."""
@@ -480,21 +481,11 @@ def _run_entry(
 
 def _comparison_view(item: Comparison) -> dict[str, Any]:
     """What the template shows of a comparison: every metric with its delta and, when the
-    comparison model carries them, the interval, test p-value and verdict."""
+    metric has paired statistics, the mean delta with its interval, the test, the
+    Holm-adjusted p-value and the verdict."""
     metrics = []
     for m in item.metrics:
-        extra = m.model_dump(
-            exclude={
-                "name",
-                "semantic_type",
-                "fn",
-                "unit",
-                "baseline",
-                "candidate",
-                "delta",
-                "relative",
-            }
-        )
+        st = m.statistics
         metrics.append(
             {
                 "label": column_label(m.name, m.fn, m.semantic_type, m.unit),
@@ -502,9 +493,14 @@ def _comparison_view(item: Comparison) -> dict[str, Any]:
                 "candidate": value_text(m.candidate.value),
                 "delta": "no value" if m.delta is None else value_text(m.delta),
                 "relative": "" if m.relative is None else f"{m.relative:+.1%}",
-                "extra": {
-                    k: _extra_text(v) for k, v in extra.items() if v not in (None, (), {}, [])
-                },
+                "mean_delta": "" if st is None or st.mean_delta is None else _signed(st.mean_delta),
+                "interval": ""
+                if st is None or st.ci_low is None or st.ci_high is None
+                else f"[{_signed(st.ci_low)}, {_signed(st.ci_high)}] ({st.level:.0%})",
+                "test": "" if st is None else f"{st.test}, n={st.n}",
+                "p": "" if st is None else f"{p_text(st.p_value)} / {p_text(st.p_adjusted)}",
+                "verdict": "" if st is None else verdict_text(st),
+                "verdict_class": "" if st is None else st.verdict.value.replace(" ", "-"),
             }
         )
     return {
@@ -516,21 +512,59 @@ def _comparison_view(item: Comparison) -> dict[str, Any]:
             (c.name, value_text(c.baseline), value_text(c.candidate)) for c in item.changed_factors
         ],
         "metrics": metrics,
-        "extra_columns": sorted({k for m in metrics for k in m["extra"]}),
+        "statistics": any(m.statistics is not None for m in item.metrics),
         "unpaired": [(u.case, u.reason) for u in item.unpaired],
     }
 
 
-def _extra_text(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return ", ".join(f"{k}={_extra_text(v)}" for k, v in value.items() if v is not None)
-    if (
-        isinstance(value, list | tuple)
-        and len(value) == 2
-        and all(_number(v) is not None for v in value)
-    ):
-        return f"[{value_text(value[0])}, {value_text(value[1])}]"
-    return value_text(value)
+def _signed(value: float) -> str:
+    return ("+" if value > 0 else "") + value_text(value)
+
+
+def _comparison_figure(item: Comparison) -> dict[str, Any] | None:
+    """Mean paired delta (candidate minus baseline) per metric with its interval, a point
+    per metric and a line at zero; ``None`` when no metric has statistics."""
+    rows = [
+        (m, m.statistics)
+        for m in item.metrics
+        if m.statistics is not None and m.statistics.mean_delta is not None
+    ]
+    if not rows:
+        return None
+    deltas = [st.mean_delta or 0.0 for _, st in rows]
+    return {
+        "title": _plot_text(
+            f"{item.candidate} minus {item.baseline}: mean paired delta with its interval"
+        ),
+        "data": [
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "orientation": "h",
+                "x": deltas,
+                "y": [_plot_text(m.name) for m, _ in rows],
+                "text": [_plot_text(verdict_text(st)) for _, st in rows],
+                "marker": {"size": 11},
+                "error_x": {
+                    "type": "data",
+                    "array": [
+                        (st.ci_high if st.ci_high is not None else d) - d
+                        for (_, st), d in zip(rows, deltas, strict=True)
+                    ],
+                    "arrayminus": [
+                        d - (st.ci_low if st.ci_low is not None else d)
+                        for (_, st), d in zip(rows, deltas, strict=True)
+                    ],
+                },
+                "hovertemplate": "%{y}: %{x:.4g}, %{text}<extra></extra>",
+            }
+        ],
+        "layout": {
+            "height": 160 + 40 * len(rows),
+            "yaxis": {"automargin": True, "type": "category"},
+            "xaxis": {"zeroline": True, "zerolinewidth": 2, "title": {"text": "delta"}},
+        },
+    }
 
 
 def _winners(report: Report) -> list[tuple[str, str]]:
@@ -563,6 +597,7 @@ def render_html(report: Report, result: ExperimentResult) -> str:
         "distributions": _distribution_figures(report),
         "scatter": [f for f in [_scatter_figure(report)] if f is not None],
         "matrix": [f for f in [_matrix_figure(report, run_index)] if f is not None],
+        "comparisons": [_comparison_figure(c) for c in report.comparisons],
     }
     data = {"figures": figures, "strings": strings.items, "runs": runs}
     template = _environment().from_string(PAGE)
@@ -600,6 +635,7 @@ th { background: #f4f4f4; }
 .chart { width: 100%; min-height: 320px; } #dd-waterfall { min-height: 0; }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(480px, 1fr)); gap: 1rem; }
 .status-passed { color: #1b7837; } .status-failed { color: #c75c00; } .status-errored { color: #d62728; } .status-skipped { color: #777; }
+.verdict-improved { color: #1b7837; font-weight: bold; } .verdict-regressed { color: #d62728; font-weight: bold; }
 #runs tbody tr { cursor: pointer; } #runs tbody tr:hover { background: #eef5ff; }
 #drilldown { border: 2px solid #4a90d9; padding: .5rem 1rem; margin: 1rem 0; background: #fafcff; }
 #drilldown[hidden] { display: none; }
@@ -646,8 +682,9 @@ th { background: #f4f4f4; }
 <p>Paired cases: {{ c.paired }}. {% if c.confounded %}<strong>Confounded</strong>: more than one factor differs, so deltas are associations.{% endif %}
 Deltas are candidate minus baseline over the paired cases.</p>
 {% if c.changes %}<table><tr><th>factor</th><th>{{ c.baseline }}</th><th>{{ c.candidate }}</th></tr>{% for name, b, k in c.changes %}<tr><td>{{ name }}</td><td>{{ b }}</td><td>{{ k }}</td></tr>{% endfor %}</table>{% endif %}
-{% if c.metrics %}<table><tr><th>metric</th><th>{{ c.baseline }}</th><th>{{ c.candidate }}</th><th>delta</th><th>delta %</th>{% for k in c.extra_columns %}<th>{{ k|replace("_", " ") }}</th>{% endfor %}</tr>
-{% for m in c.metrics %}<tr><td>{{ m.label }}</td><td>{{ m.baseline }}</td><td>{{ m.candidate }}</td><td>{{ m.delta }}</td><td>{{ m.relative }}</td>{% for k in c.extra_columns %}<td>{{ m.extra.get(k, "") }}</td>{% endfor %}</tr>{% endfor %}</table>{% endif %}
+{% if c.metrics %}<table><tr><th>metric</th><th>{{ c.baseline }}</th><th>{{ c.candidate }}</th><th>delta</th><th>delta %</th>{% if c.statistics %}<th>mean paired delta</th><th>interval</th><th>test</th><th>p / Holm p</th><th>verdict</th>{% endif %}</tr>
+{% for m in c.metrics %}<tr><td>{{ m.label }}</td><td>{{ m.baseline }}</td><td>{{ m.candidate }}</td><td>{{ m.delta }}</td><td>{{ m.relative }}</td>{% if c.statistics %}<td>{{ m.mean_delta }}</td><td>{{ m.interval }}</td><td>{{ m.test }}</td><td>{{ m.p }}</td><td class="verdict-{{ m.verdict_class }}">{{ m.verdict }}</td>{% endif %}</tr>{% endfor %}</table>{% endif %}
+{% if figures.comparisons[loop.index0] %}<div class="chart" id="chart-comparisons-{{ loop.index0 }}"></div>{% endif %}
 {% if c.unpaired %}<table><tr><th>unpaired case</th><th>reason</th></tr>{% for case, why in c.unpaired %}<tr><td>{{ case }}</td><td>{{ why }}</td></tr>{% endfor %}</table>{% endif %}
 {% else %}<p class="muted">No comparison (one variant, or none configured).</p>{% endfor %}
 </section>
@@ -680,8 +717,8 @@ Deltas are candidate minus baseline over the paired cases.</p>
     if (layout.yaxis && layout.yaxis.automargin) { layout.margin.l = 160; }
     return Plotly.newPlot(id, figure.data, layout, CONFIG);
   }
-  ["intervals", "distributions", "scatter", "matrix"].forEach(function (kind) {
-    DATA.figures[kind].forEach(function (figure, i) { pending.push(draw("chart-" + kind + "-" + i, figure)); });
+  ["intervals", "distributions", "scatter", "matrix", "comparisons"].forEach(function (kind) {
+    DATA.figures[kind].forEach(function (figure, i) { if (figure) { pending.push(draw("chart-" + kind + "-" + i, figure)); } });
   });
   function cell(row, text, className) {
     var td = document.createElement("td");
