@@ -3,6 +3,7 @@ long the page takes to become interactive in headless Chromium.
 
     uv run python tools/bench_html_report.py                  # 10,000 runs
     uv run python tools/bench_html_report.py --runs 2000
+    uv run python tools/bench_html_report.py --record DIR      # an existing record
     uv run python tools/bench_html_report.py --screenshot docs/img/html-report.png
 
 Budgets (issue 18): ``autobench export DIR --format html`` of 10,000 runs under 5 s (wall,
@@ -122,19 +123,23 @@ def autobench(*args: str) -> float:
     return time.perf_counter() - started
 
 
-def measure(runs: int) -> None:
+def measure(runs: int, record: Path | None) -> None:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        spec = write_spec(tmp, runs // 2)
-        record = tmp / "record"
-        print(f"recording {runs:,} runs ...", flush=True)
-        autobench("run", str(spec), "--record", str(record), "--no-progress", "--runs", "none")
+        if record is None:
+            spec = write_spec(tmp, runs // 2)
+            record = tmp / "record"
+            print(f"recording {runs:,} runs ...", flush=True)
+            autobench("run", str(spec), "--record", str(record), "--no-progress", "--runs", "none")
         page = tmp / "report.html"
-        times = []
+        times, csv_times = [], []
         for attempt in range(3):
             target = page if attempt == 0 else tmp / f"report{attempt}.html"
             times.append(
                 autobench("export", str(record), "--format", "html", "--path", str(target))
+            )
+            csv_times.append(
+                autobench("export", str(record), "--format", "csv", "--path", str(tmp / "r.csv"))
             )
         size = page.stat().st_size
         driver = browser()
@@ -143,9 +148,9 @@ def measure(runs: int) -> None:
             errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         finally:
             driver.quit()
-    command = f"uv run python tools/bench_html_report.py --runs {runs}"
-    print(f"$ {command}")
+    print(f"$ uv run python tools/bench_html_report.py {' '.join(sys.argv[1:])}".rstrip())
     print(f"export --format html, {runs:,} runs: {min(times):.2f} s (best of 3; budget 5 s)")
+    print(f"export --format csv of the same record, for scale: {min(csv_times):.2f} s (best of 3)")
     print(f"file size: {size / 1e6:.2f} MB (budget 8 MB)")
     print(
         f"interactive in headless chromium: {min(ready) / 1000:.2f} s "
@@ -175,12 +180,13 @@ def screenshot(target: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10_000)
+    parser.add_argument("--record", type=Path, help="measure this record directory instead")
     parser.add_argument("--screenshot", type=Path, help="write a screenshot of the basic example")
     options = parser.parse_args()
     if options.screenshot is not None:
         screenshot(options.screenshot)
     else:
-        measure(options.runs)
+        measure(options.runs, options.record)
 
 
 if __name__ == "__main__":

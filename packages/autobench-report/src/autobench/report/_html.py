@@ -26,7 +26,13 @@ from __future__ import annotations
 import html
 import json
 import math
+import multiprocessing
+import os
+import threading
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -384,25 +390,84 @@ TRACE_ONLY = frozenset(
 """Sections of ``run.yaml`` not read when a trace is all that is wanted."""
 
 
-def _traces(result: ExperimentResult) -> dict[str, Trace]:
-    """The full trace of each run that has one. Runs replayed with ``evidence_only`` carry
-    no trace: their ``run.yaml`` files are read again for the ``run`` and ``trace``
-    sections only (a trace stored as an artifact is loaded from the record directory)."""
-    traces = {run.run_id: run.trace for run in result.runs if isinstance(run.trace, Trace)}
+NO_SPANS: tuple[list[str], list[int], int] = ([], [], 0)
+PARALLEL_TRACES = 1000
+"""From this many runs without a loaded trace, their traces are read by worker processes."""
+
+Spans = tuple[list[str], list[int], int]
+"""A run's waterfall before string interning: operation names, four integers per span
+(see :func:`_spans`) and the trace's span count."""
+
+
+def _spans(trace: Trace | None) -> Spans:
+    """Up to :data:`MAX_SPANS` spans: their operation names, and four integers each:
+    name position, offset and duration in microseconds (-1: partial), and
+    ``2 * depth + 1`` when the span ended in an error (``2 * depth`` otherwise)."""
+    if trace is None:
+        return [], [], 0
+    depth: dict[str, int] = {}
+    names: list[str] = []
+    flat: list[int] = []
+    for span in trace.spans:
+        level = depth[span.parent] + 1 if span.parent in depth else 0
+        depth[span.id] = level
+        if len(names) < MAX_SPANS:
+            failed = (
+                span.error is not None or str(getattr(span.status, "value", span.status)) == "error"
+            )
+            flat += [
+                len(names),
+                _microseconds(span.offset),
+                _microseconds(span.duration),
+                2 * level + (1 if failed else 0),
+            ]
+            names.append(_short(span.operation))
+    return names, flat, len(trace.spans)
+
+
+def _read_spans(root: Path, relative: str) -> Spans:
+    """The waterfall of the run recorded at ``relative``: only its ``run`` and ``trace``
+    sections are parsed (a trace stored as an artifact is loaded from ``root``)."""
+    path = root / relative
+    run = run_record_from_yaml(path.read_text(encoding="utf-8"), source=path, skip=TRACE_ONLY)
+    if isinstance(run.trace, TraceSummary):
+        run = load_run_record(path, root=root)
+    return _spans(run.trace if isinstance(run.trace, Trace) else None)
+
+
+def _read_chunk(root: Path, relatives: list[str]) -> list[Spans]:
+    return [_read_spans(root, relative) for relative in relatives]
+
+
+def _run_spans(result: ExperimentResult) -> dict[str, Spans]:
+    """The waterfall of each run. Runs replayed with ``evidence_only`` carry no trace: their
+    ``run.yaml`` files are read again for the trace alone, by several processes (forked, as
+    :func:`~autobench.records.replay_experiment` does) for large experiments."""
+    spans = {run.run_id: _spans(run.trace) for run in result.runs if isinstance(run.trace, Trace)}
     root = result.root_dir
-    if traces or not result.evidence_only or root is None:
-        return traces
+    if spans or not result.evidence_only or root is None:
+        return spans
     present = {run.run_id for run in result.runs}
-    for planned in result.experiment.plan:
-        if planned.id not in present:
-            continue
-        path = root / planned.path
-        run = run_record_from_yaml(path.read_text(encoding="utf-8"), source=path, skip=TRACE_ONLY)
-        if isinstance(run.trace, TraceSummary):
-            run = load_run_record(path, root=root)
-        if isinstance(run.trace, Trace):
-            traces[planned.id] = run.trace
-    return traces
+    planned = [item for item in result.experiment.plan if item.id in present]
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    workers = min(cpus or 1, 8)
+    forkable = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    if len(planned) >= PARALLEL_TRACES and workers > 1 and forkable:
+        size = max(1, len(planned) // (workers * 4))
+        chunks = [
+            [item.path for item in planned[start : start + size]]
+            for start in range(0, len(planned), size)
+        ]
+        try:
+            with ProcessPoolExecutor(
+                workers, mp_context=multiprocessing.get_context("fork")
+            ) as pool:
+                parts = list(pool.map(_read_chunk, [root] * len(chunks), chunks))
+            read = [item for part in parts for item in part]
+            return {item.id: found for item, found in zip(planned, read, strict=True)}
+        except (BrokenProcessPool, OSError):
+            pass  # no usable worker processes here: read in this process
+    return {item.id: _read_spans(root, item.path) for item in planned}
 
 
 class _Strings:
@@ -425,30 +490,6 @@ def _microseconds(seconds: float | None) -> int:
     return -1 if seconds is None else round(seconds * 1e6)
 
 
-def _spans(trace: Trace | None, strings: _Strings) -> tuple[list[int], int]:
-    """Up to :data:`MAX_SPANS` spans, four integers each: operation (string index), offset
-    and duration in microseconds (-1: partial), and ``2 * depth + 1`` when the span ended
-    in an error (``2 * depth`` otherwise); and the trace's span count."""
-    if trace is None:
-        return [], 0
-    depth: dict[str, int] = {}
-    flat: list[int] = []
-    for span in trace.spans:
-        level = depth[span.parent] + 1 if span.parent in depth else 0
-        depth[span.id] = level
-        if len(flat) < 4 * MAX_SPANS:
-            failed = (
-                span.error is not None or str(getattr(span.status, "value", span.status)) == "error"
-            )
-            flat += [
-                strings(_short(span.operation)),
-                _microseconds(span.offset),
-                _microseconds(span.duration),
-                2 * level + (1 if failed else 0),
-            ]
-    return flat, len(trace.spans)
-
-
 def _score_value(value: Any) -> Any:
     number = _number(value)
     if number is not None and not isinstance(value, bool):
@@ -457,10 +498,12 @@ def _score_value(value: Any) -> Any:
 
 
 def _run_entry(
-    run: RunRecord, report_reason: str | None, trace: Trace | None, strings: _Strings
+    run: RunRecord, report_reason: str | None, spans: Spans, strings: _Strings
 ) -> list[Any]:
     """One run as a compact array; the page's script (``openRun``) names the fields."""
-    spans, span_count = _spans(trace, strings)
+    names, flat, span_count = spans
+    table = [strings(name) for name in names]
+    flat = [table[value] if i % 4 == 0 else value for i, value in enumerate(flat)]
     return [
         run.run_id,
         strings(run.case_id),
@@ -473,7 +516,7 @@ def _run_entry(
         ],
         [[strings(e.stage), strings(e.type), _short(e.message)] for e in run.errors],
         [[a.name, a.size] for a in run.artifacts],
-        spans,
+        flat,
         span_count,
         -1 if run.run.duration is None else _microseconds(run.run.duration),
     ]
@@ -562,7 +605,12 @@ def _comparison_figure(item: Comparison) -> dict[str, Any] | None:
         "layout": {
             "height": 160 + 40 * len(rows),
             "yaxis": {"automargin": True, "type": "category"},
-            "xaxis": {"zeroline": True, "zerolinewidth": 2, "title": {"text": "delta"}},
+            "xaxis": {
+                "zeroline": True,
+                "zerolinewidth": 2,
+                "rangemode": "tozero",
+                "title": {"text": "delta (0: no difference)"},
+            },
         },
     }
 
@@ -584,13 +632,15 @@ def _winners(report: Report) -> list[tuple[str, str]]:
 def render_html(report: Report, result: ExperimentResult) -> str:
     """The whole page as text (UTF-8 when written)."""
     reasons = {row.run_id: row.reason for row in report.run_rows}
-    traces = _traces(result)
+    waterfalls = _run_spans(result)
     strings = _Strings()
     runs: list[list[Any]] = []
     run_index: dict[tuple[str, str], int] = {}
     for run in result.runs:
         run_index[run.case_id, run.variant_id] = len(runs)
-        runs.append(_run_entry(run, reasons.get(run.run_id), traces.get(run.run_id), strings))
+        runs.append(
+            _run_entry(run, reasons.get(run.run_id), waterfalls.get(run.run_id, NO_SPANS), strings)
+        )
     leaderboard_rows, interval_figures = _leaderboard_figure(report)
     figures: dict[str, Any] = {
         "intervals": interval_figures,
@@ -684,7 +734,7 @@ Deltas are candidate minus baseline over the paired cases.</p>
 {% if c.changes %}<table><tr><th>factor</th><th>{{ c.baseline }}</th><th>{{ c.candidate }}</th></tr>{% for name, b, k in c.changes %}<tr><td>{{ name }}</td><td>{{ b }}</td><td>{{ k }}</td></tr>{% endfor %}</table>{% endif %}
 {% if c.metrics %}<table><tr><th>metric</th><th>{{ c.baseline }}</th><th>{{ c.candidate }}</th><th>delta</th><th>delta %</th>{% if c.statistics %}<th>mean paired delta</th><th>interval</th><th>test</th><th>p / Holm p</th><th>verdict</th>{% endif %}</tr>
 {% for m in c.metrics %}<tr><td>{{ m.label }}</td><td>{{ m.baseline }}</td><td>{{ m.candidate }}</td><td>{{ m.delta }}</td><td>{{ m.relative }}</td>{% if c.statistics %}<td>{{ m.mean_delta }}</td><td>{{ m.interval }}</td><td>{{ m.test }}</td><td>{{ m.p }}</td><td class="verdict-{{ m.verdict_class }}">{{ m.verdict }}</td>{% endif %}</tr>{% endfor %}</table>{% endif %}
-{% if figures.comparisons[loop.index0] %}<div class="chart" id="chart-comparisons-{{ loop.index0 }}"></div>{% endif %}
+{% if figures.comparisons[loop.index0] %}<div class="chart" style="min-height: 0" id="chart-comparisons-{{ loop.index0 }}"></div>{% endif %}
 {% if c.unpaired %}<table><tr><th>unpaired case</th><th>reason</th></tr>{% for case, why in c.unpaired %}<tr><td>{{ case }}</td><td>{{ why }}</td></tr>{% endfor %}</table>{% endif %}
 {% else %}<p class="muted">No comparison (one variant, or none configured).</p>{% endfor %}
 </section>
