@@ -200,9 +200,20 @@ def compare_sides(
         cand_runs.extend(after)
     metrics = []
     scope = f"{baseline} -> {candidate}, "
-    tested = [metric_statistics(base, cand, item, paired, level=level) for item in columns]
-    present = [item for item in tested if item is not None]
-    adjusted = iter(_statistics().adjust_family(present))
+    # The statistics test per-case values of a semantic type, whatever the column's
+    # aggregate: one test per type (the first tested column's), shared by its columns, so
+    # Holm counts each hypothesis once.
+    by_type: dict[str, MetricStatistics | None] = {}
+    for item in columns:
+        semantic = base.table.normalize(item.semantic_type)
+        if by_type.get(semantic) is None:
+            by_type[semantic] = metric_statistics(base, cand, item, paired, level=level)
+    present = {key: value for key, value in by_type.items() if value is not None}
+    adjusted = dict(zip(present, _statistics().adjust_family(list(present.values())), strict=True))
+    tested = [
+        None if item.fn in UNDIRECTED else adjusted.get(base.table.normalize(item.semantic_type))
+        for item in columns
+    ]
     for item, statistics in zip(columns, tested, strict=True):
         before_value = aggregate_column(base.table, item, base_runs, scope=f"{scope}{baseline}, ")
         after_value = aggregate_column(cand.table, item, cand_runs, scope=f"{scope}{candidate}, ")
@@ -221,7 +232,7 @@ def compare_sides(
                 candidate=after_value,
                 delta=delta,
                 relative=relative,
-                statistics=None if statistics is None else next(adjusted),
+                statistics=statistics,
             )
         )
     changes = changed_factors(

@@ -21,7 +21,7 @@ from autobench.report._model import (
     MatrixCell,
     Report,
 )
-from autobench.report._statistics_text import p_text, verdict_text
+from autobench.report._statistics_text import p_text, statistics_rows, verdict_text
 
 
 def escape(text: str) -> str:
@@ -94,7 +94,7 @@ def _comparison(item: Comparison) -> list[str]:
                 for m in item.metrics
             ],
         )
-    tested = [m for m in item.metrics if m.statistics is not None]
+    tested = list(statistics_rows(item))
     if tested:
         lines += table(
             ["metric", "cases", "mean delta", "interval", "test", "p", "p (Holm)", "verdict"],
@@ -114,7 +114,7 @@ def _statistics_row(metric: ComparisonMetric) -> list[str]:
         else f"{stats.level:.0%}: [{value_text(stats.ci_low)}, {value_text(stats.ci_high)}]"
     )
     return [
-        column_label(metric.name, metric.fn, metric.semantic_type, metric.unit),
+        metric_label(metric.semantic_type, metric.unit),
         str(stats.n),
         "-" if stats.mean_delta is None else value_text(stats.mean_delta),
         interval,

@@ -22,7 +22,7 @@ from rich.text import Text
 from autobench.records import Direction
 from autobench.report._display import NumberFormat, number_format, percent_text
 from autobench.report._fit import Column, FitTable
-from autobench.report._format import value_text
+from autobench.report._format import metric_label, value_text
 from autobench.report._model import (
     Comparison,
     ComparisonMetric,
@@ -33,7 +33,7 @@ from autobench.report._model import (
     Verdict,
 )
 from autobench.report._render_cells import BEST_MARK, aggregate_cell
-from autobench.report._statistics_text import p_label, p_text, verdict_text
+from autobench.report._statistics_text import p_label, p_text, statistics_rows, verdict_text
 
 PASS_RATE = "pass rate"
 _PERCENT = number_format((), None, percent=True)
@@ -218,7 +218,7 @@ _VERDICT_STYLES = {
 
 
 def _statistics_table(comparison: Comparison, formats: MetricFormats) -> FitTable | None:
-    tested = [metric for metric in comparison.metrics if metric.statistics is not None]
+    tested = list(statistics_rows(comparison))
     if not tested:
         return None
     level = tested[0].statistics.level if tested[0].statistics else 0.95
@@ -228,9 +228,7 @@ def _statistics_table(comparison: Comparison, formats: MetricFormats) -> FitTabl
         stats = metric.statistics
         assert stats is not None
         number = _metric_format(metric, formats)
-        labels.append(
-            Text(metric_header(metric.name, metric.fn, metric.semantic_type, number.unit))
-        )
+        labels.append(Text(metric_label(metric.semantic_type, number.unit)))
         interval = (
             "-"
             if stats.ci_low is None or stats.ci_high is None

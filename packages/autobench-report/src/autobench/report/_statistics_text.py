@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from autobench.report._model import MetricStatistics, Verdict
+from collections.abc import Iterator
+
+from autobench.report._model import Comparison, ComparisonMetric, MetricStatistics, Verdict
 
 
 def p_text(p: float | None) -> str:
@@ -27,3 +29,13 @@ def verdict_text(statistics: MetricStatistics) -> str:
     if statistics.cases_needed is None:
         return f"{text} (n={statistics.n}; no effect observed)"
     return f"{text} (n={statistics.n}; about {statistics.cases_needed} needed)"
+
+
+def statistics_rows(comparison: Comparison) -> Iterator[ComparisonMetric]:
+    """The first tested metric of each semantic type: the statistics are per type (per-case
+    values), shared by every aggregate column of it, so each is shown once."""
+    seen: set[str] = set()
+    for metric in comparison.metrics:
+        if metric.statistics is not None and metric.semantic_type not in seen:
+            seen.add(metric.semantic_type)
+            yield metric
