@@ -10,8 +10,8 @@ prints, best of three:
 
 * ``autobench compare DIR --baseline a --candidate b`` wall time, process start included;
 * ``autobench compare DIR DIR`` (the two-directory form, the experiment against itself);
-* in process: replaying the records, and ``compare_variants`` alone (statistics included),
-  split into the statistics of each metric and the rest.
+* in process: replaying the records, ``compare_variants`` alone (statistics included), and
+  one metric's statistics alone on as many pairs.
 
 Figures, not assertions.
 """
@@ -19,6 +19,7 @@ Figures, not assertions.
 from __future__ import annotations
 
 import argparse
+import random
 import subprocess
 import sys
 import tempfile
@@ -106,6 +107,20 @@ def measure(runs: int) -> None:
         print(f"autobench compare DIR DIR (every variant, 2 x {runs:,} runs): {best(two)}")
         print(f"in process, replay_experiment(evidence_only=True): {best(replays)}")
         print(f"in process, compare_variants (statistics included): {best(compares)}")
+        from autobench.report._statistics import paired_statistics
+
+        rng = random.Random(7)
+        pairs = comparison.metrics[0].statistics.n if comparison.metrics[0].statistics else 0
+        before = [rng.gauss(100, 10) for _ in range(pairs)]
+        after = [value + rng.gauss(1, 5) for value in before]
+        alone = []
+        for _ in range(3):
+            started = time.perf_counter()
+            paired_statistics(before, after, pass_fail=False, direction=None)
+            alone.append(time.perf_counter() - started)
+        print(
+            f"  of which one metric's statistics on {pairs:,} pairs (Wilcoxon + bootstrap): {best(alone)}"
+        )
         for metric in comparison.metrics:
             stats = metric.statistics
             if stats is None:
