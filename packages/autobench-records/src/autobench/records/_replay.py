@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from autobench.abp import Trace
+from autobench.abp import Trace, gc_paused_for
 from autobench.records._codec import (
     EVIDENCE_ONLY,
     experiment_record_from_yaml,
@@ -227,26 +227,29 @@ def replay_experiment(
     present = [(planned, path) for planned, path in planned_files if path.is_file()]
     skip = EVIDENCE_ONLY if evidence_only else frozenset()
     workers = worker_count(len(present)) if workers is None else max(1, workers)
-    bodies = (
-        parse_run_bodies([path for _, path in present], skip, workers)
-        if workers > 1
-        else [None] * len(present)
-    )
     derived = DerivedRecords(root) if extractions else None
     runs: list[RunRecord] = []
-    for (planned, path), body in zip(present, bodies, strict=True):
-        if body is None:
-            run = load_run_record(path, root=root, evidence_only=evidence_only)
-        else:
-            run = _with_full_trace(run_record_from_body(body, source=path), path, root)
-        if run.run_id != planned.id:
-            raise RecordFormatError(
-                f"holds run {run.run_id!r}, but the plan puts run {planned.id!r} here", path=path
-            )
-        run = _accounted(run, path, root, registry)
-        if derived:
-            run = merge_extractions(run, derived.latest_extractions(planned.path))
-        runs.append(run)
+    # Thousands of long-lived records: the collector would traverse them again and again.
+    with gc_paused_for(len(present)):
+        bodies = (
+            parse_run_bodies([path for _, path in present], skip, workers)
+            if workers > 1
+            else [None] * len(present)
+        )
+        for (planned, path), body in zip(present, bodies, strict=True):
+            if body is None:
+                run = load_run_record(path, root=root, evidence_only=evidence_only)
+            else:
+                run = _with_full_trace(run_record_from_body(body, source=path), path, root)
+            if run.run_id != planned.id:
+                raise RecordFormatError(
+                    f"holds run {run.run_id!r}, but the plan puts run {planned.id!r} here",
+                    path=path,
+                )
+            run = _accounted(run, path, root, registry)
+            if derived:
+                run = merge_extractions(run, derived.latest_extractions(planned.path))
+            runs.append(run)
     post_derived = load_post_derived(root)
     return ExperimentResult(
         experiment=experiment,

@@ -35,6 +35,7 @@ from autobench.report._model import (
     RunMetricRow,
     VariantSummary,
 )
+from autobench.report._paused import paused_over_runs
 from autobench.report._policies import policy_summaries
 from autobench.report._run_rows import run_rows
 
@@ -84,6 +85,7 @@ def _matrix(
     return None if semantic_type is None else case_matrix(table, semantic_type)
 
 
+@paused_over_runs
 def compare_variants(
     result: ExperimentResult,
     baseline: str,
@@ -151,6 +153,7 @@ def _variant_summaries(table: MetricTable) -> tuple[VariantSummary, ...]:
     )
 
 
+@paused_over_runs
 def build_report(result: ExperimentResult, spec: ReportSpec | None = None) -> Report:
     """Every view of the report of ``result``.
 

@@ -16,6 +16,7 @@ from autobench.report._columns import spec_columns, summary_columns
 from autobench.report._compare import Side, compare_sides
 from autobench.report._metrics import MetricTable
 from autobench.report._model import DEFAULT_LEVEL, ExperimentComparison
+from autobench.report._paused import paused_over_runs
 
 
 def _only(ids: Sequence[str], others: Sequence[str]) -> tuple[str, ...]:
@@ -23,6 +24,7 @@ def _only(ids: Sequence[str], others: Sequence[str]) -> tuple[str, ...]:
     return tuple(item for item in ids if item not in present)
 
 
+@paused_over_runs
 def compare_experiments(
     baseline: ExperimentResult,
     candidate: ExperimentResult,
