@@ -187,3 +187,21 @@ def test_holm_family_can_turn_a_verdict() -> None:
     family = adjust_family([one, one, one])
     assert all(item.p_adjusted == pytest.approx(min(1, 3 * one.p_value)) for item in family)
     assert all(item.verdict is Verdict.NO_DIFFERENCE for item in family)
+
+
+def test_too_few_cases_counts_the_holm_family() -> None:
+    # Six cases all improving: the exact two-sided p is 2 / 2**6 = 0.03125, so alone the
+    # metric can reach 0.05; in a family of three, Holm's smallest adjusted p is 0.094,
+    # which no data of six cases can bring under 0.05: too few cases, not "no difference".
+    six = paired_statistics(
+        [0.0] * 6, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], pass_fail=False, direction=Direction.MAXIMIZE
+    )
+    assert six.p_value == pytest.approx(0.03125) and six.verdict is Verdict.IMPROVED
+    assert [item.verdict for item in adjust_family([six])] == [Verdict.IMPROVED]
+    family = adjust_family([six, six, six])
+    assert all(item.verdict is Verdict.TOO_FEW_CASES for item in family)
+    assert all(item.cases_needed is not None and item.cases_needed >= 7 for item in family)
+    seven = paired_statistics(
+        [0.0] * 7, [1.0, 2, 3, 4, 5, 6, 7], pass_fail=False, direction=Direction.MAXIMIZE
+    )
+    assert all(item.verdict is not Verdict.TOO_FEW_CASES for item in adjust_family([seven] * 3))

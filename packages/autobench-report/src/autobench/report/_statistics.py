@@ -258,19 +258,20 @@ def paired_statistics(
     return statistics.model_copy(update={"verdict": verdict(statistics)})
 
 
-def verdict(statistics: MetricStatistics) -> Verdict:
+def verdict(statistics: MetricStatistics, *, family: int = 1) -> Verdict:
     """The verdict of ``statistics`` at its level, from its Holm-adjusted p-value.
 
-    Too few cases when the paired cases are fewer than
-    :func:`minimum_informative_pairs` (the test could not reach the level whatever the
-    data); otherwise improved or regressed when ``p_adjusted <= 1 - level`` and the mean
+    Too few cases when the paired cases are fewer than :func:`minimum_informative_pairs`
+    at ``alpha / family`` (Holm multiplies the smallest of ``family`` p-values by
+    ``family``, so with fewer pairs the adjusted test could not reach the level whatever
+    the data); otherwise improved or regressed when ``p_adjusted <= 1 - level`` and the mean
     delta goes that way in the metric's direction (``changed`` without a direction),
     else no detectable difference.
     """
     alpha = 1 - statistics.level
     if statistics.p_adjusted is None or statistics.mean_delta is None:
         return Verdict.TOO_FEW_CASES
-    if statistics.n < minimum_informative_pairs(alpha):
+    if statistics.n < minimum_informative_pairs(alpha / max(1, family)):
         return Verdict.TOO_FEW_CASES
     if statistics.p_adjusted > alpha or statistics.mean_delta == 0:
         return Verdict.NO_DIFFERENCE
@@ -288,5 +289,10 @@ def adjust_family(items: Sequence[MetricStatistics]) -> list[MetricStatistics]:
     result = list(items)
     for index, p in zip(tested, adjusted, strict=True):
         updated = items[index].model_copy(update={"p_adjusted": p})
-        result[index] = updated.model_copy(update={"verdict": verdict(updated)})
+        judged = verdict(updated, family=len(tested))
+        needed = updated.cases_needed
+        if judged is Verdict.TOO_FEW_CASES:  # at least what the family's level takes
+            floor = minimum_informative_pairs((1 - updated.level) / len(tested))
+            needed = max(needed or floor, floor)
+        result[index] = updated.model_copy(update={"verdict": judged, "cases_needed": needed})
     return result
