@@ -40,15 +40,31 @@ TASK_MODULE = textwrap.dedent(
 )
 
 
-def trivial_spec(directory: Path, cases: int) -> Path:
-    """Write a trivial benchmark (``cases`` x 2 variants, one span, one metric, exact + pass)."""
-    (directory / "trivial_task.py").write_text(TASK_MODULE)
-    lines = [
-        "benchmark:",
-        "  trivial:",
-        "    dataset:",
-        "      cases:",
-    ]
+EXACT_SCORE = (
+    "      correct:",
+    "        exact: {actual: output.value, expected: case.expected.value}",
+    "        semantic: quality.correctness",
+)
+"""The score block of the benches' specs: the output's ``value`` against the expected one."""
+
+QUALITY_SCORE = (
+    "      quality:",
+    "        value: output.quality",
+    "        semantic: quality.score",
+)
+"""A score block reading the output's ``quality`` (0 to 1) as a quality score."""
+
+
+def ab_spec(
+    directory: Path, name: str, task_source: str, cases: int, scores: tuple[str, ...]
+) -> Path:
+    """Write benchmark ``name`` to ``directory/autobench.yaml``: ``cases`` cases (input ``n``,
+    expected value ``2n``) x variants ``a`` and ``b`` (factor ``mode``), the task
+    ``run_case`` of a module ``<name>_task.py`` holding ``task_source``, and the ``scores``
+    lines under ``score:``."""
+    module = name.replace("-", "_") + "_task"
+    (directory / f"{module}.py").write_text(task_source)
+    lines = ["benchmark:", f"  {name}:", "    dataset:", "      cases:"]
     for index in range(cases):
         lines += [
             f"        - id: case-{index}",
@@ -57,21 +73,22 @@ def trivial_spec(directory: Path, cases: int) -> Path:
         ]
     lines += [
         "    run:",
-        "      python: trivial_task:run_case",
+        f"      python: {module}:run_case",
         "    variants:",
         "      a: {factors: {mode: a}}",
         "      b: {factors: {mode: b}}",
         "    score:",
-        "      correct:",
-        "        exact: {actual: output.value, expected: case.expected.value}",
-        "        semantic: quality.correctness",
-        "      ok:",
-        "        pass: output.ok",
-        "        semantic: result.success",
+        *scores,
     ]
     spec = directory / "autobench.yaml"
     spec.write_text("\n".join(lines) + "\n")
     return spec
+
+
+def trivial_spec(directory: Path, cases: int) -> Path:
+    """Write a trivial benchmark (``cases`` x 2 variants, one span, one metric, exact + pass)."""
+    ok = ("      ok:", "        pass: output.ok", "        semantic: result.success")
+    return ab_spec(directory, "trivial", TASK_MODULE, cases, (*EXACT_SCORE, *ok))
 
 
 def _median_wall(command: list[str], repeats: int, cwd: Path | None = None) -> float:

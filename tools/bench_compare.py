@@ -27,7 +27,10 @@ import textwrap
 import time
 from pathlib import Path
 
+from bench import EXACT_SCORE, QUALITY_SCORE, ab_spec  # tools/bench.py, beside this script
+
 BIN = Path(sys.executable).parent
+
 
 TASK_MODULE = textwrap.dedent(
     """
@@ -43,29 +46,7 @@ TASK_MODULE = textwrap.dedent(
 
 
 def write_spec(directory: Path, cases: int) -> Path:
-    (directory / "compare_bench_task.py").write_text(TASK_MODULE)
-    lines = ["benchmark:", "  compare-bench:", "    dataset:", "      cases:"]
-    for index in range(cases):
-        lines.append(
-            f"        - {{id: case-{index}, input: {{n: {index}}}, expected: {{value: {index * 2}}}}}"
-        )
-    lines += [
-        "    run:",
-        "      python: compare_bench_task:run_case",
-        "    variants:",
-        "      a: {factors: {mode: a}}",
-        "      b: {factors: {mode: b}}",
-        "    score:",
-        "      correct:",
-        "        exact: {actual: output.value, expected: case.expected.value}",
-        "        semantic: quality.correctness",
-        "      quality:",
-        "        value: output.quality",
-        "        semantic: quality.score",
-    ]
-    spec = directory / "autobench.yaml"
-    spec.write_text("\n".join(lines) + "\n")
-    return spec
+    return ab_spec(directory, "compare-bench", TASK_MODULE, cases, (*EXACT_SCORE, *QUALITY_SCORE))
 
 
 def autobench(*args: str) -> float:

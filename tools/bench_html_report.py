@@ -26,8 +26,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench import EXACT_SCORE, QUALITY_SCORE, ab_spec  # tools/bench.py, beside this script
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
+
 
 TASK_MODULE = textwrap.dedent(
     """
@@ -50,31 +53,7 @@ TASK_MODULE = textwrap.dedent(
 
 def write_spec(directory: Path, cases: int) -> Path:
     """``cases`` x 2 variants: three spans, latency, cost, an exact score and a quality score."""
-    (directory / "html_bench_task.py").write_text(TASK_MODULE)
-    lines = ["benchmark:", "  html-bench:", "    dataset:", "      cases:"]
-    for index in range(cases):
-        lines += [
-            f"        - id: case-{index}",
-            f"          input: {{n: {index}}}",
-            f"          expected: {{value: {index * 2}}}",
-        ]
-    lines += [
-        "    run:",
-        "      python: html_bench_task:run_case",
-        "    variants:",
-        "      a: {factors: {mode: a}}",
-        "      b: {factors: {mode: b}}",
-        "    score:",
-        "      correct:",
-        "        exact: {actual: output.value, expected: case.expected.value}",
-        "        semantic: quality.correctness",
-        "      quality:",
-        "        value: output.quality",
-        "        semantic: quality.score",
-    ]
-    spec = directory / "autobench.yaml"
-    spec.write_text("\n".join(lines) + "\n")
-    return spec
+    return ab_spec(directory, "html-bench", TASK_MODULE, cases, (*EXACT_SCORE, *QUALITY_SCORE))
 
 
 def browser(width: int = 1400, height: int = 1000) -> Any:
