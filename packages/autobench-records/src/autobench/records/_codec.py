@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from autobench.abp import SpanRecord, Trace
+from autobench.records._canonical import NOT_CANONICAL, read_canonical
 from autobench.records._errors import RecordFormatError
 from autobench.records._evidence import ArtifactRef
 from autobench.records._legacy import upgrade_run_body, upgrade_trace_document
@@ -253,7 +254,9 @@ def record_body(text: str, record_type: str, *, source: Path | str | None = None
     header = peek_header(text)
     if header is not None:
         _check_header(header[0], header[1], record_type, supported, source)
-    document = load_document(text, source=source)
+    document = read_canonical(text)
+    if document is NOT_CANONICAL:
+        document = load_document(text, source=source)
     if not isinstance(document, dict):
         raise RecordFormatError(f"expected a {record_type} record (a mapping)", path=source)
     record = document.pop("record", None)

@@ -1,0 +1,197 @@
+"""The fast reader of record files: whatever it accepts, it reads as the YAML parser does.
+
+Three kinds of input: documents the record writer produced from generated values (the
+reader must accept the writer's layout and agree with the parser), real run and
+experiment record files mutated at random (the reader must decline whatever the parser
+rejects, and agree wherever both read), and hand-written texts for each construct.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from _canonical import canonical
+from _factories import experiment_for, trivial_run
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from autobench.records import RecordFormatError, experiment_record_to_yaml, run_record_to_yaml
+from autobench.records._canonical import NOT_CANONICAL, read_canonical
+from autobench.records._codec import run_record_from_yaml
+from autobench.records._yaml import dump_record, load_document
+
+TEXT = st.text(
+    st.characters(
+        codec="utf-8",
+        exclude_categories=("Cs", "Cc"),
+        include_characters="\n '\"#:-|>[]{}!&*%@`?,\\é😀",
+    ),
+    max_size=24,
+)
+"""Printable text with the characters YAML treats specially, line breaks included."""
+
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=True)
+    | TEXT
+    | st.datetimes(min_value=dt.datetime(1900, 1, 1), timezones=st.just(dt.UTC))
+    | st.dates()
+    | st.sampled_from(["true", "null", "1.5", "0o17", "2024-01-01", "~", "<<", "=", "- x", "a: b"])
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(TEXT, children, max_size=3),
+    max_leaves=12,
+)
+SECTIONS = st.dictionaries(
+    st.from_regex(r"[a-z_]{1,10}", fullmatch=True), VALUES, min_size=1, max_size=4
+)
+
+
+def both(text: str) -> tuple[object, object]:
+    """The fast reader's document and the parser's (or the parser's error)."""
+    fast = read_canonical(text)
+    try:
+        full: object = load_document(text)
+    except RecordFormatError as error:
+        full = error
+    return fast, full
+
+
+def _one_line_keys(value: object) -> bool:
+    """Whether every mapping key in ``value`` is one line (the writer gives a key holding a
+    line break an explicit ``? key`` entry, which is outside the layout)."""
+    if isinstance(value, dict):
+        return all("\n" not in k and _one_line_keys(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_one_line_keys(item) for item in value)
+    return True
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(SECTIONS)
+def test_the_writers_documents_read_as_the_parser_reads_them(sections: dict) -> None:
+    text = dump_record("run", 1, sections)
+    fast, full = both(text)
+    assert not isinstance(full, Exception)
+    if _one_line_keys(sections):
+        assert fast is not NOT_CANONICAL, text
+    if fast is not NOT_CANONICAL:
+        assert canonical(fast) == canonical(full)
+
+
+ALPHABET = [*list("abc :#-'\"|>[]{}!&*%\\\n"), "  ", "- ", ": ", "\t", "---", "|+", "|2", "'"]
+
+
+@st.composite
+def mutated(draw: st.DrawFn, texts: list[str]) -> str:
+    text = draw(st.sampled_from(texts))
+    for _ in range(draw(st.integers(1, 3))):
+        at = draw(st.integers(0, len(text)))
+        action = draw(st.sampled_from(["insert", "delete", "duplicate line"]))
+        if action == "insert":
+            text = text[:at] + draw(st.sampled_from(ALPHABET)) + text[at:]
+        elif action == "delete":
+            text = text[:at] + text[at + draw(st.integers(1, 6)) :]
+        else:
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            end = len(text) if end == -1 else end + 1
+            text = text[:end] + text[start:end] + text[end:]
+    return text
+
+
+def _record_texts() -> list[str]:
+    run = trivial_run()
+    document = {
+        "notes": "first line\nsecond: with colon\n  indented\n",
+        "quoted": "it's 'quoted' and \"double\" # not a comment",
+        "plain": "a - b",
+        "keep": "tail\n\n",
+        "lead": "  leading spaces\nsecond\n",
+        "empty": [],
+        "none": {},
+        "items": [{"name": "x", "tags": ["a", "b"]}, ["nested", "list"], None, "- dash"],
+    }
+    return [
+        run_record_to_yaml(run),
+        experiment_record_to_yaml(
+            experiment_for([("ticket_1", "route_v1"), ("ticket_2", "route_v1")])
+        ),
+        dump_record("run", 1, {"extra": document}),
+    ]
+
+
+RECORD_TEXTS = _record_texts()
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated(RECORD_TEXTS))
+def test_a_mutated_record_is_declined_or_read_as_the_parser_reads_it(text: str) -> None:
+    fast, full = both(text)
+    if isinstance(full, Exception):
+        assert fast is NOT_CANONICAL
+    elif fast is not NOT_CANONICAL:
+        assert canonical(fast) == canonical(full)
+
+
+def test_real_records_are_read_by_the_fast_reader() -> None:
+    for text in RECORD_TEXTS:
+        fast, full = both(text)
+        assert fast is not NOT_CANONICAL
+        assert canonical(fast) == canonical(full)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a: |\n  one\n  two\n", {"a": "one\ntwo\n"}),
+        ("a: |-\n  one\n\n  two\n", {"a": "one\n\ntwo"}),
+        ("a: |+\n  one\n\n\nb: 1\n", {"a": "one\n\n\n", "b": 1}),
+        ("a: |2\n    indented\n  not\n", {"a": "  indented\nnot\n"}),
+        ("- |\n  item\n- x\n".replace("- ", "l:\n- ", 1), {"l": ["item\n", "x"]}),
+        ("a: 'it''s'\n", {"a": "it's"}),
+        ('a: "\\u00e9\\t\\ud83d\\ude00\\x41\\N"\n', {"a": "é\t😀A\x85"}),
+        ("'n': 1\n\"y\": 2\n", {"n": 1, "y": 2}),
+        ("a: 2026-12-02 14:43:09.538055+00:00\n", None),
+        ("a: 2026-12-02\n", {"a": dt.date(2026, 12, 2)}),
+        ("a: .inf\nb: -.inf\nc: 1.0e-05\n", {"a": float("inf"), "b": float("-inf"), "c": 1e-05}),
+        ("a: 0x1f\n", NOT_CANONICAL),  # a spelling the writer never uses: the parser reads it
+        ("a:\n  b:\n  - 1\n  - - 2\n    - 3\n  c: {}\n", {"a": {"b": [1, [2, 3]], "c": {}}}),
+        ("# comment\n\na: x # not plain\n", NOT_CANONICAL),
+        ("a: 1\na: 2\n", NOT_CANONICAL),
+        ("a: !decimal '1.5'\n", NOT_CANONICAL),
+        ("a: &x 1\nb: *x\n", NOT_CANONICAL),
+        ("a: [1, 2]\n", NOT_CANONICAL),
+        ("a: >\n  folded\n", NOT_CANONICAL),
+        ("a: 'two\n  lines'\n", NOT_CANONICAL),
+        ("a: plain\n  continued\n", NOT_CANONICAL),
+        ("---\na: 1\n", NOT_CANONICAL),
+        ("a: 1", NOT_CANONICAL),
+        ("a:\tb\n", NOT_CANONICAL),
+        ("<<: 1\n", NOT_CANONICAL),
+        ("1: one\n", NOT_CANONICAL),
+    ],
+)
+def test_each_construct(text: str, expected: object) -> None:
+    fast, full = both(text)
+    if expected is NOT_CANONICAL:
+        assert fast is NOT_CANONICAL
+        return
+    assert not isinstance(full, Exception)
+    assert canonical(fast) == canonical(full)
+    if expected is not None:
+        assert canonical(fast) == canonical(expected)
+
+
+def test_a_duplicate_key_still_fails_with_its_location(tmp_path) -> None:
+    text = run_record_to_yaml(trivial_run()).replace(
+        "  status:", "  benchmark: again\n  status:", 1
+    )
+    assert read_canonical(text) is NOT_CANONICAL
+    with pytest.raises(RecordFormatError, match="duplicate key") as raised:
+        run_record_from_yaml(text, source=tmp_path / "run.yaml")
+    assert raised.value.line is not None
