@@ -32,7 +32,7 @@ def case_groups(table: MetricTable, runs: Sequence[int]) -> dict[str, list[int]]
     case, in plan order, together)."""
     groups: dict[str, list[int]] = {}
     for index in runs:
-        groups.setdefault(table.runs[index].case_id, []).append(index)
+        groups.setdefault(table.case_ids[index], []).append(index)
     return groups
 
 
@@ -84,7 +84,7 @@ def aggregate_column(
         result = aggregate(
             item.fn,
             [by_run[index] for index in runs],
-            labels=[f"run {table.runs[index].run_id}" for index in runs],
+            labels=[table.run_labels[index] for index in runs],
             context=context,
         )
         spread = None

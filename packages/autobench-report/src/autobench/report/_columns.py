@@ -94,7 +94,9 @@ _COST = (("cost mean", "mean"), ("cost total", "sum"))
 
 
 def _recorded(table: MetricTable, semantic_type: str) -> bool:
-    return any(_is_number(value) for value in table.values(semantic_type).by_run)
+    return any(
+        _is_number(value) for value in table.values(semantic_type).by_run if value is not None
+    )
 
 
 def _usual_columns(table: MetricTable) -> list[MetricColumn]:

@@ -92,7 +92,7 @@ class Side:
         table.check_variant(variant)
         cases: dict[str, list[int]] = {}
         for index in table.by_variant[variant]:
-            cases.setdefault(table.runs[index].case_id, []).append(index)
+            cases.setdefault(table.case_ids[index], []).append(index)
         return cls(table, variant, cases)
 
 
@@ -113,8 +113,9 @@ def _case_values(side: Side, item: MetricColumn, cases: Sequence[str]) -> list[f
     by_run = side.table.values(item.semantic_type).by_run
     means: list[float | None] = []
     for case in cases:
-        values = [_number(by_run[index]) for index in side.cases[case]]
-        present = [value for value in values if value is not None]
+        present = [
+            number for index in side.cases[case] if (number := _number(by_run[index])) is not None
+        ]
         means.append(sum(present) / len(present) if present else None)
     return means
 

@@ -69,24 +69,30 @@ class MetricTable:
         self.result = result
         self.registry = result.registry
         self.runs: tuple[RunRecord, ...] = result.runs
+        self.run_ids: tuple[str, ...] = tuple(run.run_id for run in self.runs)
+        self.case_ids: tuple[str, ...] = tuple(run.case_id for run in self.runs)
+        self.run_labels: tuple[str, ...] = tuple(f"run {run_id}" for run_id in self.run_ids)
+        """``"run <id>"`` per run: how aggregates name a run's value in diagnostics."""
         observations = [run_observations(run) for run in self.runs]
         # Policy results are named verdicts, one per policy, all of semantic type
         # ``policy.result``: they are kept apart (``policies``) instead of being projected
         # into one ambiguous metric.
-        self.policies: tuple[dict[str, Observation], ...] = tuple(
-            {o.name: o for o in items if self._is_policy(o)} for items in observations
-        )
-        self.projected: tuple[dict[str, ProjectedMetric], ...] = tuple(
-            project_observations([o for o in items if not self._is_policy(o)], self.registry)
-            for items in observations
-        )
+        self._policy_types: dict[str, bool] = {}
+        policies: list[dict[str, Observation]] = []
+        projected: list[dict[str, ProjectedMetric]] = []
+        for items in observations:
+            verdicts, others = self._split_policies(items)
+            policies.append(verdicts)
+            projected.append(project_observations(others, self.registry))
+        self.policies: tuple[dict[str, Observation], ...] = tuple(policies)
+        self.projected: tuple[dict[str, ProjectedMetric], ...] = tuple(projected)
         self._values: dict[str, MetricValues] = {}
         self.memo: dict[str, Any] = {}
         """Results views compute once per table (for example the default columns)."""
         # What the runs themselves diagnosed (accounting conflicts, pricing problems, ...).
         self._diagnostics: dict[str, None] = {
-            f"run {run.run_id}: {o.name}: {o.reason if o.reason else repr(o.value)}": None
-            for run, items in zip(self.runs, observations, strict=True)
+            f"run {run_id}: {o.name}: {o.reason if o.reason else repr(o.value)}": None
+            for run_id, items in zip(self.run_ids, observations, strict=True)
             for o in items
             if o.kind is ObservationKind.DIAGNOSTIC
         }
@@ -111,15 +117,35 @@ class MetricTable:
         )
         self.cases: tuple[str, ...] = _ordered(
             [planned.case for planned in result.experiment.plan],
-            [run.case_id for run in self.runs],
+            self.case_ids,
         )
         self.by_variant: dict[str, list[int]] = {variant: [] for variant in self.variants}
         for index, run in enumerate(self.runs):
             self.by_variant[run.variant_id].append(index)
 
-    def _is_policy(self, observation: Observation) -> bool:
-        semantic = observation.semantic_type
-        return semantic is not None and self.registry.is_a(semantic, Semantic.POLICY_RESULT)
+    def _split_policies(
+        self, observations: Sequence[Observation]
+    ) -> tuple[dict[str, Observation], list[Observation]]:
+        """A run's policy results by name, and its other observations."""
+        verdicts: dict[str, Observation] = {}
+        others: list[Observation] = []
+        for observation in observations:
+            if self._is_policy(observation.semantic_type):
+                verdicts[observation.name] = observation
+            else:
+                others.append(observation)
+        return verdicts, others
+
+    def _is_policy(self, semantic: str | None) -> bool:
+        """Whether ``semantic`` is a policy result (asked of the registry once per type)."""
+        if semantic is None:
+            return False
+        known = self._policy_types.get(semantic)
+        if known is None:
+            known = self._policy_types[semantic] = self.registry.is_a(
+                semantic, Semantic.POLICY_RESULT
+            )
+        return known
 
     @property
     def diagnostics(self) -> tuple[str, ...]:
@@ -156,7 +182,7 @@ class MetricTable:
             metric = metrics.get(semantic)
             if metric is None:
                 continue
-            run_id = self.runs[index].run_id
+            run_id = self.run_ids[index]
             if metric.note is not None:
                 self._diagnostics[f"run {run_id}: {metric.note}"] = None
             if metric.ambiguous:
