@@ -10,6 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from autobench.cli import cli
+from autobench.records import replay_experiment
+from autobench.report import build_report, exporter_registry
 
 
 @pytest.fixture
@@ -105,6 +107,23 @@ def test_export_writes_the_file_and_previews_it(
         cli, ["export", str(recorded), "--format", "junit", "--path", str(tmp_path / "junit.xml")]
     )
     assert junit.exit_code == 0 and "<testsuite" in (tmp_path / "junit.xml").read_text()
+
+
+def test_html_export_reads_the_traces_in_one_pass_to_the_same_page(
+    runner: CliRunner, recorded: Path, tmp_path: Path
+) -> None:
+    """The html exporter needs traces: the command replays them with the runs, and the page
+    is the one the exporter writes from an evidence-only replay (which reads them again)."""
+    target = tmp_path / "report.html"
+    result = runner.invoke(
+        cli, ["export", str(recorded), "--format", "html", "--path", str(target)]
+    )
+    assert result.exit_code == 0, result.output
+    evidence = replay_experiment(recorded, evidence_only=True)
+    exporter = exporter_registry().get("html")
+    assert exporter.needs_traces is True  # type: ignore[attr-defined]
+    assert target.read_text(encoding="utf-8") == exporter.export(build_report(evidence), evidence)
+    assert '"benchmark.run"' in target.read_text(encoding="utf-8")  # the waterfalls' spans
 
 
 def test_export_offers_plugin_formats_and_refuses_unknown_ones(

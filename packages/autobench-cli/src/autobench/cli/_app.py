@@ -126,6 +126,16 @@ def cli() -> None:
     """
 
 
+OWNS_PROCESS = False
+"""Whether this process is the ``autobench`` console script (:func:`main`), which runs one
+command and exits: a command may then make process-wide choices, such as freezing the
+records it loaded out of the garbage collector's sight (:mod:`autobench.cli._replayed`).
+False when the commands run inside another program (an embedding application, click's
+test runner)."""
+
+
 def main() -> None:
     """Entry point of the ``autobench`` console script."""
+    global OWNS_PROCESS
+    OWNS_PROCESS = True
     cli(prog_name="autobench")

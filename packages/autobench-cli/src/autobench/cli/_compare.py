@@ -14,7 +14,7 @@ import click
 from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._gate import regressions
 from autobench.cli._output import exit_for_gate
-from autobench.records import replay_experiment
+from autobench.cli._replayed import replayed
 from autobench.report import (
     compare_experiments,
     compare_variants,
@@ -88,8 +88,8 @@ def compare_command(
                 "every variant both experiments have is compared"
             )
         with user_errors():
-            before = replay_experiment(record_dirs[0], evidence_only=True)
-            after = replay_experiment(record_dirs[1], evidence_only=True)
+            before = replayed(record_dirs[0], evidence_only=True)
+            after = replayed(record_dirs[1], evidence_only=True)
             across = compare_experiments(before, after, level=level)
         stdout_console().print(render_experiment_comparison(across))
         comparisons = across.comparisons
@@ -99,7 +99,7 @@ def compare_command(
                 "with one DIR, give --baseline and --candidate (or a second directory)"
             )
         with user_errors():
-            result = replay_experiment(record_dirs[0], evidence_only=True)
+            result = replayed(record_dirs[0], evidence_only=True)
             spec = report_spec(result)
             configured = next(
                 (c for c in spec.comparisons if (c.baseline, c.candidate) == (baseline, candidate)),

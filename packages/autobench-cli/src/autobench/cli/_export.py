@@ -20,9 +20,9 @@ from rich.text import Text
 
 from autobench.cli._console import show_error, stdout_console, user_errors
 from autobench.cli._plugins import command_plugins
+from autobench.cli._replayed import replayed
 from autobench.core.distributions import DISTRIBUTIONS
 from autobench.core.plugins import AutobenchPlugins, default_plugins, plugin_manager
-from autobench.records import replay_experiment
 from autobench.report import (
     Exporter,
     ExporterRegistry,
@@ -158,7 +158,8 @@ def export_command(record_dir: Path, format_name: str, target: Path) -> None:
                 "Refusing to overwrite a record",
                 f"{target} is part of a record directory; choose another path",
             )
-        result = replay_experiment(record_dir, evidence_only=True)
+        traces = getattr(exporter, "needs_traces", False) is True
+        result = replayed(record_dir, evidence_only=not traces)
         report = build_report(result)
         content = exporter.export(report, result)
         try:

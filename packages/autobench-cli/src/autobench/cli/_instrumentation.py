@@ -28,7 +28,8 @@ from rich.table import Table
 
 from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._doctor import doctor_command
-from autobench.records import ExperimentTraceShape, experiment_trace_shape, replay_experiment
+from autobench.cli._replayed import replayed
+from autobench.records import ExperimentTraceShape, experiment_trace_shape
 
 DEFAULT_RUN_LIMIT = 40
 """Runs listed one per row; more are summarised per variant."""
@@ -60,7 +61,7 @@ def trace_command(record_dir: Path, limit: int) -> None:
     only: neither the task nor any provider SDK is imported.
     """
     with user_errors():
-        shape = experiment_trace_shape(replay_experiment(record_dir))
+        shape = experiment_trace_shape(replayed(record_dir))
     console = stdout_console()
     if len(shape.runs) <= limit:
         console.print(_runs_table(shape))

@@ -10,8 +10,9 @@ from rich.markup import escape
 
 from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._plugins import command_plugins
+from autobench.cli._replayed import replayed
 from autobench.core.plugins import TraceExtractorRegistry
-from autobench.records import TraceExtractor, replay_experiment, replay_experiment_extraction
+from autobench.records import TraceExtractor, replay_experiment_extraction
 from autobench.report import build_report, render_report
 
 
@@ -66,6 +67,6 @@ def replay_command(record_dir: Path, extract: tuple[str, ...]) -> None:
             console.print(f"{escape(record.run_id)}: {escape(str(path))}", soft_wrap=True)
         return
     with user_errors():
-        result = replay_experiment(record_dir)
+        result = replayed(record_dir)
         report = build_report(result)
     stdout_console().print(render_report(report, records=str(record_dir), runs="none"))

@@ -9,7 +9,7 @@ import click
 from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._gate import fail_on_option, gate_failures, runs_option
 from autobench.cli._output import exit_for_gate
-from autobench.records import replay_experiment
+from autobench.cli._replayed import replayed
 from autobench.report import build_report, render_report
 from autobench.report._render import RunSelection
 
@@ -27,7 +27,7 @@ def report_command(record_dir: Path, runs: RunSelection, fail_on: frozenset[str]
     otherwise). Reads the records only: the task is never imported.
     """
     with user_errors():
-        result = replay_experiment(record_dir, evidence_only=True)
+        result = replayed(record_dir, evidence_only=True)
         report = build_report(result)
     stdout_console().print(render_report(report, records=str(record_dir), runs=runs))
     exit_for_gate(gate_failures(result, fail_on))

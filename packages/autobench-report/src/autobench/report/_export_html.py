@@ -17,6 +17,8 @@ class HtmlExporter:
     name = "html"
     extension = "html"
     description = "Self-contained interactive page: charts, case matrix and run drill-downs."
+    needs_traces = True
+    """The drill-downs draw each run's span waterfall."""
 
     def export(self, report: Report, result: ExperimentResult) -> str:
         from autobench.report._html import render_html  # plotly and jinja2: on use only

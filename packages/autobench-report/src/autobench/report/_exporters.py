@@ -28,6 +28,10 @@ class Exporter(ExportFormat, Protocol):
     without a dot (``"csv"``), ``description`` one line for help texts (the
     core's :class:`~autobench.core.plugins.ExportFormat`). ``export`` returns
     the file's content: ``str`` (written as UTF-8) or ``bytes``.
+
+    An exporter that shows traces sets a class attribute ``needs_traces = True``:
+    ``autobench export`` then replays the runs with their traces; otherwise it
+    replays evidence only (no case payloads, output or trace), which is faster.
     """
 
     name: str

@@ -1,0 +1,40 @@
+"""Replaying a record directory for one command, whose process then only reads the runs.
+
+A command process (``autobench report``, ``compare``, ``export``, ...) reads a record once
+and keeps every run until it exits. In the ``autobench`` console script,
+:func:`replayed` pauses automatic garbage collection while the record loads and then
+*freezes* the loaded objects (``gc.freeze``): the cyclic collector no longer traverses
+them. Without that, the first collection after loading 10,000 runs, and the one at
+interpreter exit, walk every object the replay built (over a second each here, for
+nothing: records hold no reference cycles, and reference counting frees them anyway).
+
+Freezing is a process-wide choice (frozen objects are invisible to ``gc.get_referrers``
+and never collected as cycles), so it is only made when the console script owns the
+process (:data:`autobench.cli._app.OWNS_PROCESS`); a program that runs the commands
+itself gets a plain replay.
+"""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+
+from autobench.cli import _app
+from autobench.records import ExperimentResult, replay_experiment
+
+
+def replayed(record_dir: Path, *, evidence_only: bool = False) -> ExperimentResult:
+    """:func:`~autobench.records.replay_experiment` of ``record_dir``; in the console
+    script, its objects are then frozen out of the collector's sight (see the module
+    docstring). Raises what the replay raises."""
+    if not _app.OWNS_PROCESS:
+        return replay_experiment(record_dir, evidence_only=evidence_only)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        result = replay_experiment(record_dir, evidence_only=evidence_only)
+        gc.freeze()
+    finally:
+        if enabled:
+            gc.enable()
+    return result
