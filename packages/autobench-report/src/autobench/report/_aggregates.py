@@ -29,10 +29,15 @@ from autobench.report._model import AggregateValue, MetricColumn
 
 def case_groups(table: MetricTable, runs: Sequence[int]) -> dict[str, list[int]]:
     """The run indices ``runs`` grouped by case id, in first-seen order (the repeats of a
-    case, in plan order, together)."""
-    groups: dict[str, list[int]] = {}
-    for index in runs:
-        groups.setdefault(table.case_ids[index], []).append(index)
+    case, in plan order, together); computed once per set of runs, as every column of a
+    leaderboard row or comparison side aggregates the same runs. Do not modify the result."""
+    memo: dict[tuple[int, ...], dict[str, list[int]]] = table.memo.setdefault("case_groups", {})
+    key = tuple(runs)
+    groups = memo.get(key)
+    if groups is None:
+        groups = memo[key] = {}
+        for index in runs:
+            groups.setdefault(table.case_ids[index], []).append(index)
     return groups
 
 

@@ -101,13 +101,17 @@ class MetricTable:
                 self._diagnostics[f"run {run.run_id}: {_RECORDED_BEFORE_TOTALS}"] = None
         roles: dict[str, set[ObservationRole]] = {}
         directions: dict[str, set[Direction]] = {}
-        for metrics in self.projected:
+        measured: dict[str, list[int]] = {}
+        for index, metrics in enumerate(self.projected):
             for semantic, metric in metrics.items():
+                measured.setdefault(semantic, []).append(index)
                 found = roles.setdefault(semantic, set())
                 if metric.observation.role is not None:
                     found.add(metric.observation.role)
                 if metric.observation.direction is not None:
                     directions.setdefault(semantic, set()).add(metric.observation.direction)
+        self._measured = measured
+        """The indices of the runs with a projected value of each semantic type."""
         self._roles = roles
         self._directions = directions
         self.semantic_types: tuple[str, ...] = tuple(roles)
@@ -177,11 +181,9 @@ class MetricTable:
         if cached is not None:
             return cached
         items: list[UnitValue] = []
-        positions: list[int] = []
-        for index, metrics in enumerate(self.projected):
-            metric = metrics.get(semantic)
-            if metric is None:
-                continue
+        positions = self._measured.get(semantic, [])
+        for index in positions:
+            metric = self.projected[index][semantic]
             run_id = self.run_ids[index]
             if metric.note is not None:
                 self._diagnostics[f"run {run_id}: {metric.note}"] = None
@@ -191,7 +193,6 @@ class MetricTable:
                     f"the first ({metric.observation.name!r}) is used"
                 ] = None
             items.append(UnitValue(run_id, metric.value, metric.observation.unit))
-            positions.append(index)
         converted = to_common_unit(
             items, semantic_type=semantic, canonical_unit=self.registry.unit_of(semantic)
         )
