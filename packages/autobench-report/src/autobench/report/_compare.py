@@ -102,22 +102,22 @@ def _statistics() -> Any:
     return importlib.import_module("autobench.report._statistics")
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool | int | float) and not isinstance(value, complex):
-        return float(value)
-    return None
+def prepare_statistics() -> None:
+    """Import what the comparisons' statistics need (scipy: about a second) now rather than
+    at the first comparison; ``autobench compare`` does it while its records are read."""
+    _statistics()
+
+
+def _mean_of_numbers(values: Sequence[Any]) -> float | None:
+    """The mean of the numeric values (booleans as ``1.0``/``0.0``); ``None``: none."""
+    numbers = [float(value) for value in values if isinstance(value, bool | int | float)]
+    return sum(numbers) / len(numbers) if numbers else None
 
 
 def _case_values(side: Side, item: MetricColumn, cases: Sequence[str]) -> list[float | None]:
     """Per case, the mean of its runs' numeric values of ``item`` (``None``: none)."""
     by_run = side.table.values(item.semantic_type).by_run
-    means: list[float | None] = []
-    for case in cases:
-        present = [
-            number for index in side.cases[case] if (number := _number(by_run[index])) is not None
-        ]
-        means.append(sum(present) / len(present) if present else None)
-    return means
+    return [_mean_of_numbers([by_run[index] for index in side.cases[case]]) for case in cases]
 
 
 def _is_pass_fail(side: Side, item: MetricColumn, cases: Sequence[str]) -> bool:
