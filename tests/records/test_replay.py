@@ -212,3 +212,14 @@ def test_parallel_and_evidence_only_replays_read_the_same_evidence(tmp_path: Pat
         assert partial.run == full.run and partial.scores == full.scores
         assert partial.observations == full.observations and partial.errors == full.errors
         assert partial.case.id == full.case.id and partial.output is None and partial.trace is None
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_meanwhile_runs_once_while_the_run_files_are_read(tmp_path: Path, workers: int) -> None:
+    root = tmp_path / "rec"
+    pairs = [(f"c{index}", "v1") for index in range(4)]
+    write_experiment(root, pairs)
+    calls: list[int] = []
+    result = replay_experiment(root, workers=workers, meanwhile=lambda: calls.append(len(calls)))
+    assert calls == [0]
+    assert result.runs == replay_experiment(root, workers=1).runs

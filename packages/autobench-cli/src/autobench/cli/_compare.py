@@ -22,6 +22,7 @@ from autobench.report import (
     render_experiment_comparison,
     report_spec,
 )
+from autobench.report._compare import prepare_statistics
 
 _EPILOG = """\b
 Exit codes: 0 compared (whatever the verdicts); 1 an error (unreadable records, unknown
@@ -88,7 +89,7 @@ def compare_command(
                 "every variant both experiments have is compared"
             )
         with user_errors():
-            before = replayed(record_dirs[0], evidence_only=True)
+            before = replayed(record_dirs[0], evidence_only=True, meanwhile=prepare_statistics)
             after = replayed(record_dirs[1], evidence_only=True)
             across = compare_experiments(before, after, level=level)
         stdout_console().print(render_experiment_comparison(across))
@@ -99,7 +100,7 @@ def compare_command(
                 "with one DIR, give --baseline and --candidate (or a second directory)"
             )
         with user_errors():
-            result = replayed(record_dirs[0], evidence_only=True)
+            result = replayed(record_dirs[0], evidence_only=True, meanwhile=prepare_statistics)
             spec = report_spec(result)
             configured = next(
                 (c for c in spec.comparisons if (c.baseline, c.candidate) == (baseline, candidate)),

@@ -17,22 +17,29 @@ itself gets a plain replay.
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from pathlib import Path
 
 from autobench.cli import _app
 from autobench.records import ExperimentResult, replay_experiment
 
 
-def replayed(record_dir: Path, *, evidence_only: bool = False) -> ExperimentResult:
-    """:func:`~autobench.records.replay_experiment` of ``record_dir``; in the console
-    script, its objects are then frozen out of the collector's sight (see the module
-    docstring). Raises what the replay raises."""
+def replayed(
+    record_dir: Path,
+    *,
+    evidence_only: bool = False,
+    meanwhile: Callable[[], object] | None = None,
+) -> ExperimentResult:
+    """:func:`~autobench.records.replay_experiment` of ``record_dir`` (``meanwhile`` as
+    there: called while worker processes read the run files); in the console script, its
+    objects are then frozen out of the collector's sight (see the module docstring).
+    Raises what the replay raises."""
     if not _app.OWNS_PROCESS:
-        return replay_experiment(record_dir, evidence_only=evidence_only)
+        return replay_experiment(record_dir, evidence_only=evidence_only, meanwhile=meanwhile)
     enabled = gc.isenabled()
     gc.disable()
     try:
-        result = replay_experiment(record_dir, evidence_only=evidence_only)
+        result = replay_experiment(record_dir, evidence_only=evidence_only, meanwhile=meanwhile)
         gc.freeze()
     finally:
         if enabled:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -43,10 +43,16 @@ def worker_count(files: int) -> int:
 
 
 def parse_run_bodies(
-    paths: Sequence[Path], skip: frozenset[str], workers: int
+    paths: Sequence[Path],
+    skip: frozenset[str],
+    workers: int,
+    meanwhile: Callable[[], object] | None = None,
 ) -> list[dict[str, Any] | None]:
     """The parsed body of each run file, in order; ``None`` where parsing failed (the caller
-    parses that file again in-process to raise its :class:`RecordFormatError`)."""
+    parses that file again in-process to raise its :class:`RecordFormatError`).
+
+    ``meanwhile`` is called once in this process while the workers parse (first, when the
+    files are parsed here)."""
     chunk = max(1, len(paths) // (workers * 4))
     chunks = [
         [str(path) for path in paths[start : start + chunk]]
@@ -57,10 +63,16 @@ def parse_run_bodies(
             with ProcessPoolExecutor(
                 workers, mp_context=multiprocessing.get_context("fork")
             ) as pool:
-                results = list(pool.map(_parse_chunk, chunks, [skip] * len(chunks)))
+                parts = pool.map(_parse_chunk, chunks, [skip] * len(chunks))
+                call, meanwhile = meanwhile, None  # once, even if the pool fails after it
+                if call is not None:
+                    call()
+                results = list(parts)
             return [body for part in results for body in part]
         except (BrokenProcessPool, OSError):
             pass  # no usable worker processes here: parse in this process
+    if meanwhile is not None:
+        meanwhile()
     return [body for part in chunks for body in _parse_chunk(part, skip)]
 
 

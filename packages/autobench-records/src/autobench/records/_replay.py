@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -196,6 +196,7 @@ def replay_experiment(
     evidence_only: bool = False,
     workers: int | None = None,
     extractions: bool = True,
+    meanwhile: Callable[[], object] | None = None,
 ) -> ExperimentResult:
     """Rebuild an :class:`ExperimentResult` from a record directory.
 
@@ -209,6 +210,10 @@ def replay_experiment(
     trace (``result.evidence_only`` is then true); reports and exports need no
     more. ``workers`` is the number of processes that parse run files (default:
     several for large experiments, see :mod:`autobench.records._parallel`).
+    ``meanwhile``, when given, is called once in this process while worker
+    processes parse the run files (before reading, when this process parses
+    them): work the caller needs next, such as importing a slow module,
+    overlaps with the reading.
     Raises :class:`MissingRecordError` / :class:`RecordFormatError` as the
     loaders do.
     """
@@ -231,11 +236,12 @@ def replay_experiment(
     runs: list[RunRecord] = []
     # Thousands of long-lived records: the collector would traverse them again and again.
     with gc_paused_for(len(present)):
-        bodies = (
-            parse_run_bodies([path for _, path in present], skip, workers)
-            if workers > 1
-            else [None] * len(present)
-        )
+        if workers > 1:
+            bodies = parse_run_bodies([path for _, path in present], skip, workers, meanwhile)
+        else:
+            if meanwhile is not None:
+                meanwhile()
+            bodies = [None] * len(present)
         for (planned, path), body in zip(present, bodies, strict=True):
             if body is None:
                 run = load_run_record(path, root=root, evidence_only=evidence_only)
