@@ -159,7 +159,9 @@ def export_command(record_dir: Path, format_name: str, target: Path) -> None:
                 f"{target} is part of a record directory; choose another path",
             )
         traces = getattr(exporter, "needs_traces", False) is True
-        result = replayed(record_dir, evidence_only=not traces)
+        result = replayed(
+            record_dir, evidence_only=not traces, meanwhile=getattr(exporter, "prepare", None)
+        )
         report = build_report(result)
         content = exporter.export(report, result)
         try:

@@ -20,6 +20,10 @@ class HtmlExporter:
     needs_traces = True
     """The drill-downs draw each run's span waterfall."""
 
+    def prepare(self) -> None:
+        """Import plotly, jinja2 and scipy now (about a second), not at :meth:`export`."""
+        import autobench.report._html  # noqa: F401
+
     def export(self, report: Report, result: ExperimentResult) -> str:
         from autobench.report._html import render_html  # plotly and jinja2: on use only
 

@@ -32,6 +32,8 @@ class Exporter(ExportFormat, Protocol):
     An exporter that shows traces sets a class attribute ``needs_traces = True``:
     ``autobench export`` then replays the runs with their traces; otherwise it
     replays evidence only (no case payloads, output or trace), which is faster.
+    An exporter may also define ``prepare()``, which the command calls while
+    worker processes read a large record, to import what ``export`` needs.
     """
 
     name: str
