@@ -131,3 +131,51 @@ def resolve_target(
             ) from exc
         walked = f"{walked}.{part}"
     return value
+
+
+_EXCEPTION_NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+def resolve_exception_type(name: str, base_dir: Path | None) -> type[BaseException]:
+    """The exception class a dotted ``name`` names: a builtin (``TimeoutError``), or
+    ``package.module.Class`` (``openai.RateLimitError``), whose longest importable module
+    prefix is imported per the module rule (``base_dir`` first) and the rest followed as
+    attributes. Raises ``ValueError`` saying what failed (not importable, no such
+    attribute, not an exception class)."""
+    if not _EXCEPTION_NAME.match(name):
+        raise ValueError(f"{name!r} is not a dotted name (module.Class or a builtin)")
+    parts = name.split(".")
+    value: Any = None
+    if len(parts) == 1:
+        import builtins
+
+        value = getattr(builtins, name, None)
+        if value is None:
+            raise ValueError(f"{name!r} is not a builtin; name a class as module.Class")
+    else:
+        problem = ""
+        for split in range(len(parts) - 1, 0, -1):
+            module_name = ".".join(parts[:split])
+            try:
+                value = import_target_module(module_name, base_dir)
+            except ModuleNotFoundError as exc:
+                if exc.name is not None and not module_name.startswith(exc.name):
+                    problem = f"importing {module_name!r} failed: {type(exc).__name__}: {exc}"
+                    break
+                problem = problem or f"no module named {parts[0]!r}"
+                continue
+            except Exception as exc:
+                problem = f"importing {module_name!r} failed: {type(exc).__name__}: {exc}"
+                break
+            try:
+                for part in parts[split:]:
+                    value = getattr(value, part)
+            except AttributeError:
+                problem = f"module {module_name!r} has no attribute {'.'.join(parts[split:])!r}"
+                value = None
+            break
+        if value is None:
+            raise ValueError(f"cannot resolve {name!r}: {problem}")
+    if not (isinstance(value, type) and issubclass(value, BaseException)):
+        raise ValueError(f"{name!r} is not an exception class")
+    return value

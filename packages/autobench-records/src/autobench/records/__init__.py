@@ -102,6 +102,8 @@ from autobench.records._records import SUMMARY_RECORD_VERSION as SUMMARY_RECORD_
 from autobench.records._records import TRACE_MEDIA_TYPE as TRACE_MEDIA_TYPE
 from autobench.records._records import TRACE_RECORD_VERSION as TRACE_RECORD_VERSION
 from autobench.records._records import AssetBinding as AssetBinding
+from autobench.records._records import AttemptError as AttemptError
+from autobench.records._records import AttemptRecord as AttemptRecord
 from autobench.records._records import BenchmarkInfoRecord as BenchmarkInfoRecord
 from autobench.records._records import DatasetInfo as DatasetInfo
 from autobench.records._records import ExperimentInfo as ExperimentInfo

@@ -86,6 +86,27 @@ class AssetBinding(RecordModel):
     kind: str
 
 
+class AttemptError(RecordModel):
+    """Why an attempt failed: the exception's ``type`` (qualified, ``openai.RateLimitError``)
+    and ``message``, and the ``stage`` (``task`` or ``timeout``)."""
+
+    stage: str
+    type: str
+    message: str = ""
+
+
+class AttemptRecord(RecordModel):
+    """One call of a retried run's task: its ``number`` (1-based), ``duration`` (seconds,
+    the call alone: neither the wait for rate limits nor the backoff before it), the
+    seconds it ``queued`` for the run's rate limits, and its ``error`` (``None`` for an
+    attempt whose task returned)."""
+
+    number: int = Field(ge=1)
+    duration: float
+    queued: float = 0.0
+    error: AttemptError | None = None
+
+
 class RunRecord(RecordModel):
     """Everything one case x variant run produced.
 
@@ -107,6 +128,10 @@ class RunRecord(RecordModel):
     artifacts: tuple[ArtifactRef, ...] = ()
     errors: tuple[ErrorRecord, ...] = ()
     asset_versions: dict[str, AssetBinding] = Field(default_factory=dict)
+    attempts: tuple[AttemptRecord, ...] = ()
+    """Every call of the task when it was called more than once (retries), in order; the
+    run's evidence (output, trace, observations, errors) is that of the last. Empty (and
+    not written) for a run called once."""
 
     @property
     def run_id(self) -> str:

@@ -55,6 +55,7 @@ class Semantic:
     TIME_LATENCY = "time.latency"
     TIME_FIRST_CHUNK = "time.first_chunk"
     TIME_CRITICAL_PATH = "time.critical_path"
+    TIME_QUEUE = "time.queue"
     PERFORMANCE_SPEEDUP = "performance.speedup"
     # Result
     RESULT_SUCCESS = "result.success"
@@ -189,6 +190,12 @@ _BUILTIN_TYPES: dict[str, SemanticDefinition] = {
     ),
     Semantic.TIME_CRITICAL_PATH: _d(
         Semantic.TIME_LATENCY, "s", "number", "Observed makespan of a trace."
+    ),
+    Semantic.TIME_QUEUE: _d(
+        unit="s",
+        shape="number",
+        description="Time a run waited for its rate limits before its task calls "
+        "(not part of its latency).",
     ),
     Semantic.PERFORMANCE_SPEEDUP: _d(
         unit="ratio", shape="number", description="Baseline time over candidate time."

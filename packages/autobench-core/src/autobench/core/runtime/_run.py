@@ -27,10 +27,12 @@ import functools
 import inspect
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import tenacity
 
 from autobench.abp import (
     DEFAULT_CAPTURE_POLICY,
@@ -51,21 +53,34 @@ from autobench.core.runtime._bridge import run_on_loop
 from autobench.core.runtime._context import RunContext, bind_run_context
 from autobench.core.runtime._derive import derive_run
 from autobench.core.runtime._evidence import EvidenceBuffer, error_record
+from autobench.core.runtime._limits import (
+    LimitCoordinator,
+    LimitKey,
+    acquire_all,
+    charge_all,
+    limit_keys,
+    release_all,
+)
 from autobench.core.runtime._policies import policy_observations
 from autobench.core.runtime._portable import portable_evidence
+from autobench.core.runtime._retry import RetryPolicy, TaskTimedOut, call_with_deadline
 from autobench.core.runtime._scoring import ScoringResult, score_run, score_run_inline
 from autobench.core.runtime._status import decide_outcome
 from autobench.core.scoring import ScorerSpec, ScoringCall
+from autobench.core.spec._models import LimitSpec
 from autobench.records import (
     ACCOUNTING_VERSION,
     DEFAULT_SEMANTIC_REGISTRY,
     AssetBinding,
+    AttemptError,
+    AttemptRecord,
     Observation,
     ObservationKind,
     ObservationRole,
     Pool,
     RunInfo,
     RunRecord,
+    Semantic,
     SemanticRegistry,
     SpanIndex,
     TaskStatus,
@@ -106,6 +121,15 @@ class RunSetup:
     """The sink's ``prepare_run`` (:class:`~autobench.records.PreparingSink`): a worker
     thread renders the files of its run before it takes the next one, so the next task
     does not share the interpreter with that work."""
+    timeout: float | None = None
+    """Seconds each call of the task may take (``_retry``); ``None``: no bound."""
+    retries: RetryPolicy | None = None
+    """When a failed call of the task is made again (``_retry``); ``None``: never."""
+    limit_specs: Mapping[str, LimitSpec] = field(default_factory=dict)
+    """The spec's ``limits`` (factor name -> budget): which budgets a run takes."""
+    limits: LimitCoordinator | None = None
+    """Where the budgets live (``_limits``); ``None`` when the spec has no ``limits``. An
+    executor running tasks elsewhere replaces it with a coordinator of its own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +147,7 @@ class _Run:
     """The state of one run between its start and its record."""
 
     __slots__ = (
+        "attempts",
         "collector",
         "ctx",
         "evidence",
@@ -152,6 +177,7 @@ class _Run:
         self.output: Any = None
         self.trace: Trace | None = None
         self.observations: tuple[Observation, ...] = ()
+        self.attempts: tuple[AttemptRecord, ...] = ()
         for name, value, reason in setup.diagnostics:
             self.evidence.add_observation(
                 name,
@@ -162,11 +188,16 @@ class _Run:
                 reason=reason,
             )
 
-    def task_raised(self, exc: Exception | SystemExit, root: ActiveSpan) -> TaskStatus:
+    def task_raised(
+        self, exc: Exception | SystemExit, root: ActiveSpan, stage: str = "task"
+    ) -> TaskStatus:
         """Close the root span with the error and record it (linked to the innermost span)."""
         root.end(SpanStatus.ERROR, exc)
         span_id = self.evidence.exception_span(exc) or root.id
-        self.evidence.errors.insert(0, error_record(exc, stage="task", span_id=span_id))
+        error = error_record(exc, stage=stage, span_id=span_id)
+        if stage == "timeout":  # the deadline's own exception is recorded as what it raises
+            error = error.model_copy(update={"type": "TimeoutError"})
+        self.evidence.errors.insert(0, error)
         return TaskStatus.ERRORED
 
 
@@ -180,31 +211,186 @@ class RunCancelled(Exception):
         self.output = output
 
 
+@dataclass(slots=True)
+class _Attempt:
+    """One call of the task: the run state it filled, and how it ended."""
+
+    run: _Run
+    status: TaskStatus
+    error: BaseException | None
+    queued: float
+    duration: float
+    number: int
+    retry: bool = False
+    cancelled: bool = False
+
+    def record(self) -> AttemptRecord:
+        error = None
+        if self.error is not None:
+            stage = "timeout" if isinstance(self.error, TaskTimedOut) else "task"
+            error = AttemptError(
+                stage=stage, type=_qualified(type(self.error)), message=str(self.error)
+            )
+        return AttemptRecord(
+            number=self.number, duration=self.duration, queued=self.queued, error=error
+        )
+
+
+def _qualified(cls: type) -> str:
+    """``module.Class`` of an exception class (a builtin's bare name); a timeout of the
+    run's deadline is ``TimeoutError``, what ``on:`` names to retry it."""
+    if issubclass(cls, TaskTimedOut):
+        return "TimeoutError"
+    module = cls.__module__
+    return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
+
+
+class _Attempts:
+    """The attempts of one run so far, and what decides another (``setup.retries``)."""
+
+    __slots__ = ("done", "keys", "queued", "setup")
+
+    def __init__(self, setup: RunSetup, planned: MatrixRunSpec) -> None:
+        self.setup = setup
+        self.keys: tuple[LimitKey, ...] = (
+            limit_keys(setup.limit_specs, planned.variant) if setup.limits is not None else ()
+        )
+        self.done: list[_Attempt] = []
+        self.queued = 0.0
+
+    def ended(self, attempt: _Attempt) -> _Attempt:
+        """Note ``attempt``; mark it to be retried when the policy says so."""
+        policy = self.setup.retries
+        attempt.retry = (
+            policy is not None
+            and attempt.error is not None
+            and not attempt.cancelled
+            and attempt.number < policy.attempts
+            and policy.retries(attempt.error)
+        )
+        self.done.append(attempt)
+        self.queued += attempt.queued
+        return attempt
+
+    def discarded_tokens(self, attempt: _Attempt) -> int:
+        """The tokens a retried attempt used (its evidence is dropped)."""
+        if not self.keys or not attempt.retry:
+            return 0
+        return tokens_used(attempt.run.collector.materialize(release=True))
+
+    def final(self, attempt: _Attempt) -> _Run:
+        """The final attempt's run, with the attempts and ``time.queue`` recorded on it."""
+        run = attempt.run
+        if len(self.done) > 1:
+            run.attempts = tuple(done.record() for done in self.done)
+        if self.keys:
+            run.evidence.add_observation(
+                "queue",
+                self.queued,
+                kind=ObservationKind.METRIC,
+                span_id=None,
+                semantic_type=Semantic.TIME_QUEUE,
+                unit="s",
+                role=ObservationRole.DIAGNOSTIC,
+            )
+        return run
+
+
+def tokens_used(trace: Trace | None) -> int:
+    """The tokens the spans of ``trace`` used: per span, ``total_tokens`` or the sum of its
+    input and output tokens (spans whose usage is an aggregate of others left out)."""
+    if trace is None:
+        return 0
+    total = 0
+    for span in trace.spans:
+        usage = span.usage
+        if not usage or usage.get("aggregate") is True:
+            continue
+        value = usage.get("total_tokens")
+        if value is None:
+            value = (usage.get("input_tokens") or usage.get("prompt_tokens") or 0) + (
+                usage.get("output_tokens") or usage.get("completion_tokens") or 0
+            )
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            total += int(value)
+    return total
+
+
 async def execute_run(setup: RunSetup, planned: MatrixRunSpec) -> RunOutput:
     """Execute one planned run of an async task and return its record (statuses per ``_status``).
 
-    When the run is cancelled, raises :class:`RunCancelled` holding its record."""
+    Each call of the task (one per attempt, ``_retry``) first takes the run's rate-limit
+    budgets (``_limits``) and gets a fresh context, trace and evidence; the run keeps the
+    last attempt's. When the run is cancelled, raises :class:`RunCancelled` holding its
+    record."""
+    attempts = _Attempts(setup, planned)
+    limits, keys = setup.limits, attempts.keys
+
+    async def attempt() -> _Attempt:
+        queued = 0.0
+        if limits is not None and keys:
+            queued = await acquire_all(limits, keys)
+        try:
+            done = attempts.ended(await _call_async(setup, planned, queued, len(attempts.done) + 1))
+        finally:
+            if limits is not None and keys:
+                await release_all(limits, keys)
+        if limits is not None and (tokens := attempts.discarded_tokens(done)):
+            await charge_all(limits, keys, tokens)
+        return done
+
+    if setup.retries is None:
+        last = await attempt()
+    else:
+        retrying = tenacity.AsyncRetrying(**setup.retries.retrying(lambda done: done.retry))
+        last = await retrying(attempt)
+    run = attempts.final(last)
+    if last.cancelled:
+        _scoring_call(run, setup.registry)
+        raise RunCancelled(_finish(setup, run, last.status, ((), ())))
+    call = _scoring_call(run, setup.registry)
+    if limits is not None and keys and (tokens := tokens_used(run.trace)):
+        await charge_all(limits, keys, tokens)
+    scoring = await score_run(setup.scorers, call)
+    return _finish(setup, run, last.status, scoring)
+
+
+async def _call_async(
+    setup: RunSetup, planned: MatrixRunSpec, queued: float, number: int
+) -> _Attempt:
+    """One call of an async task in a fresh run state, bounded by ``setup.timeout``."""
     run = _Run(setup, planned)
     ctx = run.ctx
     task_status = TaskStatus.PASSED
+    error: BaseException | None = None
     cancelled = False
     with bind_collector(run.collector), bind_run_context(ctx):
         with start_span(ROOT_SPAN, kind=SpanKind.TASK, collector=run.collector) as root:
             run.collector.adoptive_parent = root.id
+            deadline: asyncio.Timeout | None = None
             try:
-                run.output = await setup.task(ctx, ctx.case)
+                if setup.timeout is None:
+                    run.output = await setup.task(ctx, ctx.case)
+                else:
+                    async with asyncio.timeout(setup.timeout) as deadline:
+                        run.output = await setup.task(ctx, ctx.case)
             except (Exception, SystemExit) as exc:
-                task_status = run.task_raised(exc, root)
+                if deadline is not None and deadline.expired() and isinstance(exc, TimeoutError):
+                    timed_out = TaskTimedOut(setup.timeout or 0.0)
+                    timed_out.__cause__ = exc
+                    error = timed_out
+                    task_status = run.task_raised(timed_out, root, stage="timeout")
+                else:
+                    error = exc
+                    task_status = run.task_raised(exc, root)
             except asyncio.CancelledError as exc:
                 cancelled = True
+                error = exc
                 root.end(SpanStatus.ERROR, exc)
                 run.evidence.errors.insert(0, error_record(exc, stage="cancelled", span_id=root.id))
                 task_status = TaskStatus.ERRORED
-    if cancelled:
-        _scoring_call(run, setup.registry)
-        raise RunCancelled(_finish(setup, run, task_status, ((), ())))
-    scoring = await score_run(setup.scorers, _scoring_call(run, setup.registry))
-    return _finish(setup, run, task_status, scoring)
+    duration = (time.perf_counter_ns() - run.started) / 1e9
+    return _Attempt(run, task_status, error, queued, duration, number, cancelled=cancelled)
 
 
 def execute_sync_run(
@@ -213,28 +399,76 @@ def execute_sync_run(
     """Execute one planned run of a sync task in the calling (worker) thread.
 
     Call it inside a fresh :mod:`contextvars` context. ``loop`` is the
-    experiment's event loop, running in another thread.
+    experiment's event loop, running in another thread: the rate-limit budgets are
+    taken and given back there. Attempts and timeouts as for :func:`execute_run`
+    (``_retry``: a sync task past its timeout is left running in its helper thread).
     """
-    run = _Run(setup, planned)
-    ctx = run.ctx
-    task_status = TaskStatus.PASSED
-    with bind_collector(run.collector), bind_run_context(ctx):
-        with start_span(ROOT_SPAN, kind=SpanKind.TASK, collector=run.collector) as root:
-            run.collector.adoptive_parent = root.id
-            try:
-                output = setup.task(ctx, ctx.case)
-                if inspect.isawaitable(output):
-                    output = run_on_loop(loop, output)
-                run.output = output
-            except (Exception, SystemExit) as exc:
-                task_status = run.task_raised(exc, root)
+    attempts = _Attempts(setup, planned)
+    limits, keys = setup.limits, attempts.keys
+
+    def attempt() -> _Attempt:
+        queued = 0.0
+        if limits is not None and keys:
+            queued = run_on_loop(loop, acquire_all(limits, keys))
+        try:
+            done = attempts.ended(_call_sync(setup, planned, loop, queued, len(attempts.done) + 1))
+        finally:
+            if limits is not None and keys:
+                run_on_loop(loop, release_all(limits, keys))
+        if limits is not None and (tokens := attempts.discarded_tokens(done)):
+            run_on_loop(loop, charge_all(limits, keys, tokens))
+        return done
+
+    if setup.retries is None:
+        last = attempt()
+    else:
+        last = tenacity.Retrying(**setup.retries.retrying(lambda done: done.retry))(attempt)
+    run = attempts.final(last)
     call = _scoring_call(run, setup.registry)
+    if limits is not None and keys and (tokens := tokens_used(run.trace)):
+        run_on_loop(loop, charge_all(limits, keys, tokens))
     scoring = (
         score_run_inline(setup.scorers, call)
         if setup.scores_inline
         else run_on_loop(loop, score_run(setup.scorers, call))
     )
-    return _finish(setup, run, task_status, scoring)
+    return _finish(setup, run, last.status, scoring)
+
+
+def _call_sync(
+    setup: RunSetup,
+    planned: MatrixRunSpec,
+    loop: asyncio.AbstractEventLoop,
+    queued: float,
+    number: int,
+) -> _Attempt:
+    """One call of a sync task in a fresh run state, bounded by ``setup.timeout``."""
+    run = _Run(setup, planned)
+    ctx = run.ctx
+    task_status = TaskStatus.PASSED
+    error: BaseException | None = None
+
+    def call() -> Any:
+        output = setup.task(ctx, ctx.case)
+        if inspect.isawaitable(output):
+            output = run_on_loop(loop, output)
+        return output
+
+    with bind_collector(run.collector), bind_run_context(ctx):
+        with start_span(ROOT_SPAN, kind=SpanKind.TASK, collector=run.collector) as root:
+            run.collector.adoptive_parent = root.id
+            try:
+                run.output = (
+                    call() if setup.timeout is None else call_with_deadline(call, setup.timeout)
+                )
+            except TaskTimedOut as exc:
+                error = exc
+                task_status = run.task_raised(exc, root, stage="timeout")
+            except (Exception, SystemExit) as exc:
+                error = exc
+                task_status = run.task_raised(exc, root)
+    duration = (time.perf_counter_ns() - run.started) / 1e9
+    return _Attempt(run, task_status, error, queued, duration, number)
 
 
 def _bind_referenced_assets(run: _Run) -> None:
@@ -374,5 +608,6 @@ def _finish(
         artifacts=tuple(evidence.artifacts),
         errors=errors,
         asset_versions=dict(evidence.assets),
+        attempts=run.attempts,
     )
     return RunOutput(record=record, payloads=evidence.payloads)

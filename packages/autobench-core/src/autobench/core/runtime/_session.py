@@ -55,6 +55,7 @@ from autobench.core.runtime._derive import prepare_derivers
 from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
 from autobench.core.runtime._executor import ExecutorFactory
 from autobench.core.runtime._experiment import build_experiment_record, build_summary
+from autobench.core.runtime._limits import LocalLimits
 from autobench.core.runtime._post_derive import post_derive_runs
 from autobench.core.runtime._progress import (
     ProgressCallback,
@@ -69,9 +70,10 @@ from autobench.core.runtime._resume import (
     plan_order,
     resume_changes,
 )
+from autobench.core.runtime._retry import RetryPolicy
 from autobench.core.runtime._run import RunSetup
 from autobench.core.runtime._scoring import scores_inline
-from autobench.core.runtime._tasks import is_async_task, resolve_task
+from autobench.core.runtime._tasks import TaskResolutionError, is_async_task, resolve_task
 from autobench.core.scoring import ScorerSpec
 from autobench.core.spec import BenchmarkSpec
 from autobench.records import (
@@ -119,6 +121,7 @@ class _Prepared:
     files: Mapping[str, str]
     executor: ExecutorFactory
     executor_options: Mapping[str, Any]
+    retries: RetryPolicy | None
 
     @classmethod
     def of(
@@ -127,17 +130,20 @@ class _Prepared:
         source_files: Mapping[str, str] | None,
         plugins: AutobenchPlugins | None,
         executor: str | None,
+        executor_options: Mapping[str, Any] | None = None,
     ) -> tuple[_Prepared, BenchmarkPlan]:
         """The prepared parts of ``spec`` and its plan. The integrations and the executor are
         those of ``plugins`` (default: the spec's, ``spec.plugins``); the executor is
         ``executor``, else the spec's, else ``local`` (its options are the spec's when it
-        names the same executor). Raises :class:`UnknownExecutorError` for a name the
+        names the same executor), with ``executor_options`` laid over them. Raises
+        :class:`UnknownExecutorError` for a name the
         plugins do not know."""
         plugins = spec.plugins if plugins is None else plugins
         chosen = spec.executor
         name = executor or (chosen.name if chosen is not None else "local")
         factory: ExecutorFactory = plugins.executors.get(name)
         options = chosen.options if chosen is not None and chosen.name == name else {}
+        options = {**options, **(executor_options or {})}
         task = resolve_task(spec)
         derivers = prepare_derivers(spec)  # before anything is recorded: reads pricing files once
         scorers = tuple(scorer.prepare(spec.base_dir) for scorer in spec.scoring)
@@ -147,7 +153,16 @@ class _Prepared:
         instrumentation = resolve_instrumentation(
             spec.instrumentation, spec.instrumentors, plugins.integrations
         )
-        prepared = cls(task, scorers, derivers, instrumentation, plan.runs, files, factory, options)
+        retries = None
+        if spec.task is not None and spec.task.retries is not None:
+            try:
+                retries = RetryPolicy.of(spec.task.retries, spec.base_dir)
+            except ValueError as exc:
+                where = f"{spec.task.origin}: " if spec.task.origin else ""
+                raise TaskResolutionError(f"{where}retries.on: {exc}") from exc
+        prepared = cls(
+            task, scorers, derivers, instrumentation, plan.runs, files, factory, options, retries
+        )
         return prepared, plan
 
 
@@ -189,6 +204,7 @@ class RunSession:
         source_files: Mapping[str, str] | None = None,
         plugins: AutobenchPlugins | None = None,
         executor: str | None = None,
+        executor_options: Mapping[str, Any] | None = None,
     ) -> RunSession:
         """A new experiment of ``spec``: every case x variant.
 
@@ -199,14 +215,15 @@ class RunSession:
         :func:`collect_benchmark_source_files`. The native integrations and the executors
         are those of ``plugins`` (default: ``spec.plugins``, the plugins the spec was loaded
         with); ``executor`` names the executor, over the spec's ``executor`` (default
-        ``local``). Raises :class:`TaskResolutionError` when the task cannot be resolved,
+        ``local``) and ``executor_options`` options laid over the spec's for it (not part
+        of the spec: the record does not keep them). Raises :class:`TaskResolutionError` when the task cannot be resolved,
         :class:`ScorerResolutionError` when a scorer's target (a ``python`` scorer's
         function, a ``schema`` scorer's model) cannot and :class:`UnknownExecutorError`
         for an executor the plugins do not know; nothing is written.
         """
         if sink is not None and record_dir is not None:
             raise ValueError("give a sink or a record directory, not both")
-        prepared, plan = _Prepared.of(spec, source_files, plugins, executor)
+        prepared, plan = _Prepared.of(spec, source_files, plugins, executor, executor_options)
         experiment_id = experiment_id or new_experiment_id(spec.benchmark.id)
         if record_dir is not None:
             if record_dir == "default":
@@ -234,6 +251,7 @@ class RunSession:
         source_files: Mapping[str, str] | None = None,
         plugins: AutobenchPlugins | None = None,
         executor: str | None = None,
+        executor_options: Mapping[str, Any] | None = None,
     ) -> RunSession:
         """The missing runs of the experiment recorded in ``record_dir``: the runs of its
         recorded plan without a ``run.yaml``, under its experiment id.
@@ -243,7 +261,8 @@ class RunSession:
         or source files since the experiment began raises :class:`ResumeError` unless
         ``force`` (the summary then records what changed); so does an ``experiment_id``
         other than the recorded one, or a ``run.yaml`` that cannot be read. Raises
-        ``TypeError`` for a sink that cannot resume. ``plugins`` and ``executor`` as for
+        ``TypeError`` for a sink that cannot resume. ``plugins``, ``executor`` and
+        ``executor_options`` as for
         :meth:`start` (the executor may differ from the one the experiment began with).
         """
         root = Path(record_dir)
@@ -254,7 +273,7 @@ class RunSession:
                 f"resuming needs a sink that can resume a record directory (a DirectorySink "
                 f"such as RecordDirectoryWriter), not {type(sink).__name__}"
             )
-        prepared, plan = _Prepared.of(spec, source_files, plugins, executor)
+        prepared, plan = _Prepared.of(spec, source_files, plugins, executor, executor_options)
         experiment, previous = load_for_resume(root)
         if experiment_id is not None and experiment_id != experiment.experiment_id:
             raise ResumeError(
@@ -319,6 +338,10 @@ class RunSession:
                 diagnostics=session.diagnostics(),
                 base_dir=spec.base_dir,
                 prepare=sink.prepare_run if isinstance(sink, PreparingSink) else None,
+                timeout=spec.task.timeout if spec.task is not None else None,
+                retries=prepared.retries,
+                limit_specs=spec.limits,
+                limits=LocalLimits(spec.limits) if spec.limits else None,
             )
             executor: Executor = prepared.executor(
                 setup,

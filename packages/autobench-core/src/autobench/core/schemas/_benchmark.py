@@ -24,7 +24,7 @@ from autobench.core.schemas import _evaluation as evaluation
 from autobench.core.schemas import _sections as sections
 from autobench.core.schemas._defs import Definitions, closed, document, nullable
 from autobench.core.spec._loader import DSL_KEYS, STRUCTURED_KEYS
-from autobench.core.spec._models import BenchmarkInfo, TaskSpec
+from autobench.core.spec._models import BenchmarkInfo, LimitSpec, RetrySpec, TaskSpec
 from autobench.records import SemanticRegistry
 
 _TARGET = {
@@ -62,6 +62,14 @@ def _common(defs: Definitions, manager: pluggy.PluginManager) -> dict[str, Any]:
                 "`autobench run --repeat` overrides it.",
             }
         ),
+        "limits": nullable(
+            {
+                "type": "object",
+                "description": "Rate limits keyed by a factor name: the runs sharing a value "
+                "of that factor share the budget.",
+                "additionalProperties": defs.ref(LimitSpec),
+            }
+        ),
     }
 
 
@@ -90,9 +98,22 @@ def _executor(manager: pluggy.PluginManager) -> dict[str, Any]:
     }
 
 
+_TIMEOUT = nullable(
+    {
+        "type": "number",
+        "exclusiveMinimum": 0,
+        "description": "Seconds each call of the task may take; a call past it errors "
+        "the attempt with stage timeout.",
+    }
+)
+
+
 def _task(defs: Definitions) -> dict[str, Any]:
     task = defs.model(TaskSpec)
     task["properties"]["target"] = _TARGET
+    task["properties"]["timeout"] = _TIMEOUT
+    task["properties"]["retries"] = nullable(defs.ref(RetrySpec))
+    task["properties"].pop("origin", None)
     return nullable(defs.named("TaskSpec", closed(task["properties"], required=("target",))))
 
 
@@ -102,7 +123,12 @@ def _authoring(defs: Definitions, manager: pluggy.PluginManager) -> dict[str, An
         "description": nullable({"type": "string"}),
         **_common(defs, manager),
         "cases": nullable({"anyOf": [sections.cases(defs), {"type": "string"}]}),
-        "run": nullable(closed({"python": _TARGET}, required=("python",))),
+        "run": nullable(
+            closed(
+                {"python": _TARGET, "timeout": _TIMEOUT, "retries": nullable(defs.ref(RetrySpec))},
+                required=("python",),
+            )
+        ),
         "task": _task(defs),
         "score": nullable(evaluation.dsl_score(defs, scorers)),
         "report": nullable(evaluation.dsl_report(defs)),

@@ -1,6 +1,6 @@
 """The authoring DSL's own sections, compiled to structured models.
 
-- ``run: {python: module:function}`` -> :class:`TaskSpec`.
+- ``run: {python: module:function, timeout, retries}`` -> :class:`TaskSpec`.
 - ``score: {<name>: {<keyword>: <action>, semantic, role, goal, unit, optional}}``
   -> scorer models. ``<keyword>`` is any keyword of the scorer registry
   (``value``, ``pass``, ``exact`` built in; plugins add more) and each entry
@@ -14,11 +14,13 @@
 from __future__ import annotations
 
 from collections.abc import Collection
+from pathlib import Path
 
 from autobench.core.plugins import ScorerRegistry
 from autobench.core.scoring import ScorerSpec
 from autobench.core.spec._checks import expect_keys, expect_list, expect_mapping, validate_model
 from autobench.core.spec._errors import SpecError, did_you_mean, one_of
+from autobench.core.spec._execution import EXECUTION_KEYS, load_execution
 from autobench.core.spec._models import (
     ComparisonReportSpec,
     DistributionReportSpec,
@@ -35,18 +37,27 @@ REPORT_KEYS = frozenset({"leaderboard", "matrix", "compare", "distributions"})
 SHOW_ENTRY_KEYS = frozenset({"metric", "aggregate"})
 
 
-def task_from_run(item: Located) -> TaskSpec | None:
-    """``run: {python: module:function}`` as a :class:`TaskSpec` (null for no task)."""
+def task_from_run(item: Located, base_dir: Path | None = None) -> TaskSpec | None:
+    """``run: {python: module:function, timeout, retries}`` as a :class:`TaskSpec` (null for
+    no task); ``timeout`` and ``retries`` per :mod:`._execution` (``retries.on`` names
+    resolve from ``base_dir`` first)."""
     if item.value is None:
         return None
     expect_mapping(item, "run")
-    expect_keys(item, {"python"}, "run")
+    expect_keys(item, {"python"} | EXECUTION_KEYS, "run")
     python = item.get("python")
     if python is None:
         raise SpecError(
-            item.location, "run needs a 'python' target", expected="python: module:function"
+            item.location,
+            "run needs a 'python' target",
+            expected="python: module:function (timeout and retries go beside it)",
         )
-    return TaskSpec(kind="python", target=check_target(python), origin=str(python.location))
+    return TaskSpec(
+        kind="python",
+        target=check_target(python),
+        origin=str(python.location),
+        **load_execution(item, base_dir),
+    )
 
 
 def scorers_from_dsl(item: Located, registry: ScorerRegistry) -> tuple[ScorerSpec, ...]:

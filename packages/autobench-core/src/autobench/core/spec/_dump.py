@@ -74,6 +74,10 @@ def benchmark_spec_document(spec: BenchmarkSpec) -> dict[str, Any]:
         body["dataset"] = _dataset(spec.dataset)
     if spec.task is not None:
         body["run"] = {"python": spec.task.target}
+        if spec.task.timeout is not None:
+            body["run"]["timeout"] = spec.task.timeout
+        if spec.task.retries is not None:
+            body["run"]["retries"] = _plain(spec.task.retries)
     if spec.variants:
         body["variants"] = {variant.id: _variant(variant) for variant in spec.variants}
     if spec.scoring:
@@ -97,6 +101,8 @@ def benchmark_spec_document(spec: BenchmarkSpec) -> dict[str, Any]:
         )
     if spec.repeat != 1:
         body["repeat"] = spec.repeat
+    if spec.limits:
+        body["limits"] = {name: _plain(limit) for name, limit in spec.limits.items()}
     return {"benchmark": {spec.benchmark.id: body}}
 
 

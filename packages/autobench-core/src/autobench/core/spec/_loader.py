@@ -18,6 +18,7 @@ from autobench.core.spec._evaluation_sections import (
     load_policies,
     load_post_derivers,
 )
+from autobench.core.spec._execution import load_limits
 from autobench.core.spec._files import SpecFiles
 from autobench.core.spec._instrumentation import load_instrumentation
 from autobench.core.spec._models import BenchmarkInfo, BenchmarkSpec
@@ -56,6 +57,7 @@ STRUCTURED_KEYS = frozenset(
         "strict_scalars",
         "executor",
         "repeat",
+        "limits",
     }
 )
 DSL_KEYS = frozenset(
@@ -77,6 +79,7 @@ DSL_KEYS = frozenset(
         "strict_scalars",
         "executor",
         "repeat",
+        "limits",
     }
 )
 _SHAPES = (
@@ -109,6 +112,10 @@ def load_benchmark_spec(
             strict_scalars: true       # a number whose written text YAML loses is an error
             executor: local            # or {name: <executor>, <option>: <value>}
             repeat: 3                  # run every case x variant 3 times (default 1)
+            limits: {<factor>: {max_concurrency, requests_per_minute, tokens_per_minute}}
+
+    ``run`` (and ``task``) also take ``timeout: <seconds>`` and ``retries: {attempts,
+    backoff, initial, max, on: [<exception class>, ...]}`` (see :mod:`._execution`).
 
     The **structured form** is the shape of ``BenchmarkSpec.model_dump()``::
 
@@ -124,6 +131,7 @@ def load_benchmark_spec(
         instrumentation: {...}                        # same shape as in the DSL
         executor: local                               # same shape as in the DSL
         repeat: 3                                     # same as in the DSL
+        limits: {...}                                 # same as in the DSL
 
     Detection rule: a document is in the structured form when it has a
     top-level key besides ``benchmark``, or when ``benchmark.id`` holds
@@ -280,9 +288,9 @@ def _authoring(top: Located, files: SpecFiles, plugins: AutobenchPlugins) -> dic
         "dataset": load_dataset(_present(body.get("dataset")), _present(body.get("cases")), files),
     }
     if (run := _present(body.get("run"))) is not None:
-        sections["task"] = task_from_run(run)
+        sections["task"] = task_from_run(run, files.root)
     elif (task := _present(body.get("task"))) is not None:
-        sections["task"] = load_task(task)
+        sections["task"] = load_task(task, files.root)
     variants = load_variants(item) if (item := _present(body.get("variants"))) is not None else ()
     sections["variants"] = variants
     if (score := _present(body.get("score"))) is not None:
@@ -318,7 +326,7 @@ def _structured(top: Located, files: SpecFiles, plugins: AutobenchPlugins) -> di
         "dataset": load_dataset(_present(top.get("dataset")), None, files),
     }
     if (task := _present(top.get("task"))) is not None:
-        sections["task"] = load_task(task)
+        sections["task"] = load_task(task, files.root)
     variants = load_variants(item) if (item := _present(top.get("variants"))) is not None else ()
     sections["variants"] = variants
     if (scoring := _present(top.get("scoring"))) is not None:
@@ -357,14 +365,16 @@ def _evaluation(
     variant_ids: frozenset[str],
     plugins: AutobenchPlugins,
 ) -> None:
-    """The ``post_derive``, ``policies``, ``instrumentation``, ``executor`` and ``repeat``
-    sections of ``container`` into ``sections``."""
+    """The ``post_derive``, ``policies``, ``instrumentation``, ``executor``, ``repeat`` and
+    ``limits`` sections of ``container`` into ``sections``."""
     if (item := _present(container.get("repeat"))) is not None:
         sections["repeat"] = load_repeat(item)
     if (item := _present(container.get("instrumentation"))) is not None:
         sections["instrumentation"] = load_instrumentation(item)
     if (item := _present(container.get("executor"))) is not None:
         sections["executor"] = load_executor(item, plugins.executors)
+    if (item := _present(container.get("limits"))) is not None:
+        sections["limits"] = load_limits(item, sections.get("variants", ()))
     post_derive: tuple[PostDeriverSpec, ...] = ()
     if (item := _present(container.get("post_derive"))) is not None:
         post_derive = sections["post_derive"] = load_post_derivers(item, variant_ids, plugins)

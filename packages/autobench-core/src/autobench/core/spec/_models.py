@@ -7,6 +7,7 @@ resolve against :attr:`BenchmarkSpec.base_dir`, the directory of the spec file.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +23,7 @@ from pydantic import (
     model_validator,
 )
 
+from autobench.core._targets import resolve_exception_type
 from autobench.core.derive import DeriverSpec
 from autobench.core.native._settings import InstrumentationSpec
 from autobench.core.plugins import AutobenchPlugins, default_plugins
@@ -165,11 +167,93 @@ class DatasetSpec(SpecModel):
         return self
 
 
+BackoffName = Literal["exponential", "fixed", "jitter"]
+
+
+class RetrySpec(SpecModel):
+    """How a run's task call is retried (``run: {retries: {...}}``; the runtime drives
+    :mod:`tenacity`).
+
+    ``attempts`` is the total number of task calls (>= 1; 1 means no retry). The wait
+    before attempt ``n + 1`` is, in seconds: ``fixed``: ``initial``; ``exponential``:
+    ``min(max, initial * 2**(n - 1))`` (tenacity ``wait_exponential``); ``jitter``: a
+    uniform draw in ``[0, min(max, initial * 2**(n - 1))]`` (tenacity
+    ``wait_random_exponential``, "full jitter"). ``on`` names the exception types that
+    are retried by dotted path (``openai.RateLimitError``, the builtin ``TimeoutError``,
+    a user's ``module.Class``), matched with ``isinstance``; empty means every
+    ``Exception`` the task raises. A run's own timeout raises ``TimeoutError``. The loader
+    resolves each name (a located error when it is not an importable exception class)."""
+
+    attempts: int = Field(default=3, ge=1, strict=True)
+    backoff: BackoffName = "exponential"
+    initial: float = Field(default=1.0, ge=0)
+    max: float = Field(default=30.0, ge=0)
+    on: tuple[str, ...] = ()
+
+    @field_validator("on")
+    @classmethod
+    def _dotted_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for name in value:
+            if not _DOTTED.match(name):
+                raise ValueError(f"{name!r} is not a dotted name (module.Class or a builtin)")
+        return value
+
+    def exception_types(self, base_dir: Path | None) -> tuple[type[BaseException], ...]:
+        """The classes ``on`` names (``(Exception,)`` when empty), imported per the module
+        rule from ``base_dir``. Raises ``ValueError`` naming one that does not resolve."""
+        if not self.on:
+            return (Exception,)
+        return tuple(resolve_exception_type(name, base_dir) for name in self.on)
+
+
+def limit_problem(limits: Mapping[str, LimitSpec], variants: tuple[Variant, ...]) -> str | None:
+    """Why ``limits`` do not fit ``variants`` (a key that no variant has as a factor), or
+    ``None``."""
+    factors = {factor.name for variant in variants for factor in variant.factors}
+    for name in limits:
+        if name not in factors:
+            known = ", ".join(sorted(factors)) or "none"
+            return f"limits name the factor {name!r}, which no variant has (factors: {known})"
+    return None
+
+
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+class LimitSpec(SpecModel):
+    """The budget of the runs sharing one value of a factor (``limits: {<factor>: {...}}``):
+    at most ``max_concurrency`` task calls at once, ``requests_per_minute`` task calls
+    started per minute (spaced evenly, ``60 / requests_per_minute`` seconds apart) and
+    ``tokens_per_minute`` tokens (a token bucket of that size, refilled continuously,
+    charged with the tokens a call used once they are known). At least one is set."""
+
+    max_concurrency: int | None = Field(default=None, ge=1, strict=True)
+    requests_per_minute: float | None = Field(default=None, gt=0)
+    tokens_per_minute: int | None = Field(default=None, ge=1, strict=True)
+
+    @model_validator(mode="after")
+    def _something(self) -> LimitSpec:
+        if (self.max_concurrency, self.requests_per_minute, self.tokens_per_minute) == (
+            None,
+            None,
+            None,
+        ):
+            raise ValueError(
+                "a limit needs max_concurrency, requests_per_minute or tokens_per_minute"
+            )
+        return self
+
+
 class TaskSpec(SpecModel):
-    """The task callable: ``target`` is ``module:function`` (``module.sub:obj.attr`` allowed)."""
+    """The task callable: ``target`` is ``module:function`` (``module.sub:obj.attr`` allowed);
+    ``timeout`` (seconds, > 0) bounds each call of it (a call past it errors the attempt
+    with stage ``timeout``), ``retries`` says when it is called again (:class:`RetrySpec`).
+    Both are left out of the dump when not set."""
 
     kind: Literal["python"] = "python"
     target: str
+    timeout: float | None = Field(default=None, gt=0, exclude_if=lambda value: value is None)
+    retries: RetrySpec | None = Field(default=None, exclude_if=lambda value: value is None)
     origin: str | None = Field(default=None, exclude=True)
     """Where the target was written (``file:line:column``), for error messages; not part of
     the spec's content."""
@@ -269,6 +353,10 @@ class BenchmarkSpec(SpecModel):
     """The executor chosen by the spec (``None``: ``local``, unless the caller names one);
     left out of the dump (and so of the spec hash) when not set."""
     repeat: int = Field(default=1, ge=1, strict=True, exclude_if=lambda value: value == 1)
+    limits: dict[str, LimitSpec] = Field(default_factory=dict, exclude_if=lambda value: not value)
+    """Budgets keyed by a factor name (:class:`LimitSpec`): the runs whose variant has the
+    same value of that factor share one budget; a run whose variant lacks the factor is
+    not limited by it. Left out of the dump when empty."""
     """How many times every case x variant runs (>= 1); left out of the dump (and so of the
     spec hash) when 1, so a spec without repeats keeps its hash and run ids."""
     _plugins: _PluginsRef = PrivateAttr(default_factory=_PluginsRef)
@@ -333,6 +421,13 @@ class BenchmarkSpec(SpecModel):
                 if item in seen:
                     raise ValueError(f"duplicate {label} id {item!r}")
                 seen.add(item)
+        return self
+
+    @model_validator(mode="after")
+    def _limits_name_factors(self) -> BenchmarkSpec:
+        problem = limit_problem(self.limits, self.variants)
+        if problem is not None:
+            raise ValueError(problem)
         return self
 
     @property

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -26,6 +27,7 @@ from autobench.core.spec._checks import (
     validate_model,
 )
 from autobench.core.spec._errors import SpecError, did_you_mean, one_of
+from autobench.core.spec._execution import load_execution
 from autobench.core.spec._models import ExecutorSpec, ReportSpec, TaskSpec
 from autobench.core.spec._yaml import Located, kind_of, note_reshaped
 from autobench.records import FactorValue, SemanticDefinition, SemanticRegistry, Variant
@@ -141,17 +143,20 @@ def check_target(item: Located) -> str:
     return target
 
 
-def load_task(item: Located) -> TaskSpec | None:
-    """``task: {kind: python, target: module:function}`` (null for no task)."""
+def load_task(item: Located, base_dir: Path | None = None) -> TaskSpec | None:
+    """``task: {kind: python, target: module:function, timeout, retries}`` (null for no
+    task); ``timeout`` and ``retries`` per :mod:`._execution`."""
     if item.value is None:
         return None
     expect_mapping(item, "task")
-    expect_keys(item, model_keys(TaskSpec), "task")
+    expect_keys(item, model_keys(TaskSpec, exclude={"origin"}), "task")
     target = item.get("target")
     if target is None:
         raise SpecError(item.location, "task needs a 'target'", expected="target: module:function")
     check_target(target)
-    task = validate_model(TaskSpec, item.value, item, "task")
+    execution = load_execution(item, base_dir)
+    fields = {key: value for key, value in item.value.items() if key not in execution}
+    task = validate_model(TaskSpec, {**fields, **execution}, item, "task")
     return task.model_copy(update={"origin": str(target.location)})
 
 
