@@ -323,6 +323,25 @@ async def execute_run(setup: RunSetup, planned: MatrixRunSpec) -> RunOutput:
     budgets (``_limits``) and gets a fresh context, trace and evidence; the run keeps the
     last attempt's. When the run is cancelled, raises :class:`RunCancelled` holding its
     record."""
+    if setup.retries is None and setup.limits is None:  # one call, nothing to wait for
+        last = await _call_async(setup, planned, 0.0, 1)
+        run = last.run
+    else:
+        run, last = await _attempted_async(setup, planned)
+    if last.cancelled:
+        _scoring_call(run, setup.registry)
+        raise RunCancelled(_finish(setup, run, last.status, ((), ())))
+    call = _scoring_call(run, setup.registry)
+    limits = setup.limits
+    if limits is not None and (keys := limit_keys(setup.limit_specs, planned.variant)):
+        await charge_all(limits, keys, tokens_used(run.trace))
+    scoring = await score_run(setup.scorers, call)
+    return _finish(setup, run, last.status, scoring)
+
+
+async def _attempted_async(setup: RunSetup, planned: MatrixRunSpec) -> tuple[_Run, _Attempt]:
+    """The attempts of an async run under its retries and rate limits: the last one's run
+    state (with the attempts recorded on it) and the last attempt."""
     attempts = _Attempts(setup, planned)
     limits, keys = setup.limits, attempts.keys
 
@@ -344,15 +363,7 @@ async def execute_run(setup: RunSetup, planned: MatrixRunSpec) -> RunOutput:
     else:
         retrying = tenacity.AsyncRetrying(**setup.retries.retrying(lambda done: done.retry))
         last = await retrying(attempt)
-    run = attempts.final(last)
-    if last.cancelled:
-        _scoring_call(run, setup.registry)
-        raise RunCancelled(_finish(setup, run, last.status, ((), ())))
-    call = _scoring_call(run, setup.registry)
-    if limits is not None and keys and (tokens := tokens_used(run.trace)):
-        await charge_all(limits, keys, tokens)
-    scoring = await score_run(setup.scorers, call)
-    return _finish(setup, run, last.status, scoring)
+    return attempts.final(last), last
 
 
 async def _call_async(
@@ -403,6 +414,31 @@ def execute_sync_run(
     taken and given back there. Attempts and timeouts as for :func:`execute_run`
     (``_retry``: a sync task past its timeout is left running in its helper thread).
     """
+    if setup.retries is None and setup.limits is None:  # one call, nothing to wait for
+        last = _call_sync(setup, planned, loop, 0.0, 1)
+        run = last.run
+    else:
+        run, last = _attempted_sync(setup, planned, loop)
+    call = _scoring_call(run, setup.registry)
+    limits = setup.limits
+    if (
+        limits is not None
+        and (keys := limit_keys(setup.limit_specs, planned.variant))
+        and (tokens := tokens_used(run.trace))
+    ):
+        run_on_loop(loop, charge_all(limits, keys, tokens))
+    scoring = (
+        score_run_inline(setup.scorers, call)
+        if setup.scores_inline
+        else run_on_loop(loop, score_run(setup.scorers, call))
+    )
+    return _finish(setup, run, last.status, scoring)
+
+
+def _attempted_sync(
+    setup: RunSetup, planned: MatrixRunSpec, loop: asyncio.AbstractEventLoop
+) -> tuple[_Run, _Attempt]:
+    """:func:`_attempted_async` for a sync run, in its worker thread."""
     attempts = _Attempts(setup, planned)
     limits, keys = setup.limits, attempts.keys
 
@@ -423,16 +459,7 @@ def execute_sync_run(
         last = attempt()
     else:
         last = tenacity.Retrying(**setup.retries.retrying(lambda done: done.retry))(attempt)
-    run = attempts.final(last)
-    call = _scoring_call(run, setup.registry)
-    if limits is not None and keys and (tokens := tokens_used(run.trace)):
-        run_on_loop(loop, charge_all(limits, keys, tokens))
-    scoring = (
-        score_run_inline(setup.scorers, call)
-        if setup.scores_inline
-        else run_on_loop(loop, score_run(setup.scorers, call))
-    )
-    return _finish(setup, run, last.status, scoring)
+    return attempts.final(last), last
 
 
 def _call_sync(
