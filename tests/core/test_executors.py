@@ -137,12 +137,12 @@ def test_a_spec_without_an_executor_keeps_its_hash_shape(tmp_path: Path) -> None
         (
             "lcoal",
             "12:15",
-            "unknown executor 'lcoal' (did you mean 'local'?) (expected one of: local)",
+            "unknown executor 'lcoal' (did you mean 'local'?) (expected one of: local, ray)",
         ),
         (
-            "{name: ray, address: auto}",
+            "{name: dask, address: auto}",
             "12:22",
-            "unknown executor 'ray' (expected one of: local)",
+            "unknown executor 'dask' (expected one of: local, ray)",
         ),
         (
             "{address: auto}",
@@ -225,7 +225,7 @@ def test_the_builder_names_an_executor(tmp_path: Path) -> None:
     assert builder.to_spec().executor is None
     with pytest.raises(UnknownExecutorError, match="known executors: local, recording"):
         builder.executor("ray")
-    with pytest.raises(UnknownExecutorError, match=r"known executors: local$"):
+    with pytest.raises(UnknownExecutorError, match=r"known executors: local, ray$"):
         Benchmark("built").executor("recording")
 
 
@@ -394,4 +394,4 @@ def test_an_unknown_executor_in_the_spec_is_located(tmp_path: Path) -> None:
     flat = " ".join(result.output.split())
     assert "Invalid benchmark spec" in flat
     assert "autobench.yaml:12:15: unknown executor 'recording'" in flat
-    assert "(expected one of: local)" in flat
+    assert "(expected one of: local, ray)" in flat

@@ -20,7 +20,7 @@ from autobench.core.runtime import (
     ProgressEventKind,
     RunSession,
 )
-from autobench.core.spec import load_benchmark_spec
+from autobench.core.spec import BenchmarkSpec, load_benchmark_spec
 from autobench.records import (
     ExperimentSink,
     RecordDirectoryWriter,
@@ -134,6 +134,21 @@ def _interrupted(sink: ExperimentSink | None) -> click.exceptions.Exit:
     "instead of the spec's `executor` (default: local).",
 )
 @click.option(
+    "--executor-option",
+    "executor_option_items",
+    metavar="KEY=VALUE",
+    multiple=True,
+    help="An option of the executor (repeatable), laid over those the spec writes beside "
+    "its name; the value is a string, which the executor converts. Not recorded.",
+)
+@click.option(
+    "--ray-address",
+    metavar="ADDRESS",
+    help="With the ray executor: the Ray cluster to join (auto, HOST:PORT or "
+    "ray://HOST:PORT); the same as --executor-option address=ADDRESS. Without it, "
+    "the ray executor starts a local Ray.",
+)
+@click.option(
     "--repeat",
     type=click.IntRange(min=1),
     metavar="K",
@@ -153,6 +168,8 @@ def run_command(
     resume_dir: Path | None,
     force: bool,
     executor: str | None,
+    executor_option_items: tuple[str, ...],
+    ray_address: str | None,
     repeat: int | None,
     strict_scalars: bool,
 ) -> None:
@@ -183,13 +200,20 @@ def run_command(
     with user_errors():
         spec = load_benchmark_spec(spec_path, strict_scalars=strict_scalars, plugins=plugins)
         show_scalar_notes(spec)
+        executor_options = _executor_options(executor_option_items, ray_address, executor, spec)
         if repeat is None and resume_dir is not None:
             repeat = recorded_repeat(resume_dir)
         if repeat is not None and repeat != spec.repeat:
             # The spec as run: its hash, snapshot and plan all carry this repeat count.
             spec = spec.model_copy(update={"repeat": repeat})
         if resume_dir is not None:
-            session = RunSession.resume(spec, resume_dir, force=force, executor=executor)
+            session = RunSession.resume(
+                spec,
+                resume_dir,
+                force=force,
+                executor=executor,
+                executor_options=executor_options,
+            )
             if not session.resumed or not session.resumed.missing:  # nothing run or written
                 stdout_console().print(
                     Text(
@@ -205,6 +229,7 @@ def run_command(
                 experiment_id=experiment_id,
                 record_dir=None if no_record else record_dir or "default",
                 executor=executor,
+                executor_options=executor_options,
             )
         progress = Progress(
             TextColumn("[bold]{task.description}"),
@@ -228,3 +253,26 @@ def run_command(
     records = None if result.root_dir is None else str(result.root_dir)
     stdout_console().print(render_report(report, records=records, runs=runs))
     exit_for_gate(gate_failures(result, fail_on))
+
+
+def _executor_options(
+    items: tuple[str, ...], ray_address: str | None, executor: str | None, spec: BenchmarkSpec
+) -> dict[str, str]:
+    """The executor options of ``--executor-option KEY=VALUE`` and ``--ray-address`` (option
+    ``address``); a usage error for an item without ``=`` or ``--ray-address`` with an
+    executor other than ``ray``."""
+    options: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{item!r} is not KEY=VALUE", param_hint="'--executor-option'")
+        options[key] = value
+    if ray_address is not None:
+        name = executor or (spec.executor.name if spec.executor is not None else "local")
+        if name != "ray":
+            raise click.UsageError(
+                f"--ray-address applies to the ray executor only; this run uses {name!r} "
+                "(add --executor ray)"
+            )
+        options["address"] = ray_address
+    return options

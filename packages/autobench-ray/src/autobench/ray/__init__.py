@@ -1,0 +1,19 @@
+"""The ``ray`` executor: an experiment's runs executed on a Ray cluster.
+
+Installed by the ``autobench-ray`` distribution (the ``ray`` extra of ``autobench``),
+which registers the executor named ``ray`` through the ``autobench_executors`` hook.
+Choose it with ``autobench run SPEC --executor ray [--ray-address ADDRESS]``,
+``executor: {name: ray, address: ...}`` in the spec, or ``Benchmark.executor("ray",
+address=...)``. Without an address it starts a local Ray; with one it joins that
+cluster. Each remote worker executes whole runs and returns their evidence; the
+driver's sink records them, so the record directory is the one a local run writes.
+
+Importing this package does not import Ray: only building the executor does (options in
+:mod:`autobench.ray._options`, the driver in :mod:`autobench.ray._executor`, the remote
+side in :mod:`autobench.ray._worker`).
+"""
+
+from autobench.ray._factory import RayUnsupportedError, ray_executor
+from autobench.ray._options import RayOptionError, RayOptions
+
+__all__ = ["RayOptionError", "RayOptions", "RayUnsupportedError", "ray_executor"]

@@ -1,0 +1,88 @@
+"""The remote side: one Ray task executes one whole run and returns its evidence.
+
+:func:`execute_remote` runs in a Ray worker process. It receives a key, a box holding the
+object reference of the pickled :class:`~autobench.core.runtime._run.RunSetup` (boxed, so
+Ray does not resolve it before this function has put the working directory on
+``sys.path``: unpickling the setup imports the task's module), and the planned run. The
+setup is unpickled once per worker process and experiment (by key) and kept; its
+``base_dir`` becomes the worker's working directory (the shipped copy of the spec's
+directory, so recorded tracebacks name files relative to it as a local run's do) and it
+has no ``prepare`` (the driver's sink renders the files).
+
+An async task's run is executed with ``asyncio.run``; a sync task's in this thread,
+inside a copy of the current :mod:`contextvars` context, with a background event loop
+for the awaitables it or its scorers return (as ``_run.execute_sync_run`` expects).
+The result is the run's :class:`~autobench.core.runtime._run.RunOutput` (record and
+artifact payloads). An exception escaping the run (not one of the task's own, which
+gives an errored run) reaches the driver as Ray's ``RayTaskError``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import dataclasses
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import ray
+from ray import cloudpickle
+
+from autobench.core.planning import MatrixRunSpec
+from autobench.core.runtime._run import RunOutput, RunSetup, execute_run, execute_sync_run
+
+_setups: dict[str, RunSetup] = {}
+"""The setup of the current experiment of this worker process, by key (one at a time)."""
+
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_lock = threading.Lock()
+
+
+def _setup(key: str, box: list[Any], shipped: bool) -> RunSetup:
+    setup = _setups.get(key)
+    if setup is not None:
+        return setup
+    here = os.getcwd()
+    if shipped and here not in sys.path[:1]:
+        sys.path.insert(0, here)
+    setup = cloudpickle.loads(ray.get(box[0]))
+    setup = dataclasses.replace(
+        setup, base_dir=Path(here) if shipped else setup.base_dir, prepare=None
+    )
+    _setups.clear()
+    _setups[key] = setup
+    return setup
+
+
+def _background_loop() -> asyncio.AbstractEventLoop:
+    """An event loop running in a daemon thread of this process (started on first use)."""
+    global _loop
+    with _loop_lock:
+        if _loop is None:
+            loop = asyncio.new_event_loop()
+            threading.Thread(
+                target=loop.run_forever, name="autobench-ray-loop", daemon=True
+            ).start()
+            _loop = loop
+        return _loop
+
+
+def execute_remote(key: str, box: list[Any], shipped: bool, planned: MatrixRunSpec) -> RunOutput:
+    """Execute ``planned`` with the experiment's setup (see the module docstring); return
+    its output without a prepared form."""
+    setup = _setup(key, box, shipped)
+    if setup.task_is_async:
+        output = asyncio.run(execute_run(setup, planned))
+    else:
+        output = contextvars.copy_context().run(
+            execute_sync_run, setup, planned, _background_loop()
+        )
+    return RunOutput(record=output.record, payloads=dict(output.payloads))
+
+
+remote_run = ray.remote(max_retries=0, retry_exceptions=False)(execute_remote)
+""":func:`execute_remote` as a Ray task. Ray never re-executes it (a lost worker gives an
+errored run, see ``_lost``); retries follow the experiment's own policy."""

@@ -1,0 +1,194 @@
+"""The ``ray`` executor on the session's local Ray: the same records as a local run,
+``--resume`` across executors, a killed worker, Ctrl-C and a replay that never imports Ray."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from ruamel.yaml import YAML
+
+from autobench.cli import cli
+from autobench.records import replay_experiment
+
+AUTOBENCH = str(Path(sys.executable).parent / "autobench")
+
+VOLATILE_KEYS = frozenset(
+    {
+        "id",
+        "experiment",
+        "started_at",
+        "finished_at",
+        "duration",
+        "offset",
+        "span",
+        "parent",
+        "trace",
+        "environment",
+    }
+)
+"""Keys whose values are timings, ids or the machine: compared by presence and kind only."""
+
+
+def files(root: Path) -> set[str]:
+    """The files of a record directory, relative to it."""
+    return {str(path.relative_to(root)) for path in root.rglob("*") if path.is_file()}
+
+
+def load(path: Path) -> Any:
+    return YAML(typ="safe").load(path.read_text())
+
+
+def normalised(value: Any, key: str | None = None) -> Any:
+    """``value`` with volatile values replaced by their type name, and the numbers of
+    timing observations (``time.*`` semantic types) too."""
+    if key in VOLATILE_KEYS and not isinstance(value, dict | list):
+        return type(value).__name__
+    if isinstance(value, dict):
+        timing = str(value.get("semantic_type", value.get("semantic", ""))).startswith("time.")
+        return {
+            name: (type(item).__name__ if timing and name == "value" else normalised(item, name))
+            for name, item in value.items()
+        }
+    if isinstance(value, list):
+        return [normalised(item, key) for item in value]
+    return value
+
+
+def assert_same_records(left: Path, right: Path) -> None:
+    """The two directories hold the same files whose YAML is equal once normalised."""
+    assert files(left) == files(right)
+    for name in sorted(files(left)):
+        if name.endswith(".yaml"):
+            assert normalised(load(left / name)) == normalised(load(right / name)), name
+
+
+def _run(spec_dir: Path, *args: str) -> None:
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(
+        cli, ["run", str(spec_dir / "autobench.yaml"), "--no-progress", *args]
+    )
+    assert result.exit_code == 0, result.output + repr(result.exception)
+
+
+@pytest.mark.parametrize("example", ["basic", "minimal"], indirect=True)
+def test_ray_records_what_a_local_run_records(
+    ray_address: str, example: Path, tmp_path: Path
+) -> None:
+    _run(example, "--executor", "ray", "--record", str(tmp_path / "ray"), "--concurrency", "4")
+    _run(example, "--record", str(tmp_path / "local"))
+    assert_same_records(tmp_path / "ray", tmp_path / "local")
+    assert not list(example.glob("*.zip")), "the shipped package is built outside the spec"
+
+
+def test_resume_of_a_local_record_finishes_on_ray(
+    ray_address: str, example: Path, tmp_path: Path
+) -> None:
+    record, reference = tmp_path / "record", tmp_path / "reference"
+    _run(example, "--record", str(reference))
+    _run(example, "--record", str(record))
+    removed = sorted(record.glob("cases/*/*/run.yaml"))[::3]
+    for path in removed:  # as if the experiment had been interrupted before these runs
+        path.unlink()
+    (record / "summary.yaml").unlink()
+    _run(example, "--resume", str(record), "--executor", "ray")
+    assert {name for name in files(record) if name.endswith("run.yaml")} == {
+        name for name in files(reference) if name.endswith("run.yaml")
+    }
+    result = replay_experiment(record)
+    assert len(result.runs) == len(load(reference / "experiment.yaml")["plan"])
+    assert not result.missing_runs
+    assert result.summary.resumed is not None and result.summary.resumed.runs == len(removed)
+
+
+KILLER = """
+import os, signal
+
+def run(ctx, case):
+    if case.id == "doomed":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return {"value": case.input["x"]}
+"""
+
+
+def test_a_killed_worker_gives_one_errored_run(ray_address: str, tmp_path: Path) -> None:
+    spec_dir = tmp_path / "spec"
+    spec_dir.mkdir()
+    (spec_dir / "killer.py").write_text(KILLER)
+    cases = ", ".join(f"{{id: c{index}, input: {{x: {index}}}}}" for index in range(6))
+    (spec_dir / "autobench.yaml").write_text(
+        textwrap.dedent(
+            f"""
+            benchmark:
+              faults:
+                cases: [{cases}, {{id: doomed, input: {{x: 0}}}}]
+                run: {{python: killer:run}}
+                variants: {{a: {{}}, b: {{}}}}
+            """
+        )
+    )
+    record = tmp_path / "record"
+    _run(spec_dir, "--executor", "ray", "--record", str(record), "--concurrency", "3")
+    result = replay_experiment(record)
+    assert len(result.runs) == 14 and not result.missing_runs
+    assert len({run.run_id for run in result.runs}) == 14
+    by_case = {(run.case_id, run.variant_id): run for run in result.runs}
+    for variant in ("a", "b"):
+        doomed = by_case[("doomed", variant)]
+        assert doomed.status.value == "errored"
+        assert [error.stage for error in doomed.errors] == ["worker_lost"]
+        assert "worker" in doomed.errors[0].message
+    others = [run for run in result.runs if run.case_id != "doomed"]
+    assert all(run.status.value == "passed" for run in others)
+    assert len(list(record.glob("cases/*/*/run.yaml"))) == 14
+
+
+def test_replaying_a_ray_record_never_imports_ray(
+    ray_address: str, example: Path, tmp_path: Path
+) -> None:
+    _run(example, "--executor", "ray", "--record", str(tmp_path / "ray"))
+    script = (
+        "import sys\n"
+        "from autobench.records import replay_experiment\n"
+        "from autobench.report import build_report\n"
+        f"result = replay_experiment({str(tmp_path / 'ray')!r})\n"
+        "build_report(result)\n"
+        "assert result.runs\n"
+        "assert 'ray' not in sys.modules, 'replay imported ray'\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
+
+
+def test_sigint_cancels_remote_runs_and_keeps_finished_ones(
+    ray_address: str, tmp_path: Path
+) -> None:
+    (tmp_path / "slow_task.py").write_text(
+        "import time\ndef run(ctx, case):\n    time.sleep(0.3)\n    return {}\n"
+    )
+    cases = ", ".join(f"{{id: c{index}}}" for index in range(30))
+    (tmp_path / "autobench.yaml").write_text(
+        f"benchmark:\n  slow:\n    cases: [{cases}]\n    run: {{python: slow_task:run}}\n"
+        "    variants: {v: {}}\n"
+    )
+    command = [AUTOBENCH, "run", "autobench.yaml", "--record", "rec", "--no-progress"]
+    command += ["--executor", "ray", "--ray-address", ray_address, "--concurrency", "2"]
+    process = subprocess.Popen(
+        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while len(list(tmp_path.glob("rec/cases/*/*/run.yaml"))) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    result = replay_experiment(tmp_path / "rec")
+    assert 3 <= len(result.runs) < 30
+    assert len(result.runs) + len(result.missing_runs) == 30
+    assert all(run.status.value == "passed" for run in result.runs)
+    assert result.summary.complete is False
