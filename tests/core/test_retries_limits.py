@@ -590,3 +590,36 @@ def test_the_cli_runs_a_retried_spec(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     (run,) = replay_experiment(out).runs
     assert run.status.value == "passed" and len(run.attempts) == 3
+
+
+def test_the_builder_sets_timeout_retries_and_limits(tmp_path: Path) -> None:
+    import openai
+
+    from autobench.core.builder import Benchmark
+
+    builder = (
+        Benchmark("built")
+        .dataset([{"id": "c", "input": 1}])
+        .variants([{"id": "v", "factors": {"model": "m"}}])
+        .task(
+            "tasks:run",
+            timeout=5,
+            retries={"attempts": 2, "on": [openai.RateLimitError, TimeoutError, "os.error"]},
+        )
+        .limit("model", requests_per_minute=100)
+        .limit("model", max_concurrency=2)
+    )
+    spec = builder.to_spec()
+    assert spec.task is not None and spec.task.timeout == 5
+    assert spec.task.retries is not None
+    assert spec.task.retries.on == ("openai.RateLimitError", "TimeoutError", "os.error")
+    assert spec.limits == {"model": LimitSpec(max_concurrency=2)}
+    dumped = dump_benchmark_spec(spec)
+    assert "timeout: 5" in dumped and "max_concurrency: 2" in dumped
+    with pytest.raises(ValueError, match="no variant has"):
+        builder.limit("provider", max_concurrency=1).to_spec()
+    with pytest.raises(ValueError, match="a limit needs"):
+        builder.limit("model")
+    local = type("Local", (Exception,), {})
+    with pytest.raises(ValueError, match="does not import back"):
+        builder.task("tasks:run", retries={"on": [local]})

@@ -31,12 +31,13 @@ from pathlib import Path
 from typing import Any
 
 from autobench.abp import Instrumentor
+from autobench.core._targets import resolve_exception_type
 from autobench.core.derive import DeriverSpec
 from autobench.core.native import DiscoverySettings, InstrumentationSpec, IntegrationSettings
 from autobench.core.plugins import AutobenchPlugins, default_plugins
 from autobench.core.scoring import ScorerSpec
 from autobench.core.spec import BenchmarkInfo, BenchmarkSpec, DatasetSpec, TaskSpec
-from autobench.core.spec._models import ExecutorSpec
+from autobench.core.spec._models import ExecutorSpec, LimitSpec, RetrySpec
 from autobench.records import Case, ExperimentResult, Variant
 
 __all__ = ["Benchmark"]
@@ -57,6 +58,7 @@ class _State:
     base_dir: Path | None = None
     executor: ExecutorSpec | None = None
     repeat: int = 1
+    limits: tuple[tuple[str, LimitSpec], ...] = ()
     plugins: AutobenchPlugins | None = None
 
 
@@ -110,13 +112,52 @@ class Benchmark:
         ``{name: value | {value, semantic, optimize, description}}``."""
         return self._with(variants=tuple(_variant(item) for item in variants))
 
-    def task(self, target: str | Callable[..., Any]) -> Benchmark:
+    def task(
+        self,
+        target: str | Callable[..., Any],
+        *,
+        timeout: float | None = None,
+        retries: RetrySpec | Mapping[str, Any] | None = None,
+    ) -> Benchmark:
         """The task: ``"module:function"``, or a module-level function (recorded as its
         ``module:qualname``; raises ``ValueError`` when that does not import back to it,
-        as for a lambda or a nested function)."""
+        as for a lambda or a nested function). ``timeout`` (seconds) bounds each call;
+        ``retries`` is a :class:`RetrySpec` or its mapping ``{attempts, backoff, initial,
+        max, on}``, where ``on`` may hold exception classes as well as dotted names (a class
+        is recorded as its dotted name, which must import back to it, else ``ValueError``;
+        a name is resolved when the run starts). See the YAML spec's "Timeouts and
+        retries"."""
         if not isinstance(target, str):
             target = _target_of(target)
-        return self._with(task=TaskSpec(kind="python", target=target))
+        if retries is not None and not isinstance(retries, RetrySpec):
+            fields = dict(retries)
+            if "on" in fields:
+                on = fields["on"]
+                names = [on] if isinstance(on, str | type) else list(on)
+                fields["on"] = tuple(_exception_name(item) for item in names)
+            retries = RetrySpec.model_validate(fields)
+        task = TaskSpec(kind="python", target=target, timeout=timeout, retries=retries)
+        return self._with(task=task)
+
+    def limit(
+        self,
+        factor: str,
+        *,
+        max_concurrency: int | None = None,
+        requests_per_minute: float | None = None,
+        tokens_per_minute: int | None = None,
+    ) -> Benchmark:
+        """A rate limit shared by the runs with the same value of ``factor`` (the YAML
+        ``limits: {<factor>: {...}}``); a later call for the same factor replaces the earlier
+        one. Raises ``ValueError`` when none of the three is given; :meth:`to_spec` raises it
+        when no variant has the factor."""
+        limit = LimitSpec(
+            max_concurrency=max_concurrency,
+            requests_per_minute=requests_per_minute,
+            tokens_per_minute=tokens_per_minute,
+        )
+        others = tuple(item for item in self._state.limits if item[0] != factor)
+        return self._with(limits=(*others, (factor, limit)))
 
     def scoring(self, scorers: Iterable[ScorerSpec | Mapping[str, Any]]) -> Benchmark:
         """The scorers: scorer models or structured mappings ``{kind, name, ...}``."""
@@ -213,6 +254,8 @@ class Benchmark:
             fields["executor"] = state.executor
         if state.repeat != 1:
             fields["repeat"] = state.repeat
+        if state.limits:
+            fields["limits"] = dict(state.limits)
         return BenchmarkSpec.model_validate(fields, context={"plugins": state.plugins})
 
     async def run_async(self, **options: Any) -> ExperimentResult:
@@ -250,6 +293,26 @@ def _factor(name: str, value: Any) -> dict[str, Any]:
             "(expected {value, semantic, optimize, description})"
         )
     return {"name": name, "value": value}
+
+
+def _exception_name(item: str | type) -> str:
+    """The dotted name of an exception class (a builtin's bare name), or ``item`` itself."""
+    if isinstance(item, str):
+        return item
+    if not (isinstance(item, type) and issubclass(item, BaseException)):
+        raise ValueError(f"retries on: {item!r} is not an exception class or a dotted name")
+    name = (
+        item.__qualname__
+        if item.__module__ == "builtins"
+        else f"{item.__module__}.{item.__qualname__}"
+    )
+    try:
+        found: type[BaseException] | None = resolve_exception_type(name, None)
+    except ValueError:
+        found = None
+    if found is not item:
+        raise ValueError(f"retries on: {name!r} does not import back to {item!r}")
+    return name
 
 
 def _target_of(function: Callable[..., Any]) -> str:
