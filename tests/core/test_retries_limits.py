@@ -623,3 +623,63 @@ def test_the_builder_sets_timeout_retries_and_limits(tmp_path: Path) -> None:
     local = type("Local", (Exception,), {})
     with pytest.raises(ValueError, match="does not import back"):
         builder.task("tasks:run", retries={"on": [local]})
+
+
+TOKEN_TASK = """\
+import time
+
+import httpx
+import openai
+
+stamps = []
+
+
+def handler(request):
+    stamps.append(time.monotonic())
+    return httpx.Response(
+        200,
+        json={
+            "id": "c", "object": "chat.completion", "created": 0, "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
+                         "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 6000, "completion_tokens": 20, "total_tokens": 6020},
+        },
+    )
+
+
+client = openai.OpenAI(
+    api_key="x",
+    base_url="http://test/v1",
+    http_client=httpx.Client(transport=httpx.MockTransport(handler)),
+    max_retries=0,
+)
+
+
+def run_case(ctx, case):
+    return client.chat.completions.create(
+        model="m", messages=[{"role": "user", "content": "hi"}]
+    ).choices[0].message.content
+"""
+
+
+def test_tokens_an_instrumented_call_used_count_against_the_budget(tmp_path: Path) -> None:
+    # 6,000 tokens a minute (100 a second): the first call finds the bucket full and uses
+    # 6,020 of it (known only after the call, from the usage the OpenAI instrumentor
+    # records); the bucket is then 20 below zero, so the next call waits 0.2 s for it.
+    body = """
+        benchmark:
+          tokens:
+            cases: [{id: a, input: 1}, {id: b, input: 2}]
+            run: {python: token_task:run_case}
+            variants: {v: {factors: {model: m}}}
+            instrumentation: {openai: {}}
+            limits: {model: {tokens_per_minute: 6000}}
+        """
+    result = _run(_spec(tmp_path, body, "token_task", TOKEN_TASK))
+    first, second = result.runs
+    used = {o.semantic_type: o.value for o in first.observations}
+    assert (used["llm.tokens.input"], used["llm.tokens.output"]) == (6000, 20)
+    assert _queue(first) < 0.1
+    assert _queue(second) >= 0.15
+    stamps = sys.modules["token_task"].stamps
+    assert stamps[1] - stamps[0] >= 0.15
