@@ -683,3 +683,33 @@ def test_tokens_an_instrumented_call_used_count_against_the_budget(tmp_path: Pat
     assert _queue(second) >= 0.15
     stamps = sys.modules["token_task"].stamps
     assert stamps[1] - stamps[0] >= 0.15
+
+
+def test_cancelled_during_a_backoff_the_run_is_left_for_resume(tmp_path: Path) -> None:
+    (tmp_path / "flaky_errors.py").write_text("class Flaky(Exception):\n    pass\n")
+    source = (
+        "import flaky_errors\n\n\nasync def run_case(ctx, case):\n"
+        "    raise flaky_errors.Flaky('again')\n"
+    )
+    body = """
+        benchmark:
+          backoff:
+            cases: [{id: c, input: 1}]
+            run:
+              python: backoff_task:run_case
+              retries: {attempts: 3, backoff: fixed, initial: 30, on: [flaky_errors.Flaky]}
+            variants: {base: {}}
+        """
+    spec = load_benchmark_spec(_spec(tmp_path, body, "backoff_task", source))
+    out = tmp_path / "out"
+
+    async def cancel_soon() -> None:
+        running = asyncio.ensure_future(run_benchmark_spec(spec, sink=RecordDirectoryWriter(out)))
+        await asyncio.sleep(0.3)
+        running.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await running
+
+    asyncio.run(cancel_soon())
+    assert not (out / "cases/c/base/run.yaml").exists()
+    assert "complete: false" in (out / "summary.yaml").read_text(encoding="utf-8")
