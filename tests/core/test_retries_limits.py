@@ -713,3 +713,25 @@ def test_cancelled_during_a_backoff_the_run_is_left_for_resume(tmp_path: Path) -
     asyncio.run(cancel_soon())
     assert not (out / "cases/c/base/run.yaml").exists()
     assert "complete: false" in (out / "summary.yaml").read_text(encoding="utf-8")
+
+
+def test_tokens_used_counts_each_call_once() -> None:
+    from types import SimpleNamespace
+
+    from autobench.core.runtime._run import tokens_used
+
+    def span(usage: dict[str, object], **attributes: object) -> SimpleNamespace:
+        return SimpleNamespace(usage=usage, attributes=attributes)
+
+    trace = SimpleNamespace(
+        spans=[
+            span({"input_tokens": 6000, "output_tokens": 20}),
+            span({"total_tokens": 7, "input_tokens": 5}),
+            span({"prompt_tokens": "n/a", "completion_tokens": 3}),
+            span({"total_tokens": 100, "aggregate": True}),  # a sum of the others
+            span({"total_tokens": 100}, accounting="aggregate"),
+            span({}),
+        ]
+    )
+    assert tokens_used(trace) == 6000 + 20 + 7 + 3  # type: ignore[arg-type]
+    assert tokens_used(None) == 0

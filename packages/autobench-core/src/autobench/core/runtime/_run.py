@@ -304,16 +304,26 @@ def tokens_used(trace: Trace | None) -> int:
     total = 0
     for span in trace.spans:
         usage = span.usage
-        if not usage or usage.get("aggregate") is True:
+        if (
+            not usage
+            or usage.get("aggregate") is True
+            or span.attributes.get("accounting") == "aggregate"
+        ):
             continue
-        value = usage.get("total_tokens")
+        value = _count(usage.get("total_tokens"))
         if value is None:
-            value = (usage.get("input_tokens") or usage.get("prompt_tokens") or 0) + (
-                usage.get("output_tokens") or usage.get("completion_tokens") or 0
-            )
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            total += int(value)
+            given = _count(usage.get("input_tokens")) or _count(usage.get("prompt_tokens"))
+            produced = _count(usage.get("output_tokens")) or _count(usage.get("completion_tokens"))
+            value = (given or 0) + (produced or 0)
+        total += value
     return total
+
+
+def _count(value: Any) -> int | None:
+    """``value`` as a token count, or ``None`` when it is not a number."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return int(value)
+    return None
 
 
 async def execute_run(setup: RunSetup, planned: MatrixRunSpec) -> RunOutput:
