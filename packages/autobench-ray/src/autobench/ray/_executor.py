@@ -2,7 +2,7 @@
 
 * The factory (``_factory``) has joined Ray and shipped the spec's directory (the runs'
   ``runtime_env``, ``_cluster.working_dir_env``). :meth:`RayExecutor.run` puts the
-  pickled run setup in the object store once, then keeps at most ``concurrency_limit`` runs in
+  pickled run setup and planned runs in the object store once, then keeps at most ``concurrency_limit`` runs in
   flight, each a Ray task executing one whole run (``_worker``). Each run asks for
   ``_cluster.cpus_per_run`` CPUs.
 * The sink, the progress callback and the returned runs stay in this process, on the
@@ -91,6 +91,7 @@ class RayExecutor:
         progress: ProgressCallback | None,
         options: RayOptions,
         runtime_env: Mapping[str, Any],
+        shipped: bool = False,
     ) -> None:
         if concurrency_limit < 1:
             raise ValueError(f"concurrency_limit must be at least 1, got {concurrency_limit}")
@@ -101,6 +102,7 @@ class RayExecutor:
         self._progress = progress
         self._options = options
         self._runtime_env = dict(runtime_env)
+        self._shipped = shipped or bool(runtime_env)
         self._results: list[RunRecord | None] = [None] * len(runs)
         self.payloads: dict[tuple[str, str], Any] = {}
         self.completed = 0
@@ -120,7 +122,7 @@ class RayExecutor:
         if not self._runs:
             return ()
         env = self._runtime_env
-        blob = cloudpickle.dumps(_shippable(self._setup))
+        blob = cloudpickle.dumps((_shippable(self._setup), tuple(self._runs)))
         box = [ray.put(blob)]
         limit = min(self._limit, len(self._runs))
         remote = remote_run.options(
@@ -128,13 +130,15 @@ class RayExecutor:
             **({"runtime_env": env} if env else {}),
         )
         key = uuid.uuid4().hex
-        shipped = bool(env)
+        shipped = self._shipped
         pending: Iterator[tuple[int, MatrixRunSpec]] = iter(enumerate(self._runs))
         active: dict[asyncio.Future[Any], _InFlight] = {}
         try:
             while True:
                 for position, planned in pending:
-                    flight = _InFlight(position, planned, remote.remote(key, box, shipped, planned))
+                    flight = _InFlight(
+                        position, planned, remote.remote(key, box, shipped, position)
+                    )
                     active[flight.future] = flight
                     self._event(ProgressEventKind.RUN_STARTED, planned)
                     if len(active) >= limit:

@@ -49,10 +49,10 @@ def ray_executor(
         )
     if concurrency_limit < 1:
         raise ValueError(f"concurrency_limit must be at least 1, got {concurrency_limit}")
-    from autobench.ray._cluster import connect, working_dir_env
+    from autobench.ray._cluster import connect, job_ships, working_dir_env
     from autobench.ray._executor import RayExecutor
 
-    connect(parsed.address)
+    connect(parsed.address, setup.base_dir, parsed.excludes)
     return RayExecutor(
         setup,
         runs,
@@ -61,4 +61,5 @@ def ray_executor(
         progress=progress,
         options=parsed,
         runtime_env=working_dir_env(setup.base_dir, parsed.excludes) if runs else {},
+        shipped=job_ships(setup.base_dir),
     )

@@ -1,10 +1,11 @@
 """The remote side: one Ray task executes one whole run and returns its evidence.
 
 :func:`execute_remote` runs in a Ray worker process. It receives a key, a box holding the
-object reference of the pickled :class:`~autobench.core.runtime._run.RunSetup` (boxed, so
-Ray does not resolve it before this function has put the working directory on
-``sys.path``: unpickling the setup imports the task's module), and the planned run. The
-setup is unpickled once per worker process and experiment (by key) and kept; its
+object reference of the pickled experiment: the :class:`~autobench.core.runtime._run.RunSetup`
+and the planned runs (boxed, so Ray does not resolve it before this function has put the
+working directory on ``sys.path``: unpickling the setup imports the task's module), and the
+position of its run among them, so a call carries a few bytes. The experiment is
+unpickled once per worker process (by key) and kept; the setup's
 ``base_dir`` becomes the worker's working directory (the shipped copy of the spec's
 directory, so recorded tracebacks name files relative to it as a local run's do) and it
 has no ``prepare`` (the driver's sink renders the files).
@@ -34,27 +35,30 @@ from ray import cloudpickle
 from autobench.core.planning import MatrixRunSpec
 from autobench.core.runtime._run import RunOutput, RunSetup, execute_run, execute_sync_run
 
-_setups: dict[str, RunSetup] = {}
-"""The setup of the current experiment of this worker process, by key (one at a time)."""
+_experiments: dict[str, tuple[RunSetup, tuple[MatrixRunSpec, ...]]] = {}
+"""The setup and runs of the current experiment of this worker process, by key (one at a
+time)."""
 
 _loop: asyncio.AbstractEventLoop | None = None
 _loop_lock = threading.Lock()
 
 
-def _setup(key: str, box: list[Any], shipped: bool) -> RunSetup:
-    setup = _setups.get(key)
-    if setup is not None:
-        return setup
+def _experiment(
+    key: str, box: list[Any], shipped: bool
+) -> tuple[RunSetup, tuple[MatrixRunSpec, ...]]:
+    found = _experiments.get(key)
+    if found is not None:
+        return found
     here = os.getcwd()
     if shipped and here not in sys.path[:1]:
         sys.path.insert(0, here)
-    setup = cloudpickle.loads(ray.get(box[0]))
+    setup, runs = cloudpickle.loads(ray.get(box[0]))
     setup = dataclasses.replace(
         setup, base_dir=Path(here) if shipped else setup.base_dir, prepare=None
     )
-    _setups.clear()
-    _setups[key] = setup
-    return setup
+    _experiments.clear()
+    _experiments[key] = (setup, runs)
+    return setup, runs
 
 
 def _background_loop() -> asyncio.AbstractEventLoop:
@@ -70,10 +74,11 @@ def _background_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
-def execute_remote(key: str, box: list[Any], shipped: bool, planned: MatrixRunSpec) -> RunOutput:
-    """Execute ``planned`` with the experiment's setup (see the module docstring); return
+def execute_remote(key: str, box: list[Any], shipped: bool, position: int) -> RunOutput:
+    """Execute the run at ``position`` of the experiment (see the module docstring); return
     its output without a prepared form."""
-    setup = _setup(key, box, shipped)
+    setup, runs = _experiment(key, box, shipped)
+    planned = runs[position]
     if setup.task_is_async:
         output = asyncio.run(execute_run(setup, planned))
     else:
