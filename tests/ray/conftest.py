@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+import autobench.ray  # noqa: F401  (before Ray: it turns off Ray's `uv run` propagation)
+
 ray = pytest.importorskip("ray")
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

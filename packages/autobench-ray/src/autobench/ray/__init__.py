@@ -11,7 +11,18 @@ driver's sink records them, so the record directory is the one a local run write
 Importing this package does not import Ray: only building the executor does (options in
 :mod:`autobench.ray._options`, the driver in :mod:`autobench.ray._executor`, the remote
 side in :mod:`autobench.ray._worker`).
+
+The executor ships the spec's directory to the workers itself (Ray's ``working_dir``), so
+Ray's own propagation of ``uv run`` is turned off here, before Ray is imported, unless
+``RAY_ENABLE_UV_RUN_RUNTIME_ENV`` is set: when the driver runs under ``uv run``, Ray
+would start every worker with ``uv run`` inside the unpacked spec directory, outside the
+user's project and its environment, and the workers would never start (Ray retries them
+forever). Workers of a local Ray run this interpreter; a cluster's run its own.
 """
+
+import os
+
+os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
 
 from autobench.ray._factory import RayUnsupportedError, ray_executor
 from autobench.ray._options import RayOptionError, RayOptions
