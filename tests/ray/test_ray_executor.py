@@ -117,24 +117,30 @@ def run(ctx, case):
 """
 
 
-def test_a_killed_worker_gives_one_errored_run(ray_address: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("concurrency", ["1", "3"])
+def test_a_killed_worker_gives_one_errored_run(
+    ray_address: str, tmp_path: Path, concurrency: str
+) -> None:
+    # One remote call executes several runs in a row: the runs after the killed one in its
+    # call are executed by another call, once.
     spec_dir = tmp_path / "spec"
     spec_dir.mkdir()
     (spec_dir / "killer.py").write_text(KILLER)
-    cases = ", ".join(f"{{id: c{index}, input: {{x: {index}}}}}" for index in range(6))
+    cases = [f"{{id: c{index}, input: {{x: {index}}}}}" for index in range(6)]
+    cases.insert(3, "{id: doomed, input: {x: 0}}")
     (spec_dir / "autobench.yaml").write_text(
         textwrap.dedent(
             f"""
             benchmark:
               faults:
-                cases: [{cases}, {{id: doomed, input: {{x: 0}}}}]
+                cases: [{", ".join(cases)}]
                 run: {{python: killer:run}}
                 variants: {{a: {{}}, b: {{}}}}
             """
         )
     )
     record = tmp_path / "record"
-    _run(spec_dir, "--executor", "ray", "--record", str(record), "--concurrency", "3")
+    _run(spec_dir, "--executor", "ray", "--record", str(record), "--concurrency", concurrency)
     result = replay_experiment(record)
     assert len(result.runs) == 14 and not result.missing_runs
     assert len({run.run_id for run in result.runs}) == 14

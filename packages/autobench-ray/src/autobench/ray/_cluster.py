@@ -38,16 +38,23 @@ class RayConnectionError(AutobenchError, ConnectionError):
     """Ray could not be joined (or started); the message names the address."""
 
 
+IDLE_WORKERS = 32
+"""Idle worker processes a local Ray started by :func:`connect` keeps, at least."""
+
 _job_dir: list[Path] = []
 """The directory shipped as the job's runtime environment by :func:`connect` (if any)."""
 
 
-def connect(address: str | None, base_dir: Path | None, excludes: Sequence[str]) -> None:
+def connect(
+    address: str | None, base_dir: Path | None, excludes: Sequence[str], concurrency: int = 1
+) -> None:
     """Make sure this process is connected to Ray: keep the current connection, else join
     ``address`` (``auto``, ``HOST:PORT``, ``ray://HOST:PORT``), else start a local Ray;
     a new connection ships ``base_dir`` as the job's ``working_dir`` (see the module
-    docstring). Raises :class:`RayConnectionError` when ``ray.init`` fails to join or
-    start one."""
+    docstring). A local Ray it starts keeps up to ``concurrency`` (at least
+    :data:`IDLE_WORKERS`) idle worker processes: Ray otherwise stops those beyond its CPU
+    count after a second idle, and starting one again costs about a CPU-second. Raises :class:`RayConnectionError` when ``ray.init`` fails
+    to join or start one."""
     if ray.is_initialized():
         return
     env: dict[str, Any] = {}
@@ -55,7 +62,12 @@ def connect(address: str | None, base_dir: Path | None, excludes: Sequence[str])
         env = {"working_dir": str(base_dir), "excludes": [*DEFAULT_EXCLUDES, *excludes]}
     try:
         if address is None:
-            ray.init(include_dashboard=False, logging_level=logging.WARNING, runtime_env=env)
+            ray.init(
+                include_dashboard=False,
+                logging_level=logging.WARNING,
+                runtime_env=env,
+                _system_config={"num_workers_soft_limit": max(concurrency, IDLE_WORKERS)},
+            )
         else:
             ray.init(address=address, logging_level=logging.WARNING, runtime_env=env)
     except (ConnectionError, RuntimeError, ValueError) as exc:

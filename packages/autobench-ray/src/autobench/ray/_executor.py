@@ -2,23 +2,30 @@
 
 * The factory (``_factory``) has joined Ray and shipped the spec's directory (the runs'
   ``runtime_env``, ``_cluster.working_dir_env``). :meth:`RayExecutor.run` puts the
-  pickled run setup and planned runs in the object store once, then keeps at most ``concurrency_limit`` runs in
-  flight, each a Ray task executing one whole run (``_worker``). Each run asks for
+  pickled run setup and planned runs in the object store once, then runs
+  ``concurrency_limit`` slots. A slot makes one remote call at a time (``_worker``): a
+  streaming Ray task executing :func:`chunk_size` planned runs one after the other and
+  yielding each run's output as it ends. So at most ``concurrency_limit`` runs are active,
+  and Ray's cost per call is shared by the runs of a chunk. Each call asks for
   ``_cluster.cpus_per_run`` CPUs.
 * The sink, the progress callback and the returned runs stay in this process, on the
-  event loop thread: the sink receives each run as its result arrives (completion
+  event loop thread: the sink receives each run as its output arrives (completion
   order); :meth:`RayExecutor.run` returns the records in plan order. With a durable sink
   a run is reported finished once it is on disk, as with the local executor.
-* A run whose worker died (``WorkerCrashedError``, ``NodeDiedError``, ``ObjectLostError``
-  and the other errors of Ray that say the process or node went away) is recorded once
-  as errored with error stage ``worker_lost`` (``_lost``); Ray never re-executes it. Any
-  other failure of a remote call (the setup could not be unpickled in the worker, the
-  runtime environment could not be built) stops the experiment: the runs in flight are
-  cancelled and the error is raised.
-* Cancelling :meth:`RayExecutor.run` (Ctrl-C) hands the runs whose results had arrived
-  to the sink, cancels the runs in flight (``ray.cancel(force=True)``: their worker
-  processes end) without recording them (``--resume`` runs them), starts no new ones and
-  re-raises :class:`asyncio.CancelledError`; :attr:`finished` lists the recorded runs.
+* When the worker of a call dies (``WorkerCrashedError``, ``NodeDiedError``,
+  ``ObjectLostError`` and the other errors of Ray that say the process or node went
+  away), the runs of the call whose outputs had not arrived are executed again, each in a
+  call of its own; a run that loses its worker alone in its call is recorded once as
+  errored with error stage ``worker_lost`` (``_lost``). Ray never re-executes a call. So
+  no run is lost or recorded twice, though a run that ended just before its worker died
+  may be executed twice. Any other failure of a remote call (the setup could not be
+  unpickled in the worker, the runtime environment could not be built) stops the
+  experiment: the calls in flight are cancelled and the error is raised.
+* Cancelling :meth:`RayExecutor.run` (Ctrl-C) keeps the runs whose outputs had arrived
+  (each went to the sink on arrival), cancels the calls in flight
+  (``ray.cancel(force=True)``: their worker processes end) without recording their other
+  runs (``--resume`` runs them), starts no new ones and re-raises
+  :class:`asyncio.CancelledError`; :attr:`finished` lists the recorded runs.
 """
 
 from __future__ import annotations
@@ -28,7 +35,8 @@ import contextlib
 import dataclasses
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections import deque
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -53,7 +61,7 @@ from autobench.core.runtime._run import RunOutput, RunSetup
 from autobench.ray._cluster import cpus_per_run
 from autobench.ray._lost import lost_run
 from autobench.ray._options import RayOptions
-from autobench.ray._worker import remote_run
+from autobench.ray._worker import remote_runs
 from autobench.records import DurableSink, ExperimentSink, RunRecord
 
 LOST_WORKER_ERRORS: tuple[type[BaseException], ...] = (
@@ -66,16 +74,22 @@ LOST_WORKER_ERRORS: tuple[type[BaseException], ...] = (
 """Ray errors meaning the process (or node) executing a run went away."""
 
 
-class _InFlight:
-    __slots__ = ("future", "planned", "position", "ref", "started", "started_at")
+def chunk_size(pending: int, slots: int) -> int:
+    """How many of the ``pending`` runs the next remote call executes in a row: half of each
+    slot's share of them, between 1 and 16. Ray's cost per call is shared by several runs
+    while many remain, and the calls shrink to single runs near the end, so the slots end
+    close together (guided self-scheduling)."""
+    return max(1, min(16, pending // (slots * 2)))
 
-    def __init__(self, position: int, planned: MatrixRunSpec, ref: Any) -> None:
-        self.position = position
-        self.planned = planned
-        self.ref = ref
-        self.started_at = datetime.now(UTC)
-        self.started = time.perf_counter()
-        self.future: asyncio.Future[Any] = asyncio.wrap_future(ref.future())
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Call:
+    """What every remote call of one experiment carries (see ``_worker``)."""
+
+    remote: Any
+    key: str
+    box: list[Any]
+    shipped: bool
 
 
 class RayExecutor:
@@ -123,63 +137,82 @@ class RayExecutor:
             return ()
         env = self._runtime_env
         blob = cloudpickle.dumps((_shippable(self._setup), tuple(self._runs)))
-        box = [ray.put(blob)]
         limit = min(self._limit, len(self._runs))
-        remote = remote_run.options(
+        remote = remote_runs.options(
             num_cpus=cpus_per_run(self._options.num_cpus, limit),
             **({"runtime_env": env} if env else {}),
         )
-        key = uuid.uuid4().hex
-        shipped = self._shipped
-        pending: Iterator[tuple[int, MatrixRunSpec]] = iter(enumerate(self._runs))
-        active: dict[asyncio.Future[Any], _InFlight] = {}
+        call = _Call(remote, uuid.uuid4().hex, [ray.put(blob)], self._shipped)
+        pending, suspects = deque(range(len(self._runs))), deque[int]()
+        slots = [
+            asyncio.create_task(self._slot(call, pending, suspects, limit)) for _ in range(limit)
+        ]
         try:
-            while True:
-                for position, planned in pending:
-                    flight = _InFlight(
-                        position, planned, remote.remote(key, box, shipped, position)
-                    )
-                    active[flight.future] = flight
-                    self._event(ProgressEventKind.RUN_STARTED, planned)
-                    if len(active) >= limit:
-                        break
-                if not active:
-                    break
-                done, _ = await asyncio.wait(active, return_when=asyncio.FIRST_COMPLETED)
-                for future in done:
-                    self._settle(active.pop(future))
+            await asyncio.gather(*slots)
         except BaseException:
-            self._abandon(active)
+            for slot in slots:
+                slot.cancel()
+            await asyncio.gather(*slots, return_exceptions=True)
             raise
         await self._storage_reported()
         return self.finished
 
-    def _settle(self, flight: _InFlight) -> None:
-        """Hand the run of a completed future to the sink (or raise its failure)."""
-        try:
-            output: RunOutput = flight.future.result()
-        except LOST_WORKER_ERRORS as lost:
-            record = lost_run(
-                flight.planned,
-                experiment_id=self._setup.experiment_id,
-                benchmark_id=self._setup.benchmark_id,
-                started_at=flight.started_at,
-                duration=time.perf_counter() - flight.started,
-                reason=lost,
-            )
-            output = RunOutput(record=record, payloads={})
-        self._finished_run(flight.position, flight.planned, output)
+    async def _slot(
+        self, call: _Call, pending: deque[int], suspects: deque[int], slots: int
+    ) -> None:
+        """One of the ``slots``: a remote call at a time, over one suspect run (see
+        :meth:`_lost`) or else the next :func:`chunk_size` planned runs."""
+        while suspects or pending:
+            if suspects:
+                positions = [suspects.popleft()]
+            else:
+                size = min(chunk_size(len(pending), slots), len(pending))
+                positions = [pending.popleft() for _ in range(size)]
+            done = 0
+            started_at, started = datetime.now(UTC), time.perf_counter()
+            self._event(ProgressEventKind.RUN_STARTED, self._runs[positions[0]])
+            generator = call.remote.remote(call.key, call.box, call.shipped, positions)
+            try:
+                async for ref in generator:
+                    output: RunOutput = await ref
+                    position = positions[done]
+                    self._finished_run(position, self._runs[position], output)
+                    done += 1
+                    if done < len(positions):
+                        started_at, started = datetime.now(UTC), time.perf_counter()
+                        self._event(ProgressEventKind.RUN_STARTED, self._runs[positions[done]])
+            except LOST_WORKER_ERRORS as lost:
+                self._lost(positions[done:], suspects, started_at, started, lost)
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    ray.cancel(generator, force=True)
+                raise
 
-    def _abandon(self, active: dict[asyncio.Future[Any], _InFlight]) -> None:
-        """After a cancellation or failure: record the runs whose results already arrived,
-        cancel the others on the cluster."""
-        for future, flight in active.items():
-            if future.done() and not future.cancelled() and future.exception() is None:
-                self._finished_run(flight.position, flight.planned, future.result())
-                continue
-            future.cancel()
-            with contextlib.suppress(Exception):
-                ray.cancel(flight.ref, force=True)
+    def _lost(
+        self,
+        positions: list[int],
+        suspects: deque[int],
+        started_at: datetime,
+        started: float,
+        reason: BaseException,
+    ) -> None:
+        """The worker of a call died before these runs' outputs arrived. Alone in its call, a
+        run is recorded as lost; several are suspects, each executed again in a call of its
+        own (one of them may have ended without its output having arrived; none was
+        recorded), so only the run that loses its worker alone is recorded as lost."""
+        if len(positions) > 1:
+            suspects.extend(positions)
+            return
+        position = positions[0]
+        record = lost_run(
+            self._runs[position],
+            experiment_id=self._setup.experiment_id,
+            benchmark_id=self._setup.benchmark_id,
+            started_at=started_at,
+            duration=time.perf_counter() - started,
+            reason=reason,
+        )
+        self._finished_run(position, self._runs[position], RunOutput(record, {}))
 
     def _finished_run(self, position: int, planned: MatrixRunSpec, output: RunOutput) -> None:
         record = output.record

@@ -52,7 +52,7 @@ def ray_executor(
     from autobench.ray._cluster import connect, job_ships, working_dir_env
     from autobench.ray._executor import RayExecutor
 
-    connect(parsed.address, setup.base_dir, parsed.excludes)
+    connect(parsed.address, setup.base_dir, parsed.excludes, concurrency_limit)
     return RayExecutor(
         setup,
         runs,

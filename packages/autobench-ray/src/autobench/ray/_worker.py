@@ -1,19 +1,20 @@
-"""The remote side: one Ray task executes one whole run and returns its evidence.
+"""The remote side: one Ray task executes whole runs and streams back their evidence.
 
 :func:`execute_remote` runs in a Ray worker process. It receives a key, a box holding the
 object reference of the pickled experiment: the :class:`~autobench.core.runtime._run.RunSetup`
 and the planned runs (boxed, so Ray does not resolve it before this function has put the
 working directory on ``sys.path``: unpickling the setup imports the task's module), and the
-position of its run among them, so a call carries a few bytes. The experiment is
-unpickled once per worker process (by key) and kept; the setup's
-``base_dir`` becomes the worker's working directory (the shipped copy of the spec's
+positions of its runs among them, so a call carries a few bytes. One call executes
+several runs in a row and yields each run's output as it ends (a streaming generator), so
+Ray's cost per call is shared. The experiment is unpickled once per worker process (by
+key) and kept; the setup's ``base_dir`` becomes the worker's working directory (the shipped copy of the spec's
 directory, so recorded tracebacks name files relative to it as a local run's do) and it
 has no ``prepare`` (the driver's sink renders the files).
 
 An async task's run is executed with ``asyncio.run``; a sync task's in this thread,
 inside a copy of the current :mod:`contextvars` context, with a background event loop
 for the awaitables it or its scorers return (as ``_run.execute_sync_run`` expects).
-The result is the run's :class:`~autobench.core.runtime._run.RunOutput` (record and
+Each yielded item is a run's :class:`~autobench.core.runtime._run.RunOutput` (record and
 artifact payloads). An exception escaping the run (not one of the task's own, which
 gives an errored run) reaches the driver as Ray's ``RayTaskError``.
 """
@@ -26,6 +27,7 @@ import dataclasses
 import os
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -74,11 +76,17 @@ def _background_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
-def execute_remote(key: str, box: list[Any], shipped: bool, position: int) -> RunOutput:
-    """Execute the run at ``position`` of the experiment (see the module docstring); return
-    its output without a prepared form."""
+def execute_remote(
+    key: str, box: list[Any], shipped: bool, positions: list[int]
+) -> Iterator[RunOutput]:
+    """Execute the runs at ``positions`` of the experiment one after the other (see the
+    module docstring), yielding each one's output, without a prepared form, as it ends."""
     setup, runs = _experiment(key, box, shipped)
-    planned = runs[position]
+    for position in positions:
+        yield _execute(setup, runs[position])
+
+
+def _execute(setup: RunSetup, planned: MatrixRunSpec) -> RunOutput:
     if setup.task_is_async:
         output = asyncio.run(execute_run(setup, planned))
     else:
@@ -88,6 +96,8 @@ def execute_remote(key: str, box: list[Any], shipped: bool, position: int) -> Ru
     return RunOutput(record=output.record, payloads=dict(output.payloads))
 
 
-remote_run = ray.remote(max_retries=0, retry_exceptions=False)(execute_remote)
-""":func:`execute_remote` as a Ray task. Ray never re-executes it (a lost worker gives an
-errored run, see ``_lost``); retries follow the experiment's own policy."""
+remote_runs = ray.remote(max_retries=0, retry_exceptions=False, num_returns="streaming")(
+    execute_remote
+)
+""":func:`execute_remote` as a streaming Ray task: each run's output reaches the driver as the
+run ends. Ray never re-executes it (a lost worker gives an errored run, see ``_lost``)."""
