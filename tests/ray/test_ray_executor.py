@@ -198,3 +198,61 @@ def test_sigint_cancels_remote_runs_and_keeps_finished_ones(
     assert len(result.runs) + len(result.missing_runs) == 30
     assert all(run.status.value == "passed" for run in result.runs)
     assert result.summary.complete is False
+
+
+LIMITED = """
+import asyncio, time
+
+def run(ctx, case):
+    start = time.time()
+    time.sleep(case.input["sleep"])
+    return {"start": start, "end": time.time()}
+
+async def run_async(ctx, case):
+    start = time.time()
+    await asyncio.sleep(case.input["sleep"])
+    return {"start": start, "end": time.time()}
+"""
+
+
+@pytest.mark.parametrize("target", ["run", "run_async"])
+def test_limits_hold_across_every_worker(ray_address: str, tmp_path: Path, target: str) -> None:
+    # 12 runs at concurrency 8 (8 worker processes) share one budget of 600 requests per
+    # minute (one start per 0.1 s) and 2 in flight: the short runs meet the rate, the long
+    # ones the concurrency.
+    spec_dir = tmp_path / "spec"
+    spec_dir.mkdir()
+    (spec_dir / "limited.py").write_text(LIMITED)
+    cases = [
+        f"{{id: c{index}, input: {{sleep: {0.3 if index % 2 else 0.02}}}}}" for index in range(6)
+    ]
+    (spec_dir / "autobench.yaml").write_text(
+        textwrap.dedent(
+            f"""
+            benchmark:
+              limited:
+                cases: [{", ".join(cases)}]
+                run: {{python: "limited:{target}"}}
+                variants: {{a: {{factors: {{mode: m}}}}, b: {{factors: {{mode: m}}}}}}
+                limits: {{mode: {{requests_per_minute: 600, max_concurrency: 2}}}}
+            """
+        )
+    )
+    record = tmp_path / "record"
+    _run(spec_dir, "--executor", "ray", "--record", str(record), "--concurrency", "8")
+    result = replay_experiment(record)
+    assert len(result.runs) == 12 and all(run.status.value == "passed" for run in result.runs)
+    spans = sorted((run.output["start"], run.output["end"]) for run in result.runs)
+    starts = [start for start, _ in spans]
+    # No window of 0.1 s holds a third start (the budget schedules starts 0.1 s apart; the
+    # task's own clock reads them a little after).
+    assert all(later - earlier > 0.1 for earlier, later in zip(starts, starts[2:], strict=False))
+    assert starts[-1] - starts[0] >= 11 * 0.1 - 0.05
+    in_flight = max(sum(1 for start, end in spans if start <= moment < end) for moment in starts)
+    assert in_flight <= 2
+    queues = [
+        [o.value for o in run.observations if o.semantic_type == "time.queue"]
+        for run in result.runs
+    ]
+    assert all(len(queue) == 1 and queue[0] >= 0 for queue in queues)
+    assert max(queue[0] for queue in queues) >= 0.2  # some run waited for the budget

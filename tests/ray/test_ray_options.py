@@ -93,16 +93,3 @@ def test_an_unknown_ray_option_leaves_no_record(spec: Path, tmp_path: Path) -> N
     assert result.exit_code == 1
     assert "got unknown: adress" in " ".join(result.output.split())
     assert not (tmp_path / "rec").exists()
-
-
-def test_limits_are_refused_before_anything_is_recorded(spec: Path, tmp_path: Path) -> None:
-    spec.write_text(
-        SPEC.replace("variants: {v: {}}", "variants: {v: {factors: {model: m}}}")
-        + "    limits: {model: {max_concurrency: 2}}\n"
-    )
-    result = CliRunner(env={"COLUMNS": "200"}).invoke(
-        cli, ["run", str(spec), "--record", str(tmp_path / "rec"), "--executor", "ray"]
-    )
-    assert result.exit_code == 1
-    assert "does not apply `limits:` yet" in " ".join(result.output.split())
-    assert not (tmp_path / "rec").exists()

@@ -8,6 +8,9 @@
   yielding each run's output as it ends. So at most ``concurrency_limit`` runs are active,
   and Ray's cost per call is shared by the runs of a chunk. Each call asks for
   ``_cluster.cpus_per_run`` CPUs.
+* A spec with ``limits:`` gets one coordinator for the experiment (``_limits``): a Ray
+  actor holding every budget, started before the setup is shipped (the shipped setup's
+  ``limits`` is its client) and killed when the runs end.
 * The sink, the progress callback and the returned runs stay in this process, on the
   event loop thread: the sink receives each run as its output arrives (completion
   order); :meth:`RayExecutor.run` returns the records in plan order. With a durable sink
@@ -59,6 +62,7 @@ from autobench.core.runtime._progress import (
 )
 from autobench.core.runtime._run import RunOutput, RunSetup
 from autobench.ray._cluster import cpus_per_run
+from autobench.ray._limits import RayLimits, start_limits, stop_limits
 from autobench.ray._lost import lost_run
 from autobench.ray._options import RayOptions
 from autobench.ray._worker import remote_runs
@@ -135,8 +139,17 @@ class RayExecutor:
         worker (``RayTaskError``, ``RuntimeEnvSetupError``)."""
         if not self._runs:
             return ()
+        limits = start_limits(self._setup.limit_specs) if self._setup.limit_specs else None
+        try:
+            return await self._run(limits)
+        finally:
+            if limits is not None:
+                with contextlib.suppress(Exception):
+                    stop_limits(limits)
+
+    async def _run(self, limits: RayLimits | None) -> tuple[RunRecord, ...]:
         env = self._runtime_env
-        blob = cloudpickle.dumps((_shippable(self._setup), tuple(self._runs)))
+        blob = cloudpickle.dumps((_shippable(self._setup, limits), tuple(self._runs)))
         limit = min(self._limit, len(self._runs))
         remote = remote_runs.options(
             num_cpus=cpus_per_run(self._options.num_cpus, limit),
@@ -274,10 +287,11 @@ class RayExecutor:
             await self._all_stored.wait()
 
 
-def _shippable(setup: RunSetup) -> RunSetup:
-    """The setup as the workers get it: without the driver's sink hook, nor its rate-limit
-    coordinator (in-process state; the factory refuses specs with ``limits:``)."""
-    return dataclasses.replace(setup, prepare=None, limits=None)
+def _shippable(setup: RunSetup, limits: RayLimits | None) -> RunSetup:
+    """The setup as the workers get it: without the driver's sink hook, and with the
+    experiment's coordinator actor (``_limits``) in place of the driver's in-process
+    rate-limit coordinator."""
+    return dataclasses.replace(setup, prepare=None, limits=limits)
 
 
 def _finished_payload(record: RunRecord) -> Mapping[str, Any]:

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 
 
 class RayUnsupportedError(AutobenchError, ValueError):
-    """The experiment asks for something the ``ray`` executor cannot do yet (``limits:``,
-    whose budgets every worker would have to share)."""
+    """The experiment asks for something the ``ray`` executor cannot do (none today: kept
+    for callers that catch it)."""
 
 
 def ray_executor(
@@ -39,14 +39,9 @@ def ray_executor(
     :class:`RayOptions` (:class:`~autobench.ray._options.RayOptionError`, a ``ValueError``,
     for others or bad values); ``concurrency_limit``
     (>= 1, else ``ValueError``) bounds the runs in flight on the cluster. Raises
-    :class:`~autobench.ray._cluster.RayConnectionError` when Ray cannot be joined and
-    :class:`RayUnsupportedError` for a spec with ``limits:``."""
+    :class:`~autobench.ray._cluster.RayConnectionError` when Ray cannot be joined. The
+    budgets of ``limits:`` are held by one actor for the experiment (``_limits``)."""
     parsed = RayOptions.parse(options)
-    if setup.limit_specs:
-        raise RayUnsupportedError(
-            "the ray executor does not apply `limits:` yet (their budgets need a coordinator "
-            "shared by every worker); run this spec with the local executor, or without limits"
-        )
     if concurrency_limit < 1:
         raise ValueError(f"concurrency_limit must be at least 1, got {concurrency_limit}")
     from autobench.ray._cluster import connect, job_ships, working_dir_env
