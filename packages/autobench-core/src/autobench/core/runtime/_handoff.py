@@ -1,0 +1,145 @@
+"""What every executor does with a run's start and end: the sink and the progress callback.
+
+An executor decides where and when runs execute; :class:`RunHandoff` does the rest, on the
+event loop thread, the same way for each of them (the local ``MatrixExecutor`` and those
+plugins add):
+
+* :meth:`RunHandoff.started` reports a run started to the progress callback;
+* :meth:`RunHandoff.finished` hands a finished run to the sink (``run_prepared`` for an
+  output prepared for a :class:`~autobench.records.PreparingSink`, else ``run_finished``
+  with its artifact payloads; without a sink the payloads are kept in :attr:`payloads`),
+  keeps the record at its plan position, and reports it finished: at once, or, for a
+  :class:`~autobench.records.DurableSink`, once the sink says it is on disk, so a crash
+  never loses a run the progress display already counted;
+* :meth:`RunHandoff.all_stored` waits for those storage reports before the executor returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from autobench.core.planning import MatrixRunSpec
+from autobench.core.runtime._progress import (
+    ProgressCallback,
+    ProgressEvent,
+    ProgressEventKind,
+    deliver,
+)
+from autobench.core.runtime._run import RunOutput
+from autobench.records import DurableSink, ExperimentSink, PreparingSink, RunRecord
+
+
+class RunHandoff:
+    """The sink and progress side of one executor's runs (see the module docstring).
+
+    ``runs`` is the plan (positions index it), ``experiment_id`` names the experiment in
+    progress events. :attr:`payloads` holds artifact payloads by ``(run_id, artifact_id)``
+    when there is no sink; :attr:`completed` counts the runs handed over."""
+
+    def __init__(
+        self,
+        experiment_id: str,
+        runs: Sequence[MatrixRunSpec],
+        sink: ExperimentSink | None,
+        progress: ProgressCallback | None,
+    ) -> None:
+        self._experiment_id = experiment_id
+        self._runs = runs
+        self._sink = sink
+        self._progress = progress
+        self._results: list[RunRecord | None] = [None] * len(runs)
+        self.payloads: dict[tuple[str, str], Any] = {}
+        self.completed = 0
+        self._reported = 0
+        self._awaiting_storage = 0
+        self._all_stored: asyncio.Event | None = None
+
+    @property
+    def records(self) -> tuple[RunRecord, ...]:
+        """The records of the runs finished so far (as handed to the sink), in plan order."""
+        return tuple(record for record in self._results if record is not None)
+
+    def started(self, planned: MatrixRunSpec) -> None:
+        """Report ``planned`` started (nothing without a progress callback)."""
+        self._event(ProgressEventKind.RUN_STARTED, planned)
+
+    def finished(self, position: int, planned: MatrixRunSpec, output: RunOutput) -> None:
+        """Hand the run at plan ``position`` over (see the module docstring)."""
+        record = output.record
+        if output.prepared is not None and isinstance(self._sink, PreparingSink):
+            record = self._sink.run_prepared(output.prepared)
+        elif self._sink is not None:
+            record = self._sink.run_finished(record, output.payloads)
+        else:
+            for artifact_id, payload in output.payloads.items():
+                self.payloads[(record.run_id, artifact_id)] = payload
+        self._results[position] = record
+        self.completed += 1
+        if self._progress is None:
+            return
+        if isinstance(self._sink, DurableSink):
+            loop = asyncio.get_running_loop()
+            self._awaiting_storage += 1
+            self._sink.after_stored(
+                record.run_id, lambda ok: _call_soon(loop, self._stored, planned, record, ok)
+            )
+        else:
+            self._report_finished(planned, record)
+
+    async def all_stored(self) -> None:
+        """Wait until every run handed to a durable sink has been reported stored."""
+        if self._awaiting_storage:
+            self._all_stored = asyncio.Event()
+            await self._all_stored.wait()
+
+    def _event(self, kind: ProgressEventKind, planned: MatrixRunSpec, **fields: Any) -> None:
+        if self._progress is None:
+            return
+        deliver(
+            self._progress,
+            ProgressEvent(
+                kind=kind,
+                experiment_id=self._experiment_id,
+                total=len(self._runs),
+                completed=self._reported,
+                run_id=planned.run_id,
+                case_id=planned.case_id,
+                variant_id=planned.variant_id,
+                index=planned.index,
+                **fields,
+            ),
+        )
+
+    def _report_finished(self, planned: MatrixRunSpec, record: RunRecord) -> None:
+        self._reported += 1
+        self._event(
+            ProgressEventKind.RUN_FINISHED,
+            planned,
+            status=record.status.value,
+            payload=_finished_payload(record),
+        )
+
+    def _stored(self, planned: MatrixRunSpec, record: RunRecord, ok: bool) -> None:
+        # On the loop thread: the sink stored (or failed to store) one run.
+        self._awaiting_storage -= 1
+        if ok:
+            self._report_finished(planned, record)
+        if self._awaiting_storage == 0 and self._all_stored is not None:
+            self._all_stored.set()
+
+
+def _finished_payload(record: RunRecord) -> Mapping[str, Any]:
+    return {
+        "duration": record.run.duration,
+        "task": record.task_status.value,
+        "evaluation": record.evaluation_status.value,
+    }
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, callback: Any, *args: Any) -> None:
+    """Schedule ``callback(*args)`` on ``loop`` from any thread; nothing if it has closed."""
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(callback, *args)
