@@ -256,3 +256,65 @@ def test_limits_hold_across_every_worker(ray_address: str, tmp_path: Path, targe
     ]
     assert all(len(queue) == 1 and queue[0] >= 0 for queue in queues)
     assert max(queue[0] for queue in queues) >= 0.2  # some run waited for the budget
+
+
+FLAKY_KILLER = """
+import os, signal
+from pathlib import Path
+
+MARKS = Path({marks!r})
+
+def run(ctx, case):
+    mark = MARKS / f"{{case.id}}-{{ctx.variant.id}}"
+    if case.id == "doomed" or (case.id == "flaky" and not mark.exists()):
+        mark.touch()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return {{"value": case.input["x"]}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("on", "retried"), [("", True), (", on: [RuntimeError]", True), (", on: [ValueError]", False)]
+)
+def test_a_lost_worker_is_retried_per_the_retry_policy(
+    ray_address: str, tmp_path: Path, on: str, retried: bool
+) -> None:
+    spec_dir, marks = tmp_path / "spec", tmp_path / "marks"
+    spec_dir.mkdir()
+    marks.mkdir()
+    (spec_dir / "killer.py").write_text(FLAKY_KILLER.format(marks=str(marks)))
+    cases = [f"{{id: c{index}, input: {{x: {index}}}}}" for index in range(4)]
+    cases[1:1] = ["{id: flaky, input: {x: 0}}", "{id: doomed, input: {x: 0}}"]
+    (spec_dir / "autobench.yaml").write_text(
+        textwrap.dedent(
+            f"""
+            benchmark:
+              faults:
+                cases: [{", ".join(cases)}]
+                run: {{python: killer:run, retries: {{attempts: 2, backoff: fixed, initial: 0{on}}}}}
+                variants: {{a: {{}}}}
+            """
+        )
+    )
+    record = tmp_path / "record"
+    _run(spec_dir, "--executor", "ray", "--record", str(record), "--concurrency", "2")
+    result = replay_experiment(record)
+    assert len(result.runs) == 6 and not result.missing_runs
+    by_case = {run.case_id: run for run in result.runs}
+    flaky, doomed = by_case["flaky"], by_case["doomed"]
+    assert all(run.status.value == "passed" for run in result.runs if run.case_id.startswith("c"))
+    if not retried:
+        for run in (flaky, doomed):
+            assert run.status.value == "errored" and not run.attempts
+            assert [error.stage for error in run.errors] == ["worker_lost"]
+        return
+    assert flaky.status.value == "passed"
+    assert [attempt.number for attempt in flaky.attempts] == [1, 2]
+    first, second = flaky.attempts
+    assert first.error is not None and first.error.stage == "worker_lost"
+    assert first.error.type == "autobench.ray.WorkerLostError"
+    assert second.error is None
+    assert doomed.status.value == "errored"
+    assert [error.stage for error in doomed.errors] == ["worker_lost"]
+    assert [attempt.number for attempt in doomed.attempts] == [1, 2]
+    assert all(a.error is not None and a.error.stage == "worker_lost" for a in doomed.attempts)

@@ -24,6 +24,10 @@
   may be executed twice. Any other failure of a remote call (the setup could not be
   unpickled in the worker, the runtime environment could not be built) stops the
   experiment: the calls in flight are cancelled and the error is raised.
+* A run that loses its worker alone is retried when the spec's retry policy admits a
+  :class:`~autobench.ray._lost.WorkerLostError` and attempts remain: it is executed
+  again in a call of its own (no backoff), with the attempts it lost taken off its
+  policy, and its record lists the lost attempts before its own (``_lost``).
 * Cancelling :meth:`RayExecutor.run` (Ctrl-C) keeps the runs whose outputs had arrived
   (each went to the sink on arrival), cancels the calls in flight
   (``ray.cancel(force=True)``: their worker processes end) without recording their other
@@ -63,10 +67,16 @@ from autobench.core.runtime._progress import (
 from autobench.core.runtime._run import RunOutput, RunSetup
 from autobench.ray._cluster import cpus_per_run
 from autobench.ray._limits import RayLimits, start_limits, stop_limits
-from autobench.ray._lost import lost_run
+from autobench.ray._lost import (
+    WorkerLostError,
+    attempt_lost,
+    lost_message,
+    lost_run,
+    with_lost_attempts,
+)
 from autobench.ray._options import RayOptions
 from autobench.ray._worker import remote_runs
-from autobench.records import DurableSink, ExperimentSink, RunRecord
+from autobench.records import AttemptRecord, DurableSink, ExperimentSink, RunRecord
 
 LOST_WORKER_ERRORS: tuple[type[BaseException], ...] = (
     WorkerCrashedError,
@@ -122,6 +132,7 @@ class RayExecutor:
         self._runtime_env = dict(runtime_env)
         self._shipped = shipped or bool(runtime_env)
         self._results: list[RunRecord | None] = [None] * len(runs)
+        self._lost_attempts: dict[int, tuple[AttemptRecord, ...]] = {}
         self.payloads: dict[tuple[str, str], Any] = {}
         self.completed = 0
         self._reported = 0
@@ -184,7 +195,12 @@ class RayExecutor:
             done = 0
             started_at, started = datetime.now(UTC), time.perf_counter()
             self._event(ProgressEventKind.RUN_STARTED, self._runs[positions[0]])
-            generator = call.remote.remote(call.key, call.box, call.shipped, positions)
+            spent = {
+                position: len(self._lost_attempts[position])
+                for position in positions
+                if position in self._lost_attempts
+            }
+            generator = call.remote.remote(call.key, call.box, call.shipped, positions, spent)
             try:
                 async for ref in generator:
                     output: RunOutput = await ref
@@ -210,13 +226,32 @@ class RayExecutor:
         reason: BaseException,
     ) -> None:
         """The worker of a call died before these runs' outputs arrived. Alone in its call, a
-        run is recorded as lost; several are suspects, each executed again in a call of its
-        own (one of them may have ended without its output having arrived; none was
-        recorded), so only the run that loses its worker alone is recorded as lost."""
+        run is recorded as lost, or retried when its retry policy says so (see the module
+        docstring); several are suspects, each executed again in a call of its own (one of
+        them may have ended without its output having arrived; none was recorded), so only
+        the run that loses its worker alone is recorded as lost."""
         if len(positions) > 1:
             suspects.extend(positions)
             return
         position = positions[0]
+        lost = (
+            *self._lost_attempts.get(position, ()),
+            attempt_lost(
+                len(self._lost_attempts.get(position, ())) + 1,
+                time.perf_counter() - started,
+                reason,
+            ),
+        )
+        policy = self._setup.retries
+        if (
+            policy is not None
+            and len(lost) < policy.attempts
+            and policy.retries(WorkerLostError(lost_message(reason)))
+        ):
+            self._lost_attempts[position] = lost
+            suspects.append(position)
+            return
+        self._lost_attempts.pop(position, None)
         record = lost_run(
             self._runs[position],
             experiment_id=self._setup.experiment_id,
@@ -224,11 +259,15 @@ class RayExecutor:
             started_at=started_at,
             duration=time.perf_counter() - started,
             reason=reason,
+            attempts=lost if len(lost) > 1 else (),
         )
         self._finished_run(position, self._runs[position], RunOutput(record, {}))
 
     def _finished_run(self, position: int, planned: MatrixRunSpec, output: RunOutput) -> None:
         record = output.record
+        lost = self._lost_attempts.pop(position, None)
+        if lost:
+            record = with_lost_attempts(record, lost)
         if self._sink is not None:
             record = self._sink.run_finished(record, output.payloads)
         else:

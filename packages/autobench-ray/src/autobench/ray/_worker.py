@@ -77,13 +77,25 @@ def _background_loop() -> asyncio.AbstractEventLoop:
 
 
 def execute_remote(
-    key: str, box: list[Any], shipped: bool, positions: list[int]
+    key: str,
+    box: list[Any],
+    shipped: bool,
+    positions: list[int],
+    spent: dict[int, int] | None = None,
 ) -> Iterator[RunOutput]:
     """Execute the runs at ``positions`` of the experiment one after the other (see the
-    module docstring), yielding each one's output, without a prepared form, as it ends."""
+    module docstring), yielding each one's output, without a prepared form, as it ends.
+    ``spent`` maps a position to the attempts its run already lost with their workers:
+    its retry policy has that many fewer attempts."""
     setup, runs = _experiment(key, box, shipped)
     for position in positions:
-        yield _execute(setup, runs[position])
+        used = (spent or {}).get(position, 0)
+        policy = setup.retries
+        if used and policy is not None:
+            retries = dataclasses.replace(policy, attempts=max(1, policy.attempts - used))
+            yield _execute(dataclasses.replace(setup, retries=retries), runs[position])
+        else:
+            yield _execute(setup, runs[position])
 
 
 def _execute(setup: RunSetup, planned: MatrixRunSpec) -> RunOutput:
