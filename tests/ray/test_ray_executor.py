@@ -318,3 +318,34 @@ def test_a_lost_worker_is_retried_per_the_retry_policy(
     assert [error.stage for error in doomed.errors] == ["worker_lost"]
     assert [attempt.number for attempt in doomed.attempts] == [1, 2]
     assert all(a.error is not None and a.error.stage == "worker_lost" for a in doomed.attempts)
+
+
+def test_slots_of_a_lost_worker_are_given_back(ray_address: str, tmp_path: Path) -> None:
+    # One slot for every run: the killed workers held it, and the runs after them (the
+    # retries of flaky and doomed among them) still get it.
+    spec_dir, marks = tmp_path / "spec", tmp_path / "marks"
+    spec_dir.mkdir()
+    marks.mkdir()
+    (spec_dir / "killer.py").write_text(FLAKY_KILLER.format(marks=str(marks)))
+    cases = [f"{{id: c{index}, input: {{x: {index}}}}}" for index in range(4)]
+    cases[1:1] = ["{id: flaky, input: {x: 0}}", "{id: doomed, input: {x: 0}}"]
+    (spec_dir / "autobench.yaml").write_text(
+        textwrap.dedent(
+            f"""
+            benchmark:
+              faults:
+                cases: [{", ".join(cases)}]
+                run: {{python: killer:run, retries: {{attempts: 2, backoff: fixed, initial: 0}}}}
+                variants: {{a: {{factors: {{mode: m}}}}}}
+                limits: {{mode: {{max_concurrency: 1}}}}
+            """
+        )
+    )
+    record = tmp_path / "record"
+    _run(spec_dir, "--executor", "ray", "--record", str(record), "--concurrency", "2")
+    result = replay_experiment(record)
+    assert len(result.runs) == 6 and not result.missing_runs
+    by_case = {run.case_id: run for run in result.runs}
+    assert by_case["doomed"].status.value == "errored" and len(by_case["doomed"].attempts) == 2
+    assert by_case["flaky"].status.value == "passed" and len(by_case["flaky"].attempts) == 2
+    assert all(by_case[f"c{index}"].status.value == "passed" for index in range(4))

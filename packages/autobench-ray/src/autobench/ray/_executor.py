@@ -10,7 +10,8 @@
   ``_cluster.cpus_per_run`` CPUs.
 * A spec with ``limits:`` gets one coordinator for the experiment (``_limits``): a Ray
   actor holding every budget, started before the setup is shipped (the shipped setup's
-  ``limits`` is its client) and killed when the runs end.
+  ``limits`` is its client) and killed when the runs end. Each call has a token its
+  runs take budgets with: when its worker dies, the slots they held are given back.
 * The sink, the progress callback and the returned runs stay in this process, on the
   event loop thread: the sink receives each run as its output arrives (completion
   order); :meth:`RayExecutor.run` returns the records in plan order. With a durable sink
@@ -133,6 +134,7 @@ class RayExecutor:
         self._shipped = shipped or bool(runtime_env)
         self._results: list[RunRecord | None] = [None] * len(runs)
         self._lost_attempts: dict[int, tuple[AttemptRecord, ...]] = {}
+        self._coordinator: RayLimits | None = None
         self.payloads: dict[tuple[str, str], Any] = {}
         self.completed = 0
         self._reported = 0
@@ -151,6 +153,7 @@ class RayExecutor:
         if not self._runs:
             return ()
         limits = start_limits(self._setup.limit_specs) if self._setup.limit_specs else None
+        self._coordinator = limits
         try:
             return await self._run(limits)
         finally:
@@ -200,7 +203,10 @@ class RayExecutor:
                 for position in positions
                 if position in self._lost_attempts
             }
-            generator = call.remote.remote(call.key, call.box, call.shipped, positions, spent)
+            token = uuid.uuid4().hex
+            generator = call.remote.remote(
+                call.key, call.box, call.shipped, positions, spent, token
+            )
             try:
                 async for ref in generator:
                     output: RunOutput = await ref
@@ -211,6 +217,9 @@ class RayExecutor:
                         started_at, started = datetime.now(UTC), time.perf_counter()
                         self._event(ProgressEventKind.RUN_STARTED, self._runs[positions[done]])
             except LOST_WORKER_ERRORS as lost:
+                if self._coordinator is not None:  # the dead worker's runs held slots
+                    with contextlib.suppress(Exception):
+                        await self._coordinator.free([token])
                 self._lost(positions[done:], suspects, started_at, started, lost)
             except BaseException:
                 with contextlib.suppress(Exception):

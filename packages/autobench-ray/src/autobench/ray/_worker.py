@@ -36,6 +36,7 @@ from ray import cloudpickle
 
 from autobench.core.planning import MatrixRunSpec
 from autobench.core.runtime._run import RunOutput, RunSetup, execute_run, execute_sync_run
+from autobench.ray._limits import holder
 
 _experiments: dict[str, tuple[RunSetup, tuple[MatrixRunSpec, ...]]] = {}
 """The setup and runs of the current experiment of this worker process, by key (one at a
@@ -82,29 +83,31 @@ def execute_remote(
     shipped: bool,
     positions: list[int],
     spent: dict[int, int] | None = None,
+    token: str | None = None,
 ) -> Iterator[RunOutput]:
     """Execute the runs at ``positions`` of the experiment one after the other (see the
     module docstring), yielding each one's output, without a prepared form, as it ends.
     ``spent`` maps a position to the attempts its run already lost with their workers:
-    its retry policy has that many fewer attempts."""
+    its retry policy has that many fewer attempts. ``token`` names the call to the
+    rate-limit coordinator (``_limits.holder``)."""
     setup, runs = _experiment(key, box, shipped)
     for position in positions:
         used = (spent or {}).get(position, 0)
         policy = setup.retries
         if used and policy is not None:
             retries = dataclasses.replace(policy, attempts=max(1, policy.attempts - used))
-            yield _execute(dataclasses.replace(setup, retries=retries), runs[position])
+            yield _execute(dataclasses.replace(setup, retries=retries), runs[position], token)
         else:
-            yield _execute(setup, runs[position])
+            yield _execute(setup, runs[position], token)
 
 
-def _execute(setup: RunSetup, planned: MatrixRunSpec) -> RunOutput:
+def _execute(setup: RunSetup, planned: MatrixRunSpec, token: str | None) -> RunOutput:
+    context = contextvars.copy_context()
+    context.run(holder.set, token)
     if setup.task_is_async:
-        output = asyncio.run(execute_run(setup, planned))
+        output = context.run(asyncio.run, execute_run(setup, planned))
     else:
-        output = contextvars.copy_context().run(
-            execute_sync_run, setup, planned, _background_loop()
-        )
+        output = context.run(execute_sync_run, setup, planned, _background_loop())
     return RunOutput(record=output.record, payloads=dict(output.payloads))
 
 
