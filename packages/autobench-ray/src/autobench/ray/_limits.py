@@ -13,7 +13,7 @@ a sync run on the worker's background loop (``_bridge.run_on_loop``), as locally
   waiting for a budget do not block one another or the ``release`` that admits them,
   and asks Ray for no CPU (it must not take a slot of the runs it coordinates).
 * The wait a run records (``time.queue``) is measured by the client around the call:
-  the actor's wait plus the round trip to it (about a millisecond on a local Ray).
+  the actor's wait plus the round trip to it (2.5 ms median on a local Ray of 2 CPUs).
 * The actor lives as long as the experiment: the driver kills it when its runs end.
 * Each remote call of the driver has a token; the worker runs the call's runs with it
   as their *holder* (:data:`holder`, a context variable the client reads), and the actor
