@@ -59,12 +59,8 @@ from ray.exceptions import (
 )
 
 from autobench.core.planning import MatrixRunSpec
-from autobench.core.runtime._progress import (
-    ProgressCallback,
-    ProgressEvent,
-    ProgressEventKind,
-    deliver,
-)
+from autobench.core.runtime._handoff import RunHandoff
+from autobench.core.runtime._progress import ProgressCallback
 from autobench.core.runtime._run import RunOutput, RunSetup
 from autobench.ray._cluster import cpus_per_run
 from autobench.ray._limits import RayLimits, start_limits, stop_limits
@@ -77,7 +73,7 @@ from autobench.ray._lost import (
 )
 from autobench.ray._options import RayOptions
 from autobench.ray._worker import remote_runs
-from autobench.records import AttemptRecord, DurableSink, ExperimentSink, RunRecord
+from autobench.records import AttemptRecord, ExperimentSink, RunRecord
 
 LOST_WORKER_ERRORS: tuple[type[BaseException], ...] = (
     WorkerCrashedError,
@@ -127,24 +123,27 @@ class RayExecutor:
         self._setup = setup
         self._runs = runs
         self._limit = concurrency_limit
-        self._sink = sink
-        self._progress = progress
+        self._handoff = RunHandoff(setup.experiment_id, runs, sink, progress)
         self._options = options
         self._runtime_env = dict(runtime_env)
         self._shipped = shipped or bool(runtime_env)
-        self._results: list[RunRecord | None] = [None] * len(runs)
         self._lost_attempts: dict[int, tuple[AttemptRecord, ...]] = {}
         self._coordinator: RayLimits | None = None
-        self.payloads: dict[tuple[str, str], Any] = {}
-        self.completed = 0
-        self._reported = 0
-        self._awaiting_storage = 0
-        self._all_stored: asyncio.Event | None = None
+
+    @property
+    def payloads(self) -> dict[tuple[str, str], Any]:
+        """Artifact payloads by ``(run_id, artifact_id)`` when there is no sink."""
+        return self._handoff.payloads
+
+    @property
+    def completed(self) -> int:
+        """How many runs ended."""
+        return self._handoff.completed
 
     @property
     def finished(self) -> tuple[RunRecord, ...]:
         """The records of the runs finished so far (as handed to the sink), in plan order."""
-        return tuple(record for record in self._results if record is not None)
+        return self._handoff.records
 
     async def run(self) -> tuple[RunRecord, ...]:
         """Execute all runs on Ray; return the records of the finished ones in plan order.
@@ -181,7 +180,7 @@ class RayExecutor:
                 slot.cancel()
             await asyncio.gather(*slots, return_exceptions=True)
             raise
-        await self._storage_reported()
+        await self._handoff.all_stored()
         return self.finished
 
     async def _slot(
@@ -197,7 +196,7 @@ class RayExecutor:
                 positions = [pending.popleft() for _ in range(size)]
             done = 0
             started_at, started = datetime.now(UTC), time.perf_counter()
-            self._event(ProgressEventKind.RUN_STARTED, self._runs[positions[0]])
+            self._handoff.started(self._runs[positions[0]])
             spent = {
                 position: len(self._lost_attempts[position])
                 for position in positions
@@ -215,7 +214,7 @@ class RayExecutor:
                     done += 1
                     if done < len(positions):
                         started_at, started = datetime.now(UTC), time.perf_counter()
-                        self._event(ProgressEventKind.RUN_STARTED, self._runs[positions[done]])
+                        self._handoff.started(self._runs[positions[done]])
             except LOST_WORKER_ERRORS as lost:
                 if self._coordinator is not None:  # the dead worker's runs held slots
                     with contextlib.suppress(Exception):
@@ -273,66 +272,10 @@ class RayExecutor:
         self._finished_run(position, self._runs[position], RunOutput(record, {}))
 
     def _finished_run(self, position: int, planned: MatrixRunSpec, output: RunOutput) -> None:
-        record = output.record
         lost = self._lost_attempts.pop(position, None)
         if lost:
-            record = with_lost_attempts(record, lost)
-        if self._sink is not None:
-            record = self._sink.run_finished(record, output.payloads)
-        else:
-            for artifact_id, payload in output.payloads.items():
-                self.payloads[(record.run_id, artifact_id)] = payload
-        self._results[position] = record
-        self.completed += 1
-        if self._progress is None:
-            return
-        if isinstance(self._sink, DurableSink):
-            loop = asyncio.get_running_loop()
-            self._awaiting_storage += 1
-            self._sink.after_stored(
-                record.run_id, lambda ok: _call_soon(loop, self._stored, planned, record, ok)
-            )
-        else:
-            self._report_finished(planned, record)
-
-    def _event(self, kind: ProgressEventKind, planned: MatrixRunSpec, **fields: Any) -> None:
-        if self._progress is None:
-            return
-        deliver(
-            self._progress,
-            ProgressEvent(
-                kind=kind,
-                experiment_id=self._setup.experiment_id,
-                total=len(self._runs),
-                completed=self._reported,
-                run_id=planned.run_id,
-                case_id=planned.case_id,
-                variant_id=planned.variant_id,
-                index=planned.index,
-                **fields,
-            ),
-        )
-
-    def _report_finished(self, planned: MatrixRunSpec, record: RunRecord) -> None:
-        self._reported += 1
-        self._event(
-            ProgressEventKind.RUN_FINISHED,
-            planned,
-            status=record.status.value,
-            payload=_finished_payload(record),
-        )
-
-    def _stored(self, planned: MatrixRunSpec, record: RunRecord, ok: bool) -> None:
-        self._awaiting_storage -= 1
-        if ok:
-            self._report_finished(planned, record)
-        if self._awaiting_storage == 0 and self._all_stored is not None:
-            self._all_stored.set()
-
-    async def _storage_reported(self) -> None:
-        if self._awaiting_storage:
-            self._all_stored = asyncio.Event()
-            await self._all_stored.wait()
+            output = dataclasses.replace(output, record=with_lost_attempts(output.record, lost))
+        self._handoff.finished(position, planned, output)
 
 
 def _shippable(setup: RunSetup, limits: RayLimits | None) -> RunSetup:
@@ -340,16 +283,3 @@ def _shippable(setup: RunSetup, limits: RayLimits | None) -> RunSetup:
     experiment's coordinator actor (``_limits``) in place of the driver's in-process
     rate-limit coordinator."""
     return dataclasses.replace(setup, prepare=None, limits=limits)
-
-
-def _finished_payload(record: RunRecord) -> Mapping[str, Any]:
-    return {
-        "duration": record.run.duration,
-        "task": record.task_status.value,
-        "evaluation": record.evaluation_status.value,
-    }
-
-
-def _call_soon(loop: asyncio.AbstractEventLoop, callback: Any, *args: Any) -> None:
-    with contextlib.suppress(RuntimeError):
-        loop.call_soon_threadsafe(callback, *args)
