@@ -34,6 +34,7 @@ from typing import Any
 import ray
 from ray import cloudpickle
 
+from autobench.core.native import InstrumentationSession
 from autobench.core.planning import MatrixRunSpec
 from autobench.core.runtime._run import RunOutput, RunSetup, execute_run, execute_sync_run
 from autobench.ray._limits import holder
@@ -60,8 +61,25 @@ def _experiment(
         setup, base_dir=Path(here) if shipped else setup.base_dir, prepare=None
     )
     _experiments.clear()
+    _instrument(setup)
     _experiments[key] = (setup, runs)
     return setup, runs
+
+
+_instrumented: list[InstrumentationSession] = []
+"""The native instrumentation installed in this worker process for its current experiment."""
+
+
+def _instrument(setup: RunSetup) -> None:
+    """Install the experiment's native instrumentors in this process, as the driver's session
+    installed them in its own (after removing the previous experiment's): the runs here
+    record the same spans as local runs. What cannot be installed is already listed in
+    the setup's diagnostics, as the driver found it."""
+    while _instrumented:
+        _instrumented.pop().__exit__(None, None, None)
+    if setup.instrumentation is not None and setup.instrumentation.instrumentors:
+        session = InstrumentationSession(setup.instrumentation, capture_policy=setup.capture)
+        _instrumented.append(session.__enter__())
 
 
 def _background_loop() -> asyncio.AbstractEventLoop:

@@ -130,6 +130,10 @@ class RunSetup:
     limits: LimitCoordinator | None = None
     """Where the budgets live (``_limits``); ``None`` when the spec has no ``limits``. An
     executor running tasks elsewhere replaces it with a coordinator of its own."""
+    instrumentation: Any = None
+    """The resolved native instrumentation (``core.native.ResolvedInstrumentation``) the
+    session installed in this process; an executor whose runs execute in other processes
+    installs it there too (the local executor's runs share this process's)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -342,6 +342,7 @@ class RunSession:
                 retries=prepared.retries,
                 limit_specs=spec.limits,
                 limits=LocalLimits(spec.limits) if spec.limits else None,
+                instrumentation=prepared.instrumentation,
             )
             executor: Executor = prepared.executor(
                 setup,
