@@ -24,14 +24,13 @@ import os
 
 os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
 
-from autobench.ray._factory import RayUnsupportedError, ray_executor
+from autobench.ray._factory import ray_executor
 from autobench.ray._lost import WorkerLostError
 from autobench.ray._options import RayOptionError, RayOptions
 
 __all__ = [
     "RayOptionError",
     "RayOptions",
-    "RayUnsupportedError",
     "WorkerLostError",
     "ray_executor",
 ]

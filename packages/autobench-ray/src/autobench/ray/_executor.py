@@ -59,7 +59,7 @@ from ray.exceptions import (
 )
 
 from autobench.core.planning import MatrixRunSpec
-from autobench.core.runtime._handoff import RunHandoff
+from autobench.core.runtime._handoff import HandedOff, RunHandoff
 from autobench.core.runtime._progress import ProgressCallback
 from autobench.core.runtime._run import RunOutput, RunSetup
 from autobench.ray._cluster import cpus_per_run
@@ -103,7 +103,7 @@ class _Call:
     shipped: bool
 
 
-class RayExecutor:
+class RayExecutor(HandedOff):
     """Executes the runs of one experiment on Ray (see the module docstring for the rules)."""
 
     def __init__(
@@ -129,21 +129,6 @@ class RayExecutor:
         self._shipped = shipped or bool(runtime_env)
         self._lost_attempts: dict[int, tuple[AttemptRecord, ...]] = {}
         self._coordinator: RayLimits | None = None
-
-    @property
-    def payloads(self) -> dict[tuple[str, str], Any]:
-        """Artifact payloads by ``(run_id, artifact_id)`` when there is no sink."""
-        return self._handoff.payloads
-
-    @property
-    def completed(self) -> int:
-        """How many runs ended."""
-        return self._handoff.completed
-
-    @property
-    def finished(self) -> tuple[RunRecord, ...]:
-        """The records of the runs finished so far (as handed to the sink), in plan order."""
-        return self._handoff.records
 
     async def run(self) -> tuple[RunRecord, ...]:
         """Execute all runs on Ray; return the records of the finished ones in plan order.

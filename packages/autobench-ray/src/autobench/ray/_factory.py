@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from autobench.abp import AutobenchError
 from autobench.ray._options import RayOptions
 
 if TYPE_CHECKING:
@@ -19,11 +18,6 @@ if TYPE_CHECKING:
     from autobench.core.runtime._run import RunSetup
     from autobench.ray._executor import RayExecutor
     from autobench.records import ExperimentSink
-
-
-class RayUnsupportedError(AutobenchError, ValueError):
-    """The experiment asks for something the ``ray`` executor cannot do (none today: kept
-    for callers that catch it)."""
 
 
 def ray_executor(

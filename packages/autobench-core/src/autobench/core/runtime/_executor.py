@@ -34,7 +34,7 @@ from typing import Any, Protocol
 
 from autobench.core._hookspecs import Executor
 from autobench.core.planning import MatrixRunSpec
-from autobench.core.runtime._handoff import RunHandoff
+from autobench.core.runtime._handoff import HandedOff, RunHandoff
 from autobench.core.runtime._progress import ProgressCallback
 from autobench.core.runtime._run import RunCancelled, RunSetup, execute_run
 from autobench.core.runtime._threads import RunThreads
@@ -81,7 +81,7 @@ def local_executor(
     )
 
 
-class MatrixExecutor:
+class MatrixExecutor(HandedOff):
     """Executes the runs of one experiment (see the module docstring for the rules)."""
 
     def __init__(
@@ -100,21 +100,6 @@ class MatrixExecutor:
         self._limit = concurrency_limit
         self._progress = progress
         self._handoff = RunHandoff(setup.experiment_id, runs, sink, progress)
-
-    @property
-    def payloads(self) -> dict[tuple[str, str], Any]:
-        """Artifact payloads by ``(run_id, artifact_id)`` when there is no sink."""
-        return self._handoff.payloads
-
-    @property
-    def completed(self) -> int:
-        """How many runs ended."""
-        return self._handoff.completed
-
-    @property
-    def finished(self) -> tuple[RunRecord, ...]:
-        """The records of the runs finished so far (as handed to the sink), in plan order."""
-        return self._handoff.records
 
     async def _one(self, position: int, planned: MatrixRunSpec) -> None:
         self._handoff.started(planned)

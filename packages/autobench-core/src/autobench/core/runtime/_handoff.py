@@ -131,6 +131,28 @@ class RunHandoff:
             self._all_stored.set()
 
 
+class HandedOff:
+    """The :class:`~autobench.core.plugins.Executor` attributes an executor that hands its
+    runs over through a :class:`RunHandoff` (``self._handoff``) reads from it."""
+
+    _handoff: RunHandoff
+
+    @property
+    def payloads(self) -> dict[tuple[str, str], Any]:
+        """Artifact payloads by ``(run_id, artifact_id)`` when there is no sink."""
+        return self._handoff.payloads
+
+    @property
+    def completed(self) -> int:
+        """How many runs ended."""
+        return self._handoff.completed
+
+    @property
+    def finished(self) -> tuple[RunRecord, ...]:
+        """The records of the runs finished so far (as handed to the sink), in plan order."""
+        return self._handoff.records
+
+
 def _finished_payload(record: RunRecord) -> Mapping[str, Any]:
     return {
         "duration": record.run.duration,
