@@ -17,12 +17,11 @@ concurrency`` (3.125 s for 1,000 runs at 16). Budget: under 1.3 times the ideal.
 The executor starts the local Ray itself (as ``autobench run --executor ray`` does; this
 machine has 2 CPUs, so Ray gets 2), with the benchmark's directory as the job's
 ``working_dir``: every spec of this script lives in that one directory. Each part first
-runs a warm-up experiment so that Ray's worker processes exist (one per run in flight:
-``throughput`` warms up with 2 x concurrency runs of a task holding its worker 1 s):
-the figures are for a running cluster. The warm-up also pays for starting Ray and those
-processes (each imports Autobench, about a CPU-second on this 2-core machine); Ray stops
-idle workers beyond its CPU count after about a second, so an experiment started later on
-an idle local Ray pays again for the workers over 2.
+runs a warm-up experiment of trivial runs at the measured concurrency, which starts the
+worker actors (one per slot; each process imports Autobench, about a CPU-second on this
+2-core machine); a Ray this process started keeps them for the next experiment of the
+same CPUs per run (``autobench.ray._pool``), so the figures are for running workers.
+An ``autobench run`` pays for starting its workers once per command.
 """
 
 from __future__ import annotations
@@ -46,9 +45,6 @@ def sleepy(ctx, case):
     time.sleep(0.05)
     return {}
 
-def hold(ctx, case):
-    time.sleep(1.0)
-    return {}
 """
 
 
@@ -78,7 +74,7 @@ def _timed(spec_path: Path, record: Path, executor: str, concurrency: int) -> fl
 def overhead(root: Path, runs: int) -> None:
     spec = _spec(root / "specs", "trivial", runs)
     warm = _spec(root / "specs", "trivial", 20)
-    cold = _timed(warm, root / "warm-record", "ray", 4)
+    cold = _timed(warm, root / "warm-record", "ray", 1)
     local = _timed(spec, root / "local", "local", 1)
     remote = _timed(spec, root / "ray", "ray", 1)
     per_run = (remote - local) / runs * 1000
@@ -91,12 +87,12 @@ def overhead(root: Path, runs: int) -> None:
 
 def throughput(root: Path, runs: int, concurrency: int) -> None:
     spec = _spec(root / "specs", "sleepy", runs)
-    warm = _spec(root / "specs", "hold", concurrency * 2)
+    warm = _spec(root / "specs", "trivial", concurrency * 2)
     cold = _timed(warm, root / "sleepy-warm-record", "ray", concurrency)
     elapsed = _timed(spec, root / "sleepy-record", "ray", concurrency)
     ideal = runs * 0.05 / concurrency
     print(f"throughput: {runs} runs of 50 ms at concurrency {concurrency} on ray")
-    print(f"  warm-up ({concurrency * 2} runs of 1 s, starting the workers): {cold:.2f} s")
+    print(f"  warm-up ({concurrency * 2} trivial runs, starting the workers): {cold:.2f} s")
     print(f"  wall: {elapsed:.3f} s, ideal {ideal:.3f} s, ratio {elapsed / ideal:.3f} (budget 1.3)")
 
 

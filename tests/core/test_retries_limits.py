@@ -735,3 +735,25 @@ def test_tokens_used_counts_each_call_once() -> None:
     )
     assert tokens_used(trace) == 6000 + 20 + 7 + 3  # type: ignore[arg-type]
     assert tokens_used(None) == 0
+
+
+@pytest.mark.parametrize(
+    ("backoff", "expected"),
+    [("fixed", [1.5, 1.5, 1.5, 1.5]), ("exponential", [1.5, 3.0, 6.0, 10.0])],
+)
+def test_retry_delay_after_each_attempt_follows_the_backoff(
+    backoff: str, expected: list[float]
+) -> None:
+    from autobench.core.runtime._retry import RetryPolicy
+    from autobench.core.spec._models import RetrySpec
+
+    policy = RetryPolicy.of(
+        RetrySpec(attempts=5, backoff=backoff, initial=1.5, max=10.0), base_dir=None
+    )
+    assert [policy.delay(attempt) for attempt in range(1, 5)] == expected
+    jitter = RetryPolicy.of(
+        RetrySpec(attempts=5, backoff="jitter", initial=1.5, max=10.0), base_dir=None
+    )
+    assert all(
+        0 <= jitter.delay(attempt) <= min(10.0, 1.5 * 2 ** (attempt - 1)) for attempt in range(1, 5)
+    )

@@ -325,6 +325,47 @@ def test_a_lost_worker_is_retried_per_the_retry_policy(
     assert all(a.error is not None and a.error.stage == "worker_lost" for a in doomed.attempts)
 
 
+BACKED_OFF_KILLER = """
+import os, signal, time
+from pathlib import Path
+
+MARK = Path({mark!r})
+
+def run(ctx, case):
+    if case.id == "flaky" and not MARK.exists():
+        MARK.touch()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return {{"start": time.time()}}
+"""
+
+
+def test_a_lost_worker_is_retried_after_the_policy_backoff(
+    ray_address: str, tmp_path: Path
+) -> None:
+    # Without the backoff the retry starts as soon as a worker is free: about 2 s after the
+    # kill on this machine's local Ray, when it waits for the killed actor's restart.
+    spec_dir, mark = tmp_path / "spec", tmp_path / "killed"
+    spec_dir.mkdir()
+    (spec_dir / "killer.py").write_text(BACKED_OFF_KILLER.format(mark=str(mark)))
+    (spec_dir / "autobench.yaml").write_text(
+        textwrap.dedent(
+            """
+            benchmark:
+              faults:
+                cases: [{id: flaky}, {id: steady}]
+                run: {python: killer:run, retries: {attempts: 2, backoff: fixed, initial: 5}}
+                variants: {a: {}}
+            """
+        )
+    )
+    record = tmp_path / "record"
+    _run(spec_dir, "--executor", "ray", "--record", str(record), "--concurrency", "3")
+    flaky = next(run for run in replay_experiment(record).runs if run.case_id == "flaky")
+    assert flaky.status.value == "passed"
+    assert [attempt.number for attempt in flaky.attempts] == [1, 2]
+    assert flaky.output["start"] - mark.stat().st_mtime >= 5.0
+
+
 def test_slots_of_a_lost_worker_are_given_back(ray_address: str, tmp_path: Path) -> None:
     # One slot for every run: the killed workers held it, and the runs after them (the
     # retries of flaky and doomed among them) still get it.

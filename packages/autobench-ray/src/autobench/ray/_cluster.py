@@ -38,22 +38,18 @@ class RayConnectionError(AutobenchError, ConnectionError):
     """Ray could not be joined (or started); the message names the address."""
 
 
-IDLE_WORKERS = 32
-"""Idle worker processes a local Ray started by :func:`connect` keeps, at least."""
-
 _job_dir: list[Path] = []
 """The directory shipped as the job's runtime environment by :func:`connect` (if any)."""
 
+_started: list[str] = []
+"""The job id of this process's connection to the local Ray that :func:`connect` started."""
 
-def connect(
-    address: str | None, base_dir: Path | None, excludes: Sequence[str], concurrency: int = 1
-) -> None:
+
+def connect(address: str | None, base_dir: Path | None, excludes: Sequence[str]) -> None:
     """Make sure this process is connected to Ray: keep the current connection, else join
     ``address`` (``auto``, ``HOST:PORT``, ``ray://HOST:PORT``), else start a local Ray;
     a new connection ships ``base_dir`` as the job's ``working_dir`` (see the module
-    docstring). A local Ray it starts keeps up to ``concurrency`` (at least
-    :data:`IDLE_WORKERS`) idle worker processes: Ray otherwise stops those beyond its CPU
-    count after a second idle, and starting one again costs about a CPU-second. Raises :class:`RayConnectionError` when ``ray.init`` fails
+    docstring). Raises :class:`RayConnectionError` when ``ray.init`` fails
     to join or start one."""
     if ray.is_initialized():
         return
@@ -66,14 +62,25 @@ def connect(
                 include_dashboard=False,
                 logging_level=logging.WARNING,
                 runtime_env=env,
-                _system_config={"num_workers_soft_limit": max(concurrency, IDLE_WORKERS)},
             )
+            _started[:] = [ray.get_runtime_context().get_job_id()]
         else:
+            _started.clear()
             ray.init(address=address, logging_level=logging.WARNING, runtime_env=env)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         where = "start a local Ray" if address is None else f"join the Ray cluster at {address!r}"
         raise RayConnectionError(f"could not {where}: {exc}") from exc
     _job_dir[:] = [] if base_dir is None else [base_dir]
+
+
+def owns_ray() -> bool:
+    """Whether this process is connected to a local Ray that :func:`connect` started (no
+    other process uses it)."""
+    return (
+        bool(_started)
+        and ray.is_initialized()
+        and _started == [ray.get_runtime_context().get_job_id()]
+    )
 
 
 def job_ships(base_dir: Path | None) -> bool:

@@ -3,11 +3,11 @@
 * The factory (``_factory``) has joined Ray and shipped the spec's directory (the runs'
   ``runtime_env``, ``_cluster.working_dir_env``). :meth:`RayExecutor.run` puts the
   pickled run setup and planned runs in the object store once, then runs
-  ``concurrency_limit`` slots. A slot makes one remote call at a time (``_worker``): a
-  streaming Ray task executing :func:`chunk_size` planned runs one after the other and
-  yielding each run's output as it ends. So at most ``concurrency_limit`` runs are active,
-  and Ray's cost per call is shared by the runs of a chunk. Each call asks for
-  ``_cluster.cpus_per_run`` CPUs.
+  ``concurrency_limit`` slots, each with a worker actor of its own (``_pool``; each asks
+  for ``_cluster.cpus_per_run`` CPUs). A slot makes one call at a time to its actor
+  (``_worker``): a streaming call executing :func:`chunk_size` planned runs one after
+  the other and yielding each run's output as it ends. So at most ``concurrency_limit``
+  runs are active, and Ray's cost per call is shared by the runs of a chunk.
 * A spec with ``limits:`` gets one coordinator for the experiment (``_limits``): a Ray
   actor holding every budget, started before the setup is shipped (the shipped setup's
   ``limits`` is its client) and killed when the runs end. Each call has a token its
@@ -16,23 +16,23 @@
   event loop thread: the sink receives each run as its output arrives (completion
   order); :meth:`RayExecutor.run` returns the records in plan order. With a durable sink
   a run is reported finished once it is on disk, as with the local executor.
-* When the worker of a call dies (``WorkerCrashedError``, ``NodeDiedError``,
-  ``ObjectLostError`` and the other errors of Ray that say the process or node went
-  away), the runs of the call whose outputs had not arrived are executed again, each in a
+* When the worker of a call dies (``ActorDiedError``, ``NodeDiedError`` and the other
+  errors of Ray that say the process or node went away; Ray restarts the actor), the runs of the call whose outputs had not arrived are executed again, each in a
   call of its own; a run that loses its worker alone in its call is recorded once as
   errored with error stage ``worker_lost`` (``_lost``). Ray never re-executes a call. So
   no run is lost or recorded twice, though a run that ended just before its worker died
   may be executed twice. Any other failure of a remote call (the setup could not be
   unpickled in the worker, the runtime environment could not be built) stops the
-  experiment: the calls in flight are cancelled and the error is raised.
+  experiment, as does an actor whose process could not start: the calls in flight are
+  cancelled (their actors killed) and the error is raised.
 * A run that loses its worker alone is retried when the spec's retry policy admits a
-  :class:`~autobench.ray._lost.WorkerLostError` and attempts remain: it is executed
-  again in a call of its own (no backoff), with the attempts it lost taken off its
-  policy, and its record lists the lost attempts before its own (``_lost``).
+  :class:`~autobench.ray._lost.WorkerLostError` and attempts remain: after the policy's
+  backoff for the attempt (``RetryPolicy.delay``) it is executed again in a call of its
+  own, with the attempts it lost taken off its policy, and its record lists the lost
+  attempts before its own (``_lost``).
 * Cancelling :meth:`RayExecutor.run` (Ctrl-C) keeps the runs whose outputs had arrived
-  (each went to the sink on arrival), cancels the calls in flight
-  (``ray.cancel(force=True)``: their worker processes end) without recording their other
-  runs (``--resume`` runs them), starts no new ones and re-raises
+  (each went to the sink on arrival), ends the calls in flight by killing the actors
+  (their processes end) without recording their other runs (``--resume`` runs them), starts no new ones and re-raises
   :class:`asyncio.CancelledError`; :attr:`finished` lists the recorded runs.
 """
 
@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import pickle
 import time
 import uuid
 from collections import deque
@@ -51,10 +52,12 @@ from typing import Any
 import ray
 from ray import cloudpickle
 from ray.exceptions import (
+    ActorDiedError,
     NodeDiedError,
     ObjectLostError,
     OutOfMemoryError,
     OwnerDiedError,
+    RayActorError,
     WorkerCrashedError,
 )
 
@@ -72,10 +75,11 @@ from autobench.ray._lost import (
     with_lost_attempts,
 )
 from autobench.ray._options import RayOptions
-from autobench.ray._worker import remote_runs
+from autobench.ray._pool import acquire, discard, release
 from autobench.records import AttemptRecord, ExperimentSink, RunRecord
 
 LOST_WORKER_ERRORS: tuple[type[BaseException], ...] = (
+    RayActorError,
     WorkerCrashedError,
     NodeDiedError,
     ObjectLostError,
@@ -97,7 +101,6 @@ def chunk_size(pending: int, slots: int) -> int:
 class _Call:
     """What every remote call of one experiment carries (see ``_worker``)."""
 
-    remote: Any
     key: str
     box: list[Any]
     shipped: bool
@@ -129,6 +132,8 @@ class RayExecutor(HandedOff):
         self._shipped = shipped or bool(runtime_env)
         self._lost_attempts: dict[int, tuple[AttemptRecord, ...]] = {}
         self._coordinator: RayLimits | None = None
+        self._backing_off: dict[int, asyncio.TimerHandle] = {}
+        self._requeued = asyncio.Event()
 
     async def run(self) -> tuple[RunRecord, ...]:
         """Execute all runs on Ray; return the records of the finished ones in plan order.
@@ -149,31 +154,38 @@ class RayExecutor(HandedOff):
         env = self._runtime_env
         blob = cloudpickle.dumps((_shippable(self._setup, limits), tuple(self._runs)))
         limit = min(self._limit, len(self._runs))
-        remote = remote_runs.options(
-            num_cpus=cpus_per_run(self._options.num_cpus, limit),
-            **({"runtime_env": env} if env else {}),
-        )
-        call = _Call(remote, uuid.uuid4().hex, [ray.put(blob)], self._shipped)
+        num_cpus = cpus_per_run(self._options.num_cpus, limit)
+        actors = acquire(limit, num_cpus, env)
+        call = _Call(uuid.uuid4().hex, [ray.put(blob)], self._shipped)
         pending, suspects = deque(range(len(self._runs))), deque[int]()
         slots = [
-            asyncio.create_task(self._slot(call, pending, suspects, limit)) for _ in range(limit)
+            asyncio.create_task(self._slot(actor, call, pending, suspects, limit))
+            for actor in actors
         ]
         try:
             await asyncio.gather(*slots)
         except BaseException:
+            for timer in self._backing_off.values():
+                timer.cancel()
             for slot in slots:
                 slot.cancel()
             await asyncio.gather(*slots, return_exceptions=True)
+            discard(actors)  # ends the calls in flight with their processes
             raise
+        release(actors, num_cpus, env)
         await self._handoff.all_stored()
         return self.finished
 
     async def _slot(
-        self, call: _Call, pending: deque[int], suspects: deque[int], slots: int
+        self, actor: Any, call: _Call, pending: deque[int], suspects: deque[int], slots: int
     ) -> None:
-        """One of the ``slots``: a remote call at a time, over one suspect run (see
+        """One of the ``slots``: a call at a time to its ``actor``, over one suspect run (see
         :meth:`_lost`) or else the next :func:`chunk_size` planned runs."""
-        while suspects or pending:
+        while suspects or pending or self._backing_off:
+            if not (suspects or pending):  # a lost run waits out its backoff
+                self._requeued.clear()
+                await self._requeued.wait()
+                continue
             if suspects:
                 positions = [suspects.popleft()]
             else:
@@ -188,12 +200,10 @@ class RayExecutor(HandedOff):
                 if position in self._lost_attempts
             }
             token = uuid.uuid4().hex
-            generator = call.remote.remote(
-                call.key, call.box, call.shipped, positions, spent, token
-            )
+            generator = actor.runs.remote(call.key, call.box, call.shipped, positions, spent, token)
             try:
                 async for ref in generator:
-                    output: RunOutput = await ref
+                    output: RunOutput = pickle.loads(await ref)
                     position = positions[done]
                     self._finished_run(position, self._runs[position], output)
                     done += 1
@@ -201,14 +211,12 @@ class RayExecutor(HandedOff):
                         started_at, started = datetime.now(UTC), time.perf_counter()
                         self._handoff.started(self._runs[positions[done]])
             except LOST_WORKER_ERRORS as lost:
+                if isinstance(lost, ActorDiedError) and lost.actor_init_failed:
+                    raise
                 if self._coordinator is not None:  # the dead worker's runs held slots
                     with contextlib.suppress(Exception):
                         await self._coordinator.free([token])
                 self._lost(positions[done:], suspects, started_at, started, lost)
-            except BaseException:
-                with contextlib.suppress(Exception):
-                    ray.cancel(generator, force=True)
-                raise
 
     def _lost(
         self,
@@ -242,7 +250,7 @@ class RayExecutor(HandedOff):
             and policy.retries(WorkerLostError(lost_message(reason)))
         ):
             self._lost_attempts[position] = lost
-            suspects.append(position)
+            self._retry_later(position, policy.delay(len(lost)), suspects)
             return
         self._lost_attempts.pop(position, None)
         record = lost_run(
@@ -255,6 +263,16 @@ class RayExecutor(HandedOff):
             attempts=lost if len(lost) > 1 else (),
         )
         self._finished_run(position, self._runs[position], RunOutput(record, {}))
+
+    def _retry_later(self, position: int, delay: float, suspects: deque[int]) -> None:
+        """Queue the run at ``position`` (alone in its next call) after ``delay`` seconds."""
+
+        def requeue() -> None:
+            self._backing_off.pop(position, None)
+            suspects.append(position)
+            self._requeued.set()
+
+        self._backing_off[position] = asyncio.get_running_loop().call_later(delay, requeue)
 
     def _finished_run(self, position: int, planned: MatrixRunSpec, output: RunOutput) -> None:
         lost = self._lost_attempts.pop(position, None)

@@ -41,7 +41,7 @@ def ray_executor(
     from autobench.ray._cluster import connect, job_ships, working_dir_env
     from autobench.ray._executor import RayExecutor
 
-    connect(parsed.address, setup.base_dir, parsed.excludes, concurrency_limit)
+    connect(parsed.address, setup.base_dir, parsed.excludes)
     return RayExecutor(
         setup,
         runs,

@@ -7,8 +7,8 @@ run (once), so the run is never lost; ``--resume`` does not run it again.
 
 A lost worker is an error of type :class:`WorkerLostError` (a ``RuntimeError``) to the
 spec's retry policy: when ``run: {retries}`` admits it (no ``on``, or ``on`` naming it or
-one of its bases) and attempts remain, the driver executes the run again, alone, without
-the policy's backoff (the wait is the new call's), and the record lists every attempt
+one of its bases) and attempts remain, the driver executes the run again, alone, after
+the policy's backoff for that attempt, and the record lists every attempt
 (:func:`attempt_lost`, :func:`with_lost_attempts`), as a local retried run's does.
 """
 

@@ -1,22 +1,23 @@
-"""The remote side: one Ray task executes whole runs and streams back their evidence.
+"""The remote side: a worker actor executes whole runs and streams back their evidence.
 
-:func:`execute_remote` runs in a Ray worker process. It receives a key, a box holding the
-object reference of the pickled experiment: the :class:`~autobench.core.runtime._run.RunSetup`
-and the planned runs (boxed, so Ray does not resolve it before this function has put the
-working directory on ``sys.path``: unpickling the setup imports the task's module), and the
+:func:`execute_remote` runs in a Ray worker process, called by :meth:`RunWorker.runs` (the
+actors of ``_pool``). It receives a key, a box holding the object reference of the
+pickled experiment: the :class:`~autobench.core.runtime._run.RunSetup` and the planned
+runs (boxed, so Ray does not resolve it before this function has put the working
+directory on ``sys.path``: unpickling the setup imports the task's module), and the
 positions of its runs among them, so a call carries a few bytes. One call executes
-several runs in a row and yields each run's output as it ends (a streaming generator), so
-Ray's cost per call is shared. The experiment is unpickled once per worker process (by
-key) and kept; the setup's ``base_dir`` becomes the worker's working directory (the shipped copy of the spec's
-directory, so recorded tracebacks name files relative to it as a local run's do) and it
-has no ``prepare`` (the driver's sink renders the files).
+several runs in a row and yields each run's output as it ends (a streaming generator),
+so Ray's cost per call is shared. The experiment is unpickled once per worker process
+(by key) and kept; the setup's ``base_dir`` becomes the worker's working directory (the
+shipped copy of the spec's directory, so recorded tracebacks name files relative to it
+as a local run's do) and it has no ``prepare`` (the driver's sink renders the files).
 
 An async task's run is executed with ``asyncio.run``; a sync task's in this thread,
 inside a copy of the current :mod:`contextvars` context, with a background event loop
 for the awaitables it or its scorers return (as ``_run.execute_sync_run`` expects).
 Each yielded item is a run's :class:`~autobench.core.runtime._run.RunOutput` (record and
-artifact payloads). An exception escaping the run (not one of the task's own, which
-gives an errored run) reaches the driver as Ray's ``RayTaskError``.
+artifact payloads), pickled. An exception escaping the run (not one of the task's own,
+which gives an errored run) reaches the driver as Ray's ``RayTaskError``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import asyncio
 import contextvars
 import dataclasses
 import os
+import pickle
 import sys
 import threading
 from collections.abc import Iterator
@@ -102,9 +104,10 @@ def execute_remote(
     positions: list[int],
     spent: dict[int, int] | None = None,
     token: str | None = None,
-) -> Iterator[RunOutput]:
+) -> Iterator[bytes]:
     """Execute the runs at ``positions`` of the experiment one after the other (see the
-    module docstring), yielding each one's output, without a prepared form, as it ends.
+    module docstring), yielding each one's output, without a prepared form, pickled
+    (:func:`output_bytes`), as it ends.
     ``spent`` maps a position to the attempts its run already lost with their workers:
     its retry policy has that many fewer attempts. ``token`` names the call to the
     rate-limit coordinator (``_limits.holder``)."""
@@ -114,9 +117,17 @@ def execute_remote(
         policy = setup.retries
         if used and policy is not None:
             retries = dataclasses.replace(policy, attempts=max(1, policy.attempts - used))
-            yield _execute(dataclasses.replace(setup, retries=retries), runs[position], token)
+            output = _execute(dataclasses.replace(setup, retries=retries), runs[position], token)
         else:
-            yield _execute(setup, runs[position], token)
+            output = _execute(setup, runs[position], token)
+        yield output_bytes(output)
+
+
+def output_bytes(output: RunOutput) -> bytes:
+    """``output`` pickled for the driver (:func:`pickle.loads` reads it back): Ray passes
+    bytes as they are, while an object of another type takes its general serialization
+    path, which costs a worker about 0.3 ms more per run (``tools/bench_ray.py``)."""
+    return cloudpickle.dumps(output, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _execute(setup: RunSetup, planned: MatrixRunSpec, token: str | None) -> RunOutput:
@@ -129,8 +140,23 @@ def _execute(setup: RunSetup, planned: MatrixRunSpec, token: str | None) -> RunO
     return RunOutput(record=output.record, payloads=dict(output.payloads))
 
 
-remote_runs = ray.remote(max_retries=0, retry_exceptions=False, num_returns="streaming")(
-    execute_remote
-)
-""":func:`execute_remote` as a streaming Ray task: each run's output reaches the driver as the
-run ends. Ray never re-executes it (a lost worker gives an errored run, see ``_lost``)."""
+class RunWorker:
+    """A worker actor (``_pool``): its :meth:`runs` executes runs of the experiment in its
+    process, one call at a time."""
+
+    @ray.method(num_returns="streaming")
+    def runs(
+        self,
+        key: str,
+        box: list[Any],
+        shipped: bool,
+        positions: list[int],
+        spent: dict[int, int] | None = None,
+        token: str | None = None,
+    ) -> Iterator[bytes]:
+        """:func:`execute_remote` in this actor's process."""
+        yield from execute_remote(key, box, shipped, positions, spent, token)
+
+    def pid(self) -> int:
+        """This actor's process id."""
+        return os.getpid()

@@ -56,6 +56,13 @@ class RetryPolicy:
         """Whether an attempt that raised ``exc`` may be retried."""
         return isinstance(exc, self.on)
 
+    def delay(self, attempt: int) -> float:
+        """Seconds the retry loop waits after failed attempt number ``attempt`` (from 1)
+        before the next one (the ``wait`` strategy's value for that attempt)."""
+        state = tenacity.RetryCallState(tenacity.Retrying(), None, (), {})
+        state.attempt_number = attempt
+        return float(self.wait(state))
+
     def retrying(self, retry: Callable[[Any], bool]) -> dict[str, Any]:
         """The keyword arguments of ``tenacity.Retrying`` / ``AsyncRetrying``: retry while
         ``retry(result)`` (an attempt is a result, never an exception), and return the last
