@@ -70,16 +70,24 @@ def assert_failed_cleanly(
     *,
     failing: int,
     sequential: bool = True,
+    or_earlier: bool = False,
 ) -> None:
-    """The CLI printed one "Recording failed" panel naming the run file of case ``failing``,
-    exited 1, stopped starting runs; what is under ``record`` is complete and replayable."""
+    """The CLI printed one "Recording failed" panel naming the run file of case ``failing``
+    (or, with ``or_earlier``, of the case before it: its file may still be being written
+    when ``failing``'s fills the disk), exited 1, stopped starting runs; what is under
+    ``record`` is complete and replayable."""
     err = done.stderr
     assert done.returncode == 1, err
     assert "Recording failed" in err
     assert "Traceback" not in err and "Traceback" not in done.stdout
     message = " ".join(err.replace("│", " ").split())
+    named = re.search(r"cannot write \S*rec/cases/c(\d\d)/v/run\.yaml: ", message)
+    assert named is not None, message
+    assert int(named.group(1)) in ((failing - 1, failing) if or_earlier else (failing,)), message
+    if int(named.group(1)) != failing:
+        assert not (record / f"cases/c{failing:02d}/v/run.yaml").exists()
+        failing = int(named.group(1))
     failing_file = f"/cases/c{failing:02d}/v/run.yaml"
-    assert re.search(rf"cannot write \S*rec{re.escape(failing_file)}: ", message), message
     started = [line for line in err.splitlines() if line.startswith("STARTED ")]
     assert len(started) < CASES, "new runs kept starting after the storage failure"
     # Every file under a final name is complete: each run file reads back whole.
@@ -165,7 +173,7 @@ def test_full_disk_mid_run_is_a_clean_error(tmp_path: Path) -> None:
         check=False,
     )
     assert "No space left on device" in done.stderr
-    assert_failed_cleanly(done, tmp_path / "copied", failing=FAILING)
+    assert_failed_cleanly(done, tmp_path / "copied", failing=FAILING, or_earlier=True)
 
 
 PR_CAPBSET_DROP = 24

@@ -11,15 +11,29 @@ import pytest
 from autobench.core import _builtin_plugin
 from autobench.core.native import IntegrationEntry
 from autobench.core.plugins import AutobenchPlugins, AutobenchSpecs
+from autobench.instrument.httpx import _plugin as httpx_plugin
+from autobench.instrument.httpx._cassette import uninstall_cassettes
 from autobench.report import _plugin as report_plugin
 from autobench.report._exporters import ExporterRegistry
 
 HOOKS = sorted(name for name in vars(AutobenchSpecs) if name.startswith("autobench_"))
 
 
-def _plugins() -> AutobenchPlugins:
-    """Autobench's own plugins only: the core's built-ins and autobench-report's formats."""
-    return AutobenchPlugins(report_plugin, load_entry_points=False)
+OWNERS = {"autobench_exporters": report_plugin, "autobench_cassette_transports": httpx_plugin}
+"""The distribution implementing a hook, when it is not the core's built-ins."""
+
+
+def _plugins(hook: str) -> AutobenchPlugins:
+    """Autobench's own plugins only: the core's built-ins, and the distribution that owns
+    ``hook`` (autobench-report's formats by default)."""
+    return AutobenchPlugins(OWNERS.get(hook, report_plugin), load_entry_points=False)
+
+
+def _installed(installers: list[Callable[[], object]]) -> bool:
+    try:
+        return all(install() for install in installers)
+    finally:
+        uninstall_cassettes()
 
 
 def _reached(plugins: AutobenchPlugins, hook: str, contributed: object) -> bool:
@@ -48,6 +62,7 @@ def _reached(plugins: AutobenchPlugins, hook: str, contributed: object) -> bool:
             == IntegrationEntry(**fields)
             for fields in contributed
         ),
+        "autobench_cassette_transports": lambda: _installed(contributed),  # type: ignore[arg-type]
         "autobench_exporters": lambda: all(
             ExporterRegistry.from_manager(plugins.manager).get(exporter.name) is not None
             for exporter in contributed
@@ -67,8 +82,8 @@ def test_every_hookspec_is_documented_and_typed() -> None:
 
 @pytest.mark.parametrize("hook", HOOKS)
 def test_every_hook_is_implemented_by_autobench_and_reaches_its_registry(hook: str) -> None:
-    plugins = _plugins()
-    owner = report_plugin if hook == "autobench_exporters" else _builtin_plugin
+    plugins = _plugins(hook)
+    owner = OWNERS.get(hook, _builtin_plugin)
     implemented = {
         plugins.manager.get_name(impl.plugin): impl.function()
         for impl in getattr(plugins.manager.hook, hook).get_hookimpls()
@@ -79,7 +94,7 @@ def test_every_hook_is_implemented_by_autobench_and_reaches_its_registry(hook: s
     assert _reached(plugins, hook, contributed)
 
 
-def test_the_core_builtins_implement_every_hook_but_the_report_formats() -> None:
+def test_the_core_builtins_implement_every_hook_but_the_report_formats_and_cassettes() -> None:
     plugins = AutobenchPlugins(load_entry_points=False)
     implemented = {name for name in HOOKS if getattr(plugins.manager.hook, name).get_hookimpls()}
-    assert implemented == set(HOOKS) - {"autobench_exporters"}
+    assert implemented == set(HOOKS) - set(OWNERS)

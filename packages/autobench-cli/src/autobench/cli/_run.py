@@ -16,6 +16,7 @@ from autobench.cli._output import exit_for_gate
 from autobench.cli._plugins import check_executor, command_plugins
 from autobench.cli._scalars import show_scalar_notes, strict_scalars_option
 from autobench.core.runtime import (
+    CassetteSetup,
     ProgressEvent,
     ProgressEventKind,
     RunSession,
@@ -85,7 +86,30 @@ def _interrupted(sink: ExperimentSink | None) -> click.exceptions.Exit:
     return click.exceptions.Exit(EXIT_INTERRUPTED)
 
 
-@click.command("run")
+class _RunCommand(click.Command):
+    """``run``, reading ``--cassette replay FROM_DIR`` (and ``replay-or-record``) as
+    ``--cassette replay --cassette-from FROM_DIR``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        rewritten: list[str] = []
+        index = 0
+        while index < len(args):
+            item = args[index]
+            rewritten.append(item)
+            index += 1
+            if item == "--cassette" and index < len(args) and args[index] in _REPLAYING:
+                rewritten.append(args[index])
+                index += 1
+                if index < len(args) and not args[index].startswith("-"):
+                    rewritten += ["--cassette-from", args[index]]
+                    index += 1
+        return super().parse_args(ctx, rewritten)
+
+
+_REPLAYING = ("replay", "replay-or-record")
+
+
+@click.command("run", cls=_RunCommand)
 @click.argument("spec_path", metavar="SPEC", type=click.Path(path_type=Path, dir_okay=False))
 @click.option(
     "--record",
@@ -155,6 +179,24 @@ def _interrupted(sink: ExperimentSink | None) -> click.exceptions.Exit:
     help="Run every case x variant K times instead of the spec's `repeat` (default 1); "
     "with --resume, the experiment's recorded repeat count is kept unless given.",
 )
+@click.option(
+    "--cassette",
+    "cassette_mode",
+    type=click.Choice(["record", "replay", "replay-or-record"]),
+    help="record: store every HTTPX exchange of each run in the record (one cassette file "
+    "per run; credentials never stored). replay FROM_DIR: answer each run's requests from "
+    "the cassette of the same case and variant in the record FROM_DIR, offline; a request "
+    "that matches nothing errors the run. replay-or-record FROM_DIR: send and record such "
+    "a request instead.",
+)
+@click.option(
+    "--cassette-from",
+    "cassette_dir",
+    metavar="FROM_DIR",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="The record directory whose cassettes --cassette replay uses (also written "
+    "--cassette replay FROM_DIR).",
+)
 @strict_scalars_option
 def run_command(
     spec_path: Path,
@@ -171,6 +213,8 @@ def run_command(
     executor_option_items: tuple[str, ...],
     ray_address: str | None,
     repeat: int | None,
+    cassette_mode: str | None,
+    cassette_dir: Path | None,
     strict_scalars: bool,
 ) -> None:
     """Run the benchmark SPEC: every case against every variant.
@@ -195,9 +239,14 @@ def run_command(
         raise click.UsageError("--resume excludes --record, --no-record and --experiment-id")
     if force and resume_dir is None:
         raise click.UsageError("--force only applies to --resume")
+    if cassette_mode in _REPLAYING and cassette_dir is None:
+        raise click.UsageError(f"--cassette {cassette_mode} needs the record to replay: FROM_DIR")
+    if cassette_dir is not None and cassette_mode not in _REPLAYING:
+        raise click.UsageError("--cassette-from only applies to --cassette replay")
     plugins = command_plugins()
     check_executor(executor, plugins)
     with user_errors():
+        cassette = _cassette(cassette_mode, cassette_dir)
         spec = load_benchmark_spec(spec_path, strict_scalars=strict_scalars, plugins=plugins)
         show_scalar_notes(spec)
         executor_options = _executor_options(executor_option_items, ray_address, executor, spec)
@@ -213,6 +262,7 @@ def run_command(
                 force=force,
                 executor=executor,
                 executor_options=executor_options,
+                cassette=cassette,
             )
             if not session.resumed or not session.resumed.missing:  # nothing run or written
                 stdout_console().print(
@@ -230,6 +280,7 @@ def run_command(
                 record_dir=None if no_record else record_dir or "default",
                 executor=executor,
                 executor_options=executor_options,
+                cassette=cassette,
             )
         progress = Progress(
             TextColumn("[bold]{task.description}"),
@@ -253,6 +304,15 @@ def run_command(
     records = None if result.root_dir is None else str(result.root_dir)
     stdout_console().print(render_report(report, records=records, runs=runs))
     exit_for_gate(gate_failures(result, fail_on))
+
+
+def _cassette(mode: str | None, source: Path | None) -> CassetteSetup | None:
+    if mode is None:
+        return None
+    if mode == "record":
+        return CassetteSetup("record")
+    assert source is not None
+    return CassetteSetup.replaying("replay" if mode == "replay" else "replay-or-record", source)
 
 
 def _executor_options(

@@ -116,6 +116,13 @@ class AutobenchSpecs:
         a factory imports its machinery when it is called."""
 
     @hookspec
+    def autobench_cassette_transports(self) -> Sequence[Callable[[], object]]:  # type: ignore[empty-body]
+        """Installers of cassette transports (``autobench run --cassette``): each is called
+        once per process before the first run with a cassette, and patches an HTTP client
+        library so that its requests go through the active run's
+        :class:`autobench.abp._cassette.RunCassette`. Listing them imports nothing heavy."""
+
+    @hookspec
     def autobench_instrumentors(  # type: ignore[empty-body]
         self,
     ) -> Sequence[IntegrationEntry | IntegrationFields]:

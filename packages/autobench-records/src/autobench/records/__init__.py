@@ -105,6 +105,7 @@ from autobench.records._records import AssetBinding as AssetBinding
 from autobench.records._records import AttemptError as AttemptError
 from autobench.records._records import AttemptRecord as AttemptRecord
 from autobench.records._records import BenchmarkInfoRecord as BenchmarkInfoRecord
+from autobench.records._records import CassetteInfo as CassetteInfo
 from autobench.records._records import DatasetInfo as DatasetInfo
 from autobench.records._records import ExperimentInfo as ExperimentInfo
 from autobench.records._records import ExperimentRecord, ExperimentSummary, RunRecord

@@ -240,6 +240,17 @@ class ExperimentInfo(RecordModel):
     autobench: str | None = None
 
 
+class CassetteInfo(RecordModel):
+    """The cassettes an experiment's runs used (``autobench run --cassette MODE``): ``mode``
+    (``record``, ``replay``, ``replay-or-record``) and, when replaying, the source record
+    directory, its experiment id and a sha256 over its cassette files' digests."""
+
+    mode: str
+    record_dir: str | None = None
+    experiment_id: str | None = None
+    sha256: str | None = None
+
+
 class ExperimentRecord(RecordModel):
     """The content of ``experiment.yaml``: written once when the experiment starts.
 
@@ -256,6 +267,7 @@ class ExperimentRecord(RecordModel):
     environment: dict[str, Any] = Field(default_factory=dict)
     semantic_registry: SemanticRegistry = Field(default_factory=SemanticRegistry)
     report: dict[str, Any] = Field(default_factory=dict)
+    cassette: CassetteInfo | None = None
 
     @property
     def experiment_id(self) -> str:

@@ -9,6 +9,8 @@ from autobench.core.runtime._api import run_benchmark_path, run_benchmark_spec
 from autobench.core.runtime._attach import IMPORTED_SCOPE as IMPORTED_SCOPE
 from autobench.core.runtime._attach import AttachedTrace as AttachedTrace
 from autobench.core.runtime._attach import attach_trace
+from autobench.core.runtime._cassette import CassetteSetup as CassetteSetup
+from autobench.core.runtime._cassette import CassetteSourceError as CassetteSourceError
 from autobench.core.runtime._context import RunContext, get_active_run_context
 from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
 from autobench.core.runtime._executor import ExecutorFactory as ExecutorFactory

@@ -45,11 +45,13 @@ from autobench.abp import (
     bind_collector,
     start_span,
 )
+from autobench.abp._cassette import bind_cassette
 from autobench.core.derive import PreparedDeriver
 from autobench.core.planning import MatrixRunSpec
 from autobench.core.policies import PolicySpec
 from autobench.core.runtime._attach import merge_attached
 from autobench.core.runtime._bridge import run_on_loop
+from autobench.core.runtime._cassette import CassetteSetup, close_cassette
 from autobench.core.runtime._context import RunContext, bind_run_context
 from autobench.core.runtime._derive import derive_run
 from autobench.core.runtime._evidence import EvidenceBuffer, error_record
@@ -130,6 +132,9 @@ class RunSetup:
     limits: LimitCoordinator | None = None
     """Where the budgets live (``_limits``); ``None`` when the spec has no ``limits``. An
     executor running tasks elsewhere replaces it with a coordinator of its own."""
+    cassette: CassetteSetup | None = None
+    """The session's cassettes (``_cassette``): each attempt's task call records or replays
+    its HTTP exchanges; ``None``: no cassette."""
     instrumentation: Any = None
     """The resolved native instrumentation (``core.native.ResolvedInstrumentation``) the
     session installed in this process; an executor whose runs execute in other processes
@@ -152,6 +157,7 @@ class _Run:
 
     __slots__ = (
         "attempts",
+        "cassette",
         "collector",
         "ctx",
         "evidence",
@@ -182,6 +188,7 @@ class _Run:
         self.trace: Trace | None = None
         self.observations: tuple[Observation, ...] = ()
         self.attempts: tuple[AttemptRecord, ...] = ()
+        self.cassette = None if setup.cassette is None else setup.cassette.for_run(planned)
         for name, value, reason in setup.diagnostics:
             self.evidence.add_observation(
                 name,
@@ -389,7 +396,7 @@ async def _call_async(
     task_status = TaskStatus.PASSED
     error: BaseException | None = None
     cancelled = False
-    with bind_collector(run.collector), bind_run_context(ctx):
+    with bind_collector(run.collector), bind_run_context(ctx), bind_cassette(run.cassette):
         with start_span(ROOT_SPAN, kind=SpanKind.TASK, collector=run.collector) as root:
             run.collector.adoptive_parent = root.id
             deadline: asyncio.Timeout | None = None
@@ -414,6 +421,7 @@ async def _call_async(
                 root.end(SpanStatus.ERROR, exc)
                 run.evidence.errors.insert(0, error_record(exc, stage="cancelled", span_id=root.id))
                 task_status = TaskStatus.ERRORED
+    task_status = _closed_cassette(run, task_status)
     duration = (time.perf_counter_ns() - run.started) / 1e9
     return _Attempt(run, task_status, error, queued, duration, number, cancelled=cancelled)
 
@@ -495,7 +503,7 @@ def _call_sync(
             output = run_on_loop(loop, output)
         return output
 
-    with bind_collector(run.collector), bind_run_context(ctx):
+    with bind_collector(run.collector), bind_run_context(ctx), bind_cassette(run.cassette):
         with start_span(ROOT_SPAN, kind=SpanKind.TASK, collector=run.collector) as root:
             run.collector.adoptive_parent = root.id
             try:
@@ -508,8 +516,17 @@ def _call_sync(
             except (Exception, SystemExit) as exc:
                 error = exc
                 task_status = run.task_raised(exc, root)
+    task_status = _closed_cassette(run, task_status)
     duration = (time.perf_counter_ns() - run.started) / 1e9
     return _Attempt(run, task_status, error, queued, duration, number)
+
+
+def _closed_cassette(run: _Run, task_status: TaskStatus) -> TaskStatus:
+    """The attempt's status once its cassette is kept (``_cassette.close_cassette``): a
+    request that matched nothing errors the attempt, whatever the task made of it."""
+    if run.cassette is not None and close_cassette(run.cassette, run.evidence):
+        return TaskStatus.ERRORED
+    return task_status
 
 
 def _bind_referenced_assets(run: _Run) -> None:

@@ -28,6 +28,7 @@ When the experiment is cancelled (Ctrl-C) during step 2, the runs that finished
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import re
 import time
@@ -51,6 +52,7 @@ from autobench.core.planning import (
     new_experiment_id,
 )
 from autobench.core.plugins import AutobenchPlugins, Executor
+from autobench.core.runtime._cassette import CassetteSetup, ensure_transports
 from autobench.core.runtime._derive import prepare_derivers
 from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
 from autobench.core.runtime._executor import ExecutorFactory
@@ -77,6 +79,7 @@ from autobench.core.runtime._tasks import TaskResolutionError, is_async_task, re
 from autobench.core.scoring import ScorerSpec
 from autobench.core.spec import BenchmarkSpec
 from autobench.records import (
+    CassetteInfo,
     DirectorySink,
     ExperimentRecord,
     ExperimentResult,
@@ -122,6 +125,7 @@ class _Prepared:
     executor: ExecutorFactory
     executor_options: Mapping[str, Any]
     retries: RetryPolicy | None
+    cassette: CassetteSetup | None = None
 
     @classmethod
     def of(
@@ -205,6 +209,7 @@ class RunSession:
         plugins: AutobenchPlugins | None = None,
         executor: str | None = None,
         executor_options: Mapping[str, Any] | None = None,
+        cassette: CassetteSetup | None = None,
     ) -> RunSession:
         """A new experiment of ``spec``: every case x variant.
 
@@ -216,7 +221,9 @@ class RunSession:
         are those of ``plugins`` (default: ``spec.plugins``, the plugins the spec was loaded
         with); ``executor`` names the executor, over the spec's ``executor`` (default
         ``local``) and ``executor_options`` options laid over the spec's for it (not part
-        of the spec: the record does not keep them). Raises :class:`TaskResolutionError` when the task cannot be resolved,
+        of the spec: the record does not keep them). ``cassette`` records or replays each
+        run's HTTP exchanges (``_cassette``; the record's ``experiment.yaml`` says which).
+        Raises :class:`TaskResolutionError` when the task cannot be resolved,
         :class:`ScorerResolutionError` when a scorer's target (a ``python`` scorer's
         function, a ``schema`` scorer's model) cannot and :class:`UnknownExecutorError`
         for an executor the plugins do not know; nothing is written.
@@ -224,6 +231,7 @@ class RunSession:
         if sink is not None and record_dir is not None:
             raise ValueError("give a sink or a record directory, not both")
         prepared, plan = _Prepared.of(spec, source_files, plugins, executor, executor_options)
+        prepared = dataclasses.replace(prepared, cassette=cassette)
         experiment_id = experiment_id or new_experiment_id(spec.benchmark.id)
         if record_dir is not None:
             if record_dir == "default":
@@ -237,6 +245,10 @@ class RunSession:
             files=prepared.files,
             environment=capture_environment(spec.base_dir),
         )
+        if cassette is not None:
+            experiment = experiment.model_copy(
+                update={"cassette": CassetteInfo(mode=cassette.mode, **cassette.source)}
+            )
         return cls(spec, experiment, prepared.runs, sink, (), None, prepared)
 
     @classmethod
@@ -252,6 +264,7 @@ class RunSession:
         plugins: AutobenchPlugins | None = None,
         executor: str | None = None,
         executor_options: Mapping[str, Any] | None = None,
+        cassette: CassetteSetup | None = None,
     ) -> RunSession:
         """The missing runs of the experiment recorded in ``record_dir``: the runs of its
         recorded plan without a ``run.yaml``, under its experiment id.
@@ -262,7 +275,7 @@ class RunSession:
         ``force`` (the summary then records what changed); so does an ``experiment_id``
         other than the recorded one, or a ``run.yaml`` that cannot be read. Raises
         ``TypeError`` for a sink that cannot resume. ``plugins``, ``executor`` and
-        ``executor_options`` as for
+        ``executor_options`` and ``cassette`` as for
         :meth:`start` (the executor may differ from the one the experiment began with).
         """
         root = Path(record_dir)
@@ -274,6 +287,7 @@ class RunSession:
                 f"such as RecordDirectoryWriter), not {type(sink).__name__}"
             )
         prepared, plan = _Prepared.of(spec, source_files, plugins, executor, executor_options)
+        prepared = dataclasses.replace(prepared, cassette=cassette)
         experiment, previous = load_for_resume(root)
         if experiment_id is not None and experiment_id != experiment.experiment_id:
             raise ResumeError(
@@ -343,7 +357,10 @@ class RunSession:
                 limit_specs=spec.limits,
                 limits=LocalLimits(spec.limits) if spec.limits else None,
                 instrumentation=prepared.instrumentation,
+                cassette=prepared.cassette,
             )
+            if prepared.cassette is not None:
+                ensure_transports()
             executor: Executor = prepared.executor(
                 setup,
                 self.runs,

@@ -7,6 +7,7 @@ neither the SDK nor the instrumentor (listing integrations must stay free).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pluggy
@@ -26,3 +27,15 @@ def autobench_instrumentors() -> list[dict[str, Any]]:
             "targets": ("httpx", "httpx2"),
         }
     ]
+
+
+def _install_cassettes() -> bool:
+    from autobench.instrument.httpx._cassette import install_cassettes
+
+    return install_cassettes()
+
+
+@hookimpl
+def autobench_cassette_transports() -> list[Callable[[], bool]]:
+    """The HTTPX cassette transports (installed on first use; see ``_cassette``)."""
+    return [_install_cassettes]

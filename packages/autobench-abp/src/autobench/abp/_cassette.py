@@ -1,0 +1,317 @@
+"""Cassettes: the HTTP exchanges of one run, recorded once and replayed offline.
+
+A :class:`RunCassette` is bound to the context of one run's task call
+(:func:`bind_cassette`); the HTTP client integration (``autobench.instrument.httpx``)
+consults :func:`active_cassette` for every request that client sends, and either
+answers it from the cassette or sends it and records the exchange. This module knows no
+HTTP library: requests arrive as a method, a URL, a body and a content type.
+
+What is stored (after the capture policy, :data:`~autobench.abp.DEFAULT_CAPTURE_POLICY`
+unless another is given):
+
+* the request's method, its URL without user information and with the value of every
+  secret query parameter (``api_key``, ``token``, ... as
+  :meth:`CapturePolicy.is_secret_key` decides) replaced by the redaction marker and the
+  query parameters sorted, and its
+  body normalised (:func:`normalise_body`): a JSON body as canonical JSON (sorted keys,
+  secret keys redacted, secret patterns masked), a text body with secret patterns
+  masked, any other body as ``sha256:<hex>`` of its bytes. No request header is stored.
+* the response's status, its headers except those that carry credentials
+  (:func:`is_secret_header`: authorization, cookies, API keys, tokens), and its body as
+  the chunks the client read, in order (a streamed body keeps its chunking).
+
+Matching (:meth:`RunCassette.take`): a request is answered by the first exchange not
+yet used whose method, URL and body (all normalised as above) equal the request's, so
+repeated identical calls are answered in the order they were recorded.
+
+The file (:func:`dump_cassette`, :func:`load_cassette`) is JSON, one object:
+``{"format": "autobench.cassette/1", "exchanges": [...]}``; a chunk is ``{"text": str}``
+when it is UTF-8 and ``{"base64": str}`` otherwise.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import contextvars
+import hashlib
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from autobench.abp._capture import DEFAULT_CAPTURE_POLICY, REDACTED, CapturePolicy
+from autobench.abp._errors import AutobenchError
+
+CASSETTE_FORMAT = "autobench.cassette/1"
+CASSETTE_MEDIA_TYPE = "application/vnd.autobench.cassette+json"
+CassetteMode = Literal["record", "replay", "replay-or-record"]
+CASSETTE_MODES: tuple[CassetteMode, ...] = ("record", "replay", "replay-or-record")
+
+_SECRET_HEADER_WORDS = frozenset(
+    {
+        "auth",
+        "authorization",
+        "cookie",
+        "cookies",
+        "credential",
+        "credentials",
+        "apikey",
+        "key",
+        "password",
+        "secret",
+        "signature",
+        "token",
+    }
+)
+
+
+class CassetteError(AutobenchError):
+    """A cassette file could not be read (the message names what was expected)."""
+
+
+class CassetteMiss(AutobenchError):
+    """A request that no exchange of the run's cassette matches (replay mode)."""
+
+
+def is_secret_header(name: str) -> bool:
+    """Whether a header carries a credential: its lowercase name, split at ``-`` and ``_``,
+    contains one of the secret words (``authorization``, ``x-api-key``, ``set-cookie``,
+    ``x-auth-token``, ``proxy-authorization``)."""
+    words = name.lower().replace("_", "-").split("-")
+    return any(word in _SECRET_HEADER_WORDS for word in words)
+
+
+def normalise_url(url: str, policy: CapturePolicy = DEFAULT_CAPTURE_POLICY) -> str:
+    """``url`` without user information, with secret query values redacted and the query
+    parameters sorted."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    cleaned = sorted(
+        (key, REDACTED if policy.is_secret_key(key) else value) for key, value in query
+    )
+    return urlunsplit((parts.scheme, host, parts.path, urlencode(cleaned), ""))
+
+
+def normalise_body(
+    body: bytes, content_type: str | None = None, policy: CapturePolicy = DEFAULT_CAPTURE_POLICY
+) -> str:
+    """The request body as matched and stored: canonical JSON (sorted keys, compact, secret
+    keys and patterns redacted) when it parses as JSON, else the UTF-8 text with secret
+    patterns masked, else ``sha256:<hex>``; ``""`` for no body."""
+    if not body:
+        return ""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return "sha256:" + hashlib.sha256(body).hexdigest()
+    if content_type is None or "json" in content_type.lower():
+        try:
+            value = json.loads(text)
+        except ValueError:
+            pass
+        else:
+            clean = policy.apply(value) if isinstance(value, dict | list) else value
+            return json.dumps(clean, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return policy.text(text)
+
+
+@dataclass(slots=True)
+class Exchange:
+    """One request and its response. ``chunks`` grows while the response is read."""
+
+    method: str
+    url: str
+    body: str
+    status: int
+    headers: list[tuple[str, str]]
+    chunks: list[bytes] = field(default_factory=list)
+
+    def key(self) -> tuple[str, str, str]:
+        return (self.method, self.url, self.body)
+
+
+@dataclass
+class RunCassette:
+    """The cassette of one run's task call (one attempt): what it replays from and what it
+    records. Safe to use from the run's threads."""
+
+    mode: CassetteMode
+    recorded: Sequence[Exchange] = ()
+    policy: CapturePolicy = DEFAULT_CAPTURE_POLICY
+    exchanges: list[Exchange] = field(default_factory=list)
+    """What this call recorded (``record`` and ``replay-or-record``), in request order."""
+    misses: list[str] = field(default_factory=list)
+    """The messages of the requests that matched nothing in ``replay`` mode (:meth:`miss`)."""
+    replayed: int = 0
+    _used: set[int] = field(default_factory=set)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def replays(self) -> bool:
+        return self.mode != "record"
+
+    @property
+    def records(self) -> bool:
+        return self.mode != "replay"
+
+    def request_key(
+        self, method: str, url: str, body: bytes, content_type: str | None
+    ) -> tuple[str, str, str]:
+        """The normalised ``(method, url, body)`` a request is matched and stored by."""
+        return (
+            method.upper(),
+            normalise_url(url, self.policy),
+            normalise_body(body, content_type, self.policy),
+        )
+
+    def take(self, key: tuple[str, str, str]) -> Exchange | None:
+        """The first unused recorded exchange matching ``key`` (then used), or ``None``."""
+        with self._lock:
+            for index, exchange in enumerate(self.recorded):
+                if index not in self._used and exchange.key() == key:
+                    self._used.add(index)
+                    self.replayed += 1
+                    return exchange
+        return None
+
+    def miss(self, key: tuple[str, str, str]) -> CassetteMiss:
+        """The error for a request ``key`` that matches nothing (remembered in
+        :attr:`misses`), naming the request and what the cassette holds instead."""
+        same_url = [e for e in self.recorded if e.method == key[0] and e.url == key[1]]
+        if same_url:
+            recorded, sent = _difference(same_url[0].body, key[2])
+            hint = (
+                f"{len(same_url)} recorded request(s) to this URL have another body "
+                f"(they differ at {recorded} recorded, {sent} sent)"
+            )
+        elif self.recorded:
+            hint = "recorded: " + ", ".join(sorted({f"{e.method} {e.url}" for e in self.recorded}))
+        else:
+            hint = "the cassette of this case and variant holds no request"
+        error = CassetteMiss(f"no recorded exchange matches {key[0]} {key[1]}: {hint}")
+        with self._lock:
+            self.misses.append(str(error))
+        return error
+
+    def start_exchange(
+        self, key: tuple[str, str, str], status: int, headers: Sequence[tuple[str, str]]
+    ) -> Exchange:
+        """Record a response as it arrives (its chunks are appended as they are read)."""
+        exchange = Exchange(
+            key[0],
+            key[1],
+            key[2],
+            status,
+            [(name, value) for name, value in headers if not is_secret_header(name)],
+        )
+        with self._lock:
+            self.exchanges.append(exchange)
+        return exchange
+
+
+def _difference(recorded: str, sent: str, context: int = 30) -> tuple[str, str]:
+    """Both texts around the first character where they differ (quoted, ``...`` cut)."""
+    at = next(
+        (i for i, (a, b) in enumerate(zip(recorded, sent, strict=False)) if a != b),
+        min(len(recorded), len(sent)),
+    )
+    start = max(0, at - context)
+
+    def excerpt(text: str) -> str:
+        end = at + context
+        return (
+            ("..." if start else "")
+            + repr(text[start:end])[1:-1]
+            + ("..." if end < len(text) else "")
+        )
+
+    return f"{excerpt(recorded)!r}", f"{excerpt(sent)!r}"
+
+
+_active: contextvars.ContextVar[RunCassette | None] = contextvars.ContextVar(
+    "autobench_cassette", default=None
+)
+
+
+def active_cassette() -> RunCassette | None:
+    """The cassette of the run whose task is executing in this context, if any."""
+    return _active.get()
+
+
+@contextlib.contextmanager
+def bind_cassette(cassette: RunCassette | None) -> Iterator[RunCassette | None]:
+    """Make ``cassette`` the active one in this context for the ``with`` block."""
+    token = _active.set(cassette)
+    try:
+        yield cassette
+    finally:
+        _active.reset(token)
+
+
+def dump_cassette(exchanges: Sequence[Exchange]) -> bytes:
+    """The cassette file of ``exchanges`` (see the module docstring)."""
+    return json.dumps(
+        {
+            "format": CASSETTE_FORMAT,
+            "exchanges": [
+                {
+                    "method": e.method,
+                    "url": e.url,
+                    "body": e.body,
+                    "status": e.status,
+                    "headers": [list(pair) for pair in e.headers],
+                    "chunks": [_chunk(chunk) for chunk in e.chunks],
+                }
+                for e in exchanges
+            ],
+        },
+        ensure_ascii=False,
+        separators=(",", ":"),
+    ).encode("utf-8")
+
+
+def _chunk(chunk: bytes) -> dict[str, str]:
+    try:
+        return {"text": chunk.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"base64": base64.b64encode(chunk).decode("ascii")}
+
+
+def load_cassette(data: bytes | str, source: str = "<cassette>") -> list[Exchange]:
+    """The exchanges of a cassette file. Raises :class:`CassetteError` naming ``source``
+    and what was expected when ``data`` is not one."""
+    try:
+        document = json.loads(data)
+    except ValueError as exc:
+        raise CassetteError(f"{source}: not a cassette (invalid JSON: {exc})") from exc
+    if not isinstance(document, dict) or document.get("format") != CASSETTE_FORMAT:
+        raise CassetteError(f"{source}: expected an object with format {CASSETTE_FORMAT!r}")
+    try:
+        return [
+            Exchange(
+                str(item["method"]),
+                str(item["url"]),
+                str(item["body"]),
+                int(item["status"]),
+                [(str(name), str(value)) for name, value in item["headers"]],
+                [_unchunk(chunk) for chunk in item["chunks"]],
+            )
+            for item in document["exchanges"]
+        ]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CassetteError(
+            f"{source}: malformed exchange ({type(exc).__name__}: {exc}); expected method, url, "
+            "body, status, headers and chunks"
+        ) from exc
+
+
+def _unchunk(chunk: Any) -> bytes:
+    if "text" in chunk:
+        return str(chunk["text"]).encode("utf-8")
+    return base64.b64decode(chunk["base64"], validate=True)

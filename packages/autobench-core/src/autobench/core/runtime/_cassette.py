@@ -1,0 +1,165 @@
+"""Cassettes of a session (``autobench run --cassette MODE``): which one each run gets, and
+what a run keeps of it.
+
+* ``record``: each run's task call records the HTTP exchanges its clients make; the run
+  stores them as its artifact ``cassette`` (media type
+  :data:`~autobench.abp._cassette.CASSETTE_MEDIA_TYPE`, one JSON file per run in the
+  record directory) when there was at least one.
+* ``replay`` (from a record directory): each run's requests are answered from the
+  cassette of the source run with the same case, variant and repeat; nothing is sent. A
+  request that matches nothing fails: the run is errored with an error of stage
+  ``cassette`` naming the request (whatever the client made of the failure).
+* ``replay-or-record``: as ``replay``, but a request that matches nothing is sent and
+  recorded; the run's cassette then holds every exchange of the call, replayed or not.
+
+A replaying run has the observation ``cassette.replayed`` (the number of its requests
+answered from the cassette), so reports can tell replayed evidence from live evidence.
+Each attempt of a retried run starts from the beginning of its cassette.
+
+The HTTP clients are reached through the ``autobench_cassette_transports`` hook (the
+``autobench-instrument-httpx`` distribution patches HTTPX); core imports no HTTP client.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from autobench.abp import AutobenchError
+from autobench.abp._cassette import (
+    CASSETTE_MEDIA_TYPE,
+    CASSETTE_MODES,
+    CassetteMiss,
+    CassetteMode,
+    Exchange,
+    RunCassette,
+    dump_cassette,
+    load_cassette,
+)
+from autobench.records import ObservationKind, ObservationRole
+
+if TYPE_CHECKING:
+    from autobench.core.planning import MatrixRunSpec
+
+CASSETTE_ARTIFACT = "cassette"
+"""The artifact name of a run's cassette."""
+
+REPLAYED = "cassette.replayed"
+"""Observation of a replaying run: how many of its requests the cassette answered."""
+
+
+class CassetteSourceError(AutobenchError):
+    """The record directory to replay from cannot give cassettes (the message says why)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CassetteSetup:
+    """The session's cassette mode and, to replay, where each run's cassette file is.
+
+    ``sources`` maps ``(case id, variant id, repeat)`` to the cassette file of the
+    source run; ``source`` describes the source record for the new record
+    (``record_dir``, ``experiment_id``, ``sha256`` over the cassette files' digests)."""
+
+    mode: CassetteMode
+    sources: Mapping[tuple[str, str, int], Path] = field(default_factory=dict)
+    source: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.mode not in CASSETTE_MODES:
+            raise ValueError(f"cassette mode must be one of {', '.join(CASSETTE_MODES)}")
+
+    @classmethod
+    def replaying(cls, mode: CassetteMode, source_dir: Path) -> CassetteSetup:
+        """The setup replaying from the record directory ``source_dir``. Raises
+        :class:`CassetteSourceError` when it is not a readable record directory."""
+        from autobench.records import replay_experiment
+
+        source_dir = Path(source_dir)
+        try:
+            result = replay_experiment(source_dir, extractions=False)
+        except AutobenchError as exc:
+            raise CassetteSourceError(f"cannot replay cassettes from {source_dir}: {exc}") from exc
+        except OSError as exc:
+            raise CassetteSourceError(f"cannot replay cassettes from {source_dir}: {exc}") from exc
+        sources: dict[tuple[str, str, int], Path] = {}
+        digest = hashlib.sha256()
+        for run in result.runs:
+            for artifact in run.artifacts:
+                if artifact.name == CASSETTE_ARTIFACT and artifact.path is not None:
+                    key = (run.case_id, run.variant_id, run.run.repeat or 1)
+                    sources[key] = source_dir / artifact.path
+                    digest.update(f"{key}:{artifact.sha256}\n".encode())
+        source = {
+            "record_dir": str(source_dir),
+            "experiment_id": result.experiment.experiment.id,
+            "sha256": digest.hexdigest(),
+        }
+        return cls(mode, sources, source)
+
+    def for_run(self, planned: MatrixRunSpec) -> RunCassette:
+        """A fresh cassette for one attempt of ``planned`` (the source's exchanges, read once
+        per file)."""
+        if self.mode == "record":
+            return RunCassette("record")
+        path = self.sources.get((planned.case.id, planned.variant.id, planned.repeat or 1))
+        return RunCassette(self.mode, () if path is None else _read(path))
+
+
+@functools.lru_cache(maxsize=64)
+def _read(path: Path) -> list[Exchange]:
+    """The exchanges of the cassette file ``path`` (kept for the next attempts and runs)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise CassetteSourceError(f"cannot read the cassette {path}: {exc}") from exc
+    return load_cassette(data, source=str(path))
+
+
+def ensure_transports() -> None:
+    """Install the cassette transports of every plugin once in this process."""
+    with _install_lock:
+        if _installed:
+            return
+        from autobench.core.plugins import plugin_manager
+
+        for installers in plugin_manager().hook.autobench_cassette_transports():
+            for install in installers:
+                install()
+        _installed.append(True)
+
+
+_installed: list[bool] = []
+_install_lock = threading.Lock()
+
+
+def close_cassette(cassette: RunCassette, evidence: Any) -> bool:
+    """Keep what one attempt's ``cassette`` holds in its run's ``evidence``: the recorded
+    exchanges as the artifact ``cassette``, the count of replayed requests as the
+    observation ``cassette.replayed``, and an error of stage ``cassette`` for each request
+    that matched nothing. Whether any request matched nothing."""
+    from autobench.core.runtime._evidence import error_record
+
+    if cassette.records and cassette.exchanges:
+        evidence.add_artifact(
+            CASSETTE_ARTIFACT,
+            dump_cassette(cassette.exchanges),
+            media_type=CASSETTE_MEDIA_TYPE,
+            tags={"mode": cassette.mode},
+            span_id=None,
+        )
+    if cassette.replays:
+        evidence.add_observation(
+            REPLAYED,
+            cassette.replayed,
+            kind=ObservationKind.METRIC,
+            span_id=None,
+            role=ObservationRole.DIAGNOSTIC,
+        )
+    for message in cassette.misses:
+        evidence.add_error(error_record(CassetteMiss(message), stage="cassette"))
+    return bool(cassette.misses)

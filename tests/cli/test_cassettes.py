@@ -1,0 +1,230 @@
+"""``autobench run --cassette``: record every HTTPX exchange of each run, then run the task
+again offline with every request answered from the record."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from autobench.abp._cassette import load_cassette
+from autobench.cli import cli
+from autobench.records import RunRecord, replay_experiment
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+DEAD_TRANSPORT = """
+
+def _dead(request):
+    raise RuntimeError("the network was used during a cassette replay")
+
+
+def transport() -> httpx2.MockTransport:
+    return httpx2.MockTransport(_dead)
+"""
+"""Appended to the example's offline API: from then on, any request that reaches the
+transport fails its run."""
+
+
+def _run(directory: Path, *args: str) -> None:
+    result = CliRunner().invoke(
+        cli,
+        ["run", "autobench.yaml", "--no-progress", *args],
+        catch_exceptions=False,
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+
+
+def _by_run(record: Path) -> dict[tuple[str, str], RunRecord]:
+    return {(run.case_id, run.variant_id): run for run in replay_experiment(record).runs}
+
+
+def _evidence(run: RunRecord) -> dict[str, object]:
+    return {
+        o.semantic_type: o.value
+        for o in run.observations
+        if o.semantic_type and o.semantic_type.startswith(("llm.", "money."))
+    }
+
+
+@pytest.fixture
+def assistant(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A copy of ``examples/llm_native`` (OpenAI client over httpx2, instrumented), recorded
+    once with ``--cassette record`` into ``rec``; the working directory."""
+    target = tmp_path / "llm_native"
+    shutil.copytree(
+        EXAMPLES / "llm_native", target, ignore=shutil.ignore_patterns(".autobench", "__pycache__")
+    )
+    monkeypatch.chdir(target)
+    monkeypatch.syspath_prepend(str(target))
+    _forget_modules()
+    _run(target, "--record", "rec", "--cassette", "record")
+    yield target
+    _forget_modules()
+
+
+def _forget_modules() -> None:
+    """Drop the example's modules: the next run imports them from the current copy."""
+    for module in list(sys.modules):
+        if module == "assistant_benchmark" or module.startswith("assistant_app"):
+            del sys.modules[module]
+
+
+def _kill_network(directory: Path) -> None:
+    api = directory / "assistant_app" / "offline_api.py"
+    api.write_text(api.read_text() + DEAD_TRANSPORT)
+    _forget_modules()
+
+
+def test_a_replay_runs_the_task_offline_with_the_same_outputs_and_scores(assistant: Path) -> None:
+    _kill_network(assistant)
+    _run(assistant, "--record", "rep", "--cassette", "replay", "rec")
+    recorded, replayed = _by_run(assistant / "rec"), _by_run(assistant / "rep")
+    assert recorded.keys() == replayed.keys() and len(recorded) == 6
+    for key, live in recorded.items():
+        again = replayed[key]
+        assert again.status == live.status
+        assert again.output == live.output
+        assert [(s.name, s.value) for s in again.scores] == [(s.name, s.value) for s in live.scores]
+        assert _evidence(again) == _evidence(live) and _evidence(live)
+        assert [o.value for o in again.observations if o.name == "cassette.replayed"] == [1]
+        # The instrumentors' spans of a replayed call are those of the live one.
+        assert again.trace is not None and live.trace is not None
+        shape = [(span.name, span.kind) for span in live.trace.spans]
+        assert [(span.name, span.kind) for span in again.trace.spans] == shape
+        assert ("HTTP POST", "http") in shape and ("openai.chat.completions", "llm") in shape
+    source = replay_experiment(assistant / "rep").experiment.cassette
+    assert source is not None and source.mode == "replay"
+    assert source.record_dir == "rec"
+    assert source.experiment_id == replay_experiment(assistant / "rec").experiment.experiment.id
+    assert source.sha256 and len(source.sha256) == 64
+
+
+def test_each_run_has_one_cassette_file_without_secrets(assistant: Path) -> None:
+    files = sorted((assistant / "rec").rglob("cassette.json"))
+    assert len(files) == 6
+    for path in files:
+        text = path.read_text()
+        assert "offline-demo-key" not in text and "Bearer" not in text
+        assert "authorization" not in text.lower()
+    for run in _by_run(assistant / "rec").values():
+        (artifact,) = [a for a in run.artifacts if a.name == "cassette"]
+        assert artifact.media_type == "application/vnd.autobench.cassette+json"
+
+
+def test_a_changed_prompt_errors_its_runs_naming_the_request(assistant: Path) -> None:
+    _kill_network(assistant)
+    app = assistant / "assistant_app" / "assistant.py"
+    app.write_text(app.read_text().replace("one or two sentences", "two sentences"))
+    _run(assistant, "--record", "rep", "--cassette", "replay", "rec")
+    for run in _by_run(assistant / "rep").values():
+        assert run.status.value == "errored"
+        (miss,) = [error for error in run.errors if error.stage == "cassette"]
+        assert miss.type == "CassetteMiss"
+        assert "POST https://api.openai.com/v1/chat/completions" in miss.message
+        assert "one or two sentences" in miss.message and "Answer in two sentences" in miss.message
+
+
+def test_replay_or_record_sends_and_records_what_the_cassette_lacks(assistant: Path) -> None:
+    app = assistant / "assistant_app" / "assistant.py"
+    app.write_text(app.read_text().replace("one or two sentences", "two sentences"))
+    _forget_modules()
+    _run(assistant, "--record", "rep", "--cassette", "replay-or-record", "rec")
+    for run in _by_run(assistant / "rep").values():
+        assert run.status.value in ("passed", "failed") and not run.errors
+        assert [o.value for o in run.observations if o.name == "cassette.replayed"] == [0]
+        assert [a.tags for a in run.artifacts if a.name == "cassette"] == [
+            {"mode": "replay-or-record"}
+        ]
+
+
+def test_replay_needs_a_record_to_replay(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["run", "x.yaml", "--cassette", "replay"])
+    assert result.exit_code == 2
+    assert "--cassette replay needs the record to replay: FROM_DIR" in result.output
+
+
+STREAMING_TASK = """
+import json
+import httpx
+import openai
+
+WORDS = ["Refunds ", "take ", "14 ", "days."]
+
+
+class Chunks(httpx.AsyncByteStream):
+    def __init__(self, chunks):
+        self.chunks = chunks
+
+    async def __aiter__(self):
+        for chunk in self.chunks:
+            yield chunk
+
+
+def _sse(request):
+    events = [
+        {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+         "choices": [{"index": 0, "delta": {"content": word}, "finish_reason": None}]}
+        for word in WORDS
+    ]
+    body = "".join(f"data: {json.dumps(event)}\\n\\n" for event in events) + "data: [DONE]\\n\\n"
+    chunks = [part.encode() + b"\\n\\n" for part in body.split("\\n\\n") if part]
+    return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=Chunks(chunks))
+
+
+def _dead(request):
+    raise RuntimeError("the network was used during a cassette replay")
+
+
+async def run(ctx, case):
+    handler = _dead if case.input.get("offline") else _sse
+    client = openai.AsyncOpenAI(
+        api_key="sk-test-secret", http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    )
+    stream = await client.chat.completions.create(
+        model="m", messages=[{"role": "user", "content": case.input["q"]}], stream=True
+    )
+    parts = [chunk.choices[0].delta.content async for chunk in stream if chunk.choices[0].delta.content]
+    return {"parts": parts}
+"""
+
+
+def test_a_streamed_response_replays_with_its_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "streaming_task.py").write_text(STREAMING_TASK)
+
+    def spec(offline: bool) -> None:
+        flag = ", offline: true" if offline else ""
+        (tmp_path / "autobench.yaml").write_text(
+            textwrap.dedent(
+                f"""
+                benchmark:
+                  streams:
+                    cases: [{{id: a, input: {{q: refund{flag}}}}}, {{id: b, input: {{q: refund{flag}}}}}]
+                    run: {{python: streaming_task:run}}
+                    variants: {{v: {{}}}}
+                """
+            )
+        )
+
+    spec(offline=False)
+    _run(tmp_path, "--record", "rec", "--cassette", "record", "--concurrency", "2")
+    spec(offline=True)  # another spec: replay is keyed by case and variant, not by spec hash
+    _run(tmp_path, "--record", "rep", "--cassette", "replay", "rec", "--concurrency", "2")
+    for run in _by_run(tmp_path / "rep").values():
+        assert run.status.value == "passed", run.errors
+        assert run.output == {"parts": ["Refunds ", "take ", "14 ", "days."]}
+    for path in (tmp_path / "rec").rglob("cassette.json"):
+        assert "sk-test-secret" not in path.read_text()
+        (exchange,) = load_cassette(path.read_bytes())
+        assert len(exchange.chunks) == 5  # four events and [DONE], as the server sent them
+        assert exchange.chunks[-1] == b"data: [DONE]\n\n"
