@@ -105,11 +105,11 @@ def test_repeated_requests_are_answered_in_recorded_order() -> None:
     first = Exchange("POST", "https://x.test/", "{}", 200, [], [b"one"])
     second = Exchange("POST", "https://x.test/", "{}", 200, [], [b"two"])
     cassette = RunCassette("replay", [first, second])
-    key = cassette.request_key("post", "https://x.test/", b"{}", "application/json")
-    assert cassette.take(key) is first
-    assert cassette.take(key) is second
-    assert cassette.take(key) is None
-    error = cassette.miss(key)
+    request = cassette.request("post", "https://x.test/", b"{}", "application/json")
+    assert cassette.take(request) is first
+    assert cassette.take(request) is second
+    assert cassette.take(request) is None
+    error = cassette.miss(request)
     assert "no recorded exchange matches POST https://x.test/" in str(error)
     assert cassette.misses == [str(error)]
     assert cassette.replayed == 2
@@ -118,9 +118,9 @@ def test_repeated_requests_are_answered_in_recorded_order() -> None:
 def test_a_body_mismatch_names_where_the_bodies_differ() -> None:
     recorded = Exchange("POST", "https://x.test/", '{"prompt":"say one thing"}', 200, [], [])
     cassette = RunCassette("replay", [recorded])
-    key = cassette.request_key("POST", "https://x.test/", b'{"prompt":"say two things"}', None)
-    assert cassette.take(key) is None
-    message = str(cassette.miss(key))
+    request = cassette.request("POST", "https://x.test/", b'{"prompt":"say two things"}', None)
+    assert cassette.take(request) is None
+    message = str(cassette.miss(request))
     assert "have another body" in message
     assert "say one thing" in message and "say two things" in message
 
@@ -129,3 +129,19 @@ def test_the_file_is_json_with_text_or_base64_chunks() -> None:
     exchange = Exchange("GET", "https://x.test/", "", 200, [], [b"text", b"\xff\x00"])
     document = json.loads(dump_cassette([exchange]))
     assert document["exchanges"][0]["chunks"] == [{"text": "text"}, {"base64": "/wA="}]
+
+
+def test_the_same_bytes_match_by_digest_and_reordered_json_by_its_normal_form() -> None:
+    recorder = RunCassette("record")
+    sent = recorder.request("POST", "https://x.test/", b'{"b": 1, "a": 2}', "application/json")
+    recorder.start_exchange(sent, 200, [("Authorization", "Bearer x"), ("X-Id", "1")])
+    recorder.start_exchange(sent, 201, [])
+    (first, second) = load_cassette(dump_cassette(recorder.exchanges))
+    assert first.headers == [("X-Id", "1")] and first.digest == sent.digest != ""
+    player = RunCassette("replay", [first, second])
+    same = player.request("POST", "https://x.test/", b'{"b": 1, "a": 2}', "application/json")
+    assert player.take(same) is first
+    assert same._body is None  # matched by digest, the body was not normalised
+    reordered = player.request("POST", "https://x.test/", b'{"a":2,"b":1}', "application/json")
+    assert player.take(reordered) is second
+    assert player.take(same) is None and player.replayed == 2

@@ -37,6 +37,7 @@ import contextvars
 import hashlib
 import json
 import threading
+from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -131,6 +132,8 @@ class Exchange:
     status: int
     headers: list[tuple[str, str]]
     chunks: list[bytes] = field(default_factory=list)
+    digest: str = ""
+    """sha256 of the request body's bytes as sent (``""``: none)."""
 
     def key(self) -> tuple[str, str, str]:
         return (self.method, self.url, self.body)
@@ -149,6 +152,8 @@ class RunCassette:
     misses: list[str] = field(default_factory=list)
     """The messages of the requests that matched nothing in ``replay`` mode (:meth:`miss`)."""
     replayed: int = 0
+    _by_digest: dict[tuple[str, str, str], deque[Exchange]] | None = None
+    _by_body: dict[tuple[str, str, str], deque[Exchange]] | None = None
     _used: set[int] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -160,32 +165,50 @@ class RunCassette:
     def records(self) -> bool:
         return self.mode != "replay"
 
-    def request_key(
+    def request(
         self, method: str, url: str, body: bytes, content_type: str | None
-    ) -> tuple[str, str, str]:
-        """The normalised ``(method, url, body)`` a request is matched and stored by."""
-        return (
-            method.upper(),
-            normalise_url(url, self.policy),
-            normalise_body(body, content_type, self.policy),
+    ) -> CassetteRequest:
+        """A request as this cassette matches and stores it."""
+        return CassetteRequest(
+            method.upper(), normalise_url(url, self.policy), body, content_type, self.policy
         )
 
-    def take(self, key: tuple[str, str, str]) -> Exchange | None:
-        """The first unused recorded exchange matching ``key`` (then used), or ``None``."""
+    def take(self, request: CassetteRequest) -> Exchange | None:
+        """The first unused recorded exchange matching ``request`` (then used), or ``None``.
+
+        An exchange recorded from the same body bytes is found by their digest, without
+        normalising the body; otherwise the normalised bodies are compared."""
         with self._lock:
-            for index, exchange in enumerate(self.recorded):
-                if index not in self._used and exchange.key() == key:
-                    self._used.add(index)
-                    self.replayed += 1
-                    return exchange
+            if self._by_digest is None:  # built on the first request
+                self._by_digest, self._by_body = {}, {}
+                for exchange in self.recorded:
+                    self._by_body.setdefault(exchange.key(), deque()).append(exchange)
+                    if exchange.digest:
+                        digest_key = (exchange.method, exchange.url, exchange.digest)
+                        self._by_digest.setdefault(digest_key, deque()).append(exchange)
+            assert self._by_body is not None
+            found = self._unused(self._by_digest.get((request.method, request.url, request.digest)))
+            if found is None:
+                found = self._unused(self._by_body.get(request.key()))
+            if found is not None:
+                self._used.add(id(found))
+                self.replayed += 1
+            return found
+
+    def _unused(self, queue: deque[Exchange] | None) -> Exchange | None:
+        while queue:
+            exchange = queue.popleft()
+            if id(exchange) not in self._used:
+                return exchange
         return None
 
-    def miss(self, key: tuple[str, str, str]) -> CassetteMiss:
-        """The error for a request ``key`` that matches nothing (remembered in
-        :attr:`misses`), naming the request and what the cassette holds instead."""
-        same_url = [e for e in self.recorded if e.method == key[0] and e.url == key[1]]
+    def miss(self, request: CassetteRequest) -> CassetteMiss:
+        """The error for a ``request`` that matches nothing (remembered in :attr:`misses`),
+        naming the request and what the cassette holds instead."""
+        method, url, body = request.key()
+        same_url = [e for e in self.recorded if e.method == method and e.url == url]
         if same_url:
-            recorded, sent = _difference(same_url[0].body, key[2])
+            recorded, sent = _difference(same_url[0].body, body)
             hint = (
                 f"{len(same_url)} recorded request(s) to this URL have another body "
                 f"(they differ at {recorded} recorded, {sent} sent)"
@@ -194,25 +217,55 @@ class RunCassette:
             hint = "recorded: " + ", ".join(sorted({f"{e.method} {e.url}" for e in self.recorded}))
         else:
             hint = "the cassette of this case and variant holds no request"
-        error = CassetteMiss(f"no recorded exchange matches {key[0]} {key[1]}: {hint}")
+        error = CassetteMiss(f"no recorded exchange matches {method} {url}: {hint}")
         with self._lock:
             self.misses.append(str(error))
         return error
 
     def start_exchange(
-        self, key: tuple[str, str, str], status: int, headers: Sequence[tuple[str, str]]
+        self, request: CassetteRequest, status: int, headers: Sequence[tuple[str, str]]
     ) -> Exchange:
         """Record a response as it arrives (its chunks are appended as they are read)."""
         exchange = Exchange(
-            key[0],
-            key[1],
-            key[2],
+            request.method,
+            request.url,
+            request.body,
             status,
             [(name, value) for name, value in headers if not is_secret_header(name)],
+            digest=request.digest,
         )
         with self._lock:
             self.exchanges.append(exchange)
         return exchange
+
+
+@dataclass(slots=True)
+class CassetteRequest:
+    """A request as a cassette sees it: the method, the normalised URL, the body's bytes
+    and their sha256 (``digest``); the normalised body is computed when first needed."""
+
+    method: str
+    url: str
+    raw: bytes
+    content_type: str | None
+    policy: CapturePolicy
+    _body: str | None = None
+    _digest: str | None = None
+
+    @property
+    def digest(self) -> str:
+        if self._digest is None:
+            self._digest = hashlib.sha256(self.raw).hexdigest() if self.raw else ""
+        return self._digest
+
+    @property
+    def body(self) -> str:
+        if self._body is None:
+            self._body = normalise_body(self.raw, self.content_type, self.policy)
+        return self._body
+
+    def key(self) -> tuple[str, str, str]:
+        return (self.method, self.url, self.body)
 
 
 def _difference(recorded: str, sent: str, context: int = 30) -> tuple[str, str]:
@@ -264,6 +317,7 @@ def dump_cassette(exchanges: Sequence[Exchange]) -> bytes:
                     "method": e.method,
                     "url": e.url,
                     "body": e.body,
+                    "digest": e.digest,
                     "status": e.status,
                     "headers": [list(pair) for pair in e.headers],
                     "chunks": [_chunk(chunk) for chunk in e.chunks],
@@ -301,6 +355,7 @@ def load_cassette(data: bytes | str, source: str = "<cassette>") -> list[Exchang
                 int(item["status"]),
                 [(str(name), str(value)) for name, value in item["headers"]],
                 [_unchunk(chunk) for chunk in item["chunks"]],
+                str(item.get("digest", "")),
             )
             for item in document["exchanges"]
         ]

@@ -23,7 +23,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
-from autobench.abp._cassette import Exchange, RunCassette, active_cassette
+from autobench.abp._cassette import CassetteRequest, Exchange, RunCassette, active_cassette
 from autobench.abp._patching import MethodPatch
 
 _installed: list[MethodPatch] = []
@@ -78,8 +78,8 @@ def _factory(module: Any, is_async: bool) -> Callable[..., Callable[..., Any]]:
     return make
 
 
-def _key(cassette: RunCassette, request: Any) -> tuple[str, str, str]:
-    return cassette.request_key(
+def _request(cassette: RunCassette, request: Any) -> CassetteRequest:
+    return cassette.request(
         request.method, str(request.url), request.content, request.headers.get("content-type")
     )
 
@@ -93,16 +93,16 @@ class CassetteTransport:
     def handle_request(self, request: Any) -> Any:
         request.read()
         cassette = self._cassette
-        key = _key(cassette, request)
-        if cassette.replays and (found := cassette.take(key)) is not None:
+        sent = _request(cassette, request)
+        if cassette.replays and (found := cassette.take(sent)) is not None:
             return _replayed(
                 self._module, found, _stream_class(self._module, _Replay, False)(found.chunks)
             )
         if not cassette.records:
-            raise cassette.miss(key)
+            raise cassette.miss(sent)
         response = self._inner.handle_request(request)
         exchange = cassette.start_exchange(
-            key, response.status_code, response.headers.multi_items()
+            sent, response.status_code, response.headers.multi_items()
         )
         content = getattr(response, "_content", None)  # a response built with its body
         if content is not None:
@@ -132,16 +132,16 @@ class AsyncCassetteTransport:
     async def handle_async_request(self, request: Any) -> Any:
         await request.aread()
         cassette = self._cassette
-        key = _key(cassette, request)
-        if cassette.replays and (found := cassette.take(key)) is not None:
+        sent = _request(cassette, request)
+        if cassette.replays and (found := cassette.take(sent)) is not None:
             return _replayed(
                 self._module, found, _stream_class(self._module, _Replay, True)(found.chunks)
             )
         if not cassette.records:
-            raise cassette.miss(key)
+            raise cassette.miss(sent)
         response = await self._inner.handle_async_request(request)
         exchange = cassette.start_exchange(
-            key, response.status_code, response.headers.multi_items()
+            sent, response.status_code, response.headers.multi_items()
         )
         content = getattr(response, "_content", None)  # a response built with its body
         if content is not None:
