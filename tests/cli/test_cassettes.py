@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from autobench.abp._cassette import load_cassette
 from autobench.cli import cli
 from autobench.records import RunRecord, replay_experiment
+from autobench.report import build_report
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -104,6 +105,11 @@ def test_a_replay_runs_the_task_offline_with_the_same_outputs_and_scores(assista
     assert source.record_dir == "rec"
     assert source.experiment_id == replay_experiment(assistant / "rec").experiment.experiment.id
     assert source.sha256 and len(source.sha256) == 64
+    use = build_report(replay_experiment(assistant / "rep")).cassette
+    assert use is not None and (use.replayed_runs, use.replayed_requests) == (6, 6)
+    assert build_report(replay_experiment(assistant / "rec")).cassette.mode == "record"  # type: ignore[union-attr]
+    shown = CliRunner().invoke(cli, ["report", "rep"], env={"COLUMNS": "200"})
+    assert "replay: 6 of 6 runs replayed (6 requests" in shown.output
 
 
 def test_each_run_has_one_cassette_file_without_secrets(assistant: Path) -> None:

@@ -27,6 +27,7 @@ from autobench.report._metrics import MetricTable
 from autobench.report._model import (
     DEFAULT_LEVEL,
     CaseMatrix,
+    CassetteUse,
     Comparison,
     Distribution,
     Leaderboard,
@@ -191,4 +192,29 @@ def build_report(result: ExperimentResult, spec: ReportSpec | None = None) -> Re
         run_rows=tuple(rows),
         metric_units={semantic: table.values(semantic).unit for semantic in table.semantic_types},
         diagnostics=table.diagnostics,
+        cassette=cassette_use(result),
+    )
+
+
+REPLAYED = "cassette.replayed"
+"""The observation of a run's requests answered from a cassette (``core.runtime._cassette``)."""
+
+
+def cassette_use(result: ExperimentResult) -> CassetteUse | None:
+    """How ``result``'s experiment used cassettes, or ``None`` when it did not."""
+    info = result.experiment.cassette
+    if info is None:
+        return None
+    counts = [
+        int(observation.value)
+        for run in result.runs
+        for observation in run.observations
+        if observation.name == REPLAYED and isinstance(observation.value, int)
+    ]
+    return CassetteUse(
+        mode=info.mode,
+        source=info.record_dir,
+        source_experiment=info.experiment_id,
+        replayed_runs=sum(1 for count in counts if count),
+        replayed_requests=sum(counts),
     )

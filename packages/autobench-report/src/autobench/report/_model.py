@@ -242,6 +242,19 @@ class RunMetricRow(ReportModel):
     reason: str | None = None
 
 
+class CassetteUse(ReportModel):
+    """How the experiment used cassettes (``autobench run --cassette``): the mode, the source
+    record it replayed from (directory and experiment id), how many runs had at least one
+    request answered from a cassette and how many requests were. The token and cost
+    evidence of a replayed request is the recorded call's."""
+
+    mode: str
+    source: str | None = None
+    source_experiment: str | None = None
+    replayed_runs: int = 0
+    replayed_requests: int = 0
+
+
 class Report(ReportModel):
     """Everything the terminal report and the exporters show."""
 
@@ -262,3 +275,5 @@ class Report(ReportModel):
     """Canonical unit of every semantic type in ``run_rows``."""
     diagnostics: tuple[str, ...] = ()
     """Problems met while building: units that could not be converted, ambiguous values, ..."""
+    cassette: CassetteUse | None = None
+    """Set when the experiment recorded or replayed cassettes."""

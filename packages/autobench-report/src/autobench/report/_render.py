@@ -69,6 +69,8 @@ def render_overview(report: Report, records: str | None = None) -> RenderableTyp
             counts.append("  ")
         counts.append(f"{status.value} {value}", style=STATUS_STYLE[status] if value else "dim")
     grid.add_row("status", counts)
+    if report.cassette is not None:
+        grid.add_row("cassette", _cassette_text(report))
     if report.missing_runs:
         missing = ", ".join(report.missing_runs[:5]) + (
             " ..." if len(report.missing_runs) > 5 else ""
@@ -82,6 +84,20 @@ def render_overview(report: Report, records: str | None = None) -> RenderableTyp
             ),
         )
     return Panel(grid, title="Experiment", title_align="left")
+
+
+def _cassette_text(report: Report) -> Text:
+    use = report.cassette
+    assert use is not None
+    if use.mode == "record":
+        return Text("recorded: each run's HTTP exchanges are in its cassette file")
+    return Text(
+        f"{use.mode}: {use.replayed_runs} of {report.runs} runs replayed "
+        f"({use.replayed_requests} requests; their tokens and cost are those recorded) from "
+        f"{use.source} ({use.source_experiment})",
+        style="cyan",
+        overflow="fold",
+    )
 
 
 def render_variants(report: Report) -> RenderableType:
