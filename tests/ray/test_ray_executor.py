@@ -1,5 +1,6 @@
 """The ``ray`` executor on the session's local Ray: the same records as a local run,
-``--resume`` across executors, a killed worker, Ctrl-C and a replay that never imports Ray."""
+``--resume`` across executors, a killed worker, Ctrl-C, a replay that never imports Ray
+and cassettes recorded and replayed on the workers."""
 
 from __future__ import annotations
 
@@ -110,6 +111,57 @@ def test_resume_of_a_local_record_finishes_on_ray(
     assert len(result.runs) == len(load(reference / "experiment.yaml")["plan"])
     assert not result.missing_runs
     assert result.summary.resumed is not None and result.summary.resumed.runs == len(removed)
+
+
+DEAD_TRANSPORT = """
+
+def _dead(request):
+    raise RuntimeError("the network was used during a cassette replay")
+
+
+def transport() -> httpx2.MockTransport:
+    return httpx2.MockTransport(_dead)
+"""
+"""Appended to ``llm_native``'s offline API: any request that reaches it fails its run."""
+
+
+def _forget_assistant() -> None:
+    """Drop ``llm_native``'s modules: the next run imports them from the current copy."""
+    for module in list(sys.modules):
+        if module.startswith(("assistant_benchmark", "assistant_app")):
+            del sys.modules[module]
+
+
+@pytest.mark.parametrize("example", ["llm_native"], indirect=True)
+def test_a_cassette_recorded_locally_replays_on_ray_workers(
+    ray_address: str, example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The records sit beside the spec's directory and are named relative to the working
+    # directory: the workers, whose working directory is the shipped spec, must still
+    # find the cassettes.
+    monkeypatch.chdir(tmp_path)
+    _forget_assistant()
+    _run(example, "--record", "rec", "--cassette", "record")
+    # recorded on the workers too: each run's exchange in its cassette
+    ray_args = ("--executor", "ray", "--ray-address", ray_address)
+    _run(example, *ray_args, "--record", "rec-ray", "--cassette", "record")
+    assert len(list((tmp_path / "rec-ray").rglob("cassette.json"))) == 6
+    api = example / "assistant_app" / "offline_api.py"
+    api.write_text(api.read_text() + DEAD_TRANSPORT)
+    _forget_assistant()
+    _run(example, *ray_args, "--record", "rep", "--cassette", "replay", "rec")
+    _forget_assistant()
+    recorded = {(run.case_id, run.variant_id): run for run in replay_experiment("rec").runs}
+    replayed = {(run.case_id, run.variant_id): run for run in replay_experiment("rep").runs}
+    assert recorded.keys() == replayed.keys() and len(recorded) == 6
+    for key, live in recorded.items():
+        again = replayed[key]
+        assert not again.errors, (key, again.errors)
+        assert again.status == live.status and again.output == live.output
+        assert [(s.name, s.value) for s in again.scores] == [(s.name, s.value) for s in live.scores]
+        assert [o.value for o in again.observations if o.name == "cassette.replayed"] == [1]
+    source = replay_experiment("rep").experiment.cassette
+    assert source is not None and source.mode == "replay" and source.record_dir == "rec"
 
 
 KILLER = """

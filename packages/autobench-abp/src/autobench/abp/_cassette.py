@@ -14,7 +14,8 @@ unless another is given):
   :meth:`CapturePolicy.is_secret_key` decides) replaced by the redaction marker and the
   query parameters sorted, and its
   body normalised (:func:`normalise_body`): a JSON body as canonical JSON (sorted keys,
-  secret keys redacted, secret patterns masked), a text body with secret patterns
+  secret keys redacted, secret patterns masked, the per-call random keys of
+  :data:`VOLATILE_BODY_KEYS` left out), a text body with secret patterns
   masked, any other body as ``sha256:<hex>`` of its bytes. No request header is stored.
 * the response's status, its headers except those that carry credentials
   (:func:`is_secret_header`: authorization, cookies, API keys, tokens), and its body as
@@ -99,12 +100,20 @@ def normalise_url(url: str, policy: CapturePolicy = DEFAULT_CAPTURE_POLICY) -> s
     return urlunsplit((parts.scheme, host, parts.path, urlencode(cleaned), ""))
 
 
+VOLATILE_BODY_KEYS = frozenset({"prompt_cache_key"})
+"""Top-level JSON body keys left out of a request as matched and stored: values a client
+draws afresh for every call of the same work, which no answer depends on (the OpenAI
+Agents SDK sends ``prompt_cache_key: agents-sdk:run:<random uuid>`` per ``Runner.run``
+unless the application sets one)."""
+
+
 def normalise_body(
     body: bytes, content_type: str | None = None, policy: CapturePolicy = DEFAULT_CAPTURE_POLICY
 ) -> str:
     """The request body as matched and stored: canonical JSON (sorted keys, compact, secret
-    keys and patterns redacted) when it parses as JSON, else the UTF-8 text with secret
-    patterns masked, else ``sha256:<hex>``; ``""`` for no body."""
+    keys and patterns redacted, without the top-level keys of :data:`VOLATILE_BODY_KEYS`)
+    when it parses as JSON, else the UTF-8 text with secret patterns masked, else
+    ``sha256:<hex>``; ``""`` for no body."""
     if not body:
         return ""
     try:
@@ -117,6 +126,8 @@ def normalise_body(
         except ValueError:
             pass
         else:
+            if isinstance(value, dict):
+                value = {k: v for k, v in value.items() if k not in VOLATILE_BODY_KEYS}
             clean = policy.apply(value) if isinstance(value, dict | list) else value
             return json.dumps(clean, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return policy.text(text)

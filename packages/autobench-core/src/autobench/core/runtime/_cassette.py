@@ -62,8 +62,9 @@ class CassetteSetup:
     """The session's cassette mode and, to replay, where each run's cassette file is.
 
     ``sources`` maps ``(case id, variant id, repeat)`` to the cassette file of the
-    source run; ``source`` describes the source record for the new record
-    (``record_dir``, ``experiment_id``, ``sha256`` over the cassette files' digests)."""
+    source run (absolute: a worker whose working directory is elsewhere reads it);
+    ``source`` describes the source record for the new record (``record_dir`` as given,
+    ``experiment_id``, ``sha256`` over the cassette files' digests)."""
 
     mode: CassetteMode
     sources: Mapping[tuple[str, str, int], Path] = field(default_factory=dict)
@@ -87,12 +88,13 @@ class CassetteSetup:
         except OSError as exc:
             raise CassetteSourceError(f"cannot replay cassettes from {source_dir}: {exc}") from exc
         sources: dict[tuple[str, str, int], Path] = {}
+        root = source_dir.resolve()  # runs may read their cassette elsewhere (ray workers)
         digest = hashlib.sha256()
         for run in result.runs:
             for artifact in run.artifacts:
                 if artifact.name == CASSETTE_ARTIFACT and artifact.path is not None:
                     key = (run.case_id, run.variant_id, run.run.repeat or 1)
-                    sources[key] = source_dir / artifact.path
+                    sources[key] = root / artifact.path
                     digest.update(f"{key}:{artifact.sha256}\n".encode())
         source = {
             "record_dir": str(source_dir),
@@ -103,7 +105,9 @@ class CassetteSetup:
 
     def for_run(self, planned: MatrixRunSpec) -> RunCassette:
         """A fresh cassette for one attempt of ``planned`` (the source's exchanges, read once
-        per file)."""
+        per file). Installs the cassette transports in this process first (a worker
+        process of another executor has not)."""
+        ensure_transports()
         if self.mode == "record":
             return RunCassette("record")
         path = self.sources.get((planned.case.id, planned.variant.id, planned.repeat or 1))
