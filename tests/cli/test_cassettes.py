@@ -110,6 +110,16 @@ def test_a_replay_runs_the_task_offline_with_the_same_outputs_and_scores(assista
     assert build_report(replay_experiment(assistant / "rec")).cassette.mode == "record"  # type: ignore[union-attr]
     shown = CliRunner().invoke(cli, ["report", "rep"], env={"COLUMNS": "200"})
     assert "replay: 6 of 6 runs replayed (6 requests" in shown.output
+    # What this experiment spent: the replayed runs' tokens and cost can be left out.
+    shown_units = build_report(replay_experiment(assistant / "rep")).metric_units
+    assert {"llm.tokens.input", "money.cost"} <= set(shown_units)
+    spent = build_report(replay_experiment(assistant / "rep"), leave_out_replayed=True)
+    assert not [s for s in spent.metric_units if s.startswith(("llm.", "money."))]
+    assert "result.success" in spent.metric_units
+    shown = CliRunner().invoke(
+        cli, ["report", "rep", "--leave-out-replayed"], env={"COLUMNS": "200"}
+    )
+    assert shown.exit_code == 0 and "their tokens and cost are left out" in shown.output
 
 
 def test_each_run_has_one_cassette_file_without_secrets(assistant: Path) -> None:
@@ -234,3 +244,19 @@ def test_a_streamed_response_replays_with_its_chunks(
         (exchange,) = load_cassette(path.read_bytes())
         assert len(exchange.chunks) == 5  # four events and [DONE], as the server sent them
         assert exchange.chunks[-1] == b"data: [DONE]\n\n"
+
+
+def test_replay_or_record_keeps_the_replayed_exchanges_in_the_new_cassette(
+    assistant: Path,
+) -> None:
+    _kill_network(assistant)
+    _run(assistant, "--record", "again", "--cassette", "replay-or-record", "rec")
+    for run in _by_run(assistant / "again").values():
+        counts = {o.name: o.value for o in run.observations if o.name.startswith("cassette.")}
+        assert counts == {"cassette.replayed": 1, "cassette.sent": 0}
+        (artifact,) = [a for a in run.artifacts if a.name == "cassette"]
+        assert artifact.path is not None
+        (exchange,) = load_cassette((assistant / "again" / artifact.path).read_bytes())
+        assert exchange.url == "https://api.openai.com/v1/chat/completions"
+    spent = build_report(replay_experiment(assistant / "again"), leave_out_replayed=True)
+    assert not [s for s in spent.metric_units if s.startswith(("llm.", "money."))]

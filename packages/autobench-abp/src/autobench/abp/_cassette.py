@@ -163,6 +163,8 @@ class RunCassette:
     misses: list[str] = field(default_factory=list)
     """The messages of the requests that matched nothing in ``replay`` mode (:meth:`miss`)."""
     replayed: int = 0
+    sent: int = 0
+    """Requests sent to the network and recorded (``record``, ``replay-or-record``)."""
     _by_digest: dict[tuple[str, str, str], deque[Exchange]] | None = None
     _by_body: dict[tuple[str, str, str], deque[Exchange]] | None = None
     _used: set[int] = field(default_factory=set)
@@ -204,6 +206,8 @@ class RunCassette:
             if found is not None:
                 self._used.add(id(found))
                 self.replayed += 1
+                if self.records:  # replay-or-record: the new cassette holds every exchange
+                    self.exchanges.append(found)
             return found
 
     def _unused(self, queue: deque[Exchange] | None) -> Exchange | None:
@@ -247,6 +251,7 @@ class RunCassette:
         )
         with self._lock:
             self.exchanges.append(exchange)
+            self.sent += 1
         return exchange
 
 

@@ -18,7 +18,16 @@ from autobench.report._render import RunSelection
 @click.argument("record_dir", metavar="DIR", type=click.Path(path_type=Path, file_okay=False))
 @runs_option
 @fail_on_option
-def report_command(record_dir: Path, runs: RunSelection, fail_on: frozenset[str]) -> None:
+@click.option(
+    "--leave-out-replayed",
+    is_flag=True,
+    help="For an experiment replayed from cassettes: leave the token and cost evidence "
+    "of runs whose every request was replayed out of the report (what this experiment "
+    "spent, not what the recorded calls cost).",
+)
+def report_command(
+    record_dir: Path, runs: RunSelection, fail_on: frozenset[str], leave_out_replayed: bool
+) -> None:
     """Show the report of the experiment recorded in DIR.
 
     Overview and status counts, variant configuration, leaderboard, per-run
@@ -28,6 +37,6 @@ def report_command(record_dir: Path, runs: RunSelection, fail_on: frozenset[str]
     """
     with user_errors():
         result = replayed(record_dir, evidence_only=True)
-        report = build_report(result)
+        report = build_report(result, leave_out_replayed=leave_out_replayed)
     stdout_console().print(render_report(report, records=str(record_dir), runs=runs))
     exit_for_gate(gate_failures(result, fail_on))

@@ -155,7 +155,9 @@ def _variant_summaries(table: MetricTable) -> tuple[VariantSummary, ...]:
 
 
 @paused_over_runs
-def build_report(result: ExperimentResult, spec: ReportSpec | None = None) -> Report:
+def build_report(
+    result: ExperimentResult, spec: ReportSpec | None = None, *, leave_out_replayed: bool = False
+) -> Report:
     """Every view of the report of ``result``.
 
     ``spec`` defaults to the recorded configuration. Views the spec leaves out
@@ -164,10 +166,12 @@ def build_report(result: ExperimentResult, spec: ReportSpec | None = None) -> Re
     distributions. ``diagnostics`` collects every problem met (unit
     conversions, ambiguous projections, skipped values). Raises
     :class:`UnknownVariantError` when a configured comparison names an unknown
-    variant.
+    variant. With ``leave_out_replayed``, runs whose every HTTP request was answered from
+    a cassette show no token or cost evidence (``_metrics.without_replayed_spend``): what
+    this experiment spent, not what the recorded calls cost.
     """
     spec = report_spec(result) if spec is None else spec
-    table = MetricTable(result)
+    table = MetricTable(result, leave_out_replayed=leave_out_replayed)
     board = leaderboard(table, _leaderboard_columns(table, spec))
     matrix = _matrix(table, spec)
     comparisons = _comparisons(table, spec)
@@ -192,7 +196,7 @@ def build_report(result: ExperimentResult, spec: ReportSpec | None = None) -> Re
         run_rows=tuple(rows),
         metric_units={semantic: table.values(semantic).unit for semantic in table.semantic_types},
         diagnostics=table.diagnostics,
-        cassette=cassette_use(result),
+        cassette=cassette_use(result, leave_out_replayed),
     )
 
 
@@ -200,7 +204,7 @@ REPLAYED = "cassette.replayed"
 """The observation of a run's requests answered from a cassette (``core.runtime._cassette``)."""
 
 
-def cassette_use(result: ExperimentResult) -> CassetteUse | None:
+def cassette_use(result: ExperimentResult, left_out: bool = False) -> CassetteUse | None:
     """How ``result``'s experiment used cassettes, or ``None`` when it did not."""
     info = result.experiment.cassette
     if info is None:
@@ -217,4 +221,5 @@ def cassette_use(result: ExperimentResult) -> CassetteUse | None:
         source_experiment=info.experiment_id,
         replayed_runs=sum(1 for count in counts if count),
         replayed_requests=sum(counts),
+        replayed_spend_left_out=left_out,
     )

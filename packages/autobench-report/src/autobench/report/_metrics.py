@@ -56,8 +56,32 @@ def _is_nan(value: Any) -> bool:
     return isinstance(value, float) and math.isnan(value)
 
 
+REPLAYED_SPEND = ("llm.", "money.")
+"""Semantic families a replayed run did not spend: its model calls' tokens and cost are
+those of the recorded calls."""
+
+
+def without_replayed_spend(observations: Sequence[Observation]) -> tuple[Observation, ...]:
+    """``observations`` of a run, without its ``llm.*`` and ``money.*`` evidence when every
+    request of the run was answered from a cassette (a ``cassette.replayed`` count above 0
+    and no ``cassette.sent`` above 0); a run that sent any request keeps all of it."""
+    counts = {o.name: o.value for o in observations if o.name in _CASSETTE_COUNTS}
+    replayed, sent = counts.get("cassette.replayed"), counts.get("cassette.sent")
+    if not (isinstance(replayed, int) and replayed > 0) or (isinstance(sent, int) and sent > 0):
+        return tuple(observations)
+    return tuple(
+        o for o in observations if not (o.semantic_type or o.name).startswith(REPLAYED_SPEND)
+    )
+
+
+_CASSETTE_COUNTS = frozenset({"cassette.replayed", "cassette.sent"})
+
+
 class MetricTable:
     """Projected metrics of every run of ``result``, with the lookups the views share.
+
+    With ``leave_out_replayed``, the runs whose every request was answered from a cassette
+    have no ``llm.*`` or ``money.*`` values (:func:`without_replayed_spend`).
 
     ``runs`` are the result's runs in plan order; ``variants`` and ``cases``
     list ids in spec/plan order followed by ids only seen in runs.
@@ -65,7 +89,7 @@ class MetricTable:
     ambiguity problems met so far (each once).
     """
 
-    def __init__(self, result: ExperimentResult) -> None:
+    def __init__(self, result: ExperimentResult, *, leave_out_replayed: bool = False) -> None:
         self.result = result
         self.registry = result.registry
         self.runs: tuple[RunRecord, ...] = result.runs
@@ -73,7 +97,12 @@ class MetricTable:
         self.case_ids: tuple[str, ...] = tuple(run.case_id for run in self.runs)
         self.run_labels: tuple[str, ...] = tuple(f"run {run_id}" for run_id in self.run_ids)
         """``"run <id>"`` per run: how aggregates name a run's value in diagnostics."""
-        observations = [run_observations(run) for run in self.runs]
+        observations = [
+            without_replayed_spend(run_observations(run))
+            if leave_out_replayed
+            else run_observations(run)
+            for run in self.runs
+        ]
         # Policy results are named verdicts, one per policy, all of semantic type
         # ``policy.result``: they are kept apart (``policies``) instead of being projected
         # into one ambiguous metric.

@@ -253,6 +253,8 @@ class CassetteUse(ReportModel):
     source_experiment: str | None = None
     replayed_runs: int = 0
     replayed_requests: int = 0
+    replayed_spend_left_out: bool = False
+    """Whether the token and cost evidence of fully replayed runs is left out of the views."""
 
 
 class Report(ReportModel):

@@ -91,10 +91,14 @@ def _cassette_text(report: Report) -> Text:
     assert use is not None
     if use.mode == "record":
         return Text("recorded: each run's HTTP exchanges are in its cassette file")
+    spend = (
+        "their tokens and cost are left out"
+        if use.replayed_spend_left_out
+        else "their tokens and cost are those recorded"
+    )
     return Text(
         f"{use.mode}: {use.replayed_runs} of {report.runs} runs replayed "
-        f"({use.replayed_requests} requests; their tokens and cost are those recorded) from "
-        f"{use.source} ({use.source_experiment})",
+        f"({use.replayed_requests} requests; {spend}) from {use.source} ({use.source_experiment})",
         style="cyan",
         overflow="fold",
     )

@@ -13,7 +13,8 @@ what a run keeps of it.
   recorded; the run's cassette then holds every exchange of the call, replayed or not.
 
 A replaying run has the observation ``cassette.replayed`` (the number of its requests
-answered from the cassette), so reports can tell replayed evidence from live evidence.
+answered from the cassette) and, under ``replay-or-record``, ``cassette.sent`` (those
+that went out), so reports can tell replayed evidence from live evidence.
 Each attempt of a retried run starts from the beginning of its cassette.
 
 The HTTP clients are reached through the ``autobench_cassette_transports`` hook (the
@@ -51,6 +52,9 @@ CASSETTE_ARTIFACT = "cassette"
 
 REPLAYED = "cassette.replayed"
 """Observation of a replaying run: how many of its requests the cassette answered."""
+
+SENT = "cassette.sent"
+"""Observation of a ``replay-or-record`` run: how many of its requests went to the network."""
 
 
 class CassetteSourceError(AutobenchError):
@@ -160,6 +164,14 @@ def close_cassette(cassette: RunCassette, evidence: Any) -> bool:
         evidence.add_observation(
             REPLAYED,
             cassette.replayed,
+            kind=ObservationKind.METRIC,
+            span_id=None,
+            role=ObservationRole.DIAGNOSTIC,
+        )
+    if cassette.mode == "replay-or-record":
+        evidence.add_observation(
+            SENT,
+            cassette.sent,
             kind=ObservationKind.METRIC,
             span_id=None,
             role=ObservationRole.DIAGNOSTIC,
