@@ -260,3 +260,60 @@ def test_replay_or_record_keeps_the_replayed_exchanges_in_the_new_cassette(
         assert exchange.url == "https://api.openai.com/v1/chat/completions"
     spent = build_report(replay_experiment(assistant / "again"), leave_out_replayed=True)
     assert not [s for s in spent.metric_units if s.startswith(("llm.", "money."))]
+
+
+def _fails(*args: str) -> str:
+    result = CliRunner().invoke(cli, ["run", "autobench.yaml", "--no-progress", *args])
+    assert result.exit_code != 0, result.output
+    return " ".join(result.output.replace("│", " ").split())
+
+
+def test_a_resume_must_use_the_cassette_the_experiment_began_with(assistant: Path) -> None:
+    _kill_network(assistant)
+    _run(assistant, "--record", "rep", "--cassette", "replay", "rec")
+    shutil.rmtree(assistant / "rep" / "cases" / "refund" / "mini")
+    forgot = _fails("--resume", "rep")
+    assert "was recorded with --cassette replay rec" in forgot
+    assert "cannot be resumed without --cassette" in forgot
+    assert "cannot be resumed with --cassette record" in _fails(
+        "--resume", "rep", "--cassette", "record"
+    )
+    _run(assistant, "--record", "other", "--cassette", "replay-or-record", "rec")
+    assert "cannot be resumed with --cassette replay other" in _fails(
+        "--resume", "rep", "--cassette", "replay", "other"
+    )
+    _run(assistant, "--resume", "rep", "--cassette", "replay", "rec")
+    assert not replay_experiment(assistant / "rep").missing_runs
+
+
+def test_a_source_without_cassettes_or_with_a_changed_one_is_refused(assistant: Path) -> None:
+    _run(assistant, "--record", "plain")
+    assert "plain holds no cassette: record it with --cassette record" in _fails(
+        "--record", "x", "--cassette", "replay", "plain"
+    )
+    (cassette,) = (assistant / "rec" / "artifacts" / "run_0000_refund_mini").glob("*.json")
+    cassette.write_text(cassette.read_text().replace("14 days", "99 days"))
+    assert "changed since it was recorded" in _fails("--record", "y", "--cassette", "replay", "rec")
+    assert not (assistant / "x").exists() and not (assistant / "y").exists()
+
+
+def test_cassette_options_that_contradict_each_other_are_usage_errors(assistant: Path) -> None:
+    result = CliRunner().invoke(
+        cli, ["run", "autobench.yaml", "--no-record", "--cassette", "record"]
+    )
+    assert result.exit_code == 2 and "drop --no-record" in result.output
+    both = ["--cassette", "replay", "rec", "--cassette-from", "rec"]
+    result = CliRunner().invoke(cli, ["run", "autobench.yaml", *both])
+    assert result.exit_code == 2 and "give the record to replay once" in result.output
+
+
+def test_a_run_without_its_cassette_names_its_case_variant_and_repeat(assistant: Path) -> None:
+    _kill_network(assistant)
+    _run(assistant, "--record", "rep", "--cassette", "replay", "rec", "--repeat", "2")
+    for run in replay_experiment(assistant / "rep").runs:
+        if run.run.repeat == 2:
+            (miss,) = [error for error in run.errors if error.stage == "cassette"]
+            assert f"rec has no cassette for case {run.case_id!r}" in miss.message
+            assert "repeat 2" in miss.message
+        else:
+            assert not [error for error in run.errors if error.stage == "cassette"]

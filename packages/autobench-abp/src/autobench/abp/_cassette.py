@@ -162,6 +162,8 @@ class RunCassette:
     """What this call recorded (``record`` and ``replay-or-record``), in request order."""
     misses: list[str] = field(default_factory=list)
     """The messages of the requests that matched nothing in ``replay`` mode (:meth:`miss`)."""
+    absent: str | None = None
+    """Why the run has no recorded exchange at all, when it has none (shown on a miss)."""
     replayed: int = 0
     sent: int = 0
     """Requests sent to the network and recorded (``record``, ``replay-or-record``)."""
@@ -231,7 +233,7 @@ class RunCassette:
         elif self.recorded:
             hint = "recorded: " + ", ".join(sorted({f"{e.method} {e.url}" for e in self.recorded}))
         else:
-            hint = "the cassette of this case and variant holds no request"
+            hint = self.absent or "the cassette of this case and variant holds no request"
         error = CassetteMiss(f"no recorded exchange matches {method} {url}: {hint}")
         with self._lock:
             self.misses.append(str(error))

@@ -103,6 +103,13 @@ class _RunCommand(click.Command):
                 if index < len(args) and not args[index].startswith("-"):
                     rewritten += ["--cassette-from", args[index]]
                     index += 1
+        given = [item for item in rewritten if item.split("=", 1)[0] == "--cassette-from"]
+        if len(given) > 1:
+            raise click.UsageError(
+                "give the record to replay once: --cassette replay FROM_DIR, or "
+                "--cassette-from FROM_DIR",
+                ctx,
+            )
         return super().parse_args(ctx, rewritten)
 
 
@@ -194,8 +201,8 @@ _REPLAYING = ("replay", "replay-or-record")
     "cassette_dir",
     metavar="FROM_DIR",
     type=click.Path(path_type=Path, file_okay=False, exists=True),
-    help="The record directory whose cassettes --cassette replay uses (also written "
-    "--cassette replay FROM_DIR).",
+    help="The record directory whose cassettes --cassette replay and replay-or-record use "
+    "(also written --cassette replay FROM_DIR).",
 )
 @strict_scalars_option
 def run_command(
@@ -241,6 +248,10 @@ def run_command(
         raise click.UsageError("--force only applies to --resume")
     if cassette_mode in _REPLAYING and cassette_dir is None:
         raise click.UsageError(f"--cassette {cassette_mode} needs the record to replay: FROM_DIR")
+    if cassette_mode == "record" and no_record:
+        raise click.UsageError(
+            "--cassette record stores each run's cassette in the record: drop --no-record"
+        )
     if cassette_dir is not None and cassette_mode not in _REPLAYING:
         raise click.UsageError("--cassette-from only applies to --cassette replay")
     plugins = command_plugins()

@@ -202,6 +202,8 @@ def build_report(
 
 REPLAYED = "cassette.replayed"
 """The observation of a run's requests answered from a cassette (``core.runtime._cassette``)."""
+SENT = "cassette.sent"
+"""The observation of a ``replay-or-record`` run's requests that went to the network."""
 
 
 def cassette_use(result: ExperimentResult, left_out: bool = False) -> CassetteUse | None:
@@ -209,17 +211,20 @@ def cassette_use(result: ExperimentResult, left_out: bool = False) -> CassetteUs
     info = result.experiment.cassette
     if info is None:
         return None
-    counts = [
-        int(observation.value)
-        for run in result.runs
-        for observation in run.observations
-        if observation.name == REPLAYED and isinstance(observation.value, int)
-    ]
+    counts, sent = [], 0
+    for run in result.runs:
+        for observation in run.observations:
+            if isinstance(observation.value, int) and not isinstance(observation.value, bool):
+                if observation.name == REPLAYED:
+                    counts.append(observation.value)
+                elif observation.name == SENT:
+                    sent += observation.value
     return CassetteUse(
         mode=info.mode,
         source=info.record_dir,
         source_experiment=info.experiment_id,
         replayed_runs=sum(1 for count in counts if count),
         replayed_requests=sum(counts),
+        sent_requests=sent,
         replayed_spend_left_out=left_out,
     )

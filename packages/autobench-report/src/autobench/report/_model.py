@@ -253,6 +253,8 @@ class CassetteUse(ReportModel):
     source_experiment: str | None = None
     replayed_runs: int = 0
     replayed_requests: int = 0
+    sent_requests: int = 0
+    """Requests that went to the network under ``replay-or-record``."""
     replayed_spend_left_out: bool = False
     """Whether the token and cost evidence of fully replayed runs is left out of the views."""
 

@@ -96,9 +96,11 @@ def _cassette_text(report: Report) -> Text:
         if use.replayed_spend_left_out
         else "their tokens and cost are those recorded"
     )
+    sent = f", {use.sent_requests} sent and recorded" if use.mode == "replay-or-record" else ""
     return Text(
         f"{use.mode}: {use.replayed_runs} of {report.runs} runs replayed "
-        f"({use.replayed_requests} requests; {spend}) from {use.source} ({use.source_experiment})",
+        f"({use.replayed_requests} requests{sent}; {spend}) from {use.source} "
+        f"({use.source_experiment})",
         style="cyan",
         overflow="fold",
     )

@@ -42,7 +42,7 @@ from autobench.abp._cassette import (
     dump_cassette,
     load_cassette,
 )
-from autobench.records import ObservationKind, ObservationRole
+from autobench.records import CassetteInfo, ObservationKind, ObservationRole
 
 if TYPE_CHECKING:
     from autobench.core.planning import MatrixRunSpec
@@ -98,8 +98,14 @@ class CassetteSetup:
             for artifact in run.artifacts:
                 if artifact.name == CASSETTE_ARTIFACT and artifact.path is not None:
                     key = (run.case_id, run.variant_id, run.run.repeat or 1)
-                    sources[key] = root / artifact.path
+                    path = sources[key] = root / artifact.path
+                    _check_digest(path, artifact.sha256)
                     digest.update(f"{key}:{artifact.sha256}\n".encode())
+        if not sources:
+            raise CassetteSourceError(
+                f"{source_dir} holds no cassette: record it with --cassette record (a record "
+                "made with --cassette replay holds none; one made with replay-or-record does)"
+            )
         source = {
             "record_dir": str(source_dir),
             "experiment_id": result.experiment.experiment.id,
@@ -114,8 +120,17 @@ class CassetteSetup:
         ensure_transports()
         if self.mode == "record":
             return RunCassette("record")
-        path = self.sources.get((planned.case.id, planned.variant.id, planned.repeat or 1))
-        return RunCassette(self.mode, () if path is None else _read(path))
+        key = (planned.case.id, planned.variant.id, planned.repeat or 1)
+        path = self.sources.get(key)
+        if path is None:
+            source = self.source.get("record_dir", "the source record")
+            return RunCassette(
+                self.mode,
+                (),
+                absent=f"{source} has no cassette for case {key[0]!r}, variant {key[1]!r}, "
+                f"repeat {key[2]}",
+            )
+        return RunCassette(self.mode, _read(path))
 
 
 @functools.lru_cache(maxsize=64)
@@ -128,16 +143,40 @@ def _read(path: Path) -> list[Exchange]:
     return load_cassette(data, source=str(path))
 
 
+def _check_digest(path: Path, recorded: str | None) -> None:
+    """Raise :class:`CassetteSourceError` when the file at ``path`` is not the one its run
+    recorded (sha256 ``recorded``): a changed cassette is refused, not replayed."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise CassetteSourceError(f"cannot read the cassette {path}: {exc}") from exc
+    if recorded is not None and hashlib.sha256(data).hexdigest() != recorded:
+        raise CassetteSourceError(
+            f"the cassette {path} changed since it was recorded: its sha256 is not the "
+            f"{recorded} its run.yaml lists"
+        )
+
+
 def ensure_transports() -> None:
-    """Install the cassette transports of every plugin once in this process."""
+    """Install the cassette transports of every plugin once in this process. Raises
+    :class:`CassetteSourceError` when no plugin patched an HTTP client (no
+    ``autobench-instrument-httpx``, or neither ``httpx`` nor ``httpx2`` installed): a replay
+    would otherwise send its requests, and a recording would keep nothing."""
     with _install_lock:
         if _installed:
             return
         from autobench.core.plugins import plugin_manager
 
-        for installers in plugin_manager().hook.autobench_cassette_transports():
-            for install in installers:
-                install()
+        patched = [
+            install()
+            for installers in plugin_manager().hook.autobench_cassette_transports()
+            for install in installers
+        ]
+        if not any(patched):
+            raise CassetteSourceError(
+                "cassettes need an HTTP client integration: install autobench-instrument-httpx "
+                '(pip install "autobench[httpx]") with httpx or httpx2'
+            )
         _installed.append(True)
 
 
@@ -179,3 +218,34 @@ def close_cassette(cassette: RunCassette, evidence: Any) -> bool:
     for message in cassette.misses:
         evidence.add_error(error_record(CassetteMiss(message), stage="cassette"))
     return bool(cassette.misses)
+
+
+def check_resumed_cassette(
+    root: Path, recorded: CassetteInfo | None, cassette: CassetteSetup | None
+) -> None:
+    """Raise :class:`~autobench.core.runtime.ResumeError` unless ``cassette`` is what the
+    experiment recorded in ``root`` began with (``recorded``, its ``experiment.yaml``
+    section): the same mode and, to replay, the same source experiment and cassettes. A
+    resumed replay that forgot ``--cassette`` would otherwise call the network."""
+    from autobench.core.runtime._resume import ResumeError
+
+    def said(info: CassetteInfo | None) -> str:
+        if info is None:
+            return "without --cassette"
+        if info.mode == "record":
+            return "with --cassette record"
+        return f"with --cassette {info.mode} {info.record_dir} (experiment {info.experiment_id})"
+
+    given = None if cassette is None else CassetteInfo(mode=cassette.mode, **cassette.source)
+    same = (recorded is None) == (given is None) and (
+        recorded is None
+        or given is None
+        or (recorded.mode, recorded.experiment_id, recorded.sha256)
+        == (given.mode, given.experiment_id, given.sha256)
+    )
+    if not same:
+        raise ResumeError(
+            f"{root} was recorded {said(recorded)}; it cannot be resumed {said(given)}: "
+            "resume it with the cassette it began with",
+            path=root / "experiment.yaml",
+        )

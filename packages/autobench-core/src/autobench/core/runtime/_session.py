@@ -52,7 +52,11 @@ from autobench.core.planning import (
     new_experiment_id,
 )
 from autobench.core.plugins import AutobenchPlugins, Executor
-from autobench.core.runtime._cassette import CassetteSetup, ensure_transports
+from autobench.core.runtime._cassette import (
+    CassetteSetup,
+    check_resumed_cassette,
+    ensure_transports,
+)
 from autobench.core.runtime._derive import prepare_derivers
 from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
 from autobench.core.runtime._executor import ExecutorFactory
@@ -276,7 +280,8 @@ class RunSession:
         other than the recorded one, or a ``run.yaml`` that cannot be read. Raises
         ``TypeError`` for a sink that cannot resume. ``plugins``, ``executor`` and
         ``executor_options`` and ``cassette`` as for
-        :meth:`start` (the executor may differ from the one the experiment began with).
+        :meth:`start` (the executor may differ from the one the experiment began with; the
+        cassette must be the one it began with: ``ResumeError`` otherwise).
         """
         root = Path(record_dir)
         if sink is None:
@@ -289,6 +294,7 @@ class RunSession:
         prepared, plan = _Prepared.of(spec, source_files, plugins, executor, executor_options)
         prepared = dataclasses.replace(prepared, cassette=cassette)
         experiment, previous = load_for_resume(root)
+        check_resumed_cassette(root, experiment.cassette, cassette)
         if experiment_id is not None and experiment_id != experiment.experiment_id:
             raise ResumeError(
                 f"cannot resume {root} as {experiment_id!r}: it records experiment "
