@@ -12,6 +12,7 @@ from autobench.core import _builtin_plugin
 from autobench.core.native import IntegrationEntry
 from autobench.core.plugins import AutobenchPlugins, AutobenchSpecs
 from autobench.instrument.httpx import _plugin as httpx_plugin
+from autobench.instrument.httpx._cassette import _installed as cassette_patches
 from autobench.instrument.httpx._cassette import uninstall_cassettes
 from autobench.report import _plugin as report_plugin
 from autobench.report._exporters import ExporterRegistry
@@ -30,10 +31,14 @@ def _plugins(hook: str) -> AutobenchPlugins:
 
 
 def _installed(installers: list[Callable[[], object]]) -> bool:
+    """Whether every installer patches a client; what this test installed is restored (an
+    earlier test's cassette runs installed them for the whole process: they stay)."""
+    before = bool(cassette_patches)
     try:
-        return all(install() for install in installers)
+        return all(install() for install in installers) and bool(cassette_patches)
     finally:
-        uninstall_cassettes()
+        if not before:
+            uninstall_cassettes()
 
 
 def _reached(plugins: AutobenchPlugins, hook: str, contributed: object) -> bool:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -158,30 +157,23 @@ def _check_digest(path: Path, recorded: str | None) -> None:
 
 
 def ensure_transports() -> None:
-    """Install the cassette transports of every plugin once in this process. Raises
-    :class:`CassetteSourceError` when no plugin patched an HTTP client (no
+    """Install the cassette transports of every plugin in this process (each installer
+    patches once and then only says it is installed, so this is cheap to call for every
+    run). Raises :class:`CassetteSourceError` when no plugin patched an HTTP client (no
     ``autobench-instrument-httpx``, or neither ``httpx`` nor ``httpx2`` installed): a replay
     would otherwise send its requests, and a recording would keep nothing."""
-    with _install_lock:
-        if _installed:
-            return
-        from autobench.core.plugins import plugin_manager
+    from autobench.core.plugins import plugin_manager
 
-        patched = [
-            install()
-            for installers in plugin_manager().hook.autobench_cassette_transports()
-            for install in installers
-        ]
-        if not any(patched):
-            raise CassetteSourceError(
-                "cassettes need an HTTP client integration: install autobench-instrument-httpx "
-                '(pip install "autobench[httpx]") with httpx or httpx2'
-            )
-        _installed.append(True)
-
-
-_installed: list[bool] = []
-_install_lock = threading.Lock()
+    patched = [
+        install()
+        for installers in plugin_manager().hook.autobench_cassette_transports()
+        for install in installers
+    ]
+    if not any(patched):
+        raise CassetteSourceError(
+            "cassettes need an HTTP client integration: install autobench-instrument-httpx "
+            '(pip install "autobench[httpx]") with httpx or httpx2'
+        )
 
 
 def close_cassette(cassette: RunCassette, evidence: Any) -> bool:
