@@ -421,3 +421,33 @@ def _combined(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
 DEFAULT_CAPTURE_POLICY = CapturePolicy()
 """Redact secrets (default keys and patterns), truncate strings and bytes over 64 KiB,
 containers over 10,000 entries or 64 levels deep; no hashing, no artifact offload."""
+
+
+SECRET_HEADER_WORDS = frozenset(
+    {
+        "auth",
+        "authorization",
+        "cookie",
+        "cookies",
+        "credential",
+        "credentials",
+        "apikey",
+        "key",
+        "password",
+        "passwd",
+        "secret",
+        "signature",
+        "token",
+    }
+)
+"""A header whose name contains one of these words (split at ``-`` and ``_``) is a secret:
+``x-api-key``, ``x-auth-token``, ``proxy-authorization``, ``set-cookie``, ``x-amz-security-token``."""
+
+
+def is_secret_header(name: str, policy: CapturePolicy = DEFAULT_CAPTURE_POLICY) -> bool:
+    """Whether HTTP header ``name`` (any case) carries a credential: the capture policy's
+    secret keys match it, or one of its words is in :data:`SECRET_HEADER_WORDS`."""
+    if policy.is_secret_key(name) or DEFAULT_CAPTURE_POLICY.is_secret_key(name):
+        return True
+    words = name.lower().replace("_", "-").split("-")
+    return any(word in SECRET_HEADER_WORDS for word in words)

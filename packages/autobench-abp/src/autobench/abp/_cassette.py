@@ -45,29 +45,13 @@ from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from autobench.abp._capture import DEFAULT_CAPTURE_POLICY, REDACTED, CapturePolicy
+from autobench.abp._capture import is_secret_header as is_secret_header
 from autobench.abp._errors import AutobenchError
 
 CASSETTE_FORMAT = "autobench.cassette/1"
 CASSETTE_MEDIA_TYPE = "application/vnd.autobench.cassette+json"
 CassetteMode = Literal["record", "replay", "replay-or-record"]
 CASSETTE_MODES: tuple[CassetteMode, ...] = ("record", "replay", "replay-or-record")
-
-_SECRET_HEADER_WORDS = frozenset(
-    {
-        "auth",
-        "authorization",
-        "cookie",
-        "cookies",
-        "credential",
-        "credentials",
-        "apikey",
-        "key",
-        "password",
-        "secret",
-        "signature",
-        "token",
-    }
-)
 
 
 class CassetteError(AutobenchError):
@@ -76,14 +60,6 @@ class CassetteError(AutobenchError):
 
 class CassetteMiss(AutobenchError):
     """A request that no exchange of the run's cassette matches (replay mode)."""
-
-
-def is_secret_header(name: str) -> bool:
-    """Whether a header carries a credential: its lowercase name, split at ``-`` and ``_``,
-    contains one of the secret words (``authorization``, ``x-api-key``, ``set-cookie``,
-    ``x-auth-token``, ``proxy-authorization``)."""
-    words = name.lower().replace("_", "-").split("-")
-    return any(word in _SECRET_HEADER_WORDS for word in words)
 
 
 def normalise_url(url: str, policy: CapturePolicy = DEFAULT_CAPTURE_POLICY) -> str:
@@ -248,7 +224,7 @@ class RunCassette:
             request.url,
             request.body,
             status,
-            [(name, value) for name, value in headers if not is_secret_header(name)],
+            [(name, value) for name, value in headers if not is_secret_header(name, self.policy)],
             digest=request.digest,
         )
         with self._lock:

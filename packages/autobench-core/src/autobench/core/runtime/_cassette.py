@@ -191,21 +191,12 @@ def close_cassette(cassette: RunCassette, evidence: Any) -> bool:
             tags={"mode": cassette.mode},
             span_id=None,
         )
-    if cassette.replays:
-        evidence.add_observation(
-            REPLAYED,
-            cassette.replayed,
-            kind=ObservationKind.METRIC,
-            span_id=None,
-            role=ObservationRole.DIAGNOSTIC,
-        )
+    counts = {REPLAYED: cassette.replayed} if cassette.replays else {}
     if cassette.mode == "replay-or-record":
+        counts[SENT] = cassette.sent
+    for name, count in counts.items():
         evidence.add_observation(
-            SENT,
-            cassette.sent,
-            kind=ObservationKind.METRIC,
-            span_id=None,
-            role=ObservationRole.DIAGNOSTIC,
+            name, count, kind=ObservationKind.METRIC, span_id=None, role=ObservationRole.DIAGNOSTIC
         )
     for message in cassette.misses:
         evidence.add_error(error_record(CassetteMiss(message), stage="cassette"))

@@ -22,30 +22,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from autobench.abp import DEFAULT_CAPTURE_POLICY, CapturePolicy
+from autobench.abp._capture import is_secret_header as is_secret_header
 
 PATH_MODES = ("hash", "full", "none")
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
 """Bytes of a text body kept when body capture is on and the settings name no bound."""
-
-_SECRET_WORDS = frozenset(
-    {
-        "auth",
-        "authorization",
-        "cookie",
-        "cookies",
-        "credential",
-        "credentials",
-        "apikey",
-        "key",
-        "password",
-        "passwd",
-        "secret",
-        "signature",
-        "token",
-    }
-)
-"""A header whose name contains one of these words (split at ``-`` and ``_``) is a secret:
-``x-api-key``, ``x-auth-token``, ``proxy-authorization``, ``set-cookie``, ``x-amz-security-token``."""
 
 
 class CaptureSettings(Protocol):
@@ -70,18 +51,6 @@ class Settings(Protocol):
 
     @property
     def capture(self) -> CaptureSettings: ...
-
-
-def is_secret_header(name: str, policy: CapturePolicy = DEFAULT_CAPTURE_POLICY) -> bool:
-    """Whether header ``name`` (any case) carries a credential and must be redacted.
-
-    True when the capture policy's secret keys match it or when one of its words
-    is a credential word (see ``_SECRET_WORDS``).
-    """
-    if policy.is_secret_key(name) or DEFAULT_CAPTURE_POLICY.is_secret_key(name):
-        return True
-    words = name.lower().replace("_", "-").split("-")
-    return any(word in _SECRET_WORDS for word in words)
 
 
 @functools.lru_cache(maxsize=4096)

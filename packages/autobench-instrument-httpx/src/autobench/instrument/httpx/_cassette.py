@@ -84,34 +84,50 @@ def _request(cassette: RunCassette, request: Any) -> CassetteRequest:
     )
 
 
-class CassetteTransport:
-    """A sync transport answering from ``cassette`` or recording through ``inner``."""
+class _Cassetted:
+    """What both transports share: the replayed response of a request, or the recording of
+    a sent one."""
+
+    is_async = False
 
     def __init__(self, module: Any, inner: Any, cassette: RunCassette) -> None:
         self._module, self._inner, self._cassette = module, inner, cassette
 
-    def handle_request(self, request: Any) -> Any:
-        request.read()
+    def _replay(self, request: Any) -> tuple[CassetteRequest, Any]:
+        """The request as the cassette sees it, and its replayed response (``None``: send it).
+        Raises the cassette's :class:`~autobench.abp._cassette.CassetteMiss` when nothing
+        matches and the cassette does not record."""
         cassette = self._cassette
         sent = _request(cassette, request)
         if cassette.replays and (found := cassette.take(sent)) is not None:
-            return _replayed(
-                self._module, found, _stream_class(self._module, _Replay, False)(found.chunks)
-            )
+            stream = _stream_class(self._module, _Replay, self.is_async)(found.chunks)
+            return sent, _replayed(self._module, found, stream)
         if not cassette.records:
             raise cassette.miss(sent)
-        response = self._inner.handle_request(request)
-        exchange = cassette.start_exchange(
+        return sent, None
+
+    def _record(self, sent: CassetteRequest, response: Any) -> Any:
+        exchange = self._cassette.start_exchange(
             sent, response.status_code, response.headers.multi_items()
         )
         content = getattr(response, "_content", None)  # a response built with its body
         if content is not None:
             exchange.chunks.append(bytes(content))
         else:
-            response.stream = _stream_class(self._module, _Recording, False)(
-                response.stream, exchange
-            )
+            recording = _stream_class(self._module, _Recording, self.is_async)
+            response.stream = recording(response.stream, exchange)
         return response
+
+
+class CassetteTransport(_Cassetted):
+    """A sync transport answering from ``cassette`` or recording through ``inner``."""
+
+    def handle_request(self, request: Any) -> Any:
+        request.read()
+        sent, replayed = self._replay(request)
+        if replayed is not None:
+            return replayed
+        return self._record(sent, self._inner.handle_request(request))
 
     def close(self) -> None:
         self._inner.close()
@@ -123,34 +139,17 @@ class CassetteTransport:
         self.close()
 
 
-class AsyncCassetteTransport:
+class AsyncCassetteTransport(_Cassetted):
     """The async :class:`CassetteTransport`."""
 
-    def __init__(self, module: Any, inner: Any, cassette: RunCassette) -> None:
-        self._module, self._inner, self._cassette = module, inner, cassette
+    is_async = True
 
     async def handle_async_request(self, request: Any) -> Any:
         await request.aread()
-        cassette = self._cassette
-        sent = _request(cassette, request)
-        if cassette.replays and (found := cassette.take(sent)) is not None:
-            return _replayed(
-                self._module, found, _stream_class(self._module, _Replay, True)(found.chunks)
-            )
-        if not cassette.records:
-            raise cassette.miss(sent)
-        response = await self._inner.handle_async_request(request)
-        exchange = cassette.start_exchange(
-            sent, response.status_code, response.headers.multi_items()
-        )
-        content = getattr(response, "_content", None)  # a response built with its body
-        if content is not None:
-            exchange.chunks.append(bytes(content))
-        else:
-            response.stream = _stream_class(self._module, _Recording, True)(
-                response.stream, exchange
-            )
-        return response
+        sent, replayed = self._replay(request)
+        if replayed is not None:
+            return replayed
+        return self._record(sent, await self._inner.handle_async_request(request))
 
     async def aclose(self) -> None:
         await self._inner.aclose()
