@@ -32,6 +32,7 @@ from autobench.report import (
 )
 
 PREVIEW_LINES = 20
+LONG_LINE = 2_000
 RECORD_FILES = frozenset({"experiment.yaml", "summary.yaml", "run.yaml"})
 
 
@@ -40,6 +41,8 @@ def _preview(name: str, content: str | bytes) -> RenderableType:
     if isinstance(content, bytes):
         return Text(f"{len(content)} bytes of binary content", style="dim")
     lines = content.splitlines()
+    if len(lines) == 1 and len(lines[0]) > LONG_LINE:  # one long line (OTLP JSON): not for reading
+        return Text(f"{len(content):,} characters on one line", style="dim")
     shown = "\n".join(lines[:PREVIEW_LINES])
     more = (
         Text(f"... {len(lines) - PREVIEW_LINES} more lines in the file", style="dim")
@@ -125,12 +128,19 @@ def _exporters(plugins: AutobenchPlugins) -> ExporterRegistry:
 @click.option(
     "--path",
     "target",
-    required=True,
     type=click.Path(path_type=Path, dir_okay=False),
-    help="File to write.",
+    help="File to write (formats that write a file).",
 )
-def export_command(record_dir: Path, format_name: str, target: Path) -> None:
-    """Export the report of the experiment recorded in DIR to a file, then preview it.
+@click.option(
+    "--endpoint",
+    metavar="URL",
+    help="Where to send the export (formats that send, such as otlp).",
+)
+def export_command(
+    record_dir: Path, format_name: str, target: Path | None, endpoint: str | None
+) -> None:
+    """Export the report of the experiment recorded in DIR to a file, then preview it,
+    or send it to an endpoint.
 
     Formats: yaml (the report record), csv (one row per run, one column per
     metric), markdown (GitHub tables), junit (one test case per run, for CI),
@@ -138,7 +148,9 @@ def export_command(record_dir: Path, format_name: str, target: Path) -> None:
     plugin adds. The formats are those of the
     command's plugins (an embedding application may pass its own). The file
     is written atomically; the terminal shows a preview, never the raw file.
-    Record files are never overwritten.
+    Record files are never overwritten. A format that sends, such as otlp,
+    takes --endpoint URL instead of --path; the command exits 1 with the
+    reason when the endpoint does not accept the export.
     """
     registry = _exporters(command_plugins())
     if format_name not in registry.names():  # a bad option value is a usage error (exit 2)
@@ -149,8 +161,13 @@ def export_command(record_dir: Path, format_name: str, target: Path) -> None:
             + f"; known formats: {', '.join(registry.names())}",
             param_hint="'--format'",
         )
+    exporter = registry.get(format_name)
+    _check_destination(exporter, target, endpoint)
+    if endpoint is not None:
+        _send(exporter, record_dir, endpoint)
+        return
+    assert target is not None
     with user_errors():
-        exporter = registry.get(format_name)
         if target.name in RECORD_FILES or (
             target.exists() and target.resolve().is_relative_to((record_dir / "cases").resolve())
         ):
@@ -174,3 +191,48 @@ def export_command(record_dir: Path, format_name: str, target: Path) -> None:
         ("wrote ", "green"), (str(target), "bold"), f" ({format_name}, {size:,} bytes)"
     )
     stdout_console().print(Panel(_preview(format_name, content), title=header, title_align="left"))
+
+
+def _sends(exporter: Exporter) -> bool:
+    return callable(getattr(exporter, "send", None))
+
+
+def _check_destination(exporter: Exporter, target: Path | None, endpoint: str | None) -> None:
+    """Usage errors (exit 2): a format that sends takes --endpoint and no --path; a format
+    that writes a file takes --path and no --endpoint."""
+    if _sends(exporter):
+        if endpoint is None:
+            raise click.UsageError(
+                f"format {exporter.name!r} sends its export: give --endpoint URL"
+                + (" (it writes no file, so --path is not used)" if target is not None else "")
+            )
+        if target is not None:
+            raise click.UsageError(
+                f"format {exporter.name!r} sends to --endpoint and writes no file: leave out --path"
+            )
+        return
+    if endpoint is not None:
+        raise click.UsageError(
+            f"format {exporter.name!r} writes a file: give --path FILE; --endpoint is for "
+            "formats that send"
+        )
+    if target is None:
+        raise click.UsageError("Missing option '--path'.")
+
+
+def _send(exporter: Exporter, record_dir: Path, endpoint: str) -> None:
+    """Replay ``record_dir`` for ``exporter`` and send it to ``endpoint``."""
+    with user_errors():
+        traces = getattr(exporter, "needs_traces", False) is True
+        result = replayed(
+            record_dir, evidence_only=not traces, meanwhile=getattr(exporter, "prepare", None)
+        )
+        report = build_report(result)
+        said = exporter.send(report, result, endpoint)  # type: ignore[attr-defined]
+    stdout_console().print(
+        Panel(
+            Text(str(said)),
+            title=Text(f"sent ({exporter.name})", style="green"),
+            title_align="left",
+        )
+    )

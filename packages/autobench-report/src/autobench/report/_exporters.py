@@ -34,6 +34,14 @@ class Exporter(ExportFormat, Protocol):
     replays evidence only (no case payloads, output or trace), which is faster.
     An exporter may also define ``prepare()``, which the command calls while
     worker processes read a large record, to import what ``export`` needs.
+
+    An exporter that delivers its export somewhere instead of a file defines
+    ``send(report, result, endpoint) -> str``: ``endpoint`` is the command's
+    ``--endpoint`` value (a URL), the returned line says what was sent where, and
+    a failure raises an ``AutobenchError`` whose message names the endpoint and
+    the reason (the command shows it and exits 1). ``autobench export`` calls
+    ``send`` for such a format, which then takes ``--endpoint`` and no
+    ``--path``; its ``export`` still returns the content it would send.
     """
 
     name: str

@@ -1,0 +1,93 @@
+"""Sending an experiment's spans to an OTLP/HTTP endpoint with the official exporter."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from urllib.parse import urlsplit
+
+from autobench.abp import AutobenchError
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export import SpanExportResult
+
+BATCH_SPANS = 2_000
+"""Spans per request: a large experiment is sent in several requests."""
+
+TRACES_PATH = "/v1/traces"
+
+
+class OtlpSendError(AutobenchError):
+    """An OTLP/HTTP export failed: the message names the endpoint, how many spans were
+    sent before the failure and what the exporter reported."""
+
+
+def traces_endpoint(url: str) -> str:
+    """The traces URL of ``url``: ``url`` itself when it has a path, else ``url`` with
+    ``/v1/traces`` (``http://localhost:4318`` -> ``http://localhost:4318/v1/traces``).
+    Raises :class:`OtlpSendError` for a URL that is not ``http://`` or ``https://``."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise OtlpSendError(f"{url!r} is not an http:// or https:// URL of an OTLP/HTTP endpoint")
+    if parts.path in ("", "/"):
+        return parts._replace(path=TRACES_PATH).geturl()
+    return url
+
+
+def send_spans(spans: Sequence[ReadableSpan], url: str) -> str:
+    """Send ``spans`` to ``url`` (see :func:`traces_endpoint`) over OTLP/HTTP (protobuf),
+    ``BATCH_SPANS`` at a time, and return the traces URL they went to.
+
+    Headers, compression, timeout and certificates come from the exporter's standard
+    ``OTEL_EXPORTER_OTLP_TRACES_*`` / ``OTEL_EXPORTER_OTLP_*`` environment variables. The
+    exporter retries what OTLP calls retryable (429, 502, 503, 504, a refused connection)
+    until its timeout (10 seconds by default). Raises :class:`OtlpSendError` when a
+    request fails; the requests before it were delivered.
+    """
+    endpoint = traces_endpoint(url)
+    exporter = OTLPSpanExporter(endpoint=endpoint)
+    try:
+        for start in range(0, len(spans), BATCH_SPANS):
+            batch = spans[start : start + BATCH_SPANS]
+            with _exporter_messages() as messages:
+                outcome = exporter.export(batch)
+            if outcome is not SpanExportResult.SUCCESS:
+                reason = _reason(messages)
+                raise OtlpSendError(
+                    f"sending spans to {endpoint} failed after {start} of {len(spans)} spans "
+                    f"were delivered: {reason}"
+                )
+    finally:
+        exporter.shutdown()
+    return endpoint
+
+
+def _reason(messages: list[str]) -> str:
+    """The first and the last thing the exporter said about a failed request."""
+    if not messages:
+        return "the exporter reported a failure"
+    if len(messages) == 1:
+        return messages[0]
+    return f"{messages[-1]} (first: {messages[0]})"
+
+
+@contextmanager
+def _exporter_messages() -> Iterator[list[str]]:
+    """The messages the OTLP exporter logs meanwhile (kept from the console: the failure
+    is reported once, by :class:`OtlpSendError`)."""
+    messages: list[str] = []
+
+    class _Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            messages.append(record.getMessage())
+
+    logger = logging.getLogger("opentelemetry.exporter.otlp.proto.http")
+    handler, propagate = _Keep(logging.WARNING), logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield messages
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
