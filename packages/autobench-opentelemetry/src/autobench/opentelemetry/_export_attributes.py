@@ -31,7 +31,9 @@ GENAI_ATTRIBUTES: Mapping[str, str] = {
     "tool.arguments": "gen_ai.tool.call.arguments",
     "agent.name": "gen_ai.agent.name",
 }
-"""ABP span attribute, or semantic type of an observation on the span -> GenAI attribute."""
+"""ABP span attribute, or semantic type of an observation on the span -> GenAI attribute.
+A ``tool`` span without ``tool.name`` is named by its operation, and its captured input and
+output are its ``gen_ai.tool.call.arguments`` and ``gen_ai.tool.call.result``."""
 
 GENAI_USAGE: Mapping[str, str] = {
     "llm.tokens.input": "gen_ai.usage.input_tokens",
@@ -132,6 +134,12 @@ def span_attributes(
                 target,
                 value if target != "gen_ai.tool.call.arguments" else _text(value),
             )
+    if span.kind == "tool":  # a tool span's operation is the tool; its input the arguments
+        attributes.setdefault("gen_ai.tool.name", span.operation)
+        if span.input is not None:
+            attributes.setdefault("gen_ai.tool.call.arguments", _text(span.input))
+        if span.output is not None:
+            attributes.setdefault("gen_ai.tool.call.result", _text(span.output))
     if "gen_ai.provider.name" in attributes:
         attributes.setdefault("gen_ai.system", attributes["gen_ai.provider.name"])
     reason = span.attributes.get("llm.finish_reason")
