@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import socket
 import subprocess
 import sys
 import threading
@@ -28,6 +29,8 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 from autobench.abp import Trace
 from autobench.cli import cli
 from autobench.opentelemetry._export_ids import unix_nanos
+from autobench.opentelemetry._export_send import send_spans
+from autobench.opentelemetry._export_spans import experiment_spans
 from autobench.records import ExperimentResult, replay_experiment
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "llm_native" / "autobench.yaml"
@@ -242,6 +245,36 @@ def test_a_refused_export_exits_1_naming_the_endpoint_and_the_reason(
     assert sent.exit_code == 1
     assert url in sent.output and "400" in sent.output and "0 of 18 spans" in sent.output
     assert receiver.requests[0][0] == "/custom/traces"  # a URL with a path is used as it is
+
+
+def test_a_large_export_goes_out_in_batches(result: ExperimentResult, receiver: _Receiver) -> None:
+    spans = experiment_spans(result)
+    assert send_spans(spans, receiver.url, batch=5) == f"{receiver.url}/v1/traces"
+    assert len(receiver.requests) == 4  # 18 spans, 5 a request
+    received = [
+        span
+        for _path, _type, body in receiver.requests
+        for resource in ExportTraceServiceRequest.FromString(body).resource_spans
+        for scope in resource.scope_spans
+        for span in scope.spans
+    ]
+    # every span once (each request groups its spans by scope)
+    assert sorted(span.span_id for span in received) == sorted(
+        span.context.span_id.to_bytes(8, "big") for span in spans
+    )
+
+
+def test_an_unreachable_endpoint_exits_1_naming_it(record: Path) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1/traces"
+    sent = CliRunner(env={"COLUMNS": "300", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "1"}).invoke(
+        cli, ["export", str(record), "--format", "otlp", "--endpoint", url]
+    )
+    assert sent.exit_code == 1
+    text = " ".join(sent.output.replace("│", " ").split())
+    assert url in text and "0 of 18 spans" in text, text
+    assert "Connection refused" in text or "connection" in text.lower(), text
 
 
 @pytest.mark.parametrize(

@@ -35,9 +35,9 @@ def traces_endpoint(url: str) -> str:
     return url
 
 
-def send_spans(spans: Sequence[ReadableSpan], url: str) -> str:
+def send_spans(spans: Sequence[ReadableSpan], url: str, *, batch: int = BATCH_SPANS) -> str:
     """Send ``spans`` to ``url`` (see :func:`traces_endpoint`) over OTLP/HTTP (protobuf),
-    ``BATCH_SPANS`` at a time, and return the traces URL they went to.
+    ``batch`` spans per request, in order, and return the traces URL they went to.
 
     Headers, compression, timeout and certificates come from the exporter's standard
     ``OTEL_EXPORTER_OTLP_TRACES_*`` / ``OTEL_EXPORTER_OTLP_*`` environment variables. The
@@ -48,10 +48,9 @@ def send_spans(spans: Sequence[ReadableSpan], url: str) -> str:
     endpoint = traces_endpoint(url)
     exporter = OTLPSpanExporter(endpoint=endpoint)
     try:
-        for start in range(0, len(spans), BATCH_SPANS):
-            batch = spans[start : start + BATCH_SPANS]
+        for start in range(0, len(spans), batch):
             with _exporter_messages() as messages:
-                outcome = exporter.export(batch)
+                outcome = exporter.export(spans[start : start + batch])
             if outcome is not SpanExportResult.SUCCESS:
                 reason = _reason(messages)
                 raise OtlpSendError(
