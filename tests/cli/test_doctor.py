@@ -16,10 +16,10 @@ AUTOBENCH = str(Path(sys.executable).parent / "autobench")
 def test_the_doctor_lists_every_integration(runner: CliRunner) -> None:
     result = runner.invoke(cli, ["instrumentation", "doctor"])
     assert result.exit_code == 0, result.output
-    for name in ("pydantic_ai", "openai", "openai_agents", "httpx"):
+    for name in ("pydantic_ai", "openai", "openai_agents", "httpx", "opentelemetry"):
         assert f"\n{name}" in "\n" + result.output
     assert "capture defaults" in result.output
-    assert "4 of 4 integrations can be installed here" in " ".join(result.output.split())
+    assert "5 of 5 integrations can be installed here" in " ".join(result.output.split())
 
 
 def test_the_doctor_imports_no_sdk() -> None:

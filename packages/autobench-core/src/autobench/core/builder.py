@@ -208,7 +208,7 @@ class Benchmark:
     def instrument_all(self, *, exclude: Iterable[str] = (), strict: bool = False) -> Benchmark:
         """Also install every installed, compatible built-in integration not configured
         explicitly and not in ``exclude`` (``pydantic_ai``, ``openai``, ``openai_agents``,
-        ``httpx``). Without ``strict`` an unavailable one is skipped and every run records an
+        ``httpx``, ``opentelemetry``). Without ``strict`` an unavailable one is skipped and every run records an
         ``instrumentation.skipped`` diagnostic; with it the run fails before any case with an
         ``InstrumentationError``. A second call replaces the first's discovery settings."""
         section = self._state.instrumentation.model_copy(

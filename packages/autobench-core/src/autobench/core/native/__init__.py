@@ -28,6 +28,7 @@ from autobench.core.native._settings import (
     InstrumentationSpec,
     OpenAIAgentsInstrumentation,
     OpenAIInstrumentation,
+    OpenTelemetryInstrumentation,
     PydanticAIInstrumentation,
 )
 from autobench.core.native._settings import IntegrationSettings as IntegrationSettings
@@ -38,5 +39,6 @@ __all__ = [
     "InstrumentationSpec",
     "OpenAIAgentsInstrumentation",
     "OpenAIInstrumentation",
+    "OpenTelemetryInstrumentation",
     "PydanticAIInstrumentation",
 ]

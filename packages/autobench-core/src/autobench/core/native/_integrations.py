@@ -9,7 +9,7 @@ An integration is an instrumentor distribution (``autobench-instrument-httpx``,
 * a ``create(settings)`` factory returning the :class:`~autobench.abp.Instrumentor`.
   Its module imports the SDK only when the instrumentor is installed.
 
-The four built-in integrations are listed here whether or not their
+The built-in integrations are listed here whether or not their
 distribution is installed, so that the doctor can say what to install. Third
 parties add :class:`IntegrationEntry` values through the
 ``autobench_instrumentors`` hook.
@@ -93,6 +93,14 @@ BUILTIN_INTEGRATIONS: tuple[IntegrationEntry, ...] = (
         "httpx",
         ("httpx", "httpx2"),
         SETTINGS_MODELS["httpx"],
+    ),
+    IntegrationEntry(
+        "opentelemetry",
+        "autobench-opentelemetry",
+        "autobench.opentelemetry._import",
+        "opentelemetry",
+        ("opentelemetry-sdk",),
+        SETTINGS_MODELS["opentelemetry"],
     ),
 )
 """The built-in integrations, in the order discovery installs them."""

@@ -18,7 +18,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-INTEGRATION_IDS = ("pydantic_ai", "openai", "openai_agents", "httpx")
+INTEGRATION_IDS = ("pydantic_ai", "openai", "openai_agents", "httpx", "opentelemetry")
 """The built-in integrations, by the id used in YAML and in ``exclude``."""
 
 
@@ -100,6 +100,17 @@ class OpenAIAgentsInstrumentation(IntegrationSettings):
     capture_output: bool = False
 
 
+class OpenTelemetryInstrumentation(IntegrationSettings):
+    """The OpenTelemetry bridge (``autobench-opentelemetry``): every OpenTelemetry span started
+    inside a run becomes an ABP span of that run, with the GenAI semantic conventions mapped
+    to Autobench's. ``capture_content`` also keeps the message, prompt and tool argument/result
+    attributes those conventions define (off by default: they may be private or large; the
+    capture policy applies)."""
+
+    integration: ClassVar[str] = "opentelemetry"
+    capture_content: bool = False
+
+
 SETTINGS_MODELS: dict[str, type[IntegrationSettings]] = {
     model.integration: model
     for model in (
@@ -107,6 +118,7 @@ SETTINGS_MODELS: dict[str, type[IntegrationSettings]] = {
         OpenAIInstrumentation,
         OpenAIAgentsInstrumentation,
         HTTPXInstrumentation,
+        OpenTelemetryInstrumentation,
     )
 }
 
@@ -141,6 +153,7 @@ class InstrumentationSpec(SettingsModel):
     openai: OpenAIInstrumentation | Literal[False] | None = None
     openai_agents: OpenAIAgentsInstrumentation | Literal[False] | None = None
     httpx: HTTPXInstrumentation | Literal[False] | None = None
+    opentelemetry: OpenTelemetryInstrumentation | Literal[False] | None = None
 
     def explicit(self) -> dict[str, IntegrationSettings | Literal[False]]:
         """The integrations named explicitly, by id (settings or ``False``)."""
