@@ -3,7 +3,7 @@ protobuf types are imported when a format is used, not when formats are listed).
 
 Both are replay-only: they read the record's runs and traces (``needs_traces``) and never
 import the task. What the spans hold is described in
-:mod:`autobench.opentelemetry._export_spans` and ``docs/opentelemetry-export.md``.
+:mod:`autobench.opentelemetry._export_spans` and ``docs/opentelemetry.md`` (Export).
 """
 
 from __future__ import annotations
