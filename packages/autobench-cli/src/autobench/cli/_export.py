@@ -9,6 +9,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import cast
+from urllib.parse import urlsplit
 
 import click
 from rich.console import Group, RenderableType
@@ -210,11 +211,17 @@ def _check_destination(exporter: Exporter, target: Path | None, endpoint: str | 
             raise click.UsageError(
                 f"format {exporter.name!r} sends to --endpoint and writes no file: leave out --path"
             )
+        parts = urlsplit(endpoint)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise click.UsageError(
+                f"--endpoint {endpoint!r} is not a URL: give http://HOST:PORT or https://HOST/PATH"
+            )
         return
     if endpoint is not None:
         raise click.UsageError(
-            f"format {exporter.name!r} writes a file: give --path FILE; --endpoint is for "
-            "formats that send"
+            f"format {exporter.name!r} writes a file: "
+            + ("leave out --endpoint" if target is not None else "give --path FILE")
+            + "; --endpoint is for formats that send"
         )
     if target is None:
         raise click.UsageError("Missing option '--path'.")
