@@ -274,7 +274,9 @@ def test_an_unreachable_endpoint_exits_1_naming_it(record: Path) -> None:
     assert sent.exit_code == 1
     text = " ".join(sent.output.replace("│", " ").split())
     assert url in text and "0 of 18 spans" in text, text
-    assert "Connection refused" in text or "connection" in text.lower(), text
+    # The exporter names the refused connection, or, when its 1 s ran out between retries
+    # (a loaded machine), the timeout.
+    assert "connection" in text.lower() or "timeout" in text.lower(), text
 
 
 @pytest.mark.parametrize(

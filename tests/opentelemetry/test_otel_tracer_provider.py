@@ -21,10 +21,14 @@ from autobench.opentelemetry._import import create
 
 
 def run_span(name):
+    return [span.operation for span in run_spans(name)]
+
+
+def run_spans(name):
     collector = TraceCollector()
     with bind_collector(collector), trace.get_tracer("app").start_as_current_span(name):
         pass
-    return [span.operation for span in collector.materialize().spans]
+    return collector.materialize().spans
 """
 
 APP_PROVIDER_FIRST = """
@@ -37,6 +41,13 @@ with InstrumentationManager() as manager:
     assert trace.get_tracer_provider() is app
     assert run_span("inside") == ["inside"]
 assert [span.name for span in exported.get_finished_spans()] == ["inside"]
+# The imported span names the ids the application's exporter sent: both copies link up.
+with InstrumentationManager() as manager:
+    manager.install(create(None))
+    (imported,) = run_spans("linked")
+(sent,) = [span for span in exported.get_finished_spans() if span.name == "linked"]
+assert imported.attributes["otel.trace_id"] == f"{sent.context.trace_id:032x}"
+assert imported.attributes["otel.span_id"] == f"{sent.context.span_id:016x}"
 print("ok")
 """
 

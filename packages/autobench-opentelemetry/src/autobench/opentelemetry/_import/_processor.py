@@ -107,6 +107,9 @@ class AutobenchSpanProcessor(SpanProcessor):
         if usage and covered(handle, native):
             usage["aggregate"] = True
             attributes["accounting.covered_by"] = native
+        # The ids the application's own exporter sent, to link both copies of the span.
+        attributes["otel.trace_id"] = f"{context.trace_id:032x}"
+        attributes["otel.span_id"] = f"{context.span_id:016x}"
         status, error = _outcome(span, attributes)
         _end(handle, status, error, attributes, usage)
 
