@@ -4,96 +4,48 @@ again offline with every request answered from the record."""
 from __future__ import annotations
 
 import shutil
-import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cassette_support import by_run, copy_example, evidence, forget, kill_network, run_cli
 from click.testing import CliRunner
 
 from autobench.abp._cassette import load_cassette
 from autobench.cli import cli
-from autobench.records import RunRecord, replay_experiment
+from autobench.records import replay_experiment
 from autobench.report import build_report
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-DEAD_TRANSPORT = """
-
-def _dead(request):
-    raise RuntimeError("the network was used during a cassette replay")
-
-
-def transport() -> httpx2.MockTransport:
-    return httpx2.MockTransport(_dead)
-"""
-"""Appended to the example's offline API: from then on, any request that reaches the
-transport fails its run."""
-
-
-def _run(directory: Path, *args: str) -> None:
-    result = CliRunner().invoke(
-        cli,
-        ["run", "autobench.yaml", "--no-progress", *args],
-        catch_exceptions=False,
-        env={"COLUMNS": "200"},
-    )
-    assert result.exit_code == 0, result.output
-
-
-def _by_run(record: Path) -> dict[tuple[str, str], RunRecord]:
-    return {(run.case_id, run.variant_id): run for run in replay_experiment(record).runs}
-
-
-def _evidence(run: RunRecord) -> dict[str, object]:
-    return {
-        o.semantic_type: o.value
-        for o in run.observations
-        if o.semantic_type and o.semantic_type.startswith(("llm.", "money."))
-    }
+MODULES = ("assistant_benchmark", "assistant_app")
+"""The modules of ``examples/llm_native``."""
 
 
 @pytest.fixture
 def assistant(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A copy of ``examples/llm_native`` (OpenAI client over httpx2, instrumented), recorded
     once with ``--cassette record`` into ``rec``; the working directory."""
-    target = tmp_path / "llm_native"
-    shutil.copytree(
-        EXAMPLES / "llm_native", target, ignore=shutil.ignore_patterns(".autobench", "__pycache__")
-    )
-    monkeypatch.chdir(target)
-    monkeypatch.syspath_prepend(str(target))
-    _forget_modules()
-    _run(target, "--record", "rec", "--cassette", "record")
+    target = copy_example("llm_native", tmp_path, monkeypatch, MODULES)
+    run_cli("--record", "rec", "--cassette", "record")
     yield target
-    _forget_modules()
-
-
-def _forget_modules() -> None:
-    """Drop the example's modules: the next run imports them from the current copy."""
-    for module in list(sys.modules):
-        if module == "assistant_benchmark" or module.startswith("assistant_app"):
-            del sys.modules[module]
+    forget(*MODULES)
 
 
 def _kill_network(directory: Path) -> None:
-    api = directory / "assistant_app" / "offline_api.py"
-    api.write_text(api.read_text() + DEAD_TRANSPORT)
-    _forget_modules()
+    kill_network(directory / "assistant_app" / "offline_api.py", MODULES)
 
 
 def test_a_replay_runs_the_task_offline_with_the_same_outputs_and_scores(assistant: Path) -> None:
     _kill_network(assistant)
-    _run(assistant, "--record", "rep", "--cassette", "replay", "rec")
-    recorded, replayed = _by_run(assistant / "rec"), _by_run(assistant / "rep")
+    run_cli("--record", "rep", "--cassette", "replay", "rec")
+    recorded, replayed = by_run(assistant / "rec"), by_run(assistant / "rep")
     assert recorded.keys() == replayed.keys() and len(recorded) == 6
     for key, live in recorded.items():
         again = replayed[key]
         assert again.status == live.status
         assert again.output == live.output
         assert [(s.name, s.value) for s in again.scores] == [(s.name, s.value) for s in live.scores]
-        assert _evidence(again) == _evidence(live) and _evidence(live)
+        assert evidence(again) == evidence(live) and evidence(live)
         assert [o.value for o in again.observations if o.name == "cassette.replayed"] == [1]
         # The instrumentors' spans of a replayed call are those of the live one.
         assert again.trace is not None and live.trace is not None
@@ -129,7 +81,7 @@ def test_each_run_has_one_cassette_file_without_secrets(assistant: Path) -> None
         text = path.read_text()
         assert "offline-demo-key" not in text and "Bearer" not in text
         assert "authorization" not in text.lower()
-    for run in _by_run(assistant / "rec").values():
+    for run in by_run(assistant / "rec").values():
         (artifact,) = [a for a in run.artifacts if a.name == "cassette"]
         assert artifact.media_type == "application/vnd.autobench.cassette+json"
 
@@ -138,8 +90,8 @@ def test_a_changed_prompt_errors_its_runs_naming_the_request(assistant: Path) ->
     _kill_network(assistant)
     app = assistant / "assistant_app" / "assistant.py"
     app.write_text(app.read_text().replace("one or two sentences", "two sentences"))
-    _run(assistant, "--record", "rep", "--cassette", "replay", "rec")
-    for run in _by_run(assistant / "rep").values():
+    run_cli("--record", "rep", "--cassette", "replay", "rec")
+    for run in by_run(assistant / "rep").values():
         assert run.status.value == "errored"
         (miss,) = [error for error in run.errors if error.stage == "cassette"]
         assert miss.type == "CassetteMiss"
@@ -150,9 +102,9 @@ def test_a_changed_prompt_errors_its_runs_naming_the_request(assistant: Path) ->
 def test_replay_or_record_sends_and_records_what_the_cassette_lacks(assistant: Path) -> None:
     app = assistant / "assistant_app" / "assistant.py"
     app.write_text(app.read_text().replace("one or two sentences", "two sentences"))
-    _forget_modules()
-    _run(assistant, "--record", "rep", "--cassette", "replay-or-record", "rec")
-    for run in _by_run(assistant / "rep").values():
+    forget(*MODULES)
+    run_cli("--record", "rep", "--cassette", "replay-or-record", "rec")
+    for run in by_run(assistant / "rep").values():
         assert run.status.value in ("passed", "failed") and not run.errors
         assert [o.value for o in run.observations if o.name == "cassette.replayed"] == [0]
         assert [a.tags for a in run.artifacts if a.name == "cassette"] == [
@@ -233,10 +185,10 @@ def test_a_streamed_response_replays_with_its_chunks(
         )
 
     spec(offline=False)
-    _run(tmp_path, "--record", "rec", "--cassette", "record", "--concurrency", "2")
+    run_cli("--record", "rec", "--cassette", "record", "--concurrency", "2")
     spec(offline=True)  # another spec: replay is keyed by case and variant, not by spec hash
-    _run(tmp_path, "--record", "rep", "--cassette", "replay", "rec", "--concurrency", "2")
-    for run in _by_run(tmp_path / "rep").values():
+    run_cli("--record", "rep", "--cassette", "replay", "rec", "--concurrency", "2")
+    for run in by_run(tmp_path / "rep").values():
         assert run.status.value == "passed", run.errors
         assert run.output == {"parts": ["Refunds ", "take ", "14 ", "days."]}
     for path in (tmp_path / "rec").rglob("cassette.json"):
@@ -250,8 +202,8 @@ def test_replay_or_record_keeps_the_replayed_exchanges_in_the_new_cassette(
     assistant: Path,
 ) -> None:
     _kill_network(assistant)
-    _run(assistant, "--record", "again", "--cassette", "replay-or-record", "rec")
-    for run in _by_run(assistant / "again").values():
+    run_cli("--record", "again", "--cassette", "replay-or-record", "rec")
+    for run in by_run(assistant / "again").values():
         counts = {o.name: o.value for o in run.observations if o.name.startswith("cassette.")}
         assert counts == {"cassette.replayed": 1, "cassette.sent": 0}
         (artifact,) = [a for a in run.artifacts if a.name == "cassette"]
@@ -270,7 +222,7 @@ def _fails(*args: str) -> str:
 
 def test_a_resume_must_use_the_cassette_the_experiment_began_with(assistant: Path) -> None:
     _kill_network(assistant)
-    _run(assistant, "--record", "rep", "--cassette", "replay", "rec")
+    run_cli("--record", "rep", "--cassette", "replay", "rec")
     shutil.rmtree(assistant / "rep" / "cases" / "refund" / "mini")
     forgot = _fails("--resume", "rep")
     assert "was recorded with --cassette replay rec" in forgot
@@ -278,16 +230,16 @@ def test_a_resume_must_use_the_cassette_the_experiment_began_with(assistant: Pat
     assert "cannot be resumed with --cassette record" in _fails(
         "--resume", "rep", "--cassette", "record"
     )
-    _run(assistant, "--record", "other", "--cassette", "replay-or-record", "rec")
+    run_cli("--record", "other", "--cassette", "replay-or-record", "rec")
     assert "cannot be resumed with --cassette replay other" in _fails(
         "--resume", "rep", "--cassette", "replay", "other"
     )
-    _run(assistant, "--resume", "rep", "--cassette", "replay", "rec")
+    run_cli("--resume", "rep", "--cassette", "replay", "rec")
     assert not replay_experiment(assistant / "rep").missing_runs
 
 
 def test_a_source_without_cassettes_or_with_a_changed_one_is_refused(assistant: Path) -> None:
-    _run(assistant, "--record", "plain")
+    run_cli("--record", "plain")
     assert "plain holds no cassette: record it with --cassette record" in _fails(
         "--record", "x", "--cassette", "replay", "plain"
     )
@@ -309,7 +261,7 @@ def test_cassette_options_that_contradict_each_other_are_usage_errors(assistant:
 
 def test_a_run_without_its_cassette_names_its_case_variant_and_repeat(assistant: Path) -> None:
     _kill_network(assistant)
-    _run(assistant, "--record", "rep", "--cassette", "replay", "rec", "--repeat", "2")
+    run_cli("--record", "rep", "--cassette", "replay", "rec", "--repeat", "2")
     for run in replay_experiment(assistant / "rep").runs:
         if run.run.repeat == 2:
             (miss,) = [error for error in run.errors if error.stage == "cassette"]

@@ -11,99 +11,24 @@ benchmark's HTTPX exchanges, take its network away, replay it and get the same r
 from __future__ import annotations
 
 import shutil
-import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cassette_support import (
+    assert_same_runs,
+    by_run,
+    copy_example,
+    forget,
+    kill_network,
+    replayed_counts,
+    run_cli,
+)
 
-from autobench.cli import cli
-from autobench.records import RunRecord, replay_experiment
+from autobench.records import replay_experiment
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 AGENTS_SUPPORT = Path(__file__).resolve().parents[1] / "instrument_openai_agents"
-
-DEAD_TRANSPORT = """
-
-def _dead(request):
-    raise RuntimeError("the network was used during a cassette replay")
-
-
-def transport() -> httpx2.MockTransport:
-    return httpx2.MockTransport(_dead)
-"""
-"""Appended to an example's offline API: from then on, any request that reaches the
-transport fails its run."""
-
-
-def _run(*args: str) -> None:
-    result = CliRunner().invoke(
-        cli,
-        ["run", "autobench.yaml", "--no-progress", *args],
-        catch_exceptions=False,
-        env={"COLUMNS": "200"},
-    )
-    assert result.exit_code == 0, result.output
-
-
-def _by_run(record: Path) -> dict[tuple[str, str], RunRecord]:
-    return {(run.case_id, run.variant_id): run for run in replay_experiment(record).runs}
-
-
-def _evidence(run: RunRecord) -> dict[str, object]:
-    """The run's token, request and money observations by semantic type."""
-    return {
-        o.semantic_type: o.value
-        for o in run.observations
-        if o.semantic_type and o.semantic_type.startswith(("llm.", "money."))
-    }
-
-
-def _replayed(run: RunRecord) -> list[object]:
-    return [o.value for o in run.observations if o.name == "cassette.replayed"]
-
-
-def _assert_same_runs(recorded: Path, replayed: Path, count: int) -> None:
-    """Every run of ``replayed`` is the run of ``recorded`` again, answered from its
-    cassette: same status, output, scores and LLM evidence."""
-    live_runs, again_runs = _by_run(recorded), _by_run(replayed)
-    assert live_runs.keys() == again_runs.keys() and len(live_runs) == count
-    for key, live in live_runs.items():
-        again = again_runs[key]
-        assert not again.errors, (key, again.errors)
-        assert again.status == live.status
-        assert again.output == live.output
-        assert [(s.name, s.value) for s in again.scores] == [(s.name, s.value) for s in live.scores]
-        assert _evidence(again) == _evidence(live) and _evidence(live), key
-        assert _replayed(again) and _replayed(again)[0] >= 1  # type: ignore[operator]
-        assert not _replayed(live)
-
-
-def _forget(*prefixes: str) -> None:
-    """Drop the benchmark's modules: the next run imports them from the current files."""
-    for module in list(sys.modules):
-        if module.startswith(prefixes):
-            del sys.modules[module]
-
-
-def _copy_example(
-    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, modules: tuple[str, ...]
-) -> Path:
-    target = tmp_path / name
-    shutil.copytree(
-        EXAMPLES / name, target, ignore=shutil.ignore_patterns(".autobench", "__pycache__")
-    )
-    monkeypatch.chdir(target)
-    monkeypatch.syspath_prepend(str(target))
-    _forget(*modules)
-    return target
-
-
-def _kill_network(api: Path, modules: tuple[str, ...]) -> None:
-    api.write_text(api.read_text() + DEAD_TRANSPORT)
-    _forget(*modules)
 
 
 # --- Pydantic AI -------------------------------------------------------------------------
@@ -114,19 +39,19 @@ SHOP_MODULES = ("shop_benchmark", "shop_app")
 @pytest.fixture
 def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A copy of ``examples/pydantic_ai``, the working directory."""
-    yield _copy_example("pydantic_ai", tmp_path, monkeypatch, SHOP_MODULES)
-    _forget(*SHOP_MODULES)
+    yield copy_example("pydantic_ai", tmp_path, monkeypatch, SHOP_MODULES)
+    forget(*SHOP_MODULES)
 
 
 def test_a_pydantic_ai_agent_replays_offline(shop: Path) -> None:
-    _run("--record", "rec", "--cassette", "record")
-    _kill_network(shop / "shop_app" / "offline_api.py", SHOP_MODULES)
-    _run("--record", "rep", "--cassette", "replay", "rec")
-    _assert_same_runs(shop / "rec", shop / "rep", count=6)
-    runs = _by_run(shop / "rep")
+    run_cli("--record", "rec", "--cassette", "record")
+    kill_network(shop / "shop_app" / "offline_api.py", SHOP_MODULES)
+    run_cli("--record", "rep", "--cassette", "replay", "rec")
+    assert_same_runs(shop / "rec", shop / "rep", count=6)
+    runs = by_run(shop / "rep")
     # the validation retry asked the model again: three requests, all from the cassette
-    assert _replayed(runs[("kettle-retry", "mini")]) == [3]
-    assert _replayed(runs[("lamp", "large-streamed")]) == [2]
+    assert replayed_counts(runs[("kettle-retry", "mini")]) == [3]
+    assert replayed_counts(runs[("lamp", "large-streamed")]) == [2]
     assert all(run.status.value == "passed" for run in runs.values())
 
 
@@ -209,26 +134,26 @@ def calculator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(AGENTS_SUPPORT))
     monkeypatch.syspath_prepend(str(tmp_path))
-    _forget("agents_task")
+    forget("agents_task")
     try:
         yield tmp_path
     finally:
-        _forget("agents_task")
+        forget("agents_task")
         set_trace_processors(list(before))
 
 
 def test_an_openai_agents_workflow_replays_offline(calculator: Path) -> None:
     # Every Runner.run sends a fresh random prompt_cache_key in each request body: the
     # cassette leaves it out of the match, or no request would ever be replayed.
-    _run("--record", "rec", "--cassette", "record")
+    run_cli("--record", "rec", "--cassette", "record")
     task = calculator / "agents_task.py"
     task.write_text(task.read_text().replace("OFFLINE = False", "OFFLINE = True"))
-    _forget("agents_task")
-    _run("--record", "rep", "--cassette", "replay", "rec")
-    _assert_same_runs(calculator / "rec", calculator / "rep", count=4)
-    for run in _by_run(calculator / "rep").values():
+    forget("agents_task")
+    run_cli("--record", "rep", "--cassette", "replay", "rec")
+    assert_same_runs(calculator / "rec", calculator / "rep", count=4)
+    for run in by_run(calculator / "rep").values():
         assert run.status.value == "passed" and run.output == {"answer": "5", "correct": True}
-        assert _replayed(run) == [2]  # the tool call, then the answer
+        assert replayed_counts(run) == [2]  # the tool call, then the answer
         assert run.trace is not None
         assert {span.kind for span in run.trace.spans} >= {"llm", "http", "tool"}
 
@@ -241,14 +166,14 @@ ASSISTANT_MODULES = ("assistant_benchmark", "assistant_app")
 @pytest.fixture
 def assistant(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A copy of ``examples/llm_native``, the working directory."""
-    yield _copy_example("llm_native", tmp_path, monkeypatch, ASSISTANT_MODULES)
-    _forget(*ASSISTANT_MODULES)
+    yield copy_example("llm_native", tmp_path, monkeypatch, ASSISTANT_MODULES)
+    forget(*ASSISTANT_MODULES)
 
 
 def test_a_resumed_replay_replays_the_runs_it_lacked(assistant: Path) -> None:
-    _run("--record", "rec", "--cassette", "record")
-    _kill_network(assistant / "assistant_app" / "offline_api.py", ASSISTANT_MODULES)
-    _run("--record", "rep", "--cassette", "replay", "rec")
+    run_cli("--record", "rec", "--cassette", "record")
+    kill_network(assistant / "assistant_app" / "offline_api.py", ASSISTANT_MODULES)
+    run_cli("--record", "rep", "--cassette", "replay", "rec")
     rep = assistant / "rep"
     lost = [("refund", "large"), ("warranty", "mini")]
     for case, variant in lost:  # as if the replay had been interrupted before these runs
@@ -257,14 +182,14 @@ def test_a_resumed_replay_replays_the_runs_it_lacked(assistant: Path) -> None:
         shutil.rmtree(run_dir)
     (rep / "summary.yaml").unlink()
     assert len(replay_experiment(rep).runs) == 4
-    _run("--resume", "rep", "--cassette", "replay", "rec")
+    run_cli("--resume", "rep", "--cassette", "replay", "rec")
     result = replay_experiment(rep)
     assert not result.missing_runs
     assert result.summary.resumed is not None and result.summary.resumed.runs == len(lost)
-    _assert_same_runs(assistant / "rec", rep, count=6)
-    runs = _by_run(rep)
+    assert_same_runs(assistant / "rec", rep, count=6)
+    runs = by_run(rep)
     for key in lost:
-        assert _replayed(runs[key]) == [1]
+        assert replayed_counts(runs[key]) == [1]
         assert [a.tags for a in runs[key].artifacts if a.name == "cassette"] == []
     source = result.experiment.cassette
     assert source is not None and source.mode == "replay" and source.record_dir == "rec"
