@@ -25,7 +25,7 @@ from autobench.records import (
 )
 
 AUTOBENCH = str(Path(sys.executable).parent / "autobench")
-TIMEOUT = 60.0
+TIMEOUT = 120.0
 RUNS = 40
 
 

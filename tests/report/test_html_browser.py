@@ -63,7 +63,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
 
 def _open(driver: object, page: Path) -> None:
     driver.get(page.as_uri())  # type: ignore[attr-defined]
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # a safety net, not a measure: a loaded machine is slow
     while not driver.execute_script("return document.body.dataset.ready === 'true'"):  # type: ignore[attr-defined]
         assert time.monotonic() < deadline, "the page never finished drawing its charts"
         time.sleep(0.05)

@@ -53,6 +53,7 @@ import ray
 from ray import cloudpickle
 from ray.exceptions import (
     ActorDiedError,
+    ActorUnavailableError,
     NodeDiedError,
     ObjectLostError,
     OutOfMemoryError,
@@ -180,12 +181,19 @@ class RayExecutor(HandedOff):
         self, actor: Any, call: _Call, pending: deque[int], suspects: deque[int], slots: int
     ) -> None:
         """One of the ``slots``: a call at a time to its ``actor``, over one suspect run (see
-        :meth:`_lost`) or else the next :func:`chunk_size` planned runs."""
+        :meth:`_lost`) or else the next :func:`chunk_size` planned runs. After its actor's
+        process died, the slot waits for Ray to restart it before the next call
+        (:func:`_restarted`): a call sent while it restarts fails without running, and its
+        run would be recorded as lost with a worker it never had."""
+        restarting = False
         while suspects or pending or self._backing_off:
             if not (suspects or pending):  # a lost run waits out its backoff
                 self._requeued.clear()
                 await self._requeued.wait()
                 continue
+            if restarting:
+                await _restarted(actor)
+                restarting = False
             if suspects:
                 positions = [suspects.popleft()]
             else:
@@ -217,6 +225,7 @@ class RayExecutor(HandedOff):
                     with contextlib.suppress(Exception):
                         await self._coordinator.free([token])
                 self._lost(positions[done:], suspects, started_at, started, lost)
+                restarting = True
 
     def _lost(
         self,
@@ -279,6 +288,20 @@ class RayExecutor(HandedOff):
         if lost:
             output = dataclasses.replace(output, record=with_lost_attempts(output.record, lost))
         self._handoff.finished(position, planned, output)
+
+
+async def _restarted(actor: Any, poll: float = 0.05) -> None:
+    """Return once ``actor`` answers a call again: Ray restarts an actor whose process died
+    (``max_restarts=-1``), and until it has, calls to it raise
+    :class:`~ray.exceptions.ActorUnavailableError` (a restart takes about 2 s on an idle
+    2-CPU machine, far longer on a loaded one). Raises what Ray raises for an actor that
+    will not come back (``ActorDiedError``)."""
+    while True:
+        try:
+            await actor.pid.remote()
+            return
+        except ActorUnavailableError:
+            await asyncio.sleep(poll)
 
 
 def _shippable(setup: RunSetup, limits: RayLimits | None) -> RunSetup:
