@@ -51,6 +51,7 @@ from autobench.core.planning import MatrixRunSpec
 from autobench.core.policies import PolicySpec
 from autobench.core.runtime._attach import merge_attached
 from autobench.core.runtime._bridge import run_on_loop
+from autobench.core.runtime._case_copy import own_case
 from autobench.core.runtime._cassette import CassetteSetup, close_cassette
 from autobench.core.runtime._context import RunContext, bind_run_context
 from autobench.core.runtime._derive import derive_run
@@ -176,7 +177,7 @@ class _Run:
         self.evidence = EvidenceBuffer(planned.case.id, planned.variant.id)
         self.collector = TraceCollector(capture=setup.capture)
         self.ctx = RunContext(
-            case=planned.case,
+            case=own_case(planned.case),  # the task's own copy; the record keeps the planned case
             variant=planned.variant,
             run_id=planned.run_id,
             experiment_id=setup.experiment_id,
