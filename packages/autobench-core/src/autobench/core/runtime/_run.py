@@ -16,8 +16,11 @@ A task that raises gives an errored run whose record keeps the evidence
 recorded before the raise; the scorers still run, with ``output`` ``None``,
 and see that evidence (its spans and observations, and only the run's own).
 ``Exception`` and ``SystemExit`` (a task calling
-``sys.exit``) are caught; cancellation and
-``KeyboardInterrupt`` propagate.
+``sys.exit``: the task's fault, not the end of the experiment) are caught and give an
+errored run. A task raising ``KeyboardInterrupt`` interrupts the experiment as Ctrl-C
+does: its run is recorded (errored, an error of stage ``interrupted``, not scored) and
+:class:`RunInterrupted` carries the record to the executor, which records it, stops
+starting runs and raises it on. Cancellation of an async run gives :class:`RunCancelled`.
 """
 
 from __future__ import annotations
@@ -200,9 +203,7 @@ class _Run:
                 reason=reason,
             )
 
-    def task_raised(
-        self, exc: Exception | SystemExit, root: ActiveSpan, stage: str = "task"
-    ) -> TaskStatus:
+    def task_raised(self, exc: BaseException, root: ActiveSpan, stage: str = "task") -> TaskStatus:
         """Close the root span with the error and record it (linked to the innermost span)."""
         root.end(SpanStatus.ERROR, exc)
         span_id = self.evidence.exception_span(exc) or root.id
@@ -223,6 +224,32 @@ class RunCancelled(Exception):
         self.output = output
 
 
+class RunInterrupted(Exception):
+    """The task of a run raised ``KeyboardInterrupt``: ``output`` is the run's record,
+    errored with an error of stage ``interrupted`` and not scored. The executor records
+    it, starts no new runs, cancels (or, for sync runs, waits for) the active ones as on
+    Ctrl-C, and raises this on; the session then raises :class:`TaskInterrupted`.
+
+    An ``Exception``, not a ``KeyboardInterrupt``: raised through an asyncio task it
+    must not stop the event loop."""
+
+    def __init__(self, output: RunOutput) -> None:
+        super().__init__(f"the task of run {output.record.run_id} raised KeyboardInterrupt")
+        self.output = output
+        self.run_id = output.record.run_id
+
+
+class TaskInterrupted(KeyboardInterrupt):
+    """Raised by :meth:`RunSession.execute` (so by ``run_benchmark_spec``) when a task
+    raised ``KeyboardInterrupt``, once the experiment has ended as after Ctrl-C: the runs
+    that finished (that one included) are recorded and the summary says
+    ``complete: false``. ``run_id`` names the run whose task raised it."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(f"the task of run {run_id} raised KeyboardInterrupt")
+        self.run_id = run_id
+
+
 @dataclass(slots=True)
 class _Attempt:
     """One call of the task: the run state it filled, and how it ended."""
@@ -235,11 +262,19 @@ class _Attempt:
     number: int
     retry: bool = False
     cancelled: bool = False
+    interrupted: bool = False
+    """The task raised ``KeyboardInterrupt``."""
 
     def record(self) -> AttemptRecord:
         error = None
         if self.error is not None:
-            stage = "timeout" if isinstance(self.error, TaskTimedOut) else "task"
+            stage = (
+                "timeout"
+                if isinstance(self.error, TaskTimedOut)
+                else "interrupted"
+                if self.interrupted
+                else "task"
+            )
             error = AttemptError(
                 stage=stage, type=_qualified(type(self.error)), message=str(self.error)
             )
@@ -277,6 +312,7 @@ class _Attempts:
             policy is not None
             and attempt.error is not None
             and not attempt.cancelled
+            and not attempt.interrupted
             and attempt.number < policy.attempts
             and policy.retries(attempt.error)
         )
@@ -353,6 +389,9 @@ async def execute_run(setup: RunSetup, planned: MatrixRunSpec) -> RunOutput:
     if last.cancelled:
         _scoring_call(run, setup.registry)
         raise RunCancelled(_finish(setup, run, last.status, ((), ())))
+    if last.interrupted:
+        _scoring_call(run, setup.registry)
+        raise RunInterrupted(_finish(setup, run, last.status, ((), ())))
     call = _scoring_call(run, setup.registry)
     limits = setup.limits
     if limits is not None and (keys := limit_keys(setup.limit_specs, planned.variant)):
@@ -396,7 +435,7 @@ async def _call_async(
     ctx = run.ctx
     task_status = TaskStatus.PASSED
     error: BaseException | None = None
-    cancelled = False
+    cancelled = interrupted = False
     with bind_collector(run.collector), bind_run_context(ctx), bind_cassette(run.cassette):
         with start_span(ROOT_SPAN, kind=SpanKind.TASK, collector=run.collector) as root:
             run.collector.adoptive_parent = root.id
@@ -422,9 +461,22 @@ async def _call_async(
                 root.end(SpanStatus.ERROR, exc)
                 run.evidence.errors.insert(0, error_record(exc, stage="cancelled", span_id=root.id))
                 task_status = TaskStatus.ERRORED
+            except KeyboardInterrupt as exc:
+                interrupted = True
+                error = exc
+                task_status = run.task_raised(exc, root, stage="interrupted")
     task_status = _closed_cassette(run, task_status)
     duration = (time.perf_counter_ns() - run.started) / 1e9
-    return _Attempt(run, task_status, error, queued, duration, number, cancelled=cancelled)
+    return _Attempt(
+        run,
+        task_status,
+        error,
+        queued,
+        duration,
+        number,
+        cancelled=cancelled,
+        interrupted=interrupted,
+    )
 
 
 def execute_sync_run(
@@ -436,12 +488,17 @@ def execute_sync_run(
     experiment's event loop, running in another thread: the rate-limit budgets are
     taken and given back there. Attempts and timeouts as for :func:`execute_run`
     (``_retry``: a sync task past its timeout is left running in its helper thread).
+    Raises :class:`RunInterrupted` holding the run's record when the task raised
+    ``KeyboardInterrupt``.
     """
     if setup.retries is None and setup.limits is None:  # one call, nothing to wait for
         last = _call_sync(setup, planned, loop, 0.0, 1)
         run = last.run
     else:
         run, last = _attempted_sync(setup, planned, loop)
+    if last.interrupted:
+        _scoring_call(run, setup.registry)
+        raise RunInterrupted(_finish(setup, run, last.status, ((), ())))
     call = _scoring_call(run, setup.registry)
     limits = setup.limits
     if (
@@ -497,6 +554,7 @@ def _call_sync(
     ctx = run.ctx
     task_status = TaskStatus.PASSED
     error: BaseException | None = None
+    interrupted = False
 
     def call() -> Any:
         output = setup.task(ctx, ctx.case)
@@ -517,9 +575,13 @@ def _call_sync(
             except (Exception, SystemExit) as exc:
                 error = exc
                 task_status = run.task_raised(exc, root)
+            except KeyboardInterrupt as exc:
+                interrupted = True
+                error = exc
+                task_status = run.task_raised(exc, root, stage="interrupted")
     task_status = _closed_cassette(run, task_status)
     duration = (time.perf_counter_ns() - run.started) / 1e9
-    return _Attempt(run, task_status, error, queued, duration, number)
+    return _Attempt(run, task_status, error, queued, duration, number, interrupted=interrupted)
 
 
 def _closed_cassette(run: _Run, task_status: TaskStatus) -> TaskStatus:
