@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -69,7 +70,13 @@ from autobench.core.runtime._limits import (
 )
 from autobench.core.runtime._policies import policy_observations
 from autobench.core.runtime._portable import portable_evidence
-from autobench.core.runtime._retry import RetryPolicy, TaskTimedOut, call_with_deadline
+from autobench.core.runtime._retry import (
+    LATE_DEADLINE,
+    RetryPolicy,
+    TaskTimedOut,
+    call_with_deadline,
+    past_deadline,
+)
 from autobench.core.runtime._scoring import ScoringResult, score_run, score_run_inline
 from autobench.core.runtime._status import decide_outcome
 from autobench.core.scoring import ScorerSpec, ScoringCall
@@ -93,6 +100,8 @@ from autobench.records import (
     accounting_observations,
     native_observations,
 )
+
+_log = logging.getLogger("autobench.runtime")
 
 ROOT_SPAN = "benchmark.run"
 """Operation name of the root span of every run."""
@@ -212,6 +221,38 @@ class _Run:
             error = error.model_copy(update={"type": "TimeoutError"})
         self.evidence.errors.insert(0, error)
         return TaskStatus.ERRORED
+
+    def timed_out(
+        self,
+        root: ActiveSpan,
+        timeout: float,
+        late: float | None,
+        cause: BaseException | None = None,
+    ) -> TaskTimedOut:
+        """Record the async call as past its ``timeout`` (an error of stage ``timeout``);
+        when it ended ``late`` seconds past its deadline, more than :data:`LATE_DEADLINE`,
+        the event loop was held: record the diagnostic ``timeout.overrun`` (seconds) and
+        log a warning naming the run."""
+        error = TaskTimedOut(timeout)
+        error.__cause__ = cause
+        self.task_raised(error, root, stage="timeout")
+        if late is not None and late > LATE_DEADLINE:
+            reason = (
+                f"the call ended {late:.3g} s past its timeout of {timeout:g} s: the event "
+                "loop was held (a blocking call in an async task, this run's or a concurrent "
+                "one's), so the timeout could not stop it in time"
+            )
+            self.evidence.add_observation(
+                "timeout.overrun",
+                late,
+                kind=ObservationKind.DIAGNOSTIC,
+                span_id=root.id,
+                unit="s",
+                role=ObservationRole.DIAGNOSTIC,
+                reason=reason,
+            )
+            _log.warning("run %s: %s", self.planned.run_id, reason)
+        return error
 
 
 class RunCancelled(Exception):
@@ -447,11 +488,13 @@ async def _call_async(
                     async with asyncio.timeout(setup.timeout) as deadline:
                         run.output = await setup.task(ctx, ctx.case)
             except (Exception, SystemExit) as exc:
-                if deadline is not None and deadline.expired() and isinstance(exc, TimeoutError):
-                    timed_out = TaskTimedOut(setup.timeout or 0.0)
-                    timed_out.__cause__ = exc
-                    error = timed_out
-                    task_status = run.task_raised(timed_out, root, stage="timeout")
+                late = past_deadline(deadline)
+                expired = deadline is not None and deadline.expired()
+                if late is not None or (expired and isinstance(exc, TimeoutError)):
+                    # Cancelled at the deadline, or ended (raising) after it: the call is
+                    # past its timeout whatever it did then.
+                    error = run.timed_out(root, setup.timeout or 0.0, late, cause=exc)
+                    task_status = TaskStatus.ERRORED
                 else:
                     error = exc
                     task_status = run.task_raised(exc, root)
@@ -465,6 +508,14 @@ async def _call_async(
                 interrupted = True
                 error = exc
                 task_status = run.task_raised(exc, root, stage="interrupted")
+            else:
+                late = past_deadline(deadline)
+                if late is not None or (deadline is not None and deadline.expired()):
+                    # Returned after its deadline: the task held the event loop (a blocking
+                    # call), so the deadline could not cancel it. Timed out all the same.
+                    run.output = None
+                    error = run.timed_out(root, setup.timeout or 0.0, late)
+                    task_status = TaskStatus.ERRORED
     task_status = _closed_cassette(run, task_status)
     duration = (time.perf_counter_ns() - run.started) / 1e9
     return _Attempt(
