@@ -25,6 +25,7 @@ from autobench.core.runtime import (
 )
 from autobench.core.spec import BenchmarkSpec, load_benchmark_spec
 from autobench.records import (
+    ExperimentResult,
     RecordDirectoryWriter,
     RecordingError,
     RunStatus,
@@ -333,11 +334,23 @@ def run_command(
                 )
         except KeyboardInterrupt as interrupt:
             raise _interrupted(session, interrupt) from None
+    _warn_overruns(result)
     with user_errors():
         report = build_report(result)
     records = None if result.root_dir is None else str(result.root_dir)
     stdout_console().print(render_report(report, records=records, runs=runs))
     exit_for_gate(gate_failures(result, fail_on))
+
+
+def _warn_overruns(result: ExperimentResult) -> None:
+    """A warning on stderr for each run whose async task held the event loop past its
+    timeout (the run's ``timeout.overrun`` diagnostic, ``core.runtime._retry``)."""
+    for run in result.runs:
+        for observation in run.observations:
+            if observation.name == "timeout.overrun":
+                stderr_console().print(
+                    Text(f"Warning: run {run.run_id}: {observation.reason}", style="yellow")
+                )
 
 
 def _cassette(mode: str | None, source: Path | None) -> CassetteSetup | None:

@@ -231,8 +231,8 @@ class _Run:
     ) -> TaskTimedOut:
         """Record the async call as past its ``timeout`` (an error of stage ``timeout``);
         when it ended ``late`` seconds past its deadline, more than :data:`LATE_DEADLINE`,
-        the event loop was held: record the diagnostic ``timeout.overrun`` (seconds) and
-        log a warning naming the run."""
+        the event loop was held: record the diagnostic ``timeout.overrun`` (seconds; the
+        CLI prints it as a warning naming the run)."""
         error = TaskTimedOut(timeout)
         error.__cause__ = cause
         self.task_raised(error, root, stage="timeout")
@@ -251,7 +251,7 @@ class _Run:
                 role=ObservationRole.DIAGNOSTIC,
                 reason=reason,
             )
-            _log.warning("run %s: %s", self.planned.run_id, reason)
+            _log.info("run %s: %s", self.planned.run_id, reason)
         return error
 
 
