@@ -17,6 +17,7 @@ another program (an embedding application, click's test runner) leave its thread
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import sys
 import threading
@@ -69,8 +70,6 @@ def _watch(status: int) -> None:
     handlers.start()
     handlers.join(LINGER_GRACE)
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(OSError, ValueError):
             stream.flush()
-        except (OSError, ValueError):
-            pass
     os._exit(status)

@@ -24,6 +24,7 @@ from typing import Any
 
 from autobench.records import Case
 
+
 def own_case(case: Case) -> Case:
     """A copy of ``case`` whose ``input``, ``expected`` and ``metadata`` are deep copies.
     Never raises: values that can be neither pickled nor deep-copied are shared."""
