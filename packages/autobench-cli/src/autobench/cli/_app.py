@@ -138,4 +138,10 @@ def main() -> None:
     """Entry point of the ``autobench`` console script."""
     global OWNS_PROCESS
     OWNS_PROCESS = True
-    cli(prog_name="autobench")
+    try:
+        cli(prog_name="autobench")
+    except SystemExit as done:  # click ends every command so
+        from autobench.cli._lingering import exit_despite_threads
+
+        exit_despite_threads(done.code)  # a thread a task left running: warn, exit anyway
+        raise

@@ -17,13 +17,15 @@ from autobench.cli._plugins import check_executor, command_plugins
 from autobench.cli._scalars import show_scalar_notes, strict_scalars_option
 from autobench.core.runtime import (
     CassetteSetup,
+    Interruption,
     ProgressEvent,
     ProgressEventKind,
     RunSession,
+    TaskInterrupted,
 )
 from autobench.core.spec import BenchmarkSpec, load_benchmark_spec
 from autobench.records import (
-    ExperimentSink,
+    ExperimentResult,
     RecordDirectoryWriter,
     RecordingError,
     RunStatus,
@@ -67,23 +69,45 @@ EXIT_INTERRUPTED = 130
 """Exit code after Ctrl-C (128 + SIGINT), as shells report it."""
 
 
-def _interrupted(sink: ExperimentSink | None) -> click.exceptions.Exit:
-    """After Ctrl-C: let finished runs reach the disk, say where they are, exit 130."""
-    message = "Interrupted: no new runs were started."
+def _interrupted(session: RunSession, interrupt: KeyboardInterrupt) -> click.exceptions.Exit:
+    """After Ctrl-C or a task's ``KeyboardInterrupt``: let finished runs reach the disk,
+    say what is recorded where (from what the session stored, never a guess), exit 130."""
+    if isinstance(interrupt, TaskInterrupted):
+        message = (
+            f"Interrupted: the task of run {interrupt.run_id} raised KeyboardInterrupt; "
+            "no new runs were started."
+        )
+    else:
+        message = "Interrupted: no new runs were started."
+    sink = session.sink
     if isinstance(sink, RecordDirectoryWriter):
         try:
             sink.flush()
         except RecordingError as error:
             message += f" Writing a record failed: {error}."
         sink.close()
-        target = sink.root
-        message += (
-            f" The runs that finished are recorded in {target} (marked incomplete); "
-            f"`autobench replay {target}` lists the missing ones and "
-            f"`autobench run SPEC --resume {target}` completes them."
-        )
+        message += " " + _recorded(sink.root, session.interruption)
     stderr_console().print(Text(message, style="yellow"))
     return click.exceptions.Exit(EXIT_INTERRUPTED)
+
+
+def _recorded(target: Path, interruption: Interruption | None) -> str:
+    """What an interrupted session left in the record directory ``target``."""
+    resume = f"`autobench run SPEC --resume {target}` completes them."
+    if interruption is None:  # interrupted before any run was handed over
+        if not (target / "experiment.yaml").is_file():
+            return f"Nothing was recorded in {target}."
+        return f"No run of this session was recorded in {target}; {resume}"
+    runs = "1 run" if interruption.runs == 1 else f"{interruption.runs} runs"
+    summary = (
+        "its summary marks the experiment incomplete"
+        if interruption.summary_stored
+        else "its summary could not be written"
+    )
+    return (
+        f"{runs} of this session are recorded in {target} ({summary}); "
+        f"`autobench replay {target}` lists the missing ones and {resume}"
+    )
 
 
 class _RunCommand(click.Command):
@@ -308,13 +332,25 @@ def run_command(
                 result = asyncio.run(
                     session.execute(concurrency_limit=concurrency, progress=_ProgressBar(progress))
                 )
-        except KeyboardInterrupt:
-            raise _interrupted(session.sink) from None
+        except KeyboardInterrupt as interrupt:
+            raise _interrupted(session, interrupt) from None
+    _warn_overruns(result)
     with user_errors():
         report = build_report(result)
     records = None if result.root_dir is None else str(result.root_dir)
     stdout_console().print(render_report(report, records=records, runs=runs))
     exit_for_gate(gate_failures(result, fail_on))
+
+
+def _warn_overruns(result: ExperimentResult) -> None:
+    """A warning on stderr for each run whose async task held the event loop past its
+    timeout (the run's ``timeout.overrun`` diagnostic, ``core.runtime._retry``)."""
+    for run in result.runs:
+        for observation in run.observations:
+            if observation.name == "timeout.overrun":
+                stderr_console().print(
+                    Text(f"Warning: run {run.run_id}: {observation.reason}", style="yellow")
+                )
 
 
 def _cassette(mode: str | None, source: Path | None) -> CassetteSetup | None:

@@ -19,6 +19,9 @@
   sync runs cannot be interrupted: no new ones start, active ones get up to
   ``_threads.CANCEL_GRACE`` seconds to end (and are recorded), later ones are
   dropped (missing from the record).
+* A task raising ``KeyboardInterrupt`` (``_run.RunInterrupted``) ends the experiment the
+  same way, its own run recorded first; :meth:`MatrixExecutor.run` then raises the
+  ``RunInterrupted``.
 
 :class:`MatrixExecutor` is the built-in ``local`` executor. Executors are chosen by
 name (``executor:`` in the spec, ``Benchmark.executor``, ``autobench run --executor``)
@@ -36,7 +39,7 @@ from autobench.core._hookspecs import Executor
 from autobench.core.planning import MatrixRunSpec
 from autobench.core.runtime._handoff import HandedOff, RunHandoff
 from autobench.core.runtime._progress import ProgressCallback
-from autobench.core.runtime._run import RunCancelled, RunSetup, execute_run
+from autobench.core.runtime._run import RunCancelled, RunInterrupted, RunSetup, execute_run
 from autobench.core.runtime._threads import RunThreads
 from autobench.records import ExperimentSink, RunRecord
 
@@ -105,6 +108,9 @@ class MatrixExecutor(HandedOff):
         self._handoff.started(planned)
         try:
             output = await execute_run(self._setup, planned)
+        except RunInterrupted as stop:  # recorded; the workers then stop as on Ctrl-C
+            self._handoff.finished(position, planned, stop.output)
+            raise
         except RunCancelled as cancelled:
             self._handoff.finished(position, planned, cancelled.output)
             raise asyncio.CancelledError from None

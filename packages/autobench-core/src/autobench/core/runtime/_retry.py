@@ -6,7 +6,11 @@
   the ``on`` classes (:meth:`RetryPolicy.retries`). The wait before a retry is slept by
   the run itself (it keeps its place among the active runs meanwhile).
 * A timeout bounds each call of the task. An async task is cancelled at the deadline
-  (``asyncio.timeout``). A sync task cannot be interrupted: it is called in a helper
+  (``asyncio.timeout``). Cancelling needs the event loop: an async task that blocks it
+  (``time.sleep`` or other blocking work in an ``async def``) cannot be stopped, so when
+  the call ends, raising or not, after its deadline it is timed out all the same (its
+  output discarded), and a call that ended more than :data:`LATE_DEADLINE` seconds past
+  its deadline records the diagnostic ``timeout.overrun`` (``_run``). A sync task cannot be interrupted: it is called in a helper
   thread (:func:`call_with_deadline`) and, at the deadline, the run goes on without it:
   the attempt is errored with stage ``timeout``, and whatever the task does later (its
   result, its exception, spans or observations it records) is discarded. The helper
@@ -17,6 +21,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import contextvars
 import threading
@@ -78,6 +83,21 @@ class RetryPolicy:
 def _last_result(state: tenacity.RetryCallState) -> Any:
     assert state.outcome is not None
     return state.outcome.result()
+
+
+LATE_DEADLINE = 0.1
+"""Seconds past its deadline an async call may end (the loop's own delay in delivering the
+cancellation, the task unwinding) before the event loop counts as held."""
+
+
+def past_deadline(deadline: asyncio.Timeout | None) -> float | None:
+    """Seconds (>= 0) the running loop's clock is past ``deadline``; ``None`` without a
+    deadline or before it."""
+    when = None if deadline is None else deadline.when()
+    if when is None:
+        return None
+    late = asyncio.get_running_loop().time() - when
+    return late if late >= 0 else None
 
 
 class TaskTimedOut(TimeoutError):

@@ -16,8 +16,11 @@ A task that raises gives an errored run whose record keeps the evidence
 recorded before the raise; the scorers still run, with ``output`` ``None``,
 and see that evidence (its spans and observations, and only the run's own).
 ``Exception`` and ``SystemExit`` (a task calling
-``sys.exit``) are caught; cancellation and
-``KeyboardInterrupt`` propagate.
+``sys.exit``: the task's fault, not the end of the experiment) are caught and give an
+errored run. A task raising ``KeyboardInterrupt`` interrupts the experiment as Ctrl-C
+does: its run is recorded (errored, an error of stage ``interrupted``, not scored) and
+:class:`RunInterrupted` carries the record to the executor, which records it, stops
+starting runs and raises it on. Cancellation of an async run gives :class:`RunCancelled`.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -51,6 +55,7 @@ from autobench.core.planning import MatrixRunSpec
 from autobench.core.policies import PolicySpec
 from autobench.core.runtime._attach import merge_attached
 from autobench.core.runtime._bridge import run_on_loop
+from autobench.core.runtime._case_copy import own_case
 from autobench.core.runtime._cassette import CassetteSetup, close_cassette
 from autobench.core.runtime._context import RunContext, bind_run_context
 from autobench.core.runtime._derive import derive_run
@@ -65,7 +70,13 @@ from autobench.core.runtime._limits import (
 )
 from autobench.core.runtime._policies import policy_observations
 from autobench.core.runtime._portable import portable_evidence
-from autobench.core.runtime._retry import RetryPolicy, TaskTimedOut, call_with_deadline
+from autobench.core.runtime._retry import (
+    LATE_DEADLINE,
+    RetryPolicy,
+    TaskTimedOut,
+    call_with_deadline,
+    past_deadline,
+)
 from autobench.core.runtime._scoring import ScoringResult, score_run, score_run_inline
 from autobench.core.runtime._status import decide_outcome
 from autobench.core.scoring import ScorerSpec, ScoringCall
@@ -89,6 +100,8 @@ from autobench.records import (
     accounting_observations,
     native_observations,
 )
+
+_log = logging.getLogger("autobench.runtime")
 
 ROOT_SPAN = "benchmark.run"
 """Operation name of the root span of every run."""
@@ -176,7 +189,7 @@ class _Run:
         self.evidence = EvidenceBuffer(planned.case.id, planned.variant.id)
         self.collector = TraceCollector(capture=setup.capture)
         self.ctx = RunContext(
-            case=planned.case,
+            case=own_case(planned.case),  # the task's own copy; the record keeps the planned case
             variant=planned.variant,
             run_id=planned.run_id,
             experiment_id=setup.experiment_id,
@@ -199,9 +212,7 @@ class _Run:
                 reason=reason,
             )
 
-    def task_raised(
-        self, exc: Exception | SystemExit, root: ActiveSpan, stage: str = "task"
-    ) -> TaskStatus:
+    def task_raised(self, exc: BaseException, root: ActiveSpan, stage: str = "task") -> TaskStatus:
         """Close the root span with the error and record it (linked to the innermost span)."""
         root.end(SpanStatus.ERROR, exc)
         span_id = self.evidence.exception_span(exc) or root.id
@@ -210,6 +221,38 @@ class _Run:
             error = error.model_copy(update={"type": "TimeoutError"})
         self.evidence.errors.insert(0, error)
         return TaskStatus.ERRORED
+
+    def timed_out(
+        self,
+        root: ActiveSpan,
+        timeout: float,
+        late: float | None,
+        cause: BaseException | None = None,
+    ) -> TaskTimedOut:
+        """Record the async call as past its ``timeout`` (an error of stage ``timeout``);
+        when it ended ``late`` seconds past its deadline, more than :data:`LATE_DEADLINE`,
+        the event loop was held: record the diagnostic ``timeout.overrun`` (seconds; the
+        CLI prints it as a warning naming the run)."""
+        error = TaskTimedOut(timeout)
+        error.__cause__ = cause
+        self.task_raised(error, root, stage="timeout")
+        if late is not None and late > LATE_DEADLINE:
+            reason = (
+                f"the call ended {late:.3g} s past its timeout of {timeout:g} s: the event "
+                "loop was held (a blocking call in an async task, this run's or a concurrent "
+                "one's), so the timeout could not stop it in time"
+            )
+            self.evidence.add_observation(
+                "timeout.overrun",
+                late,
+                kind=ObservationKind.DIAGNOSTIC,
+                span_id=root.id,
+                unit="s",
+                role=ObservationRole.DIAGNOSTIC,
+                reason=reason,
+            )
+            _log.info("run %s: %s", self.planned.run_id, reason)
+        return error
 
 
 class RunCancelled(Exception):
@@ -220,6 +263,32 @@ class RunCancelled(Exception):
     def __init__(self, output: RunOutput) -> None:
         super().__init__(f"run {output.record.run_id} was cancelled")
         self.output = output
+
+
+class RunInterrupted(Exception):
+    """The task of a run raised ``KeyboardInterrupt``: ``output`` is the run's record,
+    errored with an error of stage ``interrupted`` and not scored. The executor records
+    it, starts no new runs, cancels (or, for sync runs, waits for) the active ones as on
+    Ctrl-C, and raises this on; the session then raises :class:`TaskInterrupted`.
+
+    An ``Exception``, not a ``KeyboardInterrupt``: raised through an asyncio task it
+    must not stop the event loop."""
+
+    def __init__(self, output: RunOutput) -> None:
+        super().__init__(f"the task of run {output.record.run_id} raised KeyboardInterrupt")
+        self.output = output
+        self.run_id = output.record.run_id
+
+
+class TaskInterrupted(KeyboardInterrupt):
+    """Raised by :meth:`RunSession.execute` (so by ``run_benchmark_spec``) when a task
+    raised ``KeyboardInterrupt``, once the experiment has ended as after Ctrl-C: the runs
+    that finished (that one included) are recorded and the summary says
+    ``complete: false``. ``run_id`` names the run whose task raised it."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(f"the task of run {run_id} raised KeyboardInterrupt")
+        self.run_id = run_id
 
 
 @dataclass(slots=True)
@@ -234,11 +303,19 @@ class _Attempt:
     number: int
     retry: bool = False
     cancelled: bool = False
+    interrupted: bool = False
+    """The task raised ``KeyboardInterrupt``."""
 
     def record(self) -> AttemptRecord:
         error = None
         if self.error is not None:
-            stage = "timeout" if isinstance(self.error, TaskTimedOut) else "task"
+            stage = (
+                "timeout"
+                if isinstance(self.error, TaskTimedOut)
+                else "interrupted"
+                if self.interrupted
+                else "task"
+            )
             error = AttemptError(
                 stage=stage, type=_qualified(type(self.error)), message=str(self.error)
             )
@@ -276,6 +353,7 @@ class _Attempts:
             policy is not None
             and attempt.error is not None
             and not attempt.cancelled
+            and not attempt.interrupted
             and attempt.number < policy.attempts
             and policy.retries(attempt.error)
         )
@@ -352,6 +430,9 @@ async def execute_run(setup: RunSetup, planned: MatrixRunSpec) -> RunOutput:
     if last.cancelled:
         _scoring_call(run, setup.registry)
         raise RunCancelled(_finish(setup, run, last.status, ((), ())))
+    if last.interrupted:
+        _scoring_call(run, setup.registry)
+        raise RunInterrupted(_finish(setup, run, last.status, ((), ())))
     call = _scoring_call(run, setup.registry)
     limits = setup.limits
     if limits is not None and (keys := limit_keys(setup.limit_specs, planned.variant)):
@@ -395,7 +476,7 @@ async def _call_async(
     ctx = run.ctx
     task_status = TaskStatus.PASSED
     error: BaseException | None = None
-    cancelled = False
+    cancelled = interrupted = False
     with bind_collector(run.collector), bind_run_context(ctx), bind_cassette(run.cassette):
         with start_span(ROOT_SPAN, kind=SpanKind.TASK, collector=run.collector) as root:
             run.collector.adoptive_parent = root.id
@@ -407,11 +488,13 @@ async def _call_async(
                     async with asyncio.timeout(setup.timeout) as deadline:
                         run.output = await setup.task(ctx, ctx.case)
             except (Exception, SystemExit) as exc:
-                if deadline is not None and deadline.expired() and isinstance(exc, TimeoutError):
-                    timed_out = TaskTimedOut(setup.timeout or 0.0)
-                    timed_out.__cause__ = exc
-                    error = timed_out
-                    task_status = run.task_raised(timed_out, root, stage="timeout")
+                late = past_deadline(deadline)
+                expired = deadline is not None and deadline.expired()
+                if late is not None or (expired and isinstance(exc, TimeoutError)):
+                    # Cancelled at the deadline, or ended (raising) after it: the call is
+                    # past its timeout whatever it did then.
+                    error = run.timed_out(root, setup.timeout or 0.0, late, cause=exc)
+                    task_status = TaskStatus.ERRORED
                 else:
                     error = exc
                     task_status = run.task_raised(exc, root)
@@ -421,9 +504,30 @@ async def _call_async(
                 root.end(SpanStatus.ERROR, exc)
                 run.evidence.errors.insert(0, error_record(exc, stage="cancelled", span_id=root.id))
                 task_status = TaskStatus.ERRORED
+            except KeyboardInterrupt as exc:
+                interrupted = True
+                error = exc
+                task_status = run.task_raised(exc, root, stage="interrupted")
+            else:
+                late = past_deadline(deadline)
+                if late is not None or (deadline is not None and deadline.expired()):
+                    # Returned after its deadline: the task held the event loop (a blocking
+                    # call), so the deadline could not cancel it. Timed out all the same.
+                    run.output = None
+                    error = run.timed_out(root, setup.timeout or 0.0, late)
+                    task_status = TaskStatus.ERRORED
     task_status = _closed_cassette(run, task_status)
     duration = (time.perf_counter_ns() - run.started) / 1e9
-    return _Attempt(run, task_status, error, queued, duration, number, cancelled=cancelled)
+    return _Attempt(
+        run,
+        task_status,
+        error,
+        queued,
+        duration,
+        number,
+        cancelled=cancelled,
+        interrupted=interrupted,
+    )
 
 
 def execute_sync_run(
@@ -435,12 +539,17 @@ def execute_sync_run(
     experiment's event loop, running in another thread: the rate-limit budgets are
     taken and given back there. Attempts and timeouts as for :func:`execute_run`
     (``_retry``: a sync task past its timeout is left running in its helper thread).
+    Raises :class:`RunInterrupted` holding the run's record when the task raised
+    ``KeyboardInterrupt``.
     """
     if setup.retries is None and setup.limits is None:  # one call, nothing to wait for
         last = _call_sync(setup, planned, loop, 0.0, 1)
         run = last.run
     else:
         run, last = _attempted_sync(setup, planned, loop)
+    if last.interrupted:
+        _scoring_call(run, setup.registry)
+        raise RunInterrupted(_finish(setup, run, last.status, ((), ())))
     call = _scoring_call(run, setup.registry)
     limits = setup.limits
     if (
@@ -496,6 +605,7 @@ def _call_sync(
     ctx = run.ctx
     task_status = TaskStatus.PASSED
     error: BaseException | None = None
+    interrupted = False
 
     def call() -> Any:
         output = setup.task(ctx, ctx.case)
@@ -516,9 +626,13 @@ def _call_sync(
             except (Exception, SystemExit) as exc:
                 error = exc
                 task_status = run.task_raised(exc, root)
+            except KeyboardInterrupt as exc:
+                interrupted = True
+                error = exc
+                task_status = run.task_raised(exc, root, stage="interrupted")
     task_status = _closed_cassette(run, task_status)
     duration = (time.perf_counter_ns() - run.started) / 1e9
-    return _Attempt(run, task_status, error, queued, duration, number)
+    return _Attempt(run, task_status, error, queued, duration, number, interrupted=interrupted)
 
 
 def _closed_cassette(run: _Run, task_status: TaskStatus) -> TaskStatus:

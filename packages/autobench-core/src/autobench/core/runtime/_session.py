@@ -22,7 +22,10 @@ Order of work in :meth:`~RunSession.execute`:
 When the experiment is cancelled (Ctrl-C) during step 2, the runs that finished
 (and, for async tasks, the cancelled ones, recorded as errored with stage
 ``cancelled``) are handed to the sink, ``sink.finish`` gets a summary with
-``complete: false``, and the cancellation is re-raised.
+``complete: false``, and the cancellation is re-raised. A task raising
+``KeyboardInterrupt`` ends it the same way (its run recorded as errored with stage
+``interrupted``), then :class:`TaskInterrupted` (a ``KeyboardInterrupt``) is raised.
+Either way :attr:`RunSession.interruption` then says what was recorded.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import logging
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -77,7 +80,7 @@ from autobench.core.runtime._resume import (
     resume_changes,
 )
 from autobench.core.runtime._retry import RetryPolicy
-from autobench.core.runtime._run import RunSetup
+from autobench.core.runtime._run import RunInterrupted, RunSetup, TaskInterrupted
 from autobench.core.runtime._scoring import scores_inline
 from autobench.core.runtime._tasks import TaskResolutionError, is_async_task, resolve_task
 from autobench.core.scoring import ScorerSpec
@@ -174,6 +177,25 @@ class _Prepared:
         return prepared, plan
 
 
+@dataclass(frozen=True, slots=True)
+class Interruption:
+    """What an interrupted session (Ctrl-C, or a task raising ``KeyboardInterrupt``) left
+    in its sink: ``runs`` handed over by this session, whether the summary
+    (``complete: false``) was stored, and ``run_id`` of the run whose task raised
+    ``KeyboardInterrupt`` (``None`` for Ctrl-C)."""
+
+    runs: int
+    summary_stored: bool
+    run_id: str | None = None
+
+
+@dataclass
+class _SessionState:
+    """What a session learns while it executes (the session itself is frozen)."""
+
+    interruption: Interruption | None = None
+
+
 @dataclass(frozen=True)
 class RunSession:
     """One experiment, decided: what runs, where its evidence goes, and what came before.
@@ -191,10 +213,17 @@ class RunSession:
     previous: tuple[RunRecord, ...]
     resumed: ResumeInfo | None
     _prepared: _Prepared
+    _state: _SessionState = field(default_factory=_SessionState, compare=False, repr=False)
 
     @property
     def experiment_id(self) -> str:
         return self.experiment.experiment_id
+
+    @property
+    def interruption(self) -> Interruption | None:
+        """After :meth:`execute` was interrupted: what it recorded; ``None`` otherwise (and
+        when the interruption came before any run started)."""
+        return self._state.interruption
 
     @property
     def root_dir(self) -> Path | None:
@@ -336,7 +365,9 @@ class RunSession:
         ``concurrency_limit`` (>= 1, else ``ValueError``) bounds the active runs;
         ``progress`` receives :class:`ProgressEvent` values; ``capture`` is the
         :class:`CapturePolicy` applied to span payloads (default: redact secrets, truncate
-        strings over 64 KiB). Raises :class:`RecordingError` when the sink cannot store.
+        strings over 64 KiB). Raises :class:`RecordingError` when the sink cannot store,
+        and :class:`TaskInterrupted` (a ``KeyboardInterrupt``) once the experiment has ended
+        because a task raised ``KeyboardInterrupt``.
         """
         if concurrency_limit < 1:
             raise ValueError(f"concurrency_limit must be at least 1, got {concurrency_limit}")
@@ -386,11 +417,13 @@ class RunSession:
             try:
                 new_runs = await executor.run()
             except asyncio.CancelledError:
-                if sink is not None:
-                    self._finish_interrupted(
-                        self.previous + executor.finished, time.perf_counter() - started
-                    )
+                self._finish_interrupted(executor.finished, time.perf_counter() - started, None)
                 raise
+            except RunInterrupted as stop:
+                self._finish_interrupted(
+                    executor.finished, time.perf_counter() - started, stop.run_id
+                )
+                raise TaskInterrupted(stop.run_id) from None
         runs = plan_order(experiment, self.previous + new_runs) if self.previous else new_runs
         if spec.post_derive:
             runs, post_derived = post_derive_runs(spec.post_derive, runs, spec.registry)
@@ -428,15 +461,22 @@ class RunSession:
         resumed = self.resumed.model_copy(update={"runs": max(done, 0)})
         return summary.model_copy(update={"resumed": resumed})
 
-    def _finish_interrupted(self, runs: tuple[RunRecord, ...], duration: float) -> None:
-        """After a cancellation: write the summary of the runs handed to the sink so far
-        (``complete: false``); a storage failure is logged, the cancellation goes on."""
-        assert self.sink is not None
-        done = len(runs) - len(self.previous)
-        summary = self._summary(runs, duration, done=done).model_copy(update={"complete": False})
-        try:
-            self.sink.finish(summary)
-        except RecordingError:
-            _log.warning(
-                "could not record the summary of the interrupted experiment", exc_info=True
-            )
+    def _finish_interrupted(
+        self, finished: tuple[RunRecord, ...], duration: float, run_id: str | None
+    ) -> None:
+        """After a cancellation or a task's ``KeyboardInterrupt`` (``run_id``): write the
+        summary of the runs handed to the sink so far (``complete: false``) and note what
+        was recorded (:attr:`interruption`); a storage failure is logged, the interruption
+        goes on."""
+        stored = False
+        if self.sink is not None:
+            runs = self.previous + finished
+            summary = self._summary(runs, duration, done=len(finished))
+            try:
+                self.sink.finish(summary.model_copy(update={"complete": False}))
+                stored = True
+            except RecordingError:
+                _log.warning(
+                    "could not record the summary of the interrupted experiment", exc_info=True
+                )
+        self._state.interruption = Interruption(len(finished), stored, run_id)

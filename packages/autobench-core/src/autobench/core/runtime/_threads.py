@@ -28,6 +28,9 @@
   threads take no new runs; sync runs already active cannot be interrupted:
   they get up to :data:`CANCEL_GRACE` seconds to end (those that do are
   handed on as finished), the others finish in the background and are dropped.
+* A task that raises ``KeyboardInterrupt`` ends the same way: its run is handed on
+  as finished (``_run.RunInterrupted`` holds its record), then the other active runs
+  get the same grace, and :meth:`RunThreads.run` raises the ``RunInterrupted``.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from autobench.core.planning import MatrixRunSpec
-from autobench.core.runtime._run import RunOutput, RunSetup, execute_sync_run
+from autobench.core.runtime._run import RunInterrupted, RunOutput, RunSetup, execute_sync_run
 
 StartedHandler = Callable[[MatrixRunSpec], None]
 FinishedHandler = Callable[[int, MatrixRunSpec, RunOutput], None]
@@ -58,9 +61,9 @@ _BUSY = 0.001
 CANCEL_GRACE = 5.0
 """Seconds a cancelled experiment waits for its active sync runs to end."""
 
-_STARTED, _FINISHED, _RAISED = "started", "finished", "raised"
-"""Kinds of outbox items: ``(_STARTED, planned)``, ``(_FINISHED, position, planned, output)``
-and ``(_RAISED, exception)``."""
+_STARTED, _FINISHED, _RAISED, _INTERRUPTED = "started", "finished", "raised", "interrupted"
+"""Kinds of outbox items: ``(_STARTED, planned)``, ``(_FINISHED, position, planned, output)``,
+``(_RAISED, exception)`` and ``(_INTERRUPTED, position, planned, output, RunInterrupted)``."""
 
 
 class RunThreads:
@@ -105,7 +108,7 @@ class RunThreads:
         self._timer = self._loop.call_later(self._interval, self._poll)
         try:
             await self._done
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, RunInterrupted):
             self._stopped = True
             await self._settle()
             raise
@@ -116,7 +119,7 @@ class RunThreads:
             worker.join()
 
     async def _settle(self) -> None:
-        # Cancelled: wait (bounded) for the active runs, then hand on what finished.
+        # Cancelled or interrupted: wait (bounded) for the active runs, then hand on what finished.
         deadline = time.monotonic() + CANCEL_GRACE
         while any(worker.is_alive() for worker in self._workers) and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
@@ -125,6 +128,8 @@ class RunThreads:
             item = outbox.popleft()
             if item[0] is _FINISHED:
                 self._on_finished(*item[1:])
+            elif item[0] is _INTERRUPTED:
+                self._on_finished(*item[1:4])
 
     def _start_worker(self) -> None:
         slot = len(self._workers)
@@ -158,6 +163,13 @@ class RunThreads:
                 outbox.append((_STARTED, planned))
             try:
                 output = context.copy().run(execute_sync_run, setup, planned, loop)
+            except RunInterrupted as stop:
+                self._stopped = True  # no thread takes another run
+                output = stop.output
+                if setup.prepare is not None:
+                    output = _prepared(setup.prepare, output)
+                outbox.append((_INTERRUPTED, position, planned, output, stop))
+                return
             except BaseException as exc:
                 outbox.append((_RAISED, exc))
                 return
@@ -195,6 +207,10 @@ class RunThreads:
             self._remaining -= 1
             if self._remaining == 0:
                 self._done.set_result(None)
+        elif kind is _INTERRUPTED:
+            self._on_finished(*item[1:4])
+            self._remaining -= 1
+            raise item[4]
         elif kind is _RAISED:
             raise item[1]
         elif self._on_started is not None:
