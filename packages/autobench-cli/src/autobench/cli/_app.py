@@ -77,7 +77,7 @@ class LazyGroup(click.Group):
             with user_errors():
                 return super().invoke(ctx)
         except click.ClickException as exc:  # a usage error may quote an argument's secret
-            exc.message = redact_text(exc.message)
+            vars(exc)["message"] = redact_text(exc.message)  # click declares it final
             raise
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

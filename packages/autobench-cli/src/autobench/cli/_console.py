@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, cast
 
 import click
 from rich.console import Console
@@ -83,12 +83,12 @@ class RedactingStream(io.TextIOBase):
 def stdout_console(policy: CapturePolicy = DEFAULT_CAPTURE_POLICY) -> Console:
     """The console of a command's output, redacting with ``policy`` (the policy of the
     record shown, :func:`autobench.report.output_policy`, where there is one)."""
-    return Console(file=RedactingStream(policy=policy), highlight=False)
+    return Console(file=cast(TextIO, RedactingStream(policy=policy)), highlight=False)
 
 
 def stderr_console(policy: CapturePolicy = DEFAULT_CAPTURE_POLICY) -> Console:
     """The console of progress, notes and errors (stderr), redacting with ``policy``."""
-    return Console(file=RedactingStream(stderr=True, policy=policy), highlight=False)
+    return Console(file=cast(TextIO, RedactingStream(stderr=True, policy=policy)), highlight=False)
 
 
 class ReportedError(click.exceptions.Exit):

@@ -45,7 +45,7 @@ from autobench.records import (
     project_observations,
     run_observations,
 )
-from autobench.report import output_policy
+from autobench.records._output_redaction import output_policy
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import Event, ReadableSpan
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope as OtelScope

@@ -16,8 +16,8 @@ from autobench.records import ExperimentResult
 from autobench.report._builders import build_report
 from autobench.report._export_csv import CsvExporter
 from autobench.report._export_yaml import YamlExporter
+from autobench.report._exporters import export_content
 from autobench.report._model import Report
-from autobench.report._redaction import export_content
 
 
 def write_export(path: Path | str, content: str | bytes) -> int:
