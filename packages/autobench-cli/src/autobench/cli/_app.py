@@ -68,11 +68,17 @@ class LazyGroup(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         """Run the subcommand; an error Autobench raises on purpose anywhere on the way (while
         a subcommand module is imported, its ``--help`` built, or it runs) is a panel with
-        exit code 1, never a traceback."""
+        exit code 1, never a traceback. Click's usage errors, which quote the arguments
+        given, are redacted like every output."""
         from autobench.cli._console import user_errors  # not needed by `autobench --help`
+        from autobench.report import redact_text
 
-        with user_errors():
-            return super().invoke(ctx)
+        try:
+            with user_errors():
+                return super().invoke(ctx)
+        except click.ClickException as exc:  # a usage error may quote an argument's secret
+            vars(exc)["message"] = redact_text(exc.message)  # click declares it final
+            raise
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, COMMANDS[name][1]) for name in sorted(COMMANDS)]

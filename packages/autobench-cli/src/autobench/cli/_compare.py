@@ -18,6 +18,7 @@ from autobench.cli._replayed import replayed
 from autobench.report import (
     compare_experiments,
     compare_variants,
+    output_policy,
     render_comparison,
     render_experiment_comparison,
     report_spec,
@@ -113,7 +114,7 @@ def compare_command(
                 metrics=configured.metrics if configured and configured.metrics else None,
                 level=level,
             )
-        stdout_console().print(render_comparison(comparison))
+        stdout_console(output_policy(result)).print(render_comparison(comparison))
         comparisons = (comparison,)
     if fail_on == "regressed":
         exit_for_gate(regressions(comparisons))

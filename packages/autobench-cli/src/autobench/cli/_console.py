@@ -1,42 +1,94 @@
 """The consoles the commands print to, and how user-facing errors are shown.
 
 Rich honours ``NO_COLOR`` and plain (non-terminal) stdout by itself; errors go
-to stderr in a panel that names the file and YAML location when known.
+to stderr in a panel that names the file and YAML location when known. Every
+console writes through :class:`RedactingStream`: what a command prints (tables,
+panels, progress, errors) passes the output redaction
+(:func:`autobench.report.redact_text`) on its way to the terminal.
 """
 
 from __future__ import annotations
 
 import importlib
+import io
 import re
+import sys
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO, cast
 
 import click
 from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
-from autobench.abp import AutobenchError, InstrumentationError
+from autobench.abp import (
+    DEFAULT_CAPTURE_POLICY,
+    AutobenchError,
+    CapturePolicy,
+    InstrumentationError,
+)
 from autobench.core.distributions import package_directories
 from autobench.core.runtime import ResumeError, TaskResolutionError
 from autobench.core.scoring import ScorerResolutionError
 from autobench.core.spec import SpecError
 from autobench.records import RecordFormatError, RecordingError
-from autobench.report import UnknownExportFormatError, UnknownVariantError
+from autobench.report import UnknownExportFormatError, UnknownVariantError, redact_text
 
 EXIT_ERROR = 1
 _IMPORTLIB = Path(importlib.__file__).parent
 _AUTOBENCH = tuple(Path(path) for path in package_directories())
 
 
-def stdout_console() -> Console:
-    return Console(highlight=False)
+class RedactingStream(io.TextIOBase):
+    """A text stream writing to ``sys.stdout`` (or ``sys.stderr``) as it is at each write,
+    with every secret ``policy`` recognises redacted (:func:`autobench.report.redact_text`).
+
+    Rich writes each ``print`` (and each refresh of a live display) in one call, so a
+    secret is redacted wherever a rendered line holds it whole. It asks the stream
+    whether it is a terminal and for its encoding: both are the target's.
+    """
+
+    def __init__(self, stderr: bool = False, policy: CapturePolicy = DEFAULT_CAPTURE_POLICY):
+        self._stderr = stderr
+        self.policy = policy
+
+    @property
+    def target(self) -> TextIO:
+        return sys.stderr if self._stderr else sys.stdout
+
+    def write(self, text: str) -> int:
+        self.target.write(redact_text(text, self.policy))
+        return len(text)
+
+    def flush(self) -> None:
+        self.target.flush()
+
+    def isatty(self) -> bool:
+        return self.target.isatty()
+
+    def fileno(self) -> int:
+        return self.target.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.target, "encoding", None) or "utf-8"
+
+    def writable(self) -> bool:
+        return True
 
 
-def stderr_console() -> Console:
-    return Console(stderr=True, highlight=False)
+def stdout_console(policy: CapturePolicy = DEFAULT_CAPTURE_POLICY) -> Console:
+    """The console of a command's output, redacting with ``policy`` (the policy of the
+    record shown, :func:`autobench.report.output_policy`, where there is one)."""
+    return Console(file=cast(TextIO, RedactingStream(policy=policy)), highlight=False)
+
+
+def stderr_console(policy: CapturePolicy = DEFAULT_CAPTURE_POLICY) -> Console:
+    """The console of progress, notes and errors (stderr), redacting with ``policy``."""
+    return Console(file=cast(TextIO, RedactingStream(stderr=True, policy=policy)), highlight=False)
 
 
 class ReportedError(click.exceptions.Exit):
@@ -47,7 +99,9 @@ class ReportedError(click.exceptions.Exit):
 
 
 def show_error(title: str, message: str, hint: str | None = None) -> ReportedError:
-    body = Text(message, overflow="fold")
+    """Print an error panel to stderr; the message is redacted before the panel folds it
+    into lines (a folded secret would be cut in parts no pattern recognises)."""
+    body = Text(redact_text(message), overflow="fold")
     if hint:
         body.append(f"\n\n{hint}", style="dim")
     stderr_console().print(Panel(body, title=title, title_align="left", border_style="red"))
@@ -82,10 +136,10 @@ def user_errors() -> Iterator[None]:
             "without `strict`, unavailable integrations are skipped.",
         ) from None
     except AutobenchError as exc:  # every other error Autobench raises on purpose
-        raise show_error(_title(exc), str(exc)) from None
+        raise show_error(title_of(exc), str(exc)) from None
 
 
-def _title(error: AutobenchError) -> str:
+def title_of(error: AutobenchError) -> str:
     """A panel title from the error's class: ``PricingError`` -> ``Pricing error``."""
     words = re.findall(r"[A-Z]+(?=[A-Z][a-z]|$)|[A-Z]?[a-z]+|\d+", type(error).__name__)
     text = " ".join(words).lower() if words else "error"

@@ -19,7 +19,8 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from autobench.cli._console import show_error, stdout_console, user_errors
+from autobench.abp import AutobenchError
+from autobench.cli._console import show_error, stdout_console, title_of, user_errors
 from autobench.cli._plugins import command_plugins
 from autobench.cli._replayed import replayed
 from autobench.core.distributions import DISTRIBUTIONS
@@ -28,7 +29,12 @@ from autobench.report import (
     Exporter,
     ExporterRegistry,
     build_report,
+    export_content,
     exporter_registry,
+    output_policy,
+    redact_known,
+    redact_url,
+    url_secrets,
     write_export,
 )
 
@@ -181,7 +187,7 @@ def export_command(
             record_dir, evidence_only=not traces, meanwhile=getattr(exporter, "prepare", None)
         )
         report = build_report(result)
-        content = exporter.export(report, result)
+        content = export_content(exporter, report, result)
         try:
             size = write_export(target, content)
         except OSError as error:
@@ -214,7 +220,8 @@ def _check_destination(exporter: Exporter, target: Path | None, endpoint: str | 
         parts = urlsplit(endpoint)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise click.UsageError(
-                f"--endpoint {endpoint!r} is not a URL: give http://HOST:PORT or https://HOST/PATH"
+                f"--endpoint {redact_url(endpoint)!r} is not a URL: "
+                "give http://HOST:PORT or https://HOST/PATH"
             )
         return
     if endpoint is not None:
@@ -228,17 +235,25 @@ def _check_destination(exporter: Exporter, target: Path | None, endpoint: str | 
 
 
 def _send(exporter: Exporter, record_dir: Path, endpoint: str) -> None:
-    """Replay ``record_dir`` for ``exporter`` and send it to ``endpoint``."""
+    """Replay ``record_dir`` for ``exporter`` and send it to ``endpoint``. What is shown of
+    the endpoint (in the line saying what was sent, or in the error) has its credentials
+    redacted: userinfo and secret query values (:func:`autobench.report.url_secrets`)."""
     with user_errors():
         traces = getattr(exporter, "needs_traces", False) is True
         result = replayed(
             record_dir, evidence_only=not traces, meanwhile=getattr(exporter, "prepare", None)
         )
         report = build_report(result)
-        said = exporter.send(report, result, endpoint)  # type: ignore[attr-defined]
-    stdout_console().print(
+        policy = output_policy(result)
+        secrets = url_secrets(endpoint, policy)
+        try:
+            said = exporter.send(report, result, endpoint)  # type: ignore[attr-defined]
+        except AutobenchError as error:
+            raise show_error(title_of(error), redact_known(str(error), secrets, policy)) from None
+        said = redact_known(str(said), secrets, policy)
+    stdout_console(policy).print(
         Panel(
-            Text(str(said)),
+            Text(said),
             title=Text(f"sent ({exporter.name})", style="green"),
             title_align="left",
         )

@@ -30,6 +30,7 @@ from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._doctor import doctor_command
 from autobench.cli._replayed import replayed
 from autobench.records import ExperimentTraceShape, experiment_trace_shape
+from autobench.report import output_policy
 
 DEFAULT_RUN_LIMIT = 40
 """Runs listed one per row; more are summarised per variant."""
@@ -61,8 +62,9 @@ def trace_command(record_dir: Path, limit: int) -> None:
     only: neither the task nor any provider SDK is imported.
     """
     with user_errors():
-        shape = experiment_trace_shape(replayed(record_dir))
-    console = stdout_console()
+        result = replayed(record_dir)
+        shape = experiment_trace_shape(result)
+    console = stdout_console(output_policy(result))
     if len(shape.runs) <= limit:
         console.print(_runs_table(shape))
     else:

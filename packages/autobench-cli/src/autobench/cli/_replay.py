@@ -13,7 +13,7 @@ from autobench.cli._plugins import command_plugins
 from autobench.cli._replayed import replayed
 from autobench.core.plugins import TraceExtractorRegistry
 from autobench.records import TraceExtractor, replay_experiment_extraction
-from autobench.report import build_report, render_report
+from autobench.report import build_report, output_policy, render_report
 
 
 def _extractor(names: tuple[str, ...], registry: TraceExtractorRegistry) -> TraceExtractor:
@@ -69,4 +69,6 @@ def replay_command(record_dir: Path, extract: tuple[str, ...]) -> None:
     with user_errors():
         result = replayed(record_dir)
         report = build_report(result)
-    stdout_console().print(render_report(report, records=str(record_dir), runs="none"))
+    stdout_console(output_policy(result)).print(
+        render_report(report, records=str(record_dir), runs="none")
+    )

@@ -10,7 +10,7 @@ from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._gate import fail_on_option, gate_failures, runs_option
 from autobench.cli._output import exit_for_gate
 from autobench.cli._replayed import replayed
-from autobench.report import build_report, render_report
+from autobench.report import build_report, output_policy, render_report
 from autobench.report._render import RunSelection
 
 
@@ -38,5 +38,7 @@ def report_command(
     with user_errors():
         result = replayed(record_dir, evidence_only=True)
         report = build_report(result, leave_out_replayed=leave_out_replayed)
-    stdout_console().print(render_report(report, records=str(record_dir), runs=runs))
+    stdout_console(output_policy(result)).print(
+        render_report(report, records=str(record_dir), runs=runs)
+    )
     exit_for_gate(gate_failures(result, fail_on))

@@ -31,7 +31,7 @@ from autobench.records import (
     RunStatus,
     load_experiment_record,
 )
-from autobench.report import build_report, render_report
+from autobench.report import build_report, output_policy, render_report
 from autobench.report._render import RunSelection
 
 
@@ -338,7 +338,7 @@ def run_command(
     with user_errors():
         report = build_report(result)
     records = None if result.root_dir is None else str(result.root_dir)
-    stdout_console().print(render_report(report, records=records, runs=runs))
+    stdout_console(output_policy(result)).print(render_report(report, records=records, runs=runs))
     exit_for_gate(gate_failures(result, fail_on))
 
 

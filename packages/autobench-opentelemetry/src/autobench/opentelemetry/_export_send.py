@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 from autobench.abp import AutobenchError
+from autobench.records._output_redaction import redact_known, redact_url, url_secrets
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExportResult
@@ -29,7 +30,9 @@ def traces_endpoint(url: str) -> str:
     Raises :class:`OtlpSendError` for a URL that is not ``http://`` or ``https://``."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise OtlpSendError(f"{url!r} is not an http:// or https:// URL of an OTLP/HTTP endpoint")
+        raise OtlpSendError(
+            f"{redact_url(url)!r} is not an http:// or https:// URL of an OTLP/HTTP endpoint"
+        )
     if parts.path in ("", "/"):
         return parts._replace(path=TRACES_PATH).geturl()
     return url
@@ -37,29 +40,33 @@ def traces_endpoint(url: str) -> str:
 
 def send_spans(spans: Sequence[ReadableSpan], url: str, *, batch: int = BATCH_SPANS) -> str:
     """Send ``spans`` to ``url`` (see :func:`traces_endpoint`) over OTLP/HTTP (protobuf),
-    ``batch`` spans per request, in order, and return the traces URL they went to.
+    ``batch`` spans per request, in order, and return the traces URL they went to, as it
+    may be shown (credentials in its userinfo or query redacted: :func:`redact_url`).
 
     Headers, compression, timeout and certificates come from the exporter's standard
     ``OTEL_EXPORTER_OTLP_TRACES_*`` / ``OTEL_EXPORTER_OTLP_*`` environment variables. The
     exporter retries what OTLP calls retryable (429, 502, 503, 504, a refused connection)
     until its timeout (10 seconds by default). Raises :class:`OtlpSendError` when a
-    request fails; the requests before it were delivered.
+    request fails; the requests before it were delivered. Its message names the endpoint
+    and quotes the exporter with the endpoint's credentials redacted.
     """
     endpoint = traces_endpoint(url)
+    secrets = url_secrets(endpoint)
+    shown = redact_known(endpoint, secrets)
     exporter = OTLPSpanExporter(endpoint=endpoint)
     try:
         for start in range(0, len(spans), batch):
             with _exporter_messages() as messages:
                 outcome = exporter.export(spans[start : start + batch])
             if outcome is not SpanExportResult.SUCCESS:
-                reason = _reason(messages)
+                reason = redact_known(_reason(messages), secrets)
                 raise OtlpSendError(
-                    f"sending spans to {endpoint} failed after {start} of {len(spans)} spans "
+                    f"sending spans to {shown} failed after {start} of {len(spans)} spans "
                     f"were delivered: {reason}"
                 )
     finally:
         exporter.shutdown()
-    return endpoint
+    return shown
 
 
 def _reason(messages: list[str]) -> str:

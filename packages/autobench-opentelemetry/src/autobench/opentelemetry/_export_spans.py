@@ -31,6 +31,7 @@ from autobench.opentelemetry._export_attributes import (
     span_attributes,
 )
 from autobench.opentelemetry._export_ids import nanos, span_id_of, trace_id_of, unix_nanos
+from autobench.opentelemetry._export_redaction import redact_spans
 from autobench.records import (
     ExperimentResult,
     Observation,
@@ -44,6 +45,7 @@ from autobench.records import (
     project_observations,
     run_observations,
 )
+from autobench.records._output_redaction import output_policy
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import Event, ReadableSpan
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope as OtelScope
@@ -72,13 +74,15 @@ def experiment_resource(result: ExperimentResult) -> Resource:
 
 
 def experiment_spans(result: ExperimentResult) -> list[ReadableSpan]:
-    """Every span of every run of ``result``, run after run in plan order."""
+    """Every span of every run of ``result``, run after run in plan order, with every
+    text redacted by the record's policy (:mod:`autobench.opentelemetry._export_redaction`):
+    the spans both OTLP formats encode."""
     resource = experiment_resource(result)
     scopes: dict[tuple[str, str], OtelScope] = {}
     spans: list[ReadableSpan] = []
     for run in result.runs:
         spans.extend(_RunSpans(run, result, resource, scopes).build())
-    return spans
+    return redact_spans(spans, output_policy(result))
 
 
 class _RunSpans:

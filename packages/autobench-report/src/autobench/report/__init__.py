@@ -16,6 +16,7 @@ from autobench.report._experiments import compare_experiments as compare_experim
 from autobench.report._exporters import Exporter as Exporter
 from autobench.report._exporters import ExporterRegistry as ExporterRegistry
 from autobench.report._exporters import UnknownExportFormatError as UnknownExportFormatError
+from autobench.report._exporters import export_content as export_content
 from autobench.report._exporters import exporter_registry
 from autobench.report._metrics import UnknownVariantError as UnknownVariantError
 from autobench.report._model import AggregateValue as AggregateValue
@@ -36,6 +37,13 @@ from autobench.report._model import UnpairedCase as UnpairedCase
 from autobench.report._model import VariantDistribution as VariantDistribution
 from autobench.report._model import VariantSummary as VariantSummary
 from autobench.report._model import Verdict as Verdict
+from autobench.report._redaction import output_policy as output_policy
+from autobench.report._redaction import redact_content as redact_content
+from autobench.report._redaction import redact_known as redact_known
+from autobench.report._redaction import redact_strings as redact_strings
+from autobench.report._redaction import redact_text as redact_text
+from autobench.report._redaction import redact_url as redact_url
+from autobench.report._redaction import url_secrets as url_secrets
 
 # The Rich renderers are imported on first use: loading the plugin manager imports this
 # package (the built-in exporters are an entry point), and that must not cost a Rich import.

@@ -33,6 +33,7 @@ from autobench.report._model import (
     MetricStatistics,
     Report,
 )
+from autobench.report._redaction import output_policy, redact_strings
 
 REPORT_RECORD_VERSION = 1
 
@@ -179,4 +180,7 @@ class YamlExporter:
 
     def export(self, report: Report, result: ExperimentResult) -> str:
         header = f"record:\n  type: report\n  version: {REPORT_RECORD_VERSION}\n"
-        return header + render_sections({"report": report_document(report)})
+        # Redacted as data, so a marker is written as the string it is, never read back as
+        # YAML syntax (the text pass of every export then finds nothing left to change).
+        document = redact_strings(report_document(report), output_policy(result))
+        return header + render_sections({"report": document})

@@ -18,6 +18,7 @@ from autobench.abp import AutobenchError
 from autobench.core.plugins import ExportFormat, plugin_manager
 from autobench.records import ExperimentResult
 from autobench.report._model import Report
+from autobench.report._redaction import output_policy, redact_content
 
 
 @runtime_checkable
@@ -100,3 +101,10 @@ class ExporterRegistry:
 def exporter_registry() -> ExporterRegistry:
     """The exporters of the process-wide plugin manager (built once)."""
     return ExporterRegistry.from_manager(plugin_manager())
+
+
+def export_content(exporter: Exporter, report: Report, result: ExperimentResult) -> str | bytes:
+    """What ``exporter`` makes of ``report`` and ``result``, redacted by
+    :func:`output_policy` of ``result``: the content ``autobench export`` and the Python
+    export helpers write. Raises what the exporter raises."""
+    return redact_content(exporter.export(report, result), output_policy(result))

@@ -16,6 +16,7 @@ from autobench.records import ExperimentResult
 from autobench.report._builders import build_report
 from autobench.report._export_csv import CsvExporter
 from autobench.report._export_yaml import YamlExporter
+from autobench.report._exporters import export_content
 from autobench.report._model import Report
 
 
@@ -47,10 +48,10 @@ def write_export(path: Path | str, content: str | bytes) -> int:
 def export_runs_csv(
     result: ExperimentResult, path: Path | str, *, report: Report | None = None
 ) -> Path:
-    """Write the ``csv`` export of ``result`` (one row per run with its projected metrics)
-    to ``path``; ``report`` defaults to :func:`build_report` of ``result``. Returns the path."""
+    """Write the ``csv`` export of ``result`` (one row per run with its projected metrics,
+    redacted like every export: :func:`export_content`) to ``path``; ``report`` defaults to :func:`build_report` of ``result``. Returns the path."""
     chosen = report or build_report(result)
-    write_export(path, CsvExporter().export(chosen, result))
+    write_export(path, export_content(CsvExporter(), chosen, result))
     return Path(path)
 
 
@@ -58,8 +59,8 @@ def export_summary_yaml(
     result: ExperimentResult, path: Path | str, *, report: Report | None = None
 ) -> Path:
     """Write the ``yaml`` summary export of ``result`` (leaderboard, distributions,
-    policies) to ``path``; ``report`` defaults to :func:`build_report` of ``result``.
+    policies; redacted like every export) to ``path``; ``report`` defaults to :func:`build_report` of ``result``.
     Returns the path."""
     chosen = report or build_report(result)
-    write_export(path, YamlExporter().export(chosen, result))
+    write_export(path, export_content(YamlExporter(), chosen, result))
     return Path(path)
