@@ -184,6 +184,10 @@ from autobench.records._yaml_input import compose_input as compose_input
 from autobench.records._yaml_input import construct_input as construct_input
 from autobench.records._yaml_input import load_input as load_input
 from autobench.records._yaml_input import render_input_sections as render_input_sections
+from autobench.records._yaml_limits import MAX_EXPANDED_VALUES as MAX_EXPANDED_VALUES
+from autobench.records._yaml_limits import MAX_INPUT_NESTING as MAX_INPUT_NESTING
+from autobench.records._yaml_limits import MAX_RECORD_NESTING as MAX_RECORD_NESTING
+from autobench.records._yaml_limits import YamlLimitError as YamlLimitError
 
 __all__ = [
     "DEFAULT_SEMANTIC_REGISTRY",

@@ -43,6 +43,7 @@ from autobench.records._yaml import (
     _plain_scalar,
     _tag,
 )
+from autobench.records._yaml_limits import MAX_RECORD_NESTING
 
 NOT_CANONICAL: Any = object()
 """What :func:`read_canonical` returns for a text outside the layout."""
@@ -207,6 +208,7 @@ class _Reader:
         self.lines.pop()  # the empty text after the final line break
         self.count = len(self.lines)
         self.index = 0
+        self.depth = 0
 
     def skip(self) -> int:
         """The index of the next line holding content (blank and comment lines skipped)."""
@@ -223,8 +225,19 @@ class _Reader:
         """The block collection starting at the current line, indented ``indent``."""
         body = self.lines[self.index][indent:]
         if body[0] == "-" and (len(body) == 1 or body[1] == " "):
-            return self.sequence(indent)
-        return self.mapping(indent)
+            return self.nested(self.sequence, indent)
+        return self.nested(self.mapping, indent)
+
+    def nested(self, read: Any, indent: int) -> Any:
+        """``read(indent)`` one level deeper; past :data:`MAX_RECORD_NESTING` levels the
+        text is left to the full parser, which locates the error."""
+        self.depth += 1
+        if self.depth >= MAX_RECORD_NESTING:
+            raise _Outside
+        try:
+            return read(indent)
+        finally:
+            self.depth -= 1
 
     def mapping(self, indent: int) -> dict[str, Any]:
         result: dict[str, Any] = {}
@@ -318,7 +331,7 @@ class _Reader:
                 return self.block(found)
             body = line[indent:]
             if not item and found == indent and (body == "-" or body[:2] == "- "):
-                return self.sequence(indent)
+                return self.nested(self.sequence, indent)
             return None
         first = text[0]
         if first in "'\"":
