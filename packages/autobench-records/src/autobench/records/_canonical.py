@@ -200,6 +200,11 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
+_COMPACT_DEPTH = 32
+"""Collections deeper than this that start on their parent item's line (``- - - x``) are
+left to the full parser: each one here copies the rest of the line."""
+
+
 class _Reader:
     """Recursive descent over the lines of one text (see :func:`read_canonical`)."""
 
@@ -311,6 +316,8 @@ class _Reader:
                 content[0] not in "|>" and _key_end(content) > 0
             ):
                 # a collection starting on the item's line: read it as if it started a line
+                if self.depth >= _COMPACT_DEPTH:
+                    raise _Outside  # each level would copy the rest of a long line
                 lines[index] = " " * column + content
                 result.append(self.block(column))
             else:
