@@ -74,9 +74,7 @@ def test_an_alias_bomb_in_a_run_file_is_refused_by_every_reader(rec: Path, tmp_p
     )
 
 
-@pytest.mark.parametrize(
-    "nested", [f"  {_flow(5000)}", _block(5000)], ids=["flow", "block"]
-)
+@pytest.mark.parametrize("nested", [f"  {_flow(5000)}", _block(5000)], ids=["flow", "block"])
 def test_5000_nested_levels_in_a_run_file_are_refused_by_every_reader(
     rec: Path, tmp_path: Path, nested: str
 ) -> None:
@@ -159,9 +157,7 @@ def _nested(levels: int) -> str:
 
 
 def _deep_spec(directory: Path, levels: int) -> Path:
-    (directory / "deep_task.py").write_text(
-        "def run(ctx, case):\n    return {'ok': True}\n"
-    )
+    (directory / "deep_task.py").write_text("def run(ctx, case):\n    return {'ok': True}\n")
     spec = directory / "autobench.yaml"
     spec.write_text(
         textwrap.dedent(
@@ -216,4 +212,3 @@ def test_an_input_deeper_than_validate_accepts_is_a_located_error_of_validate_an
         assert f"autobench.yaml:3:{column}: collections nest more than 200 levels" in flat, flat
         assert "Traceback" not in result.output
     assert not (tmp_path / "r").exists()
-

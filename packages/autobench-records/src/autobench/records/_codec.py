@@ -351,8 +351,7 @@ def without_sections(text: str, names: frozenset[str]) -> str:
     """
     chunks = _SECTION_START.split(text)
     return "".join(
-        "\n" * chunk.count("\n") if chunk.split(":", 1)[0] in names else chunk
-        for chunk in chunks
+        "\n" * chunk.count("\n") if chunk.split(":", 1)[0] in names else chunk for chunk in chunks
     )
 
 
