@@ -522,7 +522,7 @@ def compose_with(
             except MarkedYAMLError:
                 pass  # libyaml refused it: ruamel's YAML 1.2 parser decides
             else:
-                check_document(root, max_nesting=max_nesting)
+                check_document(root, max_nesting=max_nesting, aliases="*" in text)
                 return root
         finally:
             loader.dispose()
@@ -534,7 +534,7 @@ def compose_with(
         raise too_deep_error(error.problem_mark, max_nesting) from None
     finally:
         loader.dispose()
-    check_document(root, max_nesting=max_nesting)
+    check_document(root, max_nesting=max_nesting, aliases="*" in text)
     return root
 
 

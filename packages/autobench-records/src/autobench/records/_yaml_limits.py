@@ -63,12 +63,16 @@ def nesting_bound(text: str) -> int:
     return text.count("[") + text.count("{") + 2 * (longest + 1) + 1
 
 
-def check_document(root: Node | None, *, max_nesting: int) -> None:
+def check_document(root: Node | None, *, max_nesting: int, aliases: bool = True) -> None:
     """Refuse (:class:`YamlLimitError`) a composed document with a recursive alias, more than
     :data:`MAX_EXPANDED_VALUES` values once its aliases are expanded, or collections nested
     more than ``max_nesting`` levels. Linear in the number of distinct nodes (a node that
-    aliases share is walked once)."""
+    aliases share is walked once). ``aliases=False`` (the text holds no ``*``, so no node
+    is shared) checks the nesting only, faster."""
     if root is None or isinstance(root, ScalarNode):
+        return
+    if not aliases:
+        _check_depth(root, max_nesting)
         return
     sizes: dict[int, int] = {}
     heights: dict[int, int] = {}
@@ -121,6 +125,25 @@ def too_deep_error(mark: Any, max_nesting: int) -> YamlLimitError:
         mark,
         f"at most {max_nesting} levels of mappings and lists inside one another",
     )
+
+
+def _check_depth(root: Node, max_nesting: int) -> None:
+    """The nesting check of a tree without aliases (every node has one parent)."""
+    level = [root]
+    depth = 1
+    while level:
+        if depth > max_nesting:
+            raise too_deep_error(level[0].start_mark, max_nesting)
+        below: list[Node] = []
+        for node in level:
+            if isinstance(node, MappingNode):
+                below.extend(
+                    item for pair in node.value for item in pair if type(item) is not ScalarNode
+                )
+            else:
+                below.extend(item for item in node.value if type(item) is not ScalarNode)
+        level = below
+        depth += 1
 
 
 def _children(node: Node) -> list[Node]:
