@@ -116,7 +116,9 @@ def experiment_for(runs: list[tuple[str, str]], **updates: Any) -> ExperimentRec
         experiment=ExperimentInfo(id=EXPERIMENT_ID, benchmark=BENCHMARK_ID, started_at=STARTED),
         benchmark=BenchmarkInfoRecord(
             id=BENCHMARK_ID,
-            variants=tuple(Variant(id=variant) for variant in variants),
+            variants=tuple(
+                Variant(id=variant, factors={"prompt_version": "route-v1"}) for variant in variants
+            ),
             cases=len({case for case, _ in runs}),
             runs=len(runs),
         ),

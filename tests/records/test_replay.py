@@ -134,7 +134,7 @@ def test_trace_artifact_must_stay_inside_the_directory(tmp_path: Path) -> None:
     path.write_text(
         text.replace("path: artifacts/run_c_v/trace.yaml", "path: ../trace.yaml"), encoding="utf-8"
     )
-    with pytest.raises(RecordFormatError, match="leaves the experiment directory"):
+    with pytest.raises(RecordFormatError, match="leaves the record directory"):
         load_run_record(path, root=root)
     path.unlink()
     path.write_text(text, encoding="utf-8")

@@ -79,6 +79,9 @@ from autobench.records._legacy import upgrade_run_body as upgrade_run_body
 from autobench.records._legacy import upgrade_trace_document as upgrade_trace_document
 from autobench.records._native import NativeObservation as NativeObservation
 from autobench.records._native import native_observations as native_observations
+from autobench.records._ownership import case_input_hash as case_input_hash
+from autobench.records._ownership import check_own_run as check_own_run
+from autobench.records._ownership import record_file as record_file
 from autobench.records._paths import artifact_dir as artifact_dir
 from autobench.records._paths import run_record_path as run_record_path
 from autobench.records._paths import safe_segment as safe_segment
@@ -116,6 +119,7 @@ from autobench.records._records import RunOutcome as RunOutcome
 from autobench.records._records import SpecInfo as SpecInfo
 from autobench.records._records import StatusCounts as StatusCounts
 from autobench.records._records import TraceSummary as TraceSummary
+from autobench.records._replay import check_run_files as check_run_files
 from autobench.records._replay import (
     load_experiment_record,
     load_run_record,
@@ -184,6 +188,10 @@ from autobench.records._yaml_input import compose_input as compose_input
 from autobench.records._yaml_input import construct_input as construct_input
 from autobench.records._yaml_input import load_input as load_input
 from autobench.records._yaml_input import render_input_sections as render_input_sections
+from autobench.records._yaml_limits import MAX_EXPANDED_VALUES as MAX_EXPANDED_VALUES
+from autobench.records._yaml_limits import MAX_INPUT_NESTING as MAX_INPUT_NESTING
+from autobench.records._yaml_limits import MAX_RECORD_NESTING as MAX_RECORD_NESTING
+from autobench.records._yaml_limits import YamlLimitError as YamlLimitError
 
 __all__ = [
     "DEFAULT_SEMANTIC_REGISTRY",

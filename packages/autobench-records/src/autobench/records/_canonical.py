@@ -43,6 +43,7 @@ from autobench.records._yaml import (
     _plain_scalar,
     _tag,
 )
+from autobench.records._yaml_limits import MAX_RECORD_NESTING
 
 NOT_CANONICAL: Any = object()
 """What :func:`read_canonical` returns for a text outside the layout."""
@@ -199,6 +200,11 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
+_COMPACT_DEPTH = 32
+"""Collections deeper than this that start on their parent item's line (``- - - x``) are
+left to the full parser: each one here copies the rest of the line."""
+
+
 class _Reader:
     """Recursive descent over the lines of one text (see :func:`read_canonical`)."""
 
@@ -207,6 +213,7 @@ class _Reader:
         self.lines.pop()  # the empty text after the final line break
         self.count = len(self.lines)
         self.index = 0
+        self.depth = 0
 
     def skip(self) -> int:
         """The index of the next line holding content (blank and comment lines skipped)."""
@@ -223,8 +230,19 @@ class _Reader:
         """The block collection starting at the current line, indented ``indent``."""
         body = self.lines[self.index][indent:]
         if body[0] == "-" and (len(body) == 1 or body[1] == " "):
-            return self.sequence(indent)
-        return self.mapping(indent)
+            return self.nested(self.sequence, indent)
+        return self.nested(self.mapping, indent)
+
+    def nested(self, read: Any, indent: int) -> Any:
+        """``read(indent)`` one level deeper; past :data:`MAX_RECORD_NESTING` levels the
+        text is left to the full parser, which locates the error."""
+        self.depth += 1
+        if self.depth >= MAX_RECORD_NESTING:
+            raise _Outside
+        try:
+            return read(indent)
+        finally:
+            self.depth -= 1
 
     def mapping(self, indent: int) -> dict[str, Any]:
         result: dict[str, Any] = {}
@@ -298,6 +316,8 @@ class _Reader:
                 content[0] not in "|>" and _key_end(content) > 0
             ):
                 # a collection starting on the item's line: read it as if it started a line
+                if self.depth >= _COMPACT_DEPTH:
+                    raise _Outside  # each level would copy the rest of a long line
                 lines[index] = " " * column + content
                 result.append(self.block(column))
             else:
@@ -318,7 +338,7 @@ class _Reader:
                 return self.block(found)
             body = line[indent:]
             if not item and found == indent and (body == "-" or body[:2] == "- "):
-                return self.sequence(indent)
+                return self.nested(self.sequence, indent)
             return None
         first = text[0]
         if first in "'\"":

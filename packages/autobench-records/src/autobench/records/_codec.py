@@ -343,13 +343,16 @@ _SECTION_START = re.compile(r"^(?=[A-Za-z_][\w-]*:)", re.MULTILINE)
 
 
 def without_sections(text: str, names: frozenset[str]) -> str:
-    """``text`` of a record file without its top-level sections ``names``.
+    """``text`` of a record file without its top-level sections ``names``, each replaced
+    by as many empty lines, so a line:column in the rest is still the file's.
 
     Relies on the writer's layout: only a top-level key starts a line with
     ``<name>:`` at column 0 (see :func:`autobench.records._yaml.render_sections`).
     """
     chunks = _SECTION_START.split(text)
-    return "".join(chunk for chunk in chunks if chunk.split(":", 1)[0] not in names)
+    return "".join(
+        "\n" * chunk.count("\n") if chunk.split(":", 1)[0] in names else chunk for chunk in chunks
+    )
 
 
 def run_record_from_yaml(

@@ -22,6 +22,7 @@ from autobench.records._extraction_record import (
     EXTRACTION_RECORD_VERSION,
     ExtractionRecord,
 )
+from autobench.records._ownership import record_file
 from autobench.records._paths import safe_segment
 from autobench.records._records import RunRecord
 from autobench.records._values import encode_value
@@ -86,8 +87,15 @@ def extractions_of(root: Path, run_path: str, extractor: str) -> tuple[Extractio
     for version_dir in sorted(base.iterdir()):
         candidate = version_dir.joinpath(*run_dir.parts, EXTRACTION_FILE)
         if candidate.is_file():
-            found.append(load_extraction_record(candidate, root=Path(root)))
+            found.append(load_extraction_record(_inside(Path(root), candidate), root=Path(root)))
     return tuple(found)
+
+
+def _inside(root: Path, candidate: Path) -> Path:
+    """``candidate`` (a derived record under ``root``) when it resolves inside ``root``;
+    a symlinked directory leading out raises :class:`RecordFormatError`."""
+    relative = candidate.relative_to(root).as_posix()
+    return record_file(root, relative, what="derived record", source=candidate)
 
 
 class DerivedRecords:
@@ -116,7 +124,9 @@ class DerivedRecords:
             for version_dir in versions:
                 candidate = version_dir.joinpath(*parts, EXTRACTION_FILE)
                 if candidate.is_file():
-                    found.append(load_extraction_record(candidate, root=self.root))
+                    found.append(
+                        load_extraction_record(_inside(self.root, candidate), root=self.root)
+                    )
                     break
         return tuple(found)
 

@@ -192,12 +192,15 @@ class RunRecord(RecordModel):
 
 
 class PlannedRun(RecordModel):
-    """One entry of the plan: run id, its case and variant, and its record path."""
+    """One entry of the plan: run id, its case and variant, its record path and ``input``,
+    the sha256 of the case input as recorded (``case_input_hash``; ``None`` in records
+    written before it was listed), which the run's ``run.yaml`` must match."""
 
     id: str
     case: str
     variant: str
     path: str
+    input: str | None = None
 
 
 class DatasetInfo(RecordModel):

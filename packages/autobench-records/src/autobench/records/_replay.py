@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from autobench.abp import Trace, gc_paused_for
@@ -38,6 +38,7 @@ from autobench.records._codec import (
 from autobench.records._directory import RecordDirectoryWriter, latest_session_file
 from autobench.records._errors import MissingRecordError, RecordFormatError
 from autobench.records._extraction_io import DerivedRecords, merge_extractions
+from autobench.records._ownership import check_own_run, record_file
 from autobench.records._parallel import parse_run_bodies, worker_count
 from autobench.records._post_derived import POST_DERIVED_FILE, PostDerivedRecord, merge_post_derived
 from autobench.records._records import (
@@ -66,18 +67,6 @@ def _read_text(path: Path, what: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise RecordFormatError(f"not UTF-8 text (byte {error.start})", path=path) from error
-
-
-def _inside(root: Path, relative: str, *, what: str, source: Path) -> Path:
-    """``root / relative`` when that stays inside ``root``; else :class:`RecordFormatError`."""
-    pure = PurePosixPath(relative)
-    resolved_root = root.resolve()
-    target = (root.joinpath(*pure.parts)).resolve()
-    if pure.is_absolute() or ".." in pure.parts or not target.is_relative_to(resolved_root):
-        raise RecordFormatError(
-            f"{what} path {relative!r} leaves the experiment directory {root}", path=source
-        )
-    return root.joinpath(*pure.parts)
 
 
 def load_experiment_record(root: Path) -> ExperimentRecord:
@@ -157,14 +146,30 @@ def _with_full_trace(run: RunRecord, path: Path, root: Path | None) -> RunRecord
 
 
 def _run_path(root: Path, relative: str, run_id: str) -> Path:
-    """Where the plan puts a run file; refuses (lexically) a path that leaves ``root``."""
-    pure = PurePosixPath(relative)
-    if pure.is_absolute() or ".." in pure.parts or not pure.parts:
-        raise RecordFormatError(
-            f"run {run_id!r} path {relative!r} leaves the experiment directory {root}",
-            path=root / EXPERIMENT_FILE,
+    """Where the plan puts a run file; refuses a path that leaves ``root``."""
+    return record_file(root, relative, what=f"run {run_id!r}", source=root / EXPERIMENT_FILE)
+
+
+def check_run_files(run: RunRecord, root: Path, *, source: Path) -> None:
+    """Raise :class:`RecordFormatError` (located in ``source``, the run's file) when a path
+    the run names (its artifacts, its case's attachments, its offloaded trace) leaves the
+    record directory ``root``; nothing is opened."""
+    for index, ref in enumerate(run.artifacts):
+        if ref.path is not None:
+            record_file(
+                root, ref.path, what="artifact", source=source, at=("artifacts", index, "path")
+            )
+    for index, ref in enumerate(run.case.attachments):
+        if ref.path is not None:
+            at = ("case", "attachments", index, "path")
+            record_file(root, ref.path, what="attachment", source=source, at=at)
+    if isinstance(run.trace, TraceSummary) and run.trace.artifact.path is not None:
+        record_file(
+            root, run.trace.artifact.path, what="trace artifact", source=source, at=_TRACE_PATH
         )
-    return root.joinpath(*pure.parts)
+
+
+_TRACE_PATH = ("trace", "artifact", "path")
 
 
 def load_trace_artifact(root: Path, summary: TraceSummary, *, source: Path) -> Trace:
@@ -172,7 +177,7 @@ def load_trace_artifact(root: Path, summary: TraceSummary, *, source: Path) -> T
     relative = summary.artifact.path
     if relative is None:
         raise RecordFormatError("the trace summary has no artifact path", path=source)
-    path = _inside(root, relative, what="trace artifact", source=source)
+    path = record_file(root, relative, what="trace artifact", source=source, at=_TRACE_PATH)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -252,6 +257,8 @@ def replay_experiment(
                     f"holds run {run.run_id!r}, but the plan puts run {planned.id!r} here",
                     path=path,
                 )
+            check_own_run(experiment, planned, run, source=path)
+            check_run_files(run, root, source=path)
             run = _accounted(run, path, root, registry)
             if derived:
                 run = merge_extractions(run, derived.latest_extractions(planned.path))

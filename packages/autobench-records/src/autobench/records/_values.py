@@ -53,6 +53,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from autobench.records._yaml_limits import MAX_INPUT_NESTING
+
 DECIMAL_TAG = "!decimal"
 FROZENSET_TAG = "!frozenset"
 OPAQUE_TAG = "!opaque"
@@ -71,9 +73,10 @@ _NATIVE_SCALARS = frozenset(
 )
 
 
-MAX_DEPTH = 100
+MAX_DEPTH = MAX_INPUT_NESTING
 """Containers nested deeper than this (and so every reference cycle) are stored as
-:class:`OpaqueValue` at that depth, so encoding is total and never exhausts the stack."""
+:class:`OpaqueValue` at that depth, so encoding is total and never exhausts the stack. It
+is the nesting a spec or dataset may have: any value read from one is recorded whole."""
 
 _SHORT = reprlib.Repr()
 _SHORT.maxlevel = 3

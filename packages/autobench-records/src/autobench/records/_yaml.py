@@ -40,7 +40,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml.composer import Composer
+from ruamel.yaml.composer import Composer, MaxDepthExceededError
 from ruamel.yaml.constructor import ConstructorError, SafeConstructor
 from ruamel.yaml.cyaml import CEmitter, CParser
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -60,6 +60,14 @@ from autobench.records._values import (
     OPAQUE_TAG,
     OpaqueValue,
     scrub_text,
+)
+from autobench.records._yaml_limits import (
+    C_PARSER_SAFE_DEPTH,
+    MAX_RECORD_NESTING,
+    YamlLimitError,
+    check_document,
+    nesting_bound,
+    too_deep_error,
 )
 
 _TAG_CACHE: dict[str, Tag] = {}
@@ -489,29 +497,45 @@ def compose_yaml(text: str) -> Any:
     Every YAML input Autobench reads (specs, datasets, pricing files, records) goes through
     this parser: libyaml first, and for text libyaml refuses, ruamel's own YAML 1.2 parser,
     whose verdict stands; scalars are resolved by the YAML 1.2 core schema. Each node keeps
-    its ``start_mark`` (0-based line and column). Raises ``ruamel.yaml``'s
-    ``MarkedYAMLError`` (syntax, several documents) and ``ReaderError`` (a character YAML
-    does not allow); the callers turn them into located errors of their own.
+    its ``start_mark`` (0-based line and column). The document is bounded
+    (:mod:`autobench.records._yaml_limits`: nesting at most
+    :data:`~autobench.records._yaml_limits.MAX_RECORD_NESTING` levels, aliases neither
+    recursive nor expanding past a million values). Raises ``ruamel.yaml``'s
+    ``MarkedYAMLError`` (syntax, several documents, a bound passed:
+    :class:`~autobench.records._yaml_limits.YamlLimitError`) and ``ReaderError`` (a
+    character YAML does not allow); the callers turn them into located errors of their own.
     """
-    return compose_with(text, _Loader, _PureLoader)
+    return compose_with(text, _Loader, _PureLoader, max_nesting=MAX_RECORD_NESTING)
 
 
-def compose_with(text: str, fast: type[Any], pure: type[Any]) -> Any:
+def compose_with(
+    text: str, fast: type[Any], pure: type[Any], *, max_nesting: int = MAX_RECORD_NESTING
+) -> Any:
     """:func:`compose_yaml` with other loader classes (another resolver): ``fast`` on
-    libyaml, ``pure`` on ruamel's YAML 1.2 parser for the text libyaml refuses."""
-    loader: Any = fast(text)
-    try:
+    libyaml, ``pure`` on ruamel's YAML 1.2 parser for the text libyaml refuses or that
+    could nest too deeply for it; collections nest at most ``max_nesting`` levels."""
+    if nesting_bound(text) <= C_PARSER_SAFE_DEPTH:
+        loader: Any = fast(text)
         try:
-            return loader.get_single_node()
-        except MarkedYAMLError:
-            pass  # libyaml refused it: ruamel's YAML 1.2 parser decides
-    finally:
-        loader.dispose()
+            try:
+                root = loader.get_single_node()
+            except MarkedYAMLError:
+                pass  # libyaml refused it: ruamel's YAML 1.2 parser decides
+            else:
+                check_document(root, max_nesting=max_nesting, aliases="*" in text)
+                return root
+        finally:
+            loader.dispose()
     loader = pure(text)
+    loader.max_depth = max_nesting + 1  # stops parsing there (a scalar leaf counts as a level)
     try:
-        return loader.get_single_node()
+        root = loader.get_single_node()
+    except MaxDepthExceededError as error:
+        raise too_deep_error(error.problem_mark, max_nesting) from None
     finally:
         loader.dispose()
+    check_document(root, max_nesting=max_nesting, aliases="*" in text)
+    return root
 
 
 def construct_yaml(node: Any) -> Any:
@@ -537,6 +561,13 @@ def load_document(
     """
     try:
         return construct(compose(text))
+    except YamlLimitError as error:
+        raise RecordFormatError(
+            f"{error.problem} (expected {error.expected})",
+            path=source,
+            line=error.problem_mark.line + 1,
+            column=error.problem_mark.column + 1,
+        ) from None
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         problem = error.problem or error.context or "malformed YAML"

@@ -44,6 +44,7 @@ from autobench.records._yaml import (
     load_document,
     render_sections,
 )
+from autobench.records._yaml_limits import MAX_INPUT_NESTING
 
 _CORE_SCHEMA: tuple[tuple[Any, str, str], ...] = (
     (_NULL, r"^(?:~|null|Null|NULL|)$", "~nN"),
@@ -146,8 +147,10 @@ class InputDocument:
 
 def compose_input(text: str) -> Any:
     """:func:`~autobench.records.compose_yaml` for a file people typed: the same parsers,
-    a resolver without timestamps. Raises what ``compose_yaml`` raises."""
-    return compose_with(text, _InputLoader, _InputPureLoader)
+    a resolver without timestamps, collections nested at most
+    :data:`~autobench.records._yaml_limits.MAX_INPUT_NESTING` levels (what a record
+    keeps of a value). Raises what ``compose_yaml`` raises."""
+    return compose_with(text, _InputLoader, _InputPureLoader, max_nesting=MAX_INPUT_NESTING)
 
 
 def construct_input(root: Any) -> InputDocument:

@@ -81,7 +81,7 @@ class CassetteSetup:
     def replaying(cls, mode: CassetteMode, source_dir: Path) -> CassetteSetup:
         """The setup replaying from the record directory ``source_dir``. Raises
         :class:`CassetteSourceError` when it is not a readable record directory."""
-        from autobench.records import replay_experiment
+        from autobench.records import RecordFormatError, record_file, replay_experiment
 
         source_dir = Path(source_dir)
         try:
@@ -97,7 +97,13 @@ class CassetteSetup:
             for artifact in run.artifacts:
                 if artifact.name == CASSETTE_ARTIFACT and artifact.path is not None:
                     key = (run.case_id, run.variant_id, run.run.repeat or 1)
-                    path = sources[key] = root / artifact.path
+                    try:
+                        path = record_file(root, artifact.path, what="cassette", source=source_dir)
+                    except RecordFormatError as exc:
+                        raise CassetteSourceError(
+                            f"cannot replay cassettes from {source_dir}: {exc}"
+                        ) from exc
+                    sources[key] = path
                     _check_digest(path, artifact.sha256)
                     digest.update(f"{key}:{artifact.sha256}\n".encode())
         if not sources:

@@ -20,6 +20,7 @@ from autobench.records import (
     RunStatus,
     SpecInfo,
     StatusCounts,
+    case_input_hash,
 )
 
 
@@ -33,9 +34,11 @@ def build_experiment_record(
     environment: Mapping[str, object],
 ) -> ExperimentRecord:
     """The record of an experiment as planned: benchmark identity, dataset version and
-    hash, variants, counts, spec snapshot and hash, the plan, source file hashes,
+    hash, variants, counts, spec snapshot and hash, the plan (with each case input's
+    sha256, which its run files must match), source file hashes,
     environment, the spec's own semantic entries and its report configuration."""
     dataset = spec.dataset
+    input_hashes = {case.id: case_input_hash(case.input) for case in dataset.cases}
     return ExperimentRecord(
         experiment=ExperimentInfo(
             id=experiment_id,
@@ -60,7 +63,13 @@ def build_experiment_record(
         # Plain mappings, validated into PlannedRun records in one pass with the record
         # (a thousand runs: a fraction of building each model in Python).
         plan=[
-            {"id": run.run_id, "case": run.case.id, "variant": run.variant.id, "path": run.path}
+            {
+                "id": run.run_id,
+                "case": run.case.id,
+                "variant": run.variant.id,
+                "path": run.path,
+                "input": input_hashes[run.case.id],
+            }
             for run in plan.runs
         ],
         files=dict(files),

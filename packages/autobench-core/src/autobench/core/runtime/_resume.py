@@ -12,15 +12,19 @@ the experiment id and ``experiment.yaml`` stay as they are.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from autobench.records import (
     ExperimentRecord,
+    RecordFormatError,
     RecordingError,
     RunRecord,
+    check_own_run,
+    check_run_files,
     experiment_changes,
     load_experiment_record,
     load_run_record,
+    record_file,
 )
 
 
@@ -57,7 +61,8 @@ def describe_changes(root: Path, recorded: ExperimentRecord, current: Experiment
 def unrecorded_runs(root: Path) -> tuple[int, int]:
     """``(missing, planned)``: how many planned runs of the experiment in ``root`` have no
     ``run.yaml`` yet, of how many. Reads ``experiment.yaml`` only; raises
-    :class:`ResumeError` when ``root`` holds no experiment or a run path leaves it."""
+    :class:`ResumeError` when ``root`` holds no experiment and
+    :class:`~autobench.records.RecordFormatError` when a run path leaves it."""
     root = Path(root)
     if not (root / "experiment.yaml").is_file():
         raise ResumeError(
@@ -66,10 +71,10 @@ def unrecorded_runs(root: Path) -> tuple[int, int]:
     plan = load_experiment_record(root).plan
     missing = 0
     for planned in plan:
-        pure = PurePosixPath(planned.path)
-        if pure.is_absolute() or ".." in pure.parts or not pure.parts:
-            raise ResumeError(f"run path {planned.path!r} leaves {root}", path=root)
-        missing += not root.joinpath(*pure.parts).is_file()
+        path = record_file(
+            root, planned.path, what=f"run {planned.id!r}", source=root / "experiment.yaml"
+        )
+        missing += not path.is_file()
     return missing, len(plan)
 
 
@@ -77,8 +82,10 @@ def load_for_resume(root: Path) -> tuple[ExperimentRecord, tuple[RunRecord, ...]
     """The recorded experiment and its recorded runs (plan order, without post-derived
     observations). Raises :class:`ResumeError` when ``root`` holds no experiment, and
     :class:`~autobench.records.RecordFormatError` (with the file's line:column) when a
-    recorded ``run.yaml`` cannot be read: such a file is neither taken as recorded nor
-    run again, since its run would have to overwrite it."""
+    recorded ``run.yaml`` cannot be read, or is not this experiment's run at that place
+    (another experiment's, edited factors or case input: ``check_own_run``), or names a
+    path outside the record: such a file is neither taken as recorded nor run again,
+    since its run would have to overwrite it; moved out of the record, it is run again."""
     root = Path(root)
     if not (root / "experiment.yaml").is_file():
         raise ResumeError(
@@ -87,12 +94,19 @@ def load_for_resume(root: Path) -> tuple[ExperimentRecord, tuple[RunRecord, ...]
     recorded = load_experiment_record(root)
     runs: list[RunRecord] = []
     for planned in recorded.plan:
-        pure = PurePosixPath(planned.path)
-        if pure.is_absolute() or ".." in pure.parts or not pure.parts:
-            raise ResumeError(f"run path {planned.path!r} leaves {root}", path=root)
-        path = root.joinpath(*pure.parts)
+        path = record_file(
+            root, planned.path, what=f"run {planned.id!r}", source=root / "experiment.yaml"
+        )
         if path.is_file():
-            runs.append(load_run_record(path, root=root))
+            run = load_run_record(path, root=root)
+            if run.run_id != planned.id:
+                raise RecordFormatError(
+                    f"holds run {run.run_id!r}, but the plan puts run {planned.id!r} here",
+                    path=path,
+                )
+            check_own_run(recorded, planned, run, source=path)
+            check_run_files(run, root, source=path)
+            runs.append(run)
     return recorded, tuple(runs)
 
 

@@ -28,7 +28,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.reader import ReaderError
 
 from autobench.core.spec._errors import Location, SpecError
-from autobench.records import compose_input, construct_input
+from autobench.records import YamlLimitError, compose_input, construct_input
 
 _DUPLICATE_KEY = re.compile(r'found duplicate key "(?P<key>.*?)"(?: with value|$)')
 
@@ -139,7 +139,11 @@ def note_reshaped(item: Located | None) -> None:
 
 
 def node_location(path: Path, node: Node) -> Location:
-    mark = node.start_mark
+    return node_location_of_mark(path, node.start_mark)
+
+
+def node_location_of_mark(path: Path, mark: Any) -> Location:
+    """The 1-based :class:`Location` of a 0-based ruamel mark in ``path``."""
     return Location(path, mark.line + 1, mark.column + 1)
 
 
@@ -268,18 +272,21 @@ def parse_yaml(text: str, path: Path) -> YamlDocument:
     The text goes through the one YAML reading path of Autobench
     (:func:`autobench.records.compose_input`, YAML 1.2, the parser and constructor that
     read records and pricing files too, reading as people type: no timestamps, keys and
-    ids kept as text, reshaped numbers remembered), then the alias checks below. Raises
+    ids kept as text, reshaped numbers remembered; bounded: no recursive aliases, no alias
+    bombs, no nesting deeper than :data:`autobench.records.MAX_INPUT_NESTING`). Raises
     :class:`SpecError` (located) on syntax errors, duplicate keys, unknown tags,
-    undefined or recursive aliases, alias bombs and multi-document streams.
+    undefined or recursive aliases, alias bombs, too deep nesting and multi-document
+    streams.
     """
     try:
         root = compose_input(text)
-        if root is not None and "*" in text:
-            _refuse_recursive_aliases(path, root)
-            _refuse_alias_bombs(path, root)
         document = construct_input(root)
     except SpecError:
         raise
+    except YamlLimitError as exc:
+        raise SpecError(
+            node_location_of_mark(path, exc.problem_mark), exc.problem, expected=exc.expected
+        ) from None
     except MarkedYAMLError as exc:
         raise _located_yaml_error(path, exc) from None
     except ReaderError as exc:
@@ -342,72 +349,3 @@ def _offset_location(path: Path, text: str, offset: int) -> Location:
     before = text[:offset]
     line = before.count("\n") + 1
     return Location(path, line, offset - (before.rfind("\n") + 1) + 1)
-
-
-def _refuse_recursive_aliases(path: Path, root: Node) -> None:
-    """Refuse an alias that refers to one of its own ancestors (data that contains itself)."""
-    done: set[int] = set()
-    on_path: set[int] = set()
-    stack: list[tuple[Node, bool]] = [(root, False)]
-    while stack:
-        node, leaving = stack.pop()
-        if leaving:
-            on_path.discard(id(node))
-            done.add(id(node))
-            continue
-        if id(node) in on_path:
-            raise SpecError(
-                node_location(path, node),
-                "an alias refers to a value that contains it (recursive data)",
-            )
-        if id(node) in done or isinstance(node, ScalarNode):
-            continue
-        on_path.add(id(node))
-        stack.append((node, True))
-        children = (
-            [item for pair in node.value for item in pair]
-            if isinstance(node, MappingNode)
-            else list(node.value)
-        )
-        stack.extend((child, False) for child in reversed(children))
-
-
-MAX_EXPANDED_VALUES = 1_000_000
-"""How many values a document may hold once every alias is expanded. Aliases that
-multiply a value past this (the "billion laughs" attack) are refused before any of it
-is built or walked."""
-
-
-def _refuse_alias_bombs(path: Path, root: Node) -> None:
-    """Refuse a document whose aliases expand it beyond :data:`MAX_EXPANDED_VALUES` values.
-
-    Each node's expanded size is computed once (aliases share nodes, so the walk
-    is linear in the document text); the error points at the first node whose
-    expansion passes the limit.
-    """
-    sizes: dict[int, int] = {}
-    stack: list[tuple[Node, bool]] = [(root, False)]
-    while stack:
-        node, leaving = stack.pop()
-        if id(node) in sizes:
-            continue
-        if isinstance(node, ScalarNode):
-            sizes[id(node)] = 1
-            continue
-        children = (
-            [item for pair in node.value for item in pair]
-            if isinstance(node, MappingNode)
-            else list(node.value)
-        )
-        if not leaving:
-            stack.append((node, True))
-            stack.extend((child, False) for child in children if id(child) not in sizes)
-            continue
-        size = 1 + sum(sizes[id(child)] for child in children)
-        if size > MAX_EXPANDED_VALUES:
-            raise SpecError(
-                node_location(path, node),
-                f"aliases expand this value to more than {MAX_EXPANDED_VALUES:,} values",
-                expected="a document without exponential alias nesting",
-            )
-        sizes[id(node)] = size
