@@ -239,7 +239,10 @@ class RayExecutor(HandedOff):
         run is recorded as lost, or retried when its retry policy says so (see the module
         docstring); several are suspects, each executed again in a call of its own (one of
         them may have ended without its output having arrived; none was recorded), so only
-        the run that loses its worker alone is recorded as lost."""
+        the run that loses its worker alone is recorded as lost. A worker that died once
+        every output of its call had arrived lost no run (``positions`` is empty)."""
+        if not positions:
+            return
         if len(positions) > 1:
             suspects.extend(positions)
             return
