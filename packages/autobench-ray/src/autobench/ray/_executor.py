@@ -191,9 +191,10 @@ class RayExecutor(HandedOff):
                 self._requeued.clear()
                 await self._requeued.wait()
                 continue
-            if restarting:
+            if restarting:  # other slots may have taken every run meanwhile: look again
                 await _restarted(actor)
                 restarting = False
+                continue
             if suspects:
                 positions = [suspects.popleft()]
             else:
