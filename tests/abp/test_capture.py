@@ -162,7 +162,10 @@ def test_spans_apply_the_collector_policy_to_input_output_and_attributes() -> No
             span.set_output({"text": "x" * (70 * 1024)})
     (record,) = collector.materialize().spans
     assert record.input == {"prompt": "hi", "headers": {"Authorization": REDACTED}}
-    assert record.attributes == {"api_key": REDACTED, "url": f"https://x/?token=1&key={REDACTED}"}
+    assert record.attributes == {
+        "api_key": REDACTED,
+        "url": f"https://x/?token={REDACTED}&key={REDACTED}",
+    }
     assert record.output["text"].endswith("...[truncated 6144 chars]")
 
 

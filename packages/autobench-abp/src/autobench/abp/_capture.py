@@ -44,42 +44,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from autobench.abp._secrets import DEFAULT_SECRET_KEYS as DEFAULT_SECRET_KEYS
+from autobench.abp._secrets import DEFAULT_SECRET_PATTERNS as DEFAULT_SECRET_PATTERNS
+from autobench.abp._secrets import DEFAULT_SECRET_QUERY_PARAMS as DEFAULT_SECRET_QUERY_PARAMS
+from autobench.abp._secrets import key_value_pattern, normalise_key, redaction_additions
+
 REDACTED = "[redacted]"
 """Default replacement of a secret."""
-
-DEFAULT_SECRET_KEYS: frozenset[str] = frozenset(
-    {
-        "authorization",
-        "proxy_authorization",
-        "api_key",
-        "apikey",
-        "password",
-        "passwd",
-        "token",
-        "secret",
-        "cookie",
-        "set_cookie",
-        "private_key",
-        "client_secret",
-    }
-)
-"""Secret key names, compared after lowercasing and mapping ``-`` to ``_``.
-
-A key is secret when it equals a name or ends with ``_`` + a name
-(``x-api-key``, ``access_token``, ``OPENAI_API_KEY``), so ``input_tokens`` and
-``max_tokens`` are not secret."""
-
-DEFAULT_SECRET_PATTERNS: tuple[str, ...] = (
-    r"(?i)bearer\s+[A-Za-z0-9._~+/=-]+",
-    r"(?i)basic\s+[A-Za-z0-9+/=]{8,}",
-    r"sk-[A-Za-z0-9_-]{16,}",
-    r"(?:AKIA|ASIA)[0-9A-Z]{16}",
-    r"gh[pousr]_[A-Za-z0-9]{20,}",
-    r"xox[abprs]-[A-Za-z0-9-]{10,}",
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
-)
-"""Secret value patterns (regular expressions): HTTP bearer and basic credentials,
-``sk-...`` API keys, AWS access key ids, GitHub and Slack tokens, PEM private keys."""
 
 DEFAULT_MAX_STRING = 64 * 1024
 """Characters of a string kept by the default policy (64 KiB)."""
@@ -140,14 +111,10 @@ def hash_value(value: Any) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def _normalise_key(key: str) -> str:
-    return key.lower().replace("-", "_")
-
-
 def _key_in(key: str, names: frozenset[str], suffixes: tuple[str, ...]) -> bool:
     if not names:
         return False
-    normal = _normalise_key(key)
+    normal = normalise_key(key)
     return normal in names or normal.endswith(suffixes)
 
 
@@ -172,44 +139,93 @@ class CapturePolicy:
     max_items: int | None = 10_000
     max_depth: int | None = 64
     artifact_threshold: int | None = None
+    secret_query_params: frozenset[str] = DEFAULT_SECRET_QUERY_PARAMS
+    _names: frozenset[str] = field(init=False, repr=False, compare=False)
     _secret_suffixes: tuple[str, ...] = field(init=False, repr=False, compare=False)
     _hash_suffixes: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _params: frozenset[str] = field(init=False, repr=False, compare=False)
     _patterns: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
     _byte_patterns: tuple[re.Pattern[bytes], ...] = field(init=False, repr=False, compare=False)
+    _pairs: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
     _any_secret: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
     _keys: dict[str, tuple[str | None, bool, bool]] = field(init=False, repr=False, compare=False)
     _clean: set[str] = field(init=False, repr=False, compare=False)
+    _version: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("max_string", "max_bytes", "max_items", "max_depth", "artifact_threshold"):
             limit = getattr(self, name)
             if limit is not None and limit < 0:
                 raise ValueError(f"capture policy {name} must be >= 0, got {limit}")
-        secret = frozenset(_normalise_key(key) for key in self.secret_keys)
-        hashed = frozenset(_normalise_key(key) for key in self.hash_keys)
-        object.__setattr__(self, "secret_keys", secret)
+        hashed = frozenset(normalise_key(key) for key in self.hash_keys)
+        object.__setattr__(self, "secret_keys", frozenset(map(normalise_key, self.secret_keys)))
         object.__setattr__(self, "hash_keys", hashed)
-        object.__setattr__(self, "_secret_suffixes", tuple("_" + key for key in secret))
+        object.__setattr__(
+            self, "secret_query_params", frozenset(map(normalise_key, self.secret_query_params))
+        )
         object.__setattr__(self, "_hash_suffixes", tuple("_" + key for key in hashed))
+        object.__setattr__(self, "_version", -1)
+        self._compile()
+
+    def _compile(self) -> None:
+        """Compile this policy's names and patterns with the process's additions
+        (:func:`~autobench.abp.extend_redaction`); again whenever those change."""
+        added = redaction_additions()
+        names = self.secret_keys | added.keys
+        params = self.secret_query_params | added.query_params
+        sources = self.secret_patterns + tuple(
+            pattern for pattern in added.patterns if pattern not in self.secret_patterns
+        )
         try:
-            patterns = tuple(re.compile(pattern) for pattern in self.secret_patterns)
-            byte_patterns = tuple(
-                re.compile(pattern.encode("utf-8")) for pattern in self.secret_patterns
-            )
+            patterns = tuple(re.compile(pattern) for pattern in sources)
+            byte_patterns = tuple(re.compile(pattern.encode("utf-8")) for pattern in sources)
         except re.error as error:
             raise ValueError(f"invalid secret pattern: {error}") from error
-        object.__setattr__(self, "_patterns", patterns)
-        object.__setattr__(self, "_byte_patterns", byte_patterns)
-        object.__setattr__(self, "_any_secret", _combined(self.secret_patterns))
-        object.__setattr__(self, "_keys", {})
-        object.__setattr__(self, "_clean", set())
+        pairs = key_value_pattern(names | params)
+        combined = _combined(sources + ((pairs.pattern,) if pairs is not None else ()))
+        set_ = object.__setattr__
+        set_(self, "_names", names)
+        set_(self, "_secret_suffixes", tuple("_" + key for key in names))
+        set_(self, "_params", params)
+        set_(self, "_patterns", patterns)
+        set_(self, "_byte_patterns", byte_patterns)
+        set_(self, "_pairs", pairs)
+        set_(self, "_any_secret", combined)
+        set_(self, "_keys", {})
+        set_(self, "_clean", set())
+        set_(self, "_version", added.version)
+
+    def _current(self) -> None:
+        if self._version != redaction_additions().version:
+            self._compile()
 
     def is_secret_key(self, key: Any) -> bool:
-        """Whether a mapping entry under ``key`` holds a secret (string keys only)."""
-        return isinstance(key, str) and _key_in(key, self.secret_keys, self._secret_suffixes)
+        """Whether a mapping entry under ``key`` holds a secret (string keys only): its
+        normal form (:func:`~autobench.abp.normalise_key`) is a secret key name or ends
+        with ``_`` + one."""
+        self._current()
+        return isinstance(key, str) and _key_in(key, self._names, self._secret_suffixes)
+
+    def is_secret_query_param(self, name: str) -> bool:
+        """Whether the URL query or form parameter ``name`` carries a credential: a
+        secret key (:meth:`is_secret_key`) or one of ``secret_query_params``."""
+        return self.is_secret_key(name) or normalise_key(name) in self._params
+
+    def redact(self, text: str) -> str:
+        """``text`` with every secret :meth:`text` finds redacted, at any length (never
+        truncated): for whole documents written elsewhere (cassette bodies, exports)."""
+        self._current()
+        return self._redacted(text)
+
+    def redact_bytes(self, data: bytes) -> bytes:
+        """``data`` with secrets redacted, never truncated: as :meth:`redact` when it is
+        UTF-8 text, else every match of a secret pattern in the raw bytes."""
+        self._current()
+        return self._redacted_bytes(data)
 
     def apply(self, value: Any) -> Any:
         """``value`` as it may be recorded (the same object when nothing changes)."""
+        self._current()
         if value is None or value.__class__ in _SCALARS:
             return value if self.mode is CaptureMode.FULL else self._whole(value)
         if self.mode is not CaptureMode.FULL:
@@ -225,6 +241,7 @@ class CapturePolicy:
         """Apply the policy to a mapping of attributes; the result is a mapping again."""
         if not values:
             return values
+        self._current()
         if self.mode is CaptureMode.FULL:  # the path of every span's attributes
             if self.max_depth is not None and self.max_depth <= 0:
                 return {"value": f"[truncated: depth > {self.max_depth}]"}
@@ -264,15 +281,39 @@ class CapturePolicy:
             return self._sequence(value, depth + 1)
         return value
 
-    def _string(self, text: str) -> str:
-        clean = self._clean
-        if text in clean:
-            return text
+    def _redacted(self, text: str) -> str:
+        """``text`` with every secret pattern and secret pair redacted (not truncated)."""
         result = text
         # One search for any secret first: most recorded strings hold none.
         if self._any_secret is None or self._any_secret.search(text) is not None:
             for pattern in self._patterns:
                 result = pattern.sub(self.redaction_marker, result)
+            if self._pairs is not None:
+                result = self._pairs.sub(self._pair, result)
+        return result
+
+    def _pair(self, match: re.Match[str]) -> str:
+        """One ``name=value`` or ``"name": "value"`` match, its value redacted when the
+        name is secret (a query or form parameter name counts for ``=`` pairs)."""
+        name = match.group("name")
+        if name is not None:
+            if match.group("value") == self.redaction_marker or not self.is_secret_query_param(
+                name
+            ):
+                return match.group(0)
+            return f"{name}={self.redaction_marker}"
+        if not self.is_secret_key(match.group("qname")):
+            return match.group(0)
+        start, end = match.span("qvalue")
+        whole = match.group(0)
+        offset = match.start()
+        return whole[: start - offset] + self.redaction_marker + whole[end - offset :]
+
+    def _string(self, text: str) -> str:
+        clean = self._clean
+        if text in clean:
+            return text
+        result = self._redacted(text)
         limit = self.max_string
         if limit is not None and len(result) > limit:
             result = f"{result[:limit]}...[truncated {len(result) - limit} chars]"
@@ -288,16 +329,23 @@ class CapturePolicy:
             return text
         return result
 
+    def _redacted_bytes(self, data: bytes) -> bytes:
+        try:  # text in bytes gets the pair rule as well as the patterns
+            redacted = self._redacted(data.decode("utf-8")).encode("utf-8")
+        except UnicodeDecodeError:
+            marker = self.redaction_marker.encode("utf-8")
+            redacted = data
+            for pattern in self._byte_patterns:
+                redacted = pattern.sub(marker, redacted)
+        return data if redacted == data else redacted
+
     def _bytes(self, data: bytes) -> bytes:
-        result = data
-        marker = self.redaction_marker.encode("utf-8")
-        for pattern in self._byte_patterns:
-            result = pattern.sub(marker, result)
+        result = self._redacted_bytes(data)
         limit = self.max_bytes
         if limit is not None and len(result) > limit:
             cut = len(result) - limit
             result = result[:limit] + f"...[truncated {cut} bytes]".encode()
-        return data if result == data else result
+        return result
 
     def _mapping(self, mapping: dict[Any, Any], depth: int) -> dict[Any, Any]:
         if self._clean_mapping(mapping):
@@ -365,7 +413,7 @@ class CapturePolicy:
             recorded = self._string(key)
             known = (
                 None if recorded is key else recorded,
-                _key_in(key, self.secret_keys, self._secret_suffixes),
+                _key_in(key, self._names, self._secret_suffixes),
                 _key_in(key, self.hash_keys, self._hash_suffixes),
             )
             if known == _CLEAN_KEY:

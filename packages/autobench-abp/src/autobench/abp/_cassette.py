@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from autobench.abp._capture import DEFAULT_CAPTURE_POLICY, REDACTED, CapturePolicy
+from autobench.abp._capture import DEFAULT_CAPTURE_POLICY, CapturePolicy
 from autobench.abp._capture import is_secret_header as is_secret_header
 from autobench.abp._errors import AutobenchError
 
@@ -63,15 +63,21 @@ class CassetteMiss(AutobenchError):
 
 
 def normalise_url(url: str, policy: CapturePolicy = DEFAULT_CAPTURE_POLICY) -> str:
-    """``url`` without user information, with secret query values redacted and the query
-    parameters sorted."""
+    """``url`` without user information, with the value of each secret query parameter
+    (:meth:`CapturePolicy.is_secret_query_param`) and each secret-shaped value redacted,
+    and the query parameters sorted. The request replayed and the one recorded go through
+    the same function, so a redacted value matches as redacted on both sides."""
     parts = urlsplit(url)
     host = parts.hostname or ""
     if parts.port is not None:
         host = f"{host}:{parts.port}"
     query = parse_qsl(parts.query, keep_blank_values=True)
     cleaned = sorted(
-        (key, REDACTED if policy.is_secret_key(key) else value) for key, value in query
+        (
+            key,
+            policy.redaction_marker if policy.is_secret_query_param(key) else policy.redact(value),
+        )
+        for key, value in query
     )
     return urlunsplit((parts.scheme, host, parts.path, urlencode(cleaned), ""))
 
@@ -88,7 +94,9 @@ def normalise_body(
 ) -> str:
     """The request body as matched and stored: canonical JSON (sorted keys, compact, secret
     keys and patterns redacted, without the top-level keys of :data:`VOLATILE_BODY_KEYS`)
-    when it parses as JSON, else the UTF-8 text with secret patterns masked, else
+    when it parses as JSON (whatever ``content_type`` says: clients send JSON as
+    ``text/plain`` too), else the UTF-8 text with secrets redacted (patterns and secret
+    ``name=value`` pairs of a form body, see :meth:`CapturePolicy.redact`), else
     ``sha256:<hex>``; ``""`` for no body."""
     if not body:
         return ""
@@ -96,7 +104,7 @@ def normalise_body(
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         return "sha256:" + hashlib.sha256(body).hexdigest()
-    if content_type is None or "json" in content_type.lower():
+    if content_type is None or "json" in content_type.lower() or text.lstrip()[:1] in "{[":
         try:
             value = json.loads(text)
         except ValueError:
@@ -106,7 +114,7 @@ def normalise_body(
                 value = {k: v for k, v in value.items() if k not in VOLATILE_BODY_KEYS}
             clean = policy.apply(value) if isinstance(value, dict | list) else value
             return json.dumps(clean, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return policy.text(text)
+    return policy.redact(text)
 
 
 @dataclass(slots=True)
@@ -224,8 +232,13 @@ class RunCassette:
             request.url,
             request.body,
             status,
-            [(name, value) for name, value in headers if not is_secret_header(name, self.policy)],
-            digest=request.digest,
+            [
+                (name, self.policy.redact(value))
+                for name, value in headers
+                if not is_secret_header(name, self.policy)
+            ],
+            # The digest of a body that held a secret could be matched against guesses.
+            digest="" if request.redacted else request.digest,
         )
         with self._lock:
             self.exchanges.append(exchange)
@@ -257,6 +270,12 @@ class CassetteRequest:
         if self._body is None:
             self._body = normalise_body(self.raw, self.content_type, self.policy)
         return self._body
+
+    @property
+    def redacted(self) -> bool:
+        """Whether the stored body had a secret redacted (its marker is new)."""
+        marker = self.policy.redaction_marker
+        return marker in self.body and marker.encode("utf-8") not in self.raw
 
     def key(self) -> tuple[str, str, str]:
         return (self.method, self.url, self.body)
@@ -301,8 +320,12 @@ def bind_cassette(cassette: RunCassette | None) -> Iterator[RunCassette | None]:
         _active.reset(token)
 
 
-def dump_cassette(exchanges: Sequence[Exchange]) -> bytes:
-    """The cassette file of ``exchanges`` (see the module docstring)."""
+def dump_cassette(
+    exchanges: Sequence[Exchange], policy: CapturePolicy = DEFAULT_CAPTURE_POLICY
+) -> bytes:
+    """The cassette file of ``exchanges`` (see the module docstring), with secrets in the
+    response chunks redacted by ``policy`` (a replayed response then holds the marker
+    where the recorded one held a secret)."""
     return json.dumps(
         {
             "format": CASSETTE_FORMAT,
@@ -314,7 +337,7 @@ def dump_cassette(exchanges: Sequence[Exchange]) -> bytes:
                     "digest": e.digest,
                     "status": e.status,
                     "headers": [list(pair) for pair in e.headers],
-                    "chunks": [_chunk(chunk) for chunk in e.chunks],
+                    "chunks": [_chunk(chunk, policy) for chunk in e.chunks],
                 }
                 for e in exchanges
             ],
@@ -324,11 +347,11 @@ def dump_cassette(exchanges: Sequence[Exchange]) -> bytes:
     ).encode("utf-8")
 
 
-def _chunk(chunk: bytes) -> dict[str, str]:
+def _chunk(chunk: bytes, policy: CapturePolicy) -> dict[str, str]:
     try:
-        return {"text": chunk.decode("utf-8")}
-    except UnicodeDecodeError:
-        return {"base64": base64.b64encode(chunk).decode("ascii")}
+        return {"text": policy.redact(chunk.decode("utf-8"))}
+    except UnicodeDecodeError:  # binary (or compressed): its secret-shaped bytes only
+        return {"base64": base64.b64encode(policy.redact_bytes(chunk)).decode("ascii")}
 
 
 def load_cassette(data: bytes | str, source: str = "<cassette>") -> list[Exchange]:

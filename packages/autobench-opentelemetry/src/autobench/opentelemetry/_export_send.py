@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 from autobench.abp import AutobenchError
-from autobench.records._output_redaction import redact_known, redact_url, url_secrets
+from autobench.records import redact_known, redact_url, url_secrets
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExportResult

@@ -40,12 +40,12 @@ from autobench.records import (
     SemanticRegistry,
     SpanIndex,
     is_summary,
+    output_policy,
     pool_of,
     pool_total,
     project_observations,
     run_observations,
 )
-from autobench.records._output_redaction import output_policy
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import Event, ReadableSpan
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope as OtelScope

@@ -79,6 +79,14 @@ from autobench.records._legacy import upgrade_run_body as upgrade_run_body
 from autobench.records._legacy import upgrade_trace_document as upgrade_trace_document
 from autobench.records._native import NativeObservation as NativeObservation
 from autobench.records._native import native_observations as native_observations
+from autobench.records._output_redaction import output_policy as output_policy
+from autobench.records._output_redaction import redact_content as redact_content
+from autobench.records._output_redaction import redact_known as redact_known
+from autobench.records._output_redaction import redact_strings as redact_strings
+from autobench.records._output_redaction import redact_text as redact_text
+from autobench.records._output_redaction import redact_url as redact_url
+from autobench.records._output_redaction import redact_value as redact_value
+from autobench.records._output_redaction import url_secrets as url_secrets
 from autobench.records._ownership import case_input_hash as case_input_hash
 from autobench.records._ownership import check_own_run as check_own_run
 from autobench.records._ownership import record_file as record_file

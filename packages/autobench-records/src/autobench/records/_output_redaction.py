@@ -79,6 +79,14 @@ def redact_content(
     return redacted
 
 
+def redact_value(value: _Value, policy: CapturePolicy = DEFAULT_CAPTURE_POLICY) -> _Value:
+    """``value`` as :meth:`~autobench.abp.CapturePolicy.apply` records it (entries under
+    secret keys replaced, secrets in strings and bytes redacted) without any limit: nothing
+    is truncated, hashed or offloaded. For what a run returns, which is recorded whole.
+    The very same object when nothing was redacted."""
+    return _redacting(policy).apply(value)  # type: ignore[no-any-return]
+
+
 def redact_strings(value: _Value, policy: CapturePolicy = DEFAULT_CAPTURE_POLICY) -> _Value:
     """``value`` with every string in it, mapping keys included, passed through
     :func:`redact_text`; mappings, lists and tuples are rebuilt only where something
@@ -109,7 +117,7 @@ def _strings(value: Any, policy: CapturePolicy) -> Any:
 def url_secrets(url: str, policy: CapturePolicy = DEFAULT_CAPTURE_POLICY) -> list[str]:
     """The credentials ``url`` carries: its userinfo (``user:password``), the password
     alone, and the value of each query parameter whose name ``policy`` calls secret
-    (:meth:`~autobench.abp.CapturePolicy.is_secret_key`), each also as it is percent-encoded
+    (:meth:`~autobench.abp.CapturePolicy.is_secret_query_param`), each also as it is percent-encoded
     in the URL; longest first, so replacing them in turn leaves no part behind."""
     parts = urlsplit(url)
     found: set[str] = set()
@@ -117,7 +125,7 @@ def url_secrets(url: str, policy: CapturePolicy = DEFAULT_CAPTURE_POLICY) -> lis
         userinfo = parts.netloc.rpartition("@")[0]
         found.update((userinfo, userinfo.partition(":")[2]))
     for key, value in parse_qsl(parts.query, keep_blank_values=False):
-        if policy.is_secret_key(key) or redact_text(value, policy) != value:
+        if policy.is_secret_query_param(key) or redact_text(value, policy) != value:
             found.add(value)
     for item in list(found):
         found.add(quote(item, safe=""))

@@ -2,7 +2,7 @@
 :mod:`autobench.records._output_redaction` (one mechanism, shared with the OpenTelemetry
 exporter, which does not depend on the report)."""
 
-from autobench.records._output_redaction import (
+from autobench.records import (
     output_policy,
     redact_content,
     redact_known,

@@ -192,7 +192,7 @@ def close_cassette(cassette: RunCassette, evidence: Any) -> bool:
     if cassette.records and cassette.exchanges:
         evidence.add_artifact(
             CASSETTE_ARTIFACT,
-            dump_cassette(cassette.exchanges),
+            dump_cassette(cassette.exchanges, cassette.policy),
             media_type=CASSETTE_MEDIA_TYPE,
             tags={"mode": cassette.mode},
             span_id=None,

@@ -93,12 +93,15 @@ from autobench.records import (
     Pool,
     RunInfo,
     RunRecord,
+    ScoreRecord,
     Semantic,
     SemanticRegistry,
     SpanIndex,
     TaskStatus,
     accounting_observations,
     native_observations,
+    redact_text,
+    redact_value,
 )
 
 _log = logging.getLogger("autobench.runtime")
@@ -773,8 +776,10 @@ def _finish(
         run=info,
         case=planned.case,
         variant=planned.variant,
-        output=run.output,
-        scores=scores,
+        # What the task returned and the scorers' reasons are recorded with secrets redacted
+        # (the scorers saw them as they were); nothing else of them changes.
+        output=redact_value(run.output, setup.capture),
+        scores=_redacted_reasons(scores, setup.capture),
         observations=run.observations,
         trace=trace,
         artifacts=tuple(evidence.artifacts),
@@ -783,3 +788,16 @@ def _finish(
         attempts=run.attempts,
     )
     return RunOutput(record=record, payloads=evidence.payloads)
+
+
+def _redacted_reasons(
+    scores: Sequence[ScoreRecord], policy: CapturePolicy
+) -> tuple[ScoreRecord, ...]:
+    """``scores`` with secrets in their reasons redacted (the same records when none held
+    one)."""
+    out = []
+    for score in scores:
+        reason = score.reason
+        redacted = reason if reason is None else redact_text(reason, policy)
+        out.append(score if redacted is reason else score.model_copy(update={"reason": redacted}))
+    return tuple(out)

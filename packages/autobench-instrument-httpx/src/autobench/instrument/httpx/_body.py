@@ -5,8 +5,10 @@ stays at most ``limit`` bytes plus one sha256 state. :meth:`BodyCapture.value`
 then gives what is recorded (only when body capture is enabled):
 
 - a text body (a textual ``Content-Type``, or none and valid UTF-8) as its
-  first ``limit`` bytes decoded, with secrets of JSON and form bodies redacted
-  by key through the capture policy;
+  first ``limit`` bytes decoded, a JSON document's secret-keyed values redacted
+  (when it was not cut), then every secret the policy finds in text (patterns,
+  secret ``name=value`` pairs of a form body, ``"name": "value"`` pairs of a cut
+  JSON document): redacted first, then bounded;
 - any other body (binary types, content-encoded streams, undecodable text) as
   ``{"size": <bytes>, "sha256": "<64 hex>"}``, never its bytes.
 """
@@ -17,7 +19,6 @@ import codecs
 import hashlib
 import json
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
 
 from autobench.abp import CapturePolicy
 
@@ -108,9 +109,9 @@ class BodyCapture:
         text = self._decode(charset or "utf-8", strict=not media)
         if text is None:
             return self.digest()
-        if not self.truncated:
+        if not self.truncated:  # a cut document does not parse: the text rules apply
             text = _redact_structured(text, media, policy)
-        return text
+        return policy.text(text)
 
     def _decode(self, encoding: str, *, strict: bool) -> str | None:
         try:
@@ -125,22 +126,13 @@ class BodyCapture:
 
 
 def _redact_structured(text: str, media: str, policy: CapturePolicy) -> str:
-    """``text`` with secret-keyed values of a JSON or form body redacted (else unchanged)."""
-    if media == "application/json" or media.endswith("+json"):
+    """``text`` with secret-keyed values of a JSON document redacted, whatever the declared
+    type (a client may send JSON as ``text/plain``); else unchanged."""
+    if media == "application/json" or media.endswith("+json") or text.lstrip()[:1] in ("{", "["):
         try:
             parsed = json.loads(text)
         except ValueError:
             return text
         redacted = policy.apply(parsed)
         return text if redacted is parsed else json.dumps(redacted, ensure_ascii=False)
-    if media == "application/x-www-form-urlencoded":
-        pairs = parse_qsl(text, keep_blank_values=True)
-        if not any(policy.is_secret_key(key) for key, _ in pairs):
-            return text
-        return urlencode(
-            [
-                (key, policy.redaction_marker if policy.is_secret_key(key) else value)
-                for key, value in pairs
-            ]
-        )
-    return text
+    return text  # a form body: its secret pairs are redacted as any text's

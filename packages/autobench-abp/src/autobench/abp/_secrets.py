@@ -1,0 +1,172 @@
+"""What counts as a secret, for the whole project: key names, value patterns and URL query
+parameter names, with the additions a spec or a program registers.
+
+Every :class:`~autobench.abp.CapturePolicy` (the default one included) reads these, so
+the headers, bodies, URLs, cassettes, span attributes, errors, terminal output and
+exports that Autobench writes share one definition. Additions accumulate for the life of
+the process and are never removed: a program that reads two records redacts what either
+names (stricter, never looser).
+
+Key names are compared in a normal form (:func:`normalise_key`): camelCase split at each
+lower-to-upper step, lowercased, ``-`` and ``.`` mapped to ``_``; a key is secret when
+its normal form equals a name or ends with ``_`` + a name (``x-api-key``, ``accessToken``,
+``OPENAI_API_KEY``, ``aws_secret_access_key``), so ``max_tokens`` and ``input_tokens``
+are not.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+DEFAULT_SECRET_KEYS: frozenset[str] = frozenset(
+    {
+        "authorization",
+        "proxy_authorization",
+        "auth",
+        "api_key",
+        "apikey",
+        "access_key",
+        "secret_key",
+        "password",
+        "passwd",
+        "passphrase",
+        "token",
+        "secret",
+        "credential",
+        "credentials",
+        "cookie",
+        "set_cookie",
+        "private_key",
+        "client_secret",
+    }
+)
+"""Secret key names (normal form, see the module docstring). A mapping entry under such a
+key has its whole value replaced, whatever it is (``auth: {key: ...}`` included)."""
+
+DEFAULT_SECRET_QUERY_PARAMS: frozenset[str] = frozenset(
+    {"key", "sig", "signature", "x_amz_signature", "x_amz_credential", "x_amz_security_token"}
+)
+"""Names that are secret as URL query or form parameters (and ``name=value`` pairs in
+text) on top of the secret keys: Gemini's ``key=``, Azure SAS ``sig=``, AWS presigned
+``X-Amz-Signature`` / ``X-Amz-Credential`` / ``X-Amz-Security-Token``. They are not secret
+as mapping keys (a ``key`` field of a JSON document is usually not a credential)."""
+
+DEFAULT_SECRET_PATTERNS: tuple[str, ...] = (
+    r"(?i)bearer(?:\s+|%20|\+)[A-Za-z0-9._~+/=-]+",
+    r"(?i)basic\s+[A-Za-z0-9+/=]{8,}",
+    r"sk-[A-Za-z0-9_-]{16,}",
+    r"AIza[0-9A-Za-z_-]{35}",
+    r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    r"(?:AKIA|ASIA)[0-9A-Z]{16}",
+    r"gh[pousr]_[A-Za-z0-9]{20,}",
+    r"xox[abprs]-[A-Za-z0-9-]{10,}",
+    r"(?<=://)[^/\s:@\"'<>]+:[^/\s@\"'<>]+(?=@)",
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+)
+"""Secret value patterns (regular expressions, searched anywhere in a string): HTTP bearer
+(also percent- or plus-encoded) and basic credentials, ``sk-...`` API keys, Google
+``AIza...`` API keys, JSON web tokens, AWS access key ids, GitHub and Slack tokens, the
+``user:password`` of a URL, PEM private keys."""
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def normalise_key(key: str) -> str:
+    """The normal form secret key names are compared in (see the module docstring)."""
+    return _CAMEL.sub("_", key).lower().replace("-", "_").replace(".", "_")
+
+
+@dataclass(frozen=True, slots=True)
+class RedactionAdditions:
+    """Names and patterns added to the defaults (:func:`extend_redaction`), and a
+    ``version`` that grows with every change (policies recompile when it moves)."""
+
+    keys: frozenset[str] = frozenset()
+    patterns: tuple[str, ...] = ()
+    query_params: frozenset[str] = frozenset()
+    version: int = 0
+
+    def as_dict(self) -> dict[str, list[str]]:
+        """``{"keys": [...], "patterns": [...], "query_params": [...]}``, sorted names, the
+        patterns in the order they were added; empty lists left out."""
+        found = {
+            "keys": sorted(self.keys),
+            "patterns": list(self.patterns),
+            "query_params": sorted(self.query_params),
+        }
+        return {name: items for name, items in found.items() if items}
+
+
+_lock = threading.Lock()
+_additions = RedactionAdditions()
+
+
+def redaction_additions() -> RedactionAdditions:
+    """What :func:`extend_redaction` has added in this process so far."""
+    return _additions
+
+
+def extend_redaction(
+    *,
+    keys: Iterable[str] = (),
+    patterns: Iterable[str] = (),
+    query_params: Iterable[str] = (),
+) -> RedactionAdditions:
+    """Add secret key names, value patterns (regular expressions) and query parameter
+    names to every capture policy of this process, and return all additions so far.
+
+    Names may be given in any spelling (``sessionId``, ``X-Session-Id``): they are
+    compared in normal form. Raises ``ValueError`` naming the pattern when one is not a
+    valid regular expression or matches the empty string (it would redact nothing and
+    everything)."""
+    global _additions
+    names = frozenset(normalise_key(str(key)) for key in keys if str(key).strip())
+    params = frozenset(normalise_key(str(key)) for key in query_params if str(key).strip())
+    added = tuple(str(pattern) for pattern in patterns)
+    for pattern in added:
+        try:
+            compiled = re.compile(pattern)
+        except re.error as error:
+            raise ValueError(f"invalid secret pattern {pattern!r}: {error}") from error
+        if compiled.search("") is not None:
+            raise ValueError(f"secret pattern {pattern!r} matches the empty string")
+    with _lock:
+        current = _additions
+        new_patterns = current.patterns + tuple(p for p in added if p not in current.patterns)
+        if (
+            names <= current.keys
+            and params <= current.query_params
+            and new_patterns == current.patterns
+        ):
+            return current
+        _additions = RedactionAdditions(
+            current.keys | names,
+            new_patterns,
+            current.query_params | params,
+            current.version + 1,
+        )
+        return _additions
+
+
+def key_value_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
+    """A pattern finding ``name=value`` pairs (URL queries, form bodies, log lines) and
+    ``"name": "value"`` pairs (JSON or a Python ``repr``, single or double quotes) in free
+    text whose name ends with one of ``words`` (normal form; matched in any case, with or
+    without ``_``/``-`` between its parts, so ``accessToken`` and ``X-Amz-Signature`` are
+    found). The caller checks the whole name (group ``name`` or ``qname``) before
+    redacting group ``value`` or ``qvalue``. ``None`` for no words."""
+    alternatives = sorted(
+        {re.escape(word).replace("_", "[-_.]?") for word in words if word}, key=len, reverse=True
+    )
+    if not alternatives:
+        return None
+    word = "(?:" + "|".join(alternatives) + ")"
+    pair = rf"(?<![\w.%-])(?P<name>[\w.-]{{0,64}}?{word})=(?P<value>[^&\s#\"'<>,;]+)"
+    quoted = (
+        rf"(?P<q>[\"'])(?P<qname>[\w.-]{{0,64}}?{word})(?P=q)\s*:\s*"
+        rf"(?P<q2>[\"'])(?P<qvalue>(?:\\.|(?!(?P=q2))[^\\])+)(?P=q2)"
+    )
+    return re.compile(f"(?i){pair}|{quoted}")
