@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
-import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st

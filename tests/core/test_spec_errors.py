@@ -49,7 +49,7 @@ def test_unknown_key_error_has_every_attribute(tmp_path: Path) -> None:
     assert (error.path, error.line, error.column) == (Path("autobench.yaml"), 11, 5)
     assert error.message == "unknown key 'scroe' in benchmark 'x' (did you mean 'score'?)"
     assert error.expected == (
-        "one of: cases, dataset, derive, description, executor, instrumentation, limits, policies, post_derive, repeat, report, "
+        "one of: cases, dataset, derive, description, executor, instrumentation, limits, policies, post_derive, redaction, repeat, report, "
         "reports, run, score, semantic_registry, strict_scalars, task, variants"
     )
     assert str(error) == f"autobench.yaml:11:5: {error.message} (expected {error.expected})"
@@ -79,7 +79,7 @@ SPEC_ERRORS: dict[str, tuple[str, str]] = {
     "unknown top-level key": (
         "benchmrk:\n  x: {}\n",
         "autobench.yaml:1:1: unknown key 'benchmrk' in the spec (did you mean 'benchmark'?) (expected one of: benchmark,"
-        " dataset, derive, executor, instrumentation, limits, policies, post_derive, repeat, reports, scoring, semantic_registry,"
+        " dataset, derive, executor, instrumentation, limits, policies, post_derive, redaction, repeat, reports, scoring, semantic_registry,"
         " strict_scalars, task, variants)",
     ),
     "two benchmarks": (

@@ -69,6 +69,11 @@ from autobench.abp._model import SpanStatus as SpanStatus
 from autobench.abp._runtime import InstrumentationRuntime as InstrumentationRuntime
 from autobench.abp._runtime import Instrumentor as Instrumentor
 from autobench.abp._sdk import DeferredInstrumentor
+from autobench.abp._secrets import DEFAULT_SECRET_QUERY_PARAMS as DEFAULT_SECRET_QUERY_PARAMS
+from autobench.abp._secrets import RedactionAdditions as RedactionAdditions
+from autobench.abp._secrets import extend_redaction as extend_redaction
+from autobench.abp._secrets import normalise_key as normalise_key
+from autobench.abp._secrets import redaction_additions as redaction_additions
 from autobench.abp._signals import DiagnosticSignal as DiagnosticSignal
 from autobench.abp._signals import EventSignal as EventSignal
 from autobench.abp._signals import LinkSignal as LinkSignal

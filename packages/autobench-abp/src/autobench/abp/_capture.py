@@ -44,10 +44,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from autobench.abp import _secrets
 from autobench.abp._secrets import DEFAULT_SECRET_KEYS as DEFAULT_SECRET_KEYS
 from autobench.abp._secrets import DEFAULT_SECRET_PATTERNS as DEFAULT_SECRET_PATTERNS
 from autobench.abp._secrets import DEFAULT_SECRET_QUERY_PARAMS as DEFAULT_SECRET_QUERY_PARAMS
-from autobench.abp._secrets import key_value_pattern, normalise_key, redaction_additions
+from autobench.abp._secrets import PAIR_NAMES, PAIRS, normalise_key, redaction_additions
 
 REDACTED = "[redacted]"
 """Default replacement of a secret."""
@@ -146,10 +147,10 @@ class CapturePolicy:
     _params: frozenset[str] = field(init=False, repr=False, compare=False)
     _patterns: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
     _byte_patterns: tuple[re.Pattern[bytes], ...] = field(init=False, repr=False, compare=False)
-    _pairs: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
     _any_secret: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
     _keys: dict[str, tuple[str | None, bool, bool]] = field(init=False, repr=False, compare=False)
     _clean: set[str] = field(init=False, repr=False, compare=False)
+    _pair_names: dict[tuple[str, bool], bool] = field(init=False, repr=False, compare=False)
     _version: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -181,22 +182,21 @@ class CapturePolicy:
             byte_patterns = tuple(re.compile(pattern.encode("utf-8")) for pattern in sources)
         except re.error as error:
             raise ValueError(f"invalid secret pattern: {error}") from error
-        pairs = key_value_pattern(names | params)
-        combined = _combined(sources + ((pairs.pattern,) if pairs is not None else ()))
+        combined = _combined(sources)
         set_ = object.__setattr__
         set_(self, "_names", names)
         set_(self, "_secret_suffixes", tuple("_" + key for key in names))
         set_(self, "_params", params)
         set_(self, "_patterns", patterns)
         set_(self, "_byte_patterns", byte_patterns)
-        set_(self, "_pairs", pairs)
         set_(self, "_any_secret", combined)
         set_(self, "_keys", {})
+        set_(self, "_pair_names", {})
         set_(self, "_clean", set())
         set_(self, "_version", added.version)
 
     def _current(self) -> None:
-        if self._version != redaction_additions().version:
+        if self._version != _secrets.additions_version:
             self._compile()
 
     def is_secret_key(self, key: Any) -> bool:
@@ -288,25 +288,50 @@ class CapturePolicy:
         if self._any_secret is None or self._any_secret.search(text) is not None:
             for pattern in self._patterns:
                 result = pattern.sub(self.redaction_marker, result)
-            if self._pairs is not None:
-                result = self._pairs.sub(self._pair, result)
+        if ("=" in result or ":" in result) and self._secret_pair_in(result):
+            result = PAIRS.sub(self._pair, result)
         return result
+
+    def _secret_pair_in(self, text: str) -> bool:
+        """Whether a pair in ``text`` has a secret name (one scan for the names, each
+        distinct name decided once)."""
+        known = self._pair_names
+        for name, _, qname in PAIR_NAMES.findall(text):
+            quoted = not name
+            key = (qname, True) if quoted else (name, False)
+            secret = known.get(key)
+            if secret is None:
+                secret = self._secret_pair_name(*key)
+            if secret:
+                return True
+        return False
+
+    def _secret_pair_name(self, name: str, quoted: bool) -> bool:
+        """Whether a pair named ``name`` is secret: a secret key, or for a ``name=value``
+        pair also a secret query parameter (remembered, up to a bound)."""
+        secret = self.is_secret_key(name) if quoted else self.is_secret_query_param(name)
+        if len(self._pair_names) < _KEY_MEMO_LIMIT:
+            self._pair_names[name, quoted] = secret
+        return secret
 
     def _pair(self, match: re.Match[str]) -> str:
         """One ``name=value`` or ``"name": "value"`` match, its value redacted when the
         name is secret (a query or form parameter name counts for ``=`` pairs)."""
         name = match.group("name")
-        if name is not None:
-            if match.group("value") == self.redaction_marker or not self.is_secret_query_param(
-                name
-            ):
-                return match.group(0)
-            return f"{name}={self.redaction_marker}"
-        if not self.is_secret_key(match.group("qname")):
+        quoted = name is None
+        if quoted:
+            name = match.group("qname")
+        secret = self._pair_names.get((name, quoted))
+        if secret is None:
+            secret = self._secret_pair_name(name, quoted)
+        if not secret:
             return match.group(0)
-        start, end = match.span("qvalue")
-        whole = match.group(0)
+        group = "qvalue" if quoted else "value"
+        if match.group(group) == self.redaction_marker:
+            return match.group(0)
+        start, end = match.span(group)
         offset = match.start()
+        whole = match.group(0)
         return whole[: start - offset] + self.redaction_marker + whole[end - offset :]
 
     def _string(self, text: str) -> str:

@@ -102,6 +102,8 @@ class RedactionAdditions:
 
 _lock = threading.Lock()
 _additions = RedactionAdditions()
+additions_version = 0
+"""``redaction_additions().version``, read by every policy on each call (one attribute)."""
 
 
 def redaction_additions() -> RedactionAdditions:
@@ -122,7 +124,7 @@ def extend_redaction(
     compared in normal form. Raises ``ValueError`` naming the pattern when one is not a
     valid regular expression or matches the empty string (it would redact nothing and
     everything)."""
-    global _additions
+    global _additions, additions_version
     names = frozenset(normalise_key(str(key)) for key in keys if str(key).strip())
     params = frozenset(normalise_key(str(key)) for key in query_params if str(key).strip())
     added = tuple(str(pattern) for pattern in patterns)
@@ -148,25 +150,25 @@ def extend_redaction(
             current.query_params | params,
             current.version + 1,
         )
+        additions_version = _additions.version
         return _additions
 
 
-def key_value_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
-    """A pattern finding ``name=value`` pairs (URL queries, form bodies, log lines) and
-    ``"name": "value"`` pairs (JSON or a Python ``repr``, single or double quotes) in free
-    text whose name ends with one of ``words`` (normal form; matched in any case, with or
-    without ``_``/``-`` between its parts, so ``accessToken`` and ``X-Amz-Signature`` are
-    found). The caller checks the whole name (group ``name`` or ``qname``) before
-    redacting group ``value`` or ``qvalue``. ``None`` for no words."""
-    alternatives = sorted(
-        {re.escape(word).replace("_", "[-_.]?") for word in words if word}, key=len, reverse=True
-    )
-    if not alternatives:
-        return None
-    word = "(?:" + "|".join(alternatives) + ")"
-    pair = rf"(?<![\w.%-])(?P<name>[\w.-]{{0,64}}?{word})=(?P<value>[^&\s#\"'<>,;]+)"
-    quoted = (
-        rf"(?P<q>[\"'])(?P<qname>[\w.-]{{0,64}}?{word})(?P=q)\s*:\s*"
-        rf"(?P<q2>[\"'])(?P<qvalue>(?:\\.|(?!(?P=q2))[^\\])+)(?P=q2)"
-    )
-    return re.compile(f"(?i){pair}|{quoted}")
+PAIRS = re.compile(
+    r"(?<![\w.%-])(?P<name>[\w-]{1,64}+)=(?P<value>[\w%~-][^&\s#\"'<>,;()\[\]{}]*+)"
+    r"|(?P<q>[\"'])(?P<qname>[\w.-]{1,64}+)(?P=q)\s*:\s*"
+    r"(?P<q2>[\"'])(?P<qvalue>(?:\\.|(?!(?P=q2))[^\\])++)(?P=q2)"
+)
+"""``name=value`` pairs (URL queries, form bodies, log lines) and ``"name": "value"`` pairs
+(JSON or a Python ``repr``, single or double quotes) in free text. The caller decides from
+the name (group ``name`` or ``qname``) whether to redact the value (group ``value`` or
+``qvalue``). A ``name=value`` name has no dot and its value starts with a letter, digit,
+``%``, ``~``, ``_`` or ``-``, so program text (``this.accessToken=e``,
+``match(/^access_token=(.*)$/)`` in a script embedded in an HTML report) is not a pair.
+Possessive quantifiers keep the search linear: a name is read once from its first
+character."""
+
+PAIR_NAMES = re.compile(r"(?<![\w.%-])([\w-]{1,64}+)=[\w%~-]|([\"'])([\w.-]{1,64}+)\2\s*:\s*[\"']")
+"""The names of the pairs :data:`PAIRS` finds, as ``(name, "", "")`` for ``name=value`` and
+``("", quote, name)`` for a quoted pair: one scan in C, so a text whose pairs all have
+innocent names (most text) costs no Python call per pair."""

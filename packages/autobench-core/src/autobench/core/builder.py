@@ -38,6 +38,7 @@ from autobench.core.plugins import AutobenchPlugins, default_plugins
 from autobench.core.scoring import ScorerSpec
 from autobench.core.spec import BenchmarkInfo, BenchmarkSpec, DatasetSpec, TaskSpec
 from autobench.core.spec._models import ExecutorSpec, LimitSpec, RetrySpec
+from autobench.core.spec._redaction import RedactionSpec
 from autobench.records import Case, ExperimentResult, Variant
 
 __all__ = ["Benchmark"]
@@ -59,6 +60,7 @@ class _State:
     executor: ExecutorSpec | None = None
     repeat: int = 1
     limits: tuple[tuple[str, LimitSpec], ...] = ()
+    redaction: RedactionSpec = field(default_factory=RedactionSpec)
     plugins: AutobenchPlugins | None = None
 
 
@@ -236,6 +238,27 @@ class Benchmark:
             raise ValueError(f"repeat must be an integer >= 1, not {times!r}")
         return self._with(repeat=times)
 
+    def redact(
+        self,
+        *,
+        keys: Iterable[str] = (),
+        patterns: Iterable[str] = (),
+        query_params: Iterable[str] = (),
+    ) -> Benchmark:
+        """Secrets the application handles beyond the built-in redaction rules (the YAML
+        ``redaction: {keys, patterns, query_params}``): mapping keys whose values are secret
+        (any spelling), regular expressions whose matches are secret anywhere in text, URL
+        query or form parameter names. Added to those of earlier calls. Raises
+        ``ValueError`` for a pattern that does not compile or matches the empty string.
+        They apply from :meth:`to_spec` on (see :func:`autobench.abp.extend_redaction`)."""
+        current = self._state.redaction
+        redaction = RedactionSpec(
+            keys=(*current.keys, *keys),
+            patterns=(*current.patterns, *patterns),
+            query_params=(*current.query_params, *query_params),
+        )
+        return self._with(redaction=redaction)
+
     def to_spec(self) -> BenchmarkSpec:
         """The compiled :class:`BenchmarkSpec` (validated: duplicate ids raise ``ValueError``)."""
         state = self._state
@@ -256,6 +279,8 @@ class Benchmark:
             fields["repeat"] = state.repeat
         if state.limits:
             fields["limits"] = dict(state.limits)
+        if not state.redaction.empty:
+            fields["redaction"] = state.redaction
         return BenchmarkSpec.model_validate(fields, context={"plugins": state.plugins})
 
     async def run_async(self, **options: Any) -> ExperimentResult:

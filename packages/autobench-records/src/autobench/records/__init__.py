@@ -121,12 +121,14 @@ from autobench.records._records import DatasetInfo as DatasetInfo
 from autobench.records._records import ExperimentInfo as ExperimentInfo
 from autobench.records._records import ExperimentRecord, ExperimentSummary, RunRecord
 from autobench.records._records import PlannedRun as PlannedRun
+from autobench.records._records import RedactionInfo as RedactionInfo
 from autobench.records._records import ResumeInfo as ResumeInfo
 from autobench.records._records import RunInfo as RunInfo
 from autobench.records._records import RunOutcome as RunOutcome
 from autobench.records._records import SpecInfo as SpecInfo
 from autobench.records._records import StatusCounts as StatusCounts
 from autobench.records._records import TraceSummary as TraceSummary
+from autobench.records._replay import apply_record_redaction as apply_record_redaction
 from autobench.records._replay import check_run_files as check_run_files
 from autobench.records._replay import (
     load_experiment_record,

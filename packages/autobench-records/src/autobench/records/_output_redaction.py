@@ -84,7 +84,7 @@ def redact_value(value: _Value, policy: CapturePolicy = DEFAULT_CAPTURE_POLICY) 
     secret keys replaced, secrets in strings and bytes redacted) without any limit: nothing
     is truncated, hashed or offloaded. For what a run returns, which is recorded whole.
     The very same object when nothing was redacted."""
-    return _redacting(policy).apply(value)  # type: ignore[no-any-return]
+    return _redacting(policy).apply(value)
 
 
 def redact_strings(value: _Value, policy: CapturePolicy = DEFAULT_CAPTURE_POLICY) -> _Value:

@@ -254,13 +254,25 @@ class CassetteInfo(RecordModel):
     sha256: str | None = None
 
 
+class RedactionInfo(RecordModel):
+    """The secret key names, value patterns and query parameter names added to the built-in
+    redaction rules while the experiment ran (a spec's ``redaction:`` section, or
+    ``autobench.abp.extend_redaction`` in a program): every reader of the record applies
+    them too, so what it shows or exports from the record redacts what the run did."""
+
+    keys: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
+    query_params: tuple[str, ...] = ()
+
+
 class ExperimentRecord(RecordModel):
     """The content of ``experiment.yaml``: written once when the experiment starts.
 
     ``plan`` lists every planned run with its record path; ``files`` maps each
     source file the benchmark read (spec, datasets, task modules) to its sha256;
     ``semantic_registry`` holds only the entries the spec added to the built-ins;
-    ``report`` keeps the report configuration for replay.
+    ``report`` keeps the report configuration for replay; ``redaction`` the redaction
+    rules added to the built-in ones (absent when none were).
     """
 
     experiment: ExperimentInfo
@@ -271,6 +283,7 @@ class ExperimentRecord(RecordModel):
     semantic_registry: SemanticRegistry = Field(default_factory=SemanticRegistry)
     report: dict[str, Any] = Field(default_factory=dict)
     cassette: CassetteInfo | None = None
+    redaction: RedactionInfo | None = None
 
     @property
     def experiment_id(self) -> str:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from autobench.abp import Trace, gc_paused_for
+from autobench.abp import Trace, extend_redaction, gc_paused_for
 from autobench.records._codec import (
     EVIDENCE_ONLY,
     experiment_record_from_yaml,
@@ -74,15 +74,33 @@ def load_experiment_record(root: Path) -> ExperimentRecord:
 
     Raises :class:`MissingRecordError` (also a ``FileNotFoundError``) naming the
     path when ``root`` or its ``experiment.yaml`` does not exist, and
-    :class:`RecordFormatError` when the file is malformed or too new.
+    :class:`RecordFormatError` when the file is malformed or too new. The redaction
+    rules the record names (``redaction:``) are added to this process's
+    (:func:`apply_record_redaction`), so whatever is shown or written from the record
+    redacts them.
     """
     root = Path(root)
     if not root.is_dir():
         raise MissingRecordError("no record directory here", path=root)
     path = root / EXPERIMENT_FILE
-    return experiment_record_from_yaml(
+    experiment = experiment_record_from_yaml(
         _read_text(path, "experiment record (experiment.yaml)"), source=path
     )
+    apply_record_redaction(experiment, path)
+    return experiment
+
+
+def apply_record_redaction(experiment: ExperimentRecord, source: Path | None = None) -> None:
+    """Add the redaction rules ``experiment`` names to those of this process
+    (:func:`autobench.abp.extend_redaction`). Raises :class:`RecordFormatError` naming
+    ``source`` when one of its patterns is not a valid regular expression."""
+    rules = experiment.redaction
+    if rules is None:
+        return
+    try:
+        extend_redaction(keys=rules.keys, patterns=rules.patterns, query_params=rules.query_params)
+    except ValueError as error:
+        raise RecordFormatError(f"redaction: {error}", path=source) from None
 
 
 def load_experiment_summary(root: Path) -> ExperimentSummary | None:
@@ -227,6 +245,7 @@ def replay_experiment(
             raise TypeError("replay_experiment(record) needs root_dir, the record directory")
         experiment = source
         root = Path(root_dir)
+        apply_record_redaction(experiment)
     else:
         root = Path(root_dir if root_dir is not None else source)
         experiment = load_experiment_record(Path(source))

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from autobench.abp import redaction_additions
 from autobench.core.distributions import __version__
 from autobench.core.planning import BenchmarkPlan, dataset_hash, spec_hash
 from autobench.core.spec import BenchmarkSpec
@@ -16,6 +17,7 @@ from autobench.records import (
     ExperimentInfo,
     ExperimentRecord,
     ExperimentSummary,
+    RedactionInfo,
     RunRecord,
     RunStatus,
     SpecInfo,
@@ -78,7 +80,16 @@ def build_experiment_record(
         # knows them (their units, parents, additivity) without the plugins.
         semantic_registry=spec.registry.custom_entries(DEFAULT_SEMANTIC_REGISTRY),
         report=spec.reports.model_dump(mode="json", exclude_defaults=True),
+        redaction=_redaction(),
     )
+
+
+def _redaction() -> RedactionInfo | None:
+    """The redaction rules added in this process (the spec's ``redaction:`` section and any
+    :func:`~autobench.abp.extend_redaction` call), for the record's readers; ``None`` when
+    none were."""
+    added = redaction_additions().as_dict()
+    return RedactionInfo.model_validate(added) if added else None
 
 
 def _counts(runs: Sequence[RunRecord]) -> StatusCounts:

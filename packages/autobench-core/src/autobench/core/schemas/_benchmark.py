@@ -25,6 +25,7 @@ from autobench.core.schemas import _sections as sections
 from autobench.core.schemas._defs import Definitions, closed, document, nullable
 from autobench.core.spec._loader import DSL_KEYS, STRUCTURED_KEYS
 from autobench.core.spec._models import BenchmarkInfo, LimitSpec, RetrySpec, TaskSpec
+from autobench.core.spec._redaction import RedactionSpec
 from autobench.records import SemanticRegistry
 
 _TARGET = {
@@ -70,6 +71,7 @@ def _common(defs: Definitions, manager: pluggy.PluginManager) -> dict[str, Any]:
                 "additionalProperties": defs.ref(LimitSpec),
             }
         ),
+        "redaction": nullable(defs.ref(RedactionSpec)),
     }
 
 

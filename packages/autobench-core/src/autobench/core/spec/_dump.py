@@ -103,6 +103,8 @@ def benchmark_spec_document(spec: BenchmarkSpec) -> dict[str, Any]:
         body["repeat"] = spec.repeat
     if spec.limits:
         body["limits"] = {name: _plain(limit) for name, limit in spec.limits.items()}
+    if not spec.redaction.empty:
+        body["redaction"] = _plain(spec.redaction)
     return {"benchmark": {spec.benchmark.id: body}}
 
 

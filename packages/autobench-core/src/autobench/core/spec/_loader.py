@@ -22,6 +22,7 @@ from autobench.core.spec._execution import load_limits
 from autobench.core.spec._files import SpecFiles
 from autobench.core.spec._instrumentation import load_instrumentation
 from autobench.core.spec._models import BenchmarkInfo, BenchmarkSpec
+from autobench.core.spec._redaction import load_redaction
 from autobench.core.spec._sections import (
     check_report_variants,
     load_executor,
@@ -58,6 +59,7 @@ STRUCTURED_KEYS = frozenset(
         "executor",
         "repeat",
         "limits",
+        "redaction",
     }
 )
 DSL_KEYS = frozenset(
@@ -80,6 +82,7 @@ DSL_KEYS = frozenset(
         "executor",
         "repeat",
         "limits",
+        "redaction",
     }
 )
 _SHAPES = (
@@ -113,6 +116,7 @@ def load_benchmark_spec(
             executor: local            # or {name: <executor>, <option>: <value>}
             repeat: 3                  # run every case x variant 3 times (default 1)
             limits: {<factor>: {max_concurrency, requests_per_minute, tokens_per_minute}}
+            redaction: {keys: [...], patterns: [...], query_params: [...]}  # see ._redaction
 
     ``run`` (and ``task``) also take ``timeout: <seconds>`` and ``retries: {attempts,
     backoff, initial, max, on: [<exception class>, ...]}`` (see :mod:`._execution`).
@@ -132,6 +136,7 @@ def load_benchmark_spec(
         executor: local                               # same shape as in the DSL
         repeat: 3                                     # same as in the DSL
         limits: {...}                                 # same as in the DSL
+        redaction: {...}                              # same as in the DSL
 
     Detection rule: a document is in the structured form when it has a
     top-level key besides ``benchmark``, or when ``benchmark.id`` holds
@@ -365,8 +370,8 @@ def _evaluation(
     variant_ids: frozenset[str],
     plugins: AutobenchPlugins,
 ) -> None:
-    """The ``post_derive``, ``policies``, ``instrumentation``, ``executor``, ``repeat`` and
-    ``limits`` sections of ``container`` into ``sections``."""
+    """The ``post_derive``, ``policies``, ``instrumentation``, ``executor``, ``repeat``,
+    ``limits`` and ``redaction`` sections of ``container`` into ``sections``."""
     if (item := _present(container.get("repeat"))) is not None:
         sections["repeat"] = load_repeat(item)
     if (item := _present(container.get("instrumentation"))) is not None:
@@ -375,6 +380,8 @@ def _evaluation(
         sections["executor"] = load_executor(item, plugins.executors)
     if (item := _present(container.get("limits"))) is not None:
         sections["limits"] = load_limits(item, sections.get("variants", ()))
+    if (item := _present(container.get("redaction"))) is not None:
+        sections["redaction"] = load_redaction(item)
     post_derive: tuple[PostDeriverSpec, ...] = ()
     if (item := _present(container.get("post_derive"))) is not None:
         post_derive = sections["post_derive"] = load_post_derivers(item, variant_ids, plugins)

@@ -23,6 +23,7 @@ from pydantic import (
     model_validator,
 )
 
+from autobench.abp import extend_redaction
 from autobench.core._targets import resolve_exception_type
 from autobench.core.derive import DeriverSpec
 from autobench.core.native._settings import InstrumentationSpec
@@ -31,6 +32,7 @@ from autobench.core.policies import PolicySpec
 from autobench.core.postderive import PostDeriverSpec
 from autobench.core.scoring._base import ScorerSpec
 from autobench.core.spec._evaluation import duplicate_policy, policy_problem, post_deriver_problem
+from autobench.core.spec._redaction import RedactionSpec
 from autobench.records import Case, SemanticRegistry, Variant
 
 
@@ -354,6 +356,11 @@ class BenchmarkSpec(SpecModel):
     left out of the dump (and so of the spec hash) when not set."""
     repeat: int = Field(default=1, ge=1, strict=True, exclude_if=lambda value: value == 1)
     limits: dict[str, LimitSpec] = Field(default_factory=dict, exclude_if=lambda value: not value)
+    redaction: RedactionSpec = Field(
+        default_factory=lambda: RedactionSpec(), exclude_if=lambda value: value.empty
+    )
+    """Secret names and patterns added to the built-in redaction rules (:class:`RedactionSpec`);
+    left out of the dump when empty."""
     """Budgets keyed by a factor name (:class:`LimitSpec`): the runs whose variant has the
     same value of that factor share one budget; a run whose variant lacks the factor is
     not limited by it. Left out of the dump when empty."""
@@ -421,6 +428,17 @@ class BenchmarkSpec(SpecModel):
                 if item in seen:
                     raise ValueError(f"duplicate {label} id {item!r}")
                 seen.add(item)
+        return self
+
+    @model_validator(mode="after")
+    def _register_redaction(self) -> BenchmarkSpec:
+        # A spec that names secrets has them redacted from everything written from here on.
+        if not self.redaction.empty:
+            extend_redaction(
+                keys=self.redaction.keys,
+                patterns=self.redaction.patterns,
+                query_params=self.redaction.query_params,
+            )
         return self
 
     @model_validator(mode="after")
