@@ -45,10 +45,17 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from autobench.abp import _secrets
+from autobench.abp._secrets import (
+    CONTAINERS,
+    PAIR_NAMES,
+    PAIRS,
+    container_end,
+    normalise_key,
+    redaction_additions,
+)
 from autobench.abp._secrets import DEFAULT_SECRET_KEYS as DEFAULT_SECRET_KEYS
 from autobench.abp._secrets import DEFAULT_SECRET_PATTERNS as DEFAULT_SECRET_PATTERNS
 from autobench.abp._secrets import DEFAULT_SECRET_QUERY_PARAMS as DEFAULT_SECRET_QUERY_PARAMS
-from autobench.abp._secrets import PAIR_NAMES, PAIRS, normalise_key, redaction_additions
 
 REDACTED = "[redacted]"
 """Default replacement of a secret."""
@@ -289,8 +296,26 @@ class CapturePolicy:
             for pattern in self._patterns:
                 result = pattern.sub(self.redaction_marker, result)
         if ("=" in result or ":" in result) and self._secret_pair_in(result):
-            result = PAIRS.sub(self._pair, result)
+            result = self._containers(PAIRS.sub(self._pair, result))
         return result
+
+    def _containers(self, text: str) -> str:
+        """``text`` with the object or list under each secret quoted name replaced by the
+        quoted marker (to the end of the text when it was cut)."""
+        parts: list[str] = []
+        done = 0
+        for match in CONTAINERS.finditer(text):
+            if match.start() < done or not self._secret_name(match.group(2), True):
+                continue
+            opening = match.end() - 1
+            quote = match.group(1)
+            parts += [text[done:opening], quote + self.redaction_marker + quote]
+            done = container_end(text, opening)
+        return text if not parts else "".join(parts) + text[done:]
+
+    def _secret_name(self, name: str, quoted: bool) -> bool:
+        known = self._pair_names.get((name, quoted))
+        return self._secret_pair_name(name, quoted) if known is None else known
 
     def _secret_pair_in(self, text: str) -> bool:
         """Whether a pair in ``text`` has a secret name (one scan for the names, each

@@ -168,7 +168,36 @@ the name (group ``name`` or ``qname``) whether to redact the value (group ``valu
 Possessive quantifiers keep the search linear: a name is read once from its first
 character."""
 
-PAIR_NAMES = re.compile(r"(?<![\w.%-])([\w-]{1,64}+)=[\w%~-]|([\"'])([\w.-]{1,64}+)\2\s*:\s*[\"']")
+PAIR_NAMES = re.compile(
+    r"(?<![\w.%-])([\w-]{1,64}+)=[\w%~-]|([\"'])([\w.-]{1,64}+)\2\s*:\s*[\"'{\[]"
+)
 """The names of the pairs :data:`PAIRS` finds, as ``(name, "", "")`` for ``name=value`` and
 ``("", quote, name)`` for a quoted pair: one scan in C, so a text whose pairs all have
 innocent names (most text) costs no Python call per pair."""
+
+CONTAINERS = re.compile(r"([\"'])([\w.-]{1,64}+)\1\s*:\s*[{\[]")
+"""A quoted name whose value is an object or a list (``"auth": {"key": ...}``): the value
+is found by :func:`container_end`, to the end of the text when it was cut."""
+
+
+def container_end(text: str, start: int) -> int:
+    """The index just past the object or list opening at ``text[start]`` (brackets inside
+    quoted strings do not count), or ``len(text)`` when it is not closed (a cut text)."""
+    depth, quote, index = 0, "", start
+    while index < len(text):
+        char = text[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+        index += 1
+    return len(text)
