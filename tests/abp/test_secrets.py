@@ -13,7 +13,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from autobench.abp import DEFAULT_CAPTURE_POLICY as POLICY
-from autobench.abp import REDACTED, CapturePolicy, normalise_key
+from autobench.abp import (
+    DEFAULT_SECRET_PATTERNS,
+    REDACTED,
+    CapturePolicy,
+    extend_redaction,
+    normalise_key,
+    pattern_problem,
+)
 from autobench.abp._secrets import container_end
 
 SECRET_NAMES = [
@@ -139,3 +146,31 @@ def test_a_policy_keeps_its_own_names_beside_the_shared_ones() -> None:
     }
     assert policy.text("code PIN-1234") == "code [redacted]"
     assert re.search("PIN-", POLICY.text("code PIN-1234"))  # the default policy is unchanged
+
+
+@pytest.mark.parametrize(
+    ("pattern", "problem"),
+    [
+        (r"(a+)+$", "exponential time"),
+        (r"(x|y+)*z", "exponential time"),
+        (r"(?=(a+)+)b", "exponential time"),
+        (r"(?>(\w+\s?))+", "exponential time"),
+        (r"x*", "matches the empty string"),
+        (r"(unclosed", "not a regular expression"),
+        ("a" * 1001, "longer than 1000"),
+        (r"acme_[A-Za-z0-9]{32}", None),
+        (r"(?:ab){2,}[0-9]+", None),
+        (r"[a-z]+@[a-z]+\.com", None),
+    ],
+)
+def test_pattern_problem(pattern: str, problem: str | None) -> None:
+    found = pattern_problem(pattern)
+    assert found is None if problem is None else problem in (found or "")
+
+
+def test_every_built_in_pattern_passes_its_own_check() -> None:
+    assert [pattern_problem(pattern) for pattern in DEFAULT_SECRET_PATTERNS] == [None] * len(
+        DEFAULT_SECRET_PATTERNS
+    )
+    with pytest.raises(ValueError, match="exponential time"):
+        extend_redaction(patterns=[r"(a+)+$"])

@@ -137,6 +137,7 @@ def test_a_reader_in_a_fresh_process_applies_the_record_rules(tmp_path: Path) ->
         ("redaction:\n  patterns: ['ok', '(unclosed']\n", ":13:24:", "not a regular expression"),
         ("redaction:\n  patterns: ['x*']\n", ":13:18:", "matches the empty string"),
         ("redaction:\n  keyz: [a]\n", ":13:7:", "unknown key 'keyz'"),
+        ("redaction:\n  patterns: ['(a+)+$']\n", ":13:18:", "exponential time"),
     ],
 )
 def test_a_bad_redaction_section_is_a_located_error(
@@ -169,3 +170,23 @@ def test_the_python_builder_adds_the_same_rules() -> None:
     with pytest.raises(ValueError, match="not a regular expression"):
         Benchmark("bad").redact(patterns=["(x"])
     assert json.dumps(added.as_dict())  # what experiment.yaml records
+
+
+def test_a_record_naming_a_backtracking_pattern_is_refused_quickly(tmp_path: Path) -> None:
+    """A tampered experiment.yaml whose redaction pattern would backtrack exponentially on
+    every text: each reader refuses the record, located, before it reads a run."""
+    spec = _spec(tmp_path, "own_secrets_hostile", REDACTION)
+    record = tmp_path / "rec"
+    try:
+        result = CliRunner().invoke(cli, ["run", str(spec), "--record", str(record)])
+    finally:
+        sys.modules.pop("own_secrets_hostile", None)
+    assert result.exit_code == 0, result.output
+    experiment = record / "experiment.yaml"
+    text = experiment.read_text()
+    assert "acme_[A-Za-z0-9]{32}" in text
+    experiment.write_text(text.replace("acme_[A-Za-z0-9]{32}", "(a+)+$"))
+    for args in (["report", str(record)], ["replay", str(record)]):
+        shown = CliRunner(env={"COLUMNS": "300"}).invoke(cli, args)
+        assert shown.exit_code == 1, shown.output
+        assert "experiment.yaml" in shown.output and "exponential time" in shown.output

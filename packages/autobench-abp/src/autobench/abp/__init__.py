@@ -73,6 +73,7 @@ from autobench.abp._secrets import DEFAULT_SECRET_QUERY_PARAMS as DEFAULT_SECRET
 from autobench.abp._secrets import RedactionAdditions as RedactionAdditions
 from autobench.abp._secrets import extend_redaction as extend_redaction
 from autobench.abp._secrets import normalise_key as normalise_key
+from autobench.abp._secrets import pattern_problem as pattern_problem
 from autobench.abp._secrets import redaction_additions as redaction_additions
 from autobench.abp._signals import DiagnosticSignal as DiagnosticSignal
 from autobench.abp._signals import EventSignal as EventSignal

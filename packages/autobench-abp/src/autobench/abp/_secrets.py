@@ -20,6 +20,12 @@ import re
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
+
+try:  # the standard library's own parser of regular expressions
+    import re._parser as re_parser
+except ImportError:  # pragma: no cover - Python 3.10 and older name it sre_parse
+    import sre_parse as re_parser  # type: ignore[import-not-found,no-redef]
 
 DEFAULT_SECRET_KEYS: frozenset[str] = frozenset(
     {
@@ -111,6 +117,62 @@ def redaction_additions() -> RedactionAdditions:
     return _additions
 
 
+MAX_PATTERN_LENGTH = 1000
+"""Characters of an added secret pattern, at most."""
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why ``pattern`` cannot be a secret pattern, or ``None``: it is longer than
+    :data:`MAX_PATTERN_LENGTH`, is not a regular expression, matches the empty string (it
+    would redact nothing, everywhere), or repeats a group that itself holds an unbounded
+    repetition (``(a+)+``, ``(\\w*\\s?)*``: the shape whose backtracking takes exponential
+    time on a text that almost matches, which would let a spec or a record stall every
+    command that writes text)."""
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        return f"is longer than {MAX_PATTERN_LENGTH} characters"
+    try:
+        compiled = re.compile(pattern)
+        tree = re_parser.parse(pattern)
+    except re.error as error:
+        return f"is not a regular expression: {error}"
+    if compiled.search("") is not None:
+        return "matches the empty string"
+    if _nested_repeat(tree.data, inside=False):
+        return (
+            "repeats a group that holds an unbounded repetition (such as (a+)+), which can "
+            "take exponential time; write it with one level of repetition"
+        )
+    return None
+
+
+_REPEATS = (re_parser.MAX_REPEAT, re_parser.MIN_REPEAT, re_parser.POSSESSIVE_REPEAT)
+
+
+def _nested_repeat(items: Any, *, inside: bool) -> bool:
+    """Whether the parsed ``items`` hold an unbounded repetition within a repetition
+    (``inside``: these items are already repeated more than once)."""
+    for op, argument in items:
+        if op in _REPEATS:
+            _, high, sub = argument
+            if (inside and high == re_parser.MAXREPEAT) or _nested_repeat(
+                sub, inside=inside or high > 1
+            ):
+                return True
+        elif any(_nested_repeat(sub, inside=inside) for sub in _subpatterns(argument)):
+            return True
+    return False
+
+
+def _subpatterns(argument: Any) -> list[Any]:
+    """The parsed subpatterns inside one node's argument (a group, the branches of an
+    alternation, an assertion, a conditional)."""
+    if isinstance(argument, re_parser.SubPattern):
+        return [argument]
+    if isinstance(argument, tuple | list):
+        return [sub for item in argument for sub in _subpatterns(item)]
+    return []
+
+
 def extend_redaction(
     *,
     keys: Iterable[str] = (),
@@ -121,20 +183,16 @@ def extend_redaction(
     names to every capture policy of this process, and return all additions so far.
 
     Names may be given in any spelling (``sessionId``, ``X-Session-Id``): they are
-    compared in normal form. Raises ``ValueError`` naming the pattern when one is not a
-    valid regular expression or matches the empty string (it would redact nothing and
-    everything)."""
+    compared in normal form. Raises ``ValueError`` naming the pattern when
+    :func:`pattern_problem` finds one."""
     global _additions, additions_version
     names = frozenset(normalise_key(str(key)) for key in keys if str(key).strip())
     params = frozenset(normalise_key(str(key)) for key in query_params if str(key).strip())
     added = tuple(str(pattern) for pattern in patterns)
     for pattern in added:
-        try:
-            compiled = re.compile(pattern)
-        except re.error as error:
-            raise ValueError(f"invalid secret pattern {pattern!r}: {error}") from error
-        if compiled.search("") is not None:
-            raise ValueError(f"secret pattern {pattern!r} matches the empty string")
+        problem = pattern_problem(pattern)
+        if problem is not None:
+            raise ValueError(f"secret pattern {pattern!r} {problem}")
     with _lock:
         current = _additions
         new_patterns = current.patterns + tuple(p for p in added if p not in current.patterns)

@@ -19,13 +19,14 @@ artifacts are only read from inside the experiment directory.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from autobench.abp import Trace, extend_redaction, gc_paused_for
+from autobench.abp import Trace, extend_redaction, gc_paused_for, pattern_problem
 from autobench.records._codec import (
     EVIDENCE_ONLY,
     experiment_record_from_yaml,
@@ -38,6 +39,7 @@ from autobench.records._codec import (
 from autobench.records._directory import RecordDirectoryWriter, latest_session_file
 from autobench.records._errors import MissingRecordError, RecordFormatError
 from autobench.records._extraction_io import DerivedRecords, merge_extractions
+from autobench.records._locate import locate_value
 from autobench.records._ownership import check_own_run, record_file
 from autobench.records._parallel import parse_run_bodies, worker_count
 from autobench.records._post_derived import POST_DERIVED_FILE, PostDerivedRecord, merge_post_derived
@@ -93,14 +95,29 @@ def load_experiment_record(root: Path) -> ExperimentRecord:
 def apply_record_redaction(experiment: ExperimentRecord, source: Path | None = None) -> None:
     """Add the redaction rules ``experiment`` names to those of this process
     (:func:`autobench.abp.extend_redaction`). Raises :class:`RecordFormatError` naming
-    ``source`` when one of its patterns is not a valid regular expression."""
+    ``source`` and the line and column of a pattern that
+    :func:`autobench.abp.pattern_problem` refuses (a tampered record could otherwise name a
+    pattern that stalls every command on its text)."""
     rules = experiment.redaction
     if rules is None:
         return
-    try:
-        extend_redaction(keys=rules.keys, patterns=rules.patterns, query_params=rules.query_params)
-    except ValueError as error:
-        raise RecordFormatError(f"redaction: {error}", path=source) from None
+    for index, pattern in enumerate(rules.patterns):
+        problem = pattern_problem(pattern)
+        if problem is None:
+            continue
+        where = None
+        if source is not None:
+            with contextlib.suppress(OSError, UnicodeDecodeError):
+                where = locate_value(
+                    source.read_text(encoding="utf-8"), ("redaction", "patterns", index)
+                )
+        raise RecordFormatError(
+            f"redaction pattern {pattern!r} {problem}",
+            path=source,
+            line=None if where is None else where[0],
+            column=None if where is None else where[1],
+        )
+    extend_redaction(keys=rules.keys, patterns=rules.patterns, query_params=rules.query_params)
 
 
 def load_experiment_summary(root: Path) -> ExperimentSummary | None:

@@ -14,23 +14,20 @@ Every capture policy of the process redacts them once the spec is built (see
 
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from autobench.abp import pattern_problem
 from autobench.core.spec._checks import expect_keys, expect_mapping, model_keys, validate_model
 from autobench.core.spec._yaml import Located
 
 
 def _compiles(pattern: str) -> str:
-    """``pattern`` when it is a regular expression that never matches the empty string."""
-    try:
-        compiled = re.compile(pattern)
-    except re.error as error:
-        raise ValueError(f"{pattern!r} is not a regular expression: {error}") from None
-    if compiled.search("") is not None:
-        raise ValueError(f"{pattern!r} matches the empty string")
+    """``pattern`` when it can be a secret pattern (:func:`autobench.abp.pattern_problem`)."""
+    problem = pattern_problem(pattern)
+    if problem is not None:
+        raise ValueError(f"{pattern!r} {problem}")
     return pattern
 
 
@@ -41,8 +38,10 @@ class RedactionSpec(BaseModel):
     expressions whose matches are secret wherever they occur, and URL query or form
     parameter names whose values are secret. Added to every capture policy of the process
     when the spec is built (:func:`autobench.abp.extend_redaction`) and recorded in
-    ``experiment.yaml`` for the record's readers. A pattern that is not a valid regular
-    expression, or matches the empty string, raises ``ValueError``."""
+    ``experiment.yaml`` for the record's readers. A pattern that
+    :func:`autobench.abp.pattern_problem` refuses (not a regular expression, matching the
+    empty string, nested unbounded repetition, over 1,000 characters) raises
+    ``ValueError``."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")  # as every spec model
 
