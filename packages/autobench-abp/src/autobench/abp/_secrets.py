@@ -17,15 +17,14 @@ are not.
 from __future__ import annotations
 
 import re
+
+# The standard library's own parser of regular expressions (sre_parse before 3.11; typeshed
+# describes only that deprecated name).
+import re._parser as re_parser  # type: ignore[import-not-found]
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
-
-try:  # the standard library's own parser of regular expressions
-    import re._parser as re_parser
-except ImportError:  # pragma: no cover - Python 3.10 and older name it sre_parse
-    import sre_parse as re_parser  # type: ignore[import-not-found,no-redef]
 
 DEFAULT_SECRET_KEYS: frozenset[str] = frozenset(
     {
