@@ -257,6 +257,43 @@ def test_sigint_cancels_remote_runs_and_keeps_finished_ones(
     assert result.summary.complete is False
 
 
+@pytest.mark.parametrize("target", ["run", "run_async"])
+def test_a_task_raising_keyboard_interrupt_ends_a_ray_experiment_as_ctrl_c(
+    ray_address: str, tmp_path: Path, target: str
+) -> None:
+    """Under Ray as locally: the run is recorded (errored, stage interrupted), no new run
+    starts, the summary says incomplete, the command exits 130 and says what is on disk."""
+    (tmp_path / "stopping_task.py").write_text(
+        "def run(ctx, case):\n"
+        "    if case.id == 'c2':\n"
+        "        raise KeyboardInterrupt\n"
+        "    return {}\n\n"
+        "async def run_async(ctx, case):\n"
+        "    return run(ctx, case)\n"
+    )
+    cases = ", ".join(f"{{id: c{index}}}" for index in range(1, 9))
+    (tmp_path / "autobench.yaml").write_text(
+        f"benchmark:\n  stopping:\n    cases: [{cases}]\n"
+        f"    run: {{python: stopping_task:{target}}}\n    variants: {{v: {{}}}}\n"
+    )
+    command = [AUTOBENCH, "run", "autobench.yaml", "--record", "rec", "--no-progress"]
+    command += ["--executor", "ray", "--ray-address", ray_address, "--concurrency", "1"]
+    done = subprocess.run(
+        command, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 130, done.stderr
+    message = " ".join(done.stderr.split())
+    assert "raised KeyboardInterrupt" in message and "Traceback" not in done.stderr
+    assert "2 runs of this session are recorded in rec" in message
+    result = replay_experiment(tmp_path / "rec")
+    by_case = {run.case_id: run for run in result.runs}
+    assert sorted(by_case) == ["c1", "c2"]
+    assert by_case["c1"].status.value == "passed"
+    assert [error.stage for error in by_case["c2"].errors] == ["interrupted"]
+    assert result.summary is not None and result.summary.complete is False
+    assert len(result.missing_runs) == 6
+
+
 LIMITED = """
 import asyncio, time
 

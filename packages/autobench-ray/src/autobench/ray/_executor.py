@@ -34,6 +34,11 @@
   (each went to the sink on arrival), ends the calls in flight by killing the actors
   (their processes end) without recording their other runs (``--resume`` runs them), starts no new ones and re-raises
   :class:`asyncio.CancelledError`; :attr:`finished` lists the recorded runs.
+* A task raising ``KeyboardInterrupt`` ends the experiment the same way: the worker
+  sends that run's record (errored, stage ``interrupted``) and runs no more of its call,
+  the run goes to the sink, no new run starts, the other slots get
+  ``_threads.CANCEL_GRACE`` seconds to finish the calls in flight (as sync runs do
+  locally), then their actors are killed, and ``_run.RunInterrupted`` is raised.
 """
 
 from __future__ import annotations
@@ -65,7 +70,8 @@ from ray.exceptions import (
 from autobench.core.planning import MatrixRunSpec
 from autobench.core.runtime._handoff import HandedOff, RunHandoff
 from autobench.core.runtime._progress import ProgressCallback
-from autobench.core.runtime._run import RunOutput, RunSetup
+from autobench.core.runtime._run import RunInterrupted, RunOutput, RunSetup
+from autobench.core.runtime._threads import CANCEL_GRACE
 from autobench.ray._cluster import cpus_per_run
 from autobench.ray._limits import RayLimits, start_limits, stop_limits
 from autobench.ray._lost import (
@@ -77,6 +83,7 @@ from autobench.ray._lost import (
 )
 from autobench.ray._options import RayOptions
 from autobench.ray._pool import acquire, discard, release
+from autobench.ray._worker import Interrupted
 from autobench.records import AttemptRecord, ExperimentSink, RunRecord
 
 LOST_WORKER_ERRORS: tuple[type[BaseException], ...] = (
@@ -165,9 +172,11 @@ class RayExecutor(HandedOff):
         ]
         try:
             await asyncio.gather(*slots)
-        except BaseException:
+        except BaseException as ended:
             for timer in self._backing_off.values():
                 timer.cancel()
+            if isinstance(ended, RunInterrupted):  # as a sync run on Ctrl-C: a grace period
+                await asyncio.wait(slots, timeout=CANCEL_GRACE)
             for slot in slots:
                 slot.cancel()
             await asyncio.gather(*slots, return_exceptions=True)
@@ -212,8 +221,13 @@ class RayExecutor(HandedOff):
             generator = actor.runs.remote(call.key, call.box, call.shipped, positions, spent, token)
             try:
                 async for ref in generator:
-                    output: RunOutput = pickle.loads(await ref)
+                    output: RunOutput | Interrupted = pickle.loads(await ref)
                     position = positions[done]
+                    if isinstance(output, Interrupted):  # no new run starts; see run()
+                        self._finished_run(position, self._runs[position], output.output)
+                        pending.clear()
+                        suspects.clear()
+                        raise RunInterrupted(output.output)
                     self._finished_run(position, self._runs[position], output)
                     done += 1
                     if done < len(positions):

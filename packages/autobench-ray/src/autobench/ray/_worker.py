@@ -38,7 +38,13 @@ from ray import cloudpickle
 
 from autobench.core.native import InstrumentationSession
 from autobench.core.planning import MatrixRunSpec
-from autobench.core.runtime._run import RunOutput, RunSetup, execute_run, execute_sync_run
+from autobench.core.runtime._run import (
+    RunInterrupted,
+    RunOutput,
+    RunSetup,
+    execute_run,
+    execute_sync_run,
+)
 from autobench.ray._limits import holder
 
 _experiments: dict[str, tuple[RunSetup, tuple[MatrixRunSpec, ...]]] = {}
@@ -115,15 +121,27 @@ def execute_remote(
     for position in positions:
         used = (spent or {}).get(position, 0)
         policy = setup.retries
+        run_setup = setup
         if used and policy is not None:
             retries = dataclasses.replace(policy, attempts=max(1, policy.attempts - used))
-            output = _execute(dataclasses.replace(setup, retries=retries), runs[position], token)
-        else:
-            output = _execute(setup, runs[position], token)
+            run_setup = dataclasses.replace(setup, retries=retries)
+        try:
+            output = _execute(run_setup, runs[position], token)
+        except RunInterrupted as stop:  # the run is recorded; the call runs no more
+            yield output_bytes(Interrupted(_plain(stop.output)))
+            return
         yield output_bytes(output)
 
 
-def output_bytes(output: RunOutput) -> bytes:
+@dataclasses.dataclass(frozen=True, slots=True)
+class Interrupted:
+    """The output of a run whose task raised ``KeyboardInterrupt`` (``_run.RunInterrupted``
+    in the worker): the driver records it and ends the experiment as on Ctrl-C."""
+
+    output: RunOutput
+
+
+def output_bytes(output: RunOutput | Interrupted) -> bytes:
     """``output`` pickled for the driver (:func:`pickle.loads` reads it back): Ray passes
     bytes as they are, while an object of another type takes its general serialization
     path, which costs a worker about 0.3 ms more per run (``tools/bench_ray.py``)."""
@@ -137,6 +155,11 @@ def _execute(setup: RunSetup, planned: MatrixRunSpec, token: str | None) -> RunO
         output = context.run(asyncio.run, execute_run(setup, planned))
     else:
         output = context.run(execute_sync_run, setup, planned, _background_loop())
+    return _plain(output)
+
+
+def _plain(output: RunOutput) -> RunOutput:
+    """``output`` with its payloads in a plain dict (what crosses to the driver)."""
     return RunOutput(record=output.record, payloads=dict(output.payloads))
 
 
