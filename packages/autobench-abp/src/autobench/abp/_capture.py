@@ -47,8 +47,9 @@ from pydantic import BaseModel, ConfigDict
 from autobench.abp import _secrets
 from autobench.abp._secrets import (
     CONTAINERS,
-    PAIR_NAMES,
+    EQUALS_NAMES,
     PAIRS,
+    QUOTED_NAMES,
     container_end,
     normalise_key,
     redaction_additions,
@@ -295,7 +296,7 @@ class CapturePolicy:
         if self._any_secret is None or self._any_secret.search(text) is not None:
             for pattern in self._patterns:
                 result = pattern.sub(self.redaction_marker, result)
-        if ("=" in result or ":" in result) and self._secret_pair_in(result):
+        if self._secret_pair_in(result):
             result = self._containers(PAIRS.sub(self._pair, result))
         return result
 
@@ -318,17 +319,18 @@ class CapturePolicy:
         return self._secret_pair_name(name, quoted) if known is None else known
 
     def _secret_pair_in(self, text: str) -> bool:
-        """Whether a pair in ``text`` has a secret name (one scan for the names, each
-        distinct name decided once)."""
+        """Whether a pair in ``text`` has a secret name (one scan for the names of each
+        kind, each distinct name decided once)."""
         known = self._pair_names
-        for name, _, qname in PAIR_NAMES.findall(text):
-            quoted = not name
-            key = (qname, True) if quoted else (name, False)
-            secret = known.get(key)
-            if secret is None:
-                secret = self._secret_pair_name(*key)
-            if secret:
-                return True
+        for finder, quoted, mark in ((EQUALS_NAMES, False, "="), (QUOTED_NAMES, True, ":")):
+            if mark not in text:
+                continue
+            for name in finder.findall(text):
+                secret = known.get((name, quoted))
+                if secret is None:
+                    secret = self._secret_pair_name(name, quoted)
+                if secret:
+                    return True
         return False
 
     def _secret_pair_name(self, name: str, quoted: bool) -> bool:

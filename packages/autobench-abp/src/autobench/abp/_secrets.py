@@ -225,12 +225,13 @@ the name (group ``name`` or ``qname``) whether to redact the value (group ``valu
 Possessive quantifiers keep the search linear: a name is read once from its first
 character."""
 
-PAIR_NAMES = re.compile(
-    r"(?<![\w.%-])([\w-]{1,64}+)=[\w%~-]|([\"'])([\w.-]{1,64}+)\2\s*:\s*[\"'{\[]"
-)
-"""The names of the pairs :data:`PAIRS` finds, as ``(name, "", "")`` for ``name=value`` and
-``("", quote, name)`` for a quoted pair: one scan in C, so a text whose pairs all have
-innocent names (most text) costs no Python call per pair."""
+EQUALS_NAMES = re.compile(r"(?<![\w.%-])([\w-]{1,64}+)=[\w%~-]")
+QUOTED_NAMES = re.compile(r"[\"']([\w.-]{1,64}+)[\"']\s*:\s*[\"'{\[]")
+"""The names of the ``name=value`` and of the quoted pairs :data:`PAIRS` (and
+:data:`CONTAINERS`) find, one C scan each, so a text whose pairs all have innocent names
+(most text) costs no Python call per pair. Each is searched only in a text holding an
+``=`` (a ``:``); the second starts at a quote, which the engine skips to quickly. It may
+name a pair :data:`PAIRS` does not match (mismatched quotes): that only costs a search."""
 
 CONTAINERS = re.compile(r"([\"'])([\w.-]{1,64}+)\1\s*:\s*[{\[]")
 """A quoted name whose value is an object or a list (``"auth": {"key": ...}``): the value
