@@ -153,6 +153,7 @@ class CapturePolicy:
     _secret_suffixes: tuple[str, ...] = field(init=False, repr=False, compare=False)
     _hash_suffixes: tuple[str, ...] = field(init=False, repr=False, compare=False)
     _params: frozenset[str] = field(init=False, repr=False, compare=False)
+    _url_only: frozenset[str] = field(init=False, repr=False, compare=False)
     _patterns: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
     _byte_patterns: tuple[re.Pattern[bytes], ...] = field(init=False, repr=False, compare=False)
     _any_secret: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
@@ -195,6 +196,8 @@ class CapturePolicy:
         set_(self, "_names", names)
         set_(self, "_secret_suffixes", tuple("_" + key for key in names))
         set_(self, "_params", params)
+        # Common words as parameter names: secret in a URL query or a form body only.
+        set_(self, "_url_only", self.secret_query_params - names - added.query_params)
         set_(self, "_patterns", patterns)
         set_(self, "_byte_patterns", byte_patterns)
         set_(self, "_any_secret", combined)
@@ -343,7 +346,11 @@ class CapturePolicy:
 
     def _pair(self, match: re.Match[str]) -> str:
         """One ``name=value`` or ``"name": "value"`` match, its value redacted when the
-        name is secret (a query or form parameter name counts for ``=`` pairs)."""
+        name is secret: a secret key, or for a ``name=value`` pair that starts the text or
+        follows ``?``, ``&`` or ``;`` (a URL query or a form body) also a secret query
+        parameter; a built-in query parameter name (``key``, ``sig``, ...) counts only where
+        it starts the text or follows ``?``, ``&`` or ``;`` (a URL query or a form body), so
+        ``KEY=VALUE`` in a usage message stays as it is."""
         name = match.group("name")
         quoted = name is None
         if quoted:
@@ -353,6 +360,10 @@ class CapturePolicy:
             secret = self._secret_pair_name(name, quoted)
         if not secret:
             return match.group(0)
+        if not quoted and normalise_key(name) in self._url_only:
+            start = match.start()
+            if start > 0 and match.string[start - 1] not in "?&;":
+                return match.group(0)
         group = "qvalue" if quoted else "value"
         if match.group(group) == self.redaction_marker:
             return match.group(0)

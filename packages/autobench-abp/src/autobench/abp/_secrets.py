@@ -54,8 +54,8 @@ key has its whole value replaced, whatever it is (``auth: {key: ...}`` included)
 DEFAULT_SECRET_QUERY_PARAMS: frozenset[str] = frozenset(
     {"key", "sig", "signature", "x_amz_signature", "x_amz_credential", "x_amz_security_token"}
 )
-"""Names that are secret as URL query or form parameters (and ``name=value`` pairs in
-text) on top of the secret keys: Gemini's ``key=``, Azure SAS ``sig=``, AWS presigned
+"""Names that are secret as URL query or form parameters (a ``name=value`` pair that
+starts a text or follows ``?``, ``&`` or ``;``) on top of the secret keys: Gemini's ``key=``, Azure SAS ``sig=``, AWS presigned
 ``X-Amz-Signature`` / ``X-Amz-Credential`` / ``X-Amz-Security-Token``. They are not secret
 as mapping keys (a ``key`` field of a JSON document is usually not a credential)."""
 
