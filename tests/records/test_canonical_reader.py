@@ -195,3 +195,11 @@ def test_a_duplicate_key_still_fails_with_its_location(tmp_path) -> None:
     with pytest.raises(RecordFormatError, match="duplicate key") as raised:
         run_record_from_yaml(text, source=tmp_path / "run.yaml")
     assert raised.value.line is not None
+
+
+def test_an_anchor_defined_twice_is_read_as_yaml_says() -> None:
+    """Valid YAML (an alias names the latest definition), found by the mutation test above:
+    read without a warning, which the suite turns into an error."""
+    text = "a: &x 1\nb: &x 2\nc: *x\n"
+    assert load_document(text) == {"a": 1, "b": 2, "c": 2}
+    assert read_canonical(text) is NOT_CANONICAL

@@ -35,6 +35,7 @@ import datetime as dt
 import io
 import math
 import re
+import warnings
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -43,7 +44,7 @@ from typing import Any
 from ruamel.yaml.composer import Composer, MaxDepthExceededError
 from ruamel.yaml.constructor import ConstructorError, SafeConstructor
 from ruamel.yaml.cyaml import CEmitter, CParser
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.error import MarkedYAMLError, ReusedAnchorWarning, YAMLError
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from ruamel.yaml.parser import Parser
 from ruamel.yaml.reader import Reader
@@ -513,7 +514,19 @@ def compose_with(
 ) -> Any:
     """:func:`compose_yaml` with other loader classes (another resolver): ``fast`` on
     libyaml, ``pure`` on ruamel's YAML 1.2 parser for the text libyaml refuses or that
-    could nest too deeply for it; collections nest at most ``max_nesting`` levels."""
+    could nest too deeply for it; collections nest at most ``max_nesting`` levels.
+
+    An anchor defined twice is valid YAML (an alias refers to the latest definition);
+    ruamel warns about it, which a program running with warnings as errors would get as an
+    exception instead of the document, so that warning is not given."""
+    if "&" not in text:
+        return _compose(text, fast, pure, max_nesting)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ReusedAnchorWarning)
+        return _compose(text, fast, pure, max_nesting)
+
+
+def _compose(text: str, fast: type[Any], pure: type[Any], max_nesting: int) -> Any:
     if nesting_bound(text) <= C_PARSER_SAFE_DEPTH:
         loader: Any = fast(text)
         try:
