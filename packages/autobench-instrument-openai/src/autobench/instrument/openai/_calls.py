@@ -36,7 +36,7 @@ from autobench.abp import END_REASON, InstrumentationRuntime, SpanKind, SpanStat
 from autobench.abp._detached import DetachedSpan
 from autobench.abp._streams import end_reason_for
 from autobench.instrument.openai._apis import Api
-from autobench.instrument.openai._facts import MODEL_REQUESTED, PROVIDER, STREAM
+from autobench.instrument.openai._facts import MODEL_REQUESTED, PROVIDER, STREAM, note_unmeasured
 from autobench.instrument.openai._seams import Seams
 from autobench.instrument.openai._streams import EXTRACTION_ERROR, StreamTracker, track
 
@@ -147,8 +147,10 @@ class Installation:
                 if kwargs.get("stream") is not True:
                     payload = result.http_response.json()
                     api.record_result(span, payload, self.capture_output)
+                    note_unmeasured(span, "the response has no usage")
             elif not isinstance(result, seams.unread_responses):
                 api.record_result(span, result, self.capture_output)
+                note_unmeasured(span, "the response has no usage")
         except Exception as exc:
             span.add_diagnostic(EXTRACTION_ERROR, f"{api.operation}: {type(exc).__name__}: {exc}")
         detached.end(SpanStatus.OK)
