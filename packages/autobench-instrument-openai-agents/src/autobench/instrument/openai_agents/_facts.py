@@ -35,8 +35,8 @@ one token. When the span kept what the provider sent (the response of a ``respon
 span, the response dump a streamed ``generation`` span keeps as its output, both with
 ``trace_include_sensitive_data``), its ``usage`` field decides instead: absent is
 unmeasured, present (even all zero) is measured. An unmeasured call records
-``requests`` only; a roll-up whose token counts are all zero over counted requests
-records ``requests`` only too.
+``requests`` only. A roll-up (task, turn) whose input and output counts are both zero
+sums only such calls (no model call reads zero tokens): it records no token counts.
 """
 
 from __future__ import annotations
@@ -134,8 +134,8 @@ def sent_usage(response: Any) -> Any:
 
 
 def rollup_usage(usage: Any) -> dict[str, int]:
-    """The counts of a task or turn span's usage roll-up (``{}`` when there is none); token
-    counts that are all zero over counted requests are left out (module docstring)."""
+    """The counts of a task or turn span's usage roll-up (``{}`` when there is none); input
+    and output counts that are both zero are left out (module docstring)."""
     counts: dict[str, int] = {}
     if not isinstance(usage, Mapping):
         return counts
@@ -147,11 +147,7 @@ def rollup_usage(usage: Any) -> dict[str, int]:
         value = count(usage.get(name))
         if value:
             counts[key] = value
-    if (
-        counts.get("requests")
-        and not counts.get("input_tokens")
-        and not counts.get("output_tokens")
-    ):
+    if not counts.get("input_tokens") and not counts.get("output_tokens"):
         counts.pop("input_tokens", None)
         counts.pop("output_tokens", None)
     return counts
