@@ -14,7 +14,9 @@ A call's span (kind ``llm``, operation of its :class:`~._apis.Api`):
 3. ends when the call returns, with ``llm.model.response``, ``llm.response.id``
    (and ``llm.response.status`` for the Responses API), the usage mapping (``requests: 1`` plus the token counts of ``_facts``) and the
    output when ``capture_output`` is on; a returned ``Stream``/``AsyncStream``
-   keeps it open until the stream ends (``_streams``);
+   keeps it open until the stream ends (``_streams``). A response without a
+   ``usage`` block (a stream that completed without a usage chunk) records no
+   token counts and the ``instrumentation.usage_unmeasured`` warning;
 4. or ends with status ``error`` (``cancelled``) when the call raises; the
    exception propagates unchanged. ``requests: 1`` is set then only for an
    ``openai.APIError`` (the SDK attempted the request).
