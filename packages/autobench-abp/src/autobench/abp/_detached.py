@@ -77,6 +77,7 @@ class DetachedSpan:
         if span._ended:
             return
         if partial:
+            span._ended = True  # a late stream step or close must not end it again
             collector = span.collector
             output = span.output
             if output is not None:
