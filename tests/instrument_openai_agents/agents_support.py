@@ -291,3 +291,50 @@ def parent_of(trace: Trace, span: SpanRecord) -> SpanRecord:
     """The parent span of ``span``."""
     assert span.parent is not None, span.operation
     return trace.span(span.parent)
+
+
+PROVIDER_URL = "https://llm.example.test/v1"
+"""A provider that is not OpenAI: the SDK asks it for no usage in a stream by default."""
+
+
+@dataclass
+class StreamingProvider:
+    """An OpenAI-compatible ``/chat/completions`` that streams ``text`` as SSE chunks and
+    sends a usage chunk (``usage``) only when the request asked for one with
+    ``stream_options.include_usage``, as such providers do; ``served`` is the ledger of
+    the usage it sent (one entry per request, ``None`` when it sent none)."""
+
+    text: str = "5"
+    usage: dict[str, Any] = field(default_factory=lambda: CHAT_USAGE)
+    served: list[dict[str, Any] | None] = field(default_factory=list)
+
+    async def handle(self, request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.content)
+        number = len(self.served) + 1
+        wanted = (body.get("stream_options") or {}).get("include_usage") is True
+        self.served.append(self.usage if wanted else None)
+        if body.get("stream") is not True:
+            message = {"role": "assistant", "content": self.text}
+            return httpx2.Response(200, json=_chat(message, number))
+        head = {"id": f"chatcmpl-{number}", "object": "chat.completion.chunk", "created": 1}
+        head["model"] = API_MODEL_VERSION
+        deltas = [{"role": "assistant", "content": self.text}, {}]
+        chunks = [
+            {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": reason}]}
+            for delta, reason in zip(deltas, (None, "stop"), strict=True)
+        ]
+        if wanted:
+            chunks.append({**head, "choices": [], "usage": self.usage})
+        frames = [f"data: {json.dumps(chunk)}\n\n" for chunk in chunks]
+        content = "".join([*frames, "data: [DONE]\n\n"]).encode()
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=content)
+
+    def client(self) -> openai.AsyncOpenAI:
+        """A real async OpenAI client of ``PROVIDER_URL`` over this fake (no network)."""
+        transport = httpx2.MockTransport(self.handle)
+        return openai.AsyncOpenAI(
+            api_key="k",
+            base_url=PROVIDER_URL,
+            max_retries=0,
+            http_client=httpx2.AsyncClient(transport=transport),
+        )

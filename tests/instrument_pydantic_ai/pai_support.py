@@ -64,8 +64,10 @@ def text_turn(content: str) -> Turn:
 class ScriptedAPI:
     """Answers each chat completion request with the next :class:`Turn` (cycling)."""
 
-    def __init__(self, *turns: Turn) -> None:
+    def __init__(self, *turns: Turn, send_usage: bool = True) -> None:
         self.turns = list(turns)
+        self.send_usage = send_usage
+        """``False``: streams end without a usage chunk, as a provider that sends none."""
         self.requests: list[dict[str, Any]] = []
 
     def handler(self, request: httpx2.Request) -> httpx2.Response:
@@ -75,7 +77,7 @@ class ScriptedAPI:
         if body.get("stream"):
             return httpx2.Response(
                 200,
-                content=_sse(_chunks(turn)),
+                content=_sse(_chunks(turn)[: None if self.send_usage else -1]),
                 headers={"content-type": "text/event-stream"},
             )
         return httpx2.Response(200, json=_completion(turn))

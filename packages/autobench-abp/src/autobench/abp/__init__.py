@@ -33,6 +33,7 @@ from autobench.abp._extract import InstrumentFactorSpec as InstrumentFactorSpec
 from autobench.abp._extract import InstrumentMetricSpec as InstrumentMetricSpec
 from autobench.abp._extract import ValuePathError as ValuePathError
 from autobench.abp._extract import resolve_value_path as resolve_value_path
+from autobench.abp._facts import USAGE_UNMEASURED as USAGE_UNMEASURED
 from autobench.abp._facts import AccountingScope as AccountingScope
 from autobench.abp._facts import (
     DiagnosticRecord,
@@ -87,6 +88,8 @@ from autobench.abp._signals import SpanStartSignal as SpanStartSignal
 from autobench.abp._streams import END_REASON as END_REASON
 from autobench.abp._streams import FIRST_ITEM as FIRST_ITEM
 from autobench.abp._streams import ITEMS as ITEMS
+from autobench.abp._streams import OPEN_AT_RUN_END as OPEN_AT_RUN_END
+from autobench.abp._streams import STREAM_NOT_CONSUMED as STREAM_NOT_CONSUMED
 from autobench.abp._suppress import is_suppressed as is_suppressed
 from autobench.abp._suppress import suppress_instrumentation as suppress_instrumentation
 

@@ -6,7 +6,7 @@ import hashlib
 import threading
 import time
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from autobench.abp._capture import DEFAULT_CAPTURE_POLICY, CapturePolicy, PayloadRef
 from autobench.abp._facts import (
@@ -38,6 +38,14 @@ from autobench.abp._signals import (
 )
 
 
+class OpenStream(Protocol):
+    """A stream whose span is still open (a stream tracker, see ``abp._streams``)."""
+
+    def end_at_run_end(self) -> None:
+        """End the span with what the stream has recorded so far (the run is ending)."""
+        ...
+
+
 class TraceCollector:
     """Collects the signals of one trace (one benchmark run).
 
@@ -54,12 +62,17 @@ class TraceCollector:
     redacts secrets and truncates huge strings). Payloads the policy moves out
     of the trace are kept in :attr:`payloads` for the runtime to store as
     artifacts.
+
+    Stream spans still open are held by :meth:`hold_stream` until they end; the
+    runtime ends them with :meth:`end_open_streams` when the run ends, before it
+    materializes the trace, so they keep the facts they gathered.
     """
 
     __slots__ = (
         "_ends",
         "_facts",
         "_lock",
+        "_open_streams",
         "_payloads",
         "_scopes",
         "_signals",
@@ -91,6 +104,7 @@ class TraceCollector:
         self._facts: list[Signal] = []
         self._scopes: dict[str, InstrumentationScope] = {}
         self._payloads: list[tuple[PayloadRef, Any]] = []
+        self._open_streams: dict[int, OpenStream] = {}
         self.adoptive_parent: str | None = None
         """The span id a span gets as parent when it is opened where no span of this trace is
         active (a thread started without the caller's context); ``None``: it becomes a root.
@@ -103,6 +117,25 @@ class TraceCollector:
             with self._lock:
                 self._scopes.setdefault(name, scope)
         return name
+
+    def hold_stream(self, stream: OpenStream) -> None:
+        """Remember ``stream`` as open until :meth:`release_stream` (its span ended)."""
+        self._open_streams[id(stream)] = stream
+
+    def release_stream(self, stream: OpenStream) -> None:
+        """Forget ``stream`` (its span ended); nothing happens for a stream not held."""
+        self._open_streams.pop(id(stream), None)
+
+    def end_open_streams(self) -> int:
+        """End the span of every stream still held (each one's ``end_at_run_end``), in
+        the order they opened; return how many. Called by the runtime as the run ends,
+        before :meth:`materialize`."""
+        with self._lock:
+            streams = list(self._open_streams.values())
+            self._open_streams.clear()
+        for stream in streams:
+            stream.end_at_run_end()
+        return len(streams)
 
     def emit(self, signal: Signal) -> None:
         """Record one signal. A second end signal for the same span is ignored.

@@ -69,18 +69,27 @@ class DetachedSpan:
     ) -> None:
         """End the span; ``partial=True`` records it as interrupted, without a duration.
 
-        A partial end carries the span's attributes and usage but not its
-        output (an abandoned stream has produced none).
+        A partial end carries the span's attributes, usage and output (an output
+        set so far, such as the text a stream had produced when its run ended,
+        passes the capture policy as at a normal end).
         """
         span = self.span
         if span._ended:
             return
         if partial:
-            span.collector.emit(
+            span._ended = True  # a late stream step or close must not end it again
+            collector = span.collector
+            output = span.output
+            if output is not None:
+                output = collector.capture_payload(
+                    output, name=f"{span.operation}.output", span_id=span.id
+                )
+            collector.emit(
                 SpanEndSignal(
                     span_id=span.id,
                     status=status,
                     duration=None,
+                    output=output,
                     attributes=dict(span.attributes),  # the policy applies on materialize
                     usage=dict(span.usage),
                     error=None

@@ -28,6 +28,12 @@ class AccountingScope(StrEnum):
     AGGREGATE = "aggregate"
 
 
+USAGE_UNMEASURED = "instrumentation.usage_unmeasured"
+"""The diagnostic code of a model call whose provider reported no usage: the span
+records the request (usage ``requests``) and no token counts, never zeros an SDK
+filled in. Every native LLM instrumentor uses it, whichever layer it measures."""
+
+
 class Severity(StrEnum):
     """Severity of a :class:`DiagnosticRecord`."""
 

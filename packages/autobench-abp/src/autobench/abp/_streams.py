@@ -5,9 +5,15 @@ ends. The wrappers here pass items, ``send``/``throw``/``close`` (and their
 async forms) and ``__enter__``/``__exit__`` through unchanged, bind the span
 as the active parent while the stream body runs, and end the span when the
 stream completes (``completed``), raises (``error``), is cancelled
-(``cancelled``), is closed early (``closed``) or is garbage-collected unfinished
-(``abandoned``: the span is recorded as partial). Only the item count and the
-last item are kept, so memory does not grow with the stream.
+(``cancelled``), is closed early (``closed``), is garbage-collected unfinished
+(``abandoned``: the span is recorded as partial) or is still open when its run
+ends (``open_at_run_end``: partial too, ended by the runtime through the
+collector's :meth:`~autobench.abp.TraceCollector.end_open_streams` before the
+trace is materialized). A stream that never reached its end (abandoned, open at
+run end) ends with everything its span gathered so far (attributes, usage, the
+output set so far) and a warning diagnostic ``instrumentation.stream_not_consumed``.
+Only the item count and the last item are kept, so memory does not grow with the
+stream.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from typing import Any
 from autobench.abp._context import _span
 from autobench.abp._detached import DetachedSpan, bind_span, unbind_span
 from autobench.abp._extract import InstrumentCall
+from autobench.abp._facts import Severity
 from autobench.abp._model import SpanStatus
 
 _bind = _span.set
@@ -31,6 +38,24 @@ _unbind = _span.reset
 END_REASON = "end_reason"
 ITEMS = "stream.items"
 FIRST_ITEM = "stream.first_item_seconds"
+OPEN_AT_RUN_END = "open_at_run_end"
+"""The end reason of a stream span still open when its run ended."""
+STREAM_NOT_CONSUMED = "instrumentation.stream_not_consumed"
+"""The diagnostic code of a stream span that ended before its stream did (abandoned, or
+open at run end)."""
+
+
+def not_consumed(span: Any, reason: str, items: int) -> None:
+    """Add the ``instrumentation.stream_not_consumed`` warning to the open ``span`` (an
+    :class:`~autobench.abp.ActiveSpan`) of a stream that ended with ``reason`` after
+    ``items`` items."""
+    span.add_diagnostic(
+        STREAM_NOT_CONSUMED,
+        f"{span.operation}: the stream was not consumed to its end ({reason} after "
+        f"{items} items); the span keeps what was read",
+        severity=Severity.WARNING,
+        attributes={END_REASON: reason, ITEMS: items},
+    )
 
 
 class CallTracker:
@@ -66,18 +91,21 @@ class CallTracker:
         call.item_count += 1
         call.last_item = value
 
-    def finish(self, reason: str, error: BaseException | None = None) -> None:
-        """End the span with ``reason`` (``completed``, ``closed``, ``error``, ``cancelled``)."""
+    def finish(
+        self, reason: str, error: BaseException | None = None, *, partial: bool = False
+    ) -> None:
+        """End the span with ``reason`` (``completed``, ``closed``, ``error``, ``cancelled``;
+        ``open_at_run_end`` with ``partial``, see :meth:`end_at_run_end`)."""
         if self.detached.ended:
             return
-        if self.finalizer is not None:
-            self.finalizer.detach()
+        watched = self.finalizer is not None
+        self._release()
         call = self.call
         call.error = error
         call.end_reason = reason
         span = self.detached.span
         span.set_attribute(END_REASON, reason)
-        if self.finalizer is not None:
+        if watched:
             span.set_attribute(ITEMS, call.item_count)
         try:
             self.on_end(self)
@@ -88,21 +116,39 @@ class CallTracker:
                 status = SpanStatus.OK
             else:
                 status = SpanStatus.ERROR
-            self.detached.end(status, error)
+            self.detached.end(status, error, partial=partial)
+
+    def end_at_run_end(self) -> None:
+        """End the span of a stream its run left open: partial, reason ``open_at_run_end``,
+        with the facts gathered so far (``on_end`` runs: the run is still there) and the
+        ``instrumentation.stream_not_consumed`` warning."""
+        if self.detached.ended:
+            return
+        not_consumed(self.detached.span, OPEN_AT_RUN_END, self.call.item_count)
+        self.finish(OPEN_AT_RUN_END, partial=True)
 
     def abandon(self) -> None:
         """End the span as partial with reason ``abandoned`` (finaliser of a stream wrapper)."""
         if self.detached.ended:
             return
+        self._release()
         span = self.detached.span
         span.set_attribute(END_REASON, "abandoned")
         span.set_attribute(ITEMS, self.call.item_count)
+        not_consumed(span, "abandoned", self.call.item_count)
         self.call.end_reason = "abandoned"
         self.detached.end(SpanStatus.CANCELLED, partial=True)
 
     def watch(self, owner: object) -> None:
-        """Abandon the span when ``owner`` is garbage-collected (or at interpreter exit)."""
+        """Abandon the span when ``owner`` is garbage-collected (or at interpreter exit);
+        until it ends, the run's collector holds it as an open stream."""
         self.finalizer = weakref.finalize(owner, self.abandon)
+        self.detached.span.collector.hold_stream(self)
+
+    def _release(self) -> None:
+        if self.finalizer is not None:
+            self.finalizer.detach()
+            self.detached.span.collector.release_stream(self)
 
 
 def end_reason_for(exc: BaseException) -> str:

@@ -368,7 +368,9 @@ class _Attempts:
         """The tokens a retried attempt used (its evidence is dropped)."""
         if not self.keys or not attempt.retry:
             return 0
-        return tokens_used(attempt.run.collector.materialize(release=True))
+        collector = attempt.run.collector
+        collector.end_open_streams()
+        return tokens_used(collector.materialize(release=True))
 
     def final(self, attempt: _Attempt) -> _Run:
         """The final attempt's run, with the attempts and ``time.queue`` recorded on it."""
@@ -666,7 +668,9 @@ def _bind_referenced_assets(run: _Run) -> None:
 def _scoring_call(run: _Run, registry: SemanticRegistry) -> ScoringCall:
     """Freeze the run's trace and observations, add the run totals of additive evidence
     (accounting summaries, ``records._run_accounting``); return the call the scorers
-    receive (``output`` is ``None`` when the task raised)."""
+    receive (``output`` is ``None`` when the task raised). Streams the task left open
+    end first (reason ``open_at_run_end``, ``abp._streams``), with what they read."""
+    run.collector.end_open_streams()
     run.trace = merge_attached(run.collector.materialize(release=True), run.evidence.traces)
     for found in native_observations(run.trace):
         # What native instrumentors put on their spans, as observations of the run.

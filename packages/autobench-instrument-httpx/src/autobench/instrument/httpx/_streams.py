@@ -16,7 +16,11 @@ The span ends (ABP stream conventions, ``autobench.abp._streams``) with
 - ``error`` (``cancelled`` for :class:`asyncio.CancelledError`) when reading raises;
 - ``closed`` when the response is closed before its end;
 - ``abandoned`` (a partial span) when the response is garbage-collected
-  unfinished or the instrumentor is uninstalled while it is open.
+  unfinished or the instrumentor is uninstalled while it is open;
+- ``open_at_run_end`` (a partial span) when the response is still open as its run
+  ends (the run's collector holds it until then).
+
+The last two add the ``instrumentation.stream_not_consumed`` warning.
 
 ``stream.items`` counts the raw chunks and ``stream.first_item_seconds`` is
 the time from the span start to the first chunk; nothing else is kept per
@@ -35,7 +39,7 @@ from typing import Any
 
 from autobench.abp import SpanStatus
 from autobench.abp._detached import DetachedSpan
-from autobench.abp._streams import END_REASON, FIRST_ITEM, ITEMS
+from autobench.abp._streams import END_REASON, FIRST_ITEM, ITEMS, OPEN_AT_RUN_END, not_consumed
 from autobench.instrument.httpx._body import BodyCapture
 
 RESPONSE_BODY_SIZE = "http.response.body.size"
@@ -115,23 +119,34 @@ class StreamSpan:
 
     def abandon(self) -> None:
         """End the span as partial with reason ``abandoned``."""
+        self._partial("abandoned", SpanStatus.CANCELLED)
+
+    def end_at_run_end(self) -> None:
+        """End the span as partial with reason ``open_at_run_end`` (the run is ending)."""
+        self._partial(OPEN_AT_RUN_END, SpanStatus.OK)
+
+    def _partial(self, reason: str, status: SpanStatus) -> None:
         detached = self.detached
         if detached.ended:
             return
         self._release()
         span = detached.span
-        span.set_attribute(END_REASON, "abandoned")
+        span.set_attribute(END_REASON, reason)
         span.set_attribute(ITEMS, self.chunks)
-        detached.end(SpanStatus.CANCELLED, partial=True)
+        not_consumed(span, reason, self.chunks)
+        detached.end(status, partial=True)
 
     def watch(self, owner: object) -> None:
-        """Abandon the span when ``owner`` (the stream wrapper) is garbage-collected."""
+        """Abandon the span when ``owner`` (the stream wrapper) is garbage-collected; until
+        it ends, the run's collector holds it as an open stream."""
         self.finalizer = weakref.finalize(owner, self.abandon)
+        self.detached.span.collector.hold_stream(self)
 
     def _release(self) -> None:
         self.registry.discard(self)
         if self.finalizer is not None:
             self.finalizer.detach()
+            self.detached.span.collector.release_stream(self)
 
 
 def end_reason(exc: BaseException) -> str:

@@ -24,6 +24,19 @@ and reasoning counts are subsets recorded under their own keys. The SDK fills ab
 details with zeros, so a zero detail count is left out: it would otherwise add a count
 the client layer (which reads the provider's payload) does not have. ``total_tokens`` is
 not recorded (it is the sum of the two others).
+
+Usage the provider never sent is *unmeasured*, never zero. The SDK records a model
+call whose provider sent no usage block (a streamed chat completion without
+``stream_options.include_usage``, the SDK's default for a non-OpenAI ``base_url``) as
+``Usage(requests=1)``: every token count zero (``agents/usage.py``,
+``_mark_request_completed_without_usage``). A call's usage whose counts are all zero
+is taken for that fill (:func:`filled_zeros`): a model call reads and writes at least
+one token. When the span kept what the provider sent (the response of a ``response``
+span, the response dump a streamed ``generation`` span keeps as its output, both with
+``trace_include_sensitive_data``), its ``usage`` field decides instead: absent is
+unmeasured, present (even all zero) is measured. An unmeasured call records
+``requests`` only. A roll-up (task, turn) whose input and output counts are both zero
+sums only such calls (no model call reads zero tokens): it records no token counts.
 """
 
 from __future__ import annotations
@@ -86,8 +99,43 @@ def call_usage(usage: Any) -> dict[str, int]:
     return counts
 
 
+UNKNOWN: Any = object()
+"""What the provider sent, when the span did not keep it (see :func:`filled_zeros`)."""
+
+
+def filled_zeros(usage: Any, sent: Any = UNKNOWN) -> bool:
+    """Whether a model call's usage mapping stands for usage the provider never sent.
+
+    ``sent`` is the ``usage`` field of the provider's response when the span kept the
+    response (``None``: no usage block), :data:`UNKNOWN` otherwise; unknown, every
+    token count of ``usage`` being zero (or absent) decides (module docstring).
+    """
+    if sent is not UNKNOWN:
+        return sent is None
+    if not isinstance(usage, Mapping):
+        return False
+    values = [usage.get(key) for key in ("input_tokens", "output_tokens", "total_tokens")]
+    values += [_get(usage.get(details), name) for _, details, name in CALL_DETAILS]
+    return all(not count(value) for value in values)
+
+
+def sent_usage(response: Any) -> Any:
+    """The ``usage`` field of the provider's ``response`` (a model or its dump);
+    :data:`UNKNOWN` when ``response`` is not a response the span kept."""
+    if response is None:
+        return UNKNOWN
+    if isinstance(response, Mapping):
+        if response.get("object") != "response" or "usage" not in response:
+            return UNKNOWN
+        return response["usage"]
+    if not hasattr(response, "usage") or not hasattr(response, "output"):
+        return UNKNOWN
+    return response.usage
+
+
 def rollup_usage(usage: Any) -> dict[str, int]:
-    """The counts of a task or turn span's usage roll-up (``{}`` when there is none)."""
+    """The counts of a task or turn span's usage roll-up (``{}`` when there is none); input
+    and output counts that are both zero are left out (module docstring)."""
     counts: dict[str, int] = {}
     if not isinstance(usage, Mapping):
         return counts
@@ -99,6 +147,9 @@ def rollup_usage(usage: Any) -> dict[str, int]:
         value = count(usage.get(name))
         if value:
             counts[key] = value
+    if not counts.get("input_tokens") and not counts.get("output_tokens"):
+        counts.pop("input_tokens", None)
+        counts.pop("output_tokens", None)
     return counts
 
 

@@ -42,7 +42,8 @@ other types        ``openai_agents.<type>``        custom     ``openai_agents.mo
 =================  ==============================  =========  ================================
 
 Model calls (``generation``, ``response``) record usage ``requests`` = 1 and the token
-counts of ``_facts``; with ``capture_input`` / ``capture_output`` their input
+counts of ``_facts``, or no token counts and an ``instrumentation.usage_unmeasured``
+warning when the provider sent no usage (``_facts.filled_zeros``); with ``capture_input`` / ``capture_output`` their input
 (``openai_agents.input`` attribute: the SDK has it only after the span started) and their
 output. The SDK keeps inputs and outputs only when ``trace_include_sensitive_data`` is on.
 """
@@ -52,7 +53,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from autobench.abp import ActiveSpan
+from autobench.abp import USAGE_UNMEASURED, ActiveSpan
 from autobench.instrument.openai_agents._facts import (
     MODEL_REQUESTED,
     MODEL_RESPONSE,
@@ -60,10 +61,12 @@ from autobench.instrument.openai_agents._facts import (
     RESPONSE_ID,
     call_usage,
     field,
+    filled_zeros,
     names,
     plain,
     provider_of,
     rollup_usage,
+    sent_usage,
     text,
 )
 
@@ -155,13 +158,22 @@ def _agent(span: ActiveSpan, data: Any, capture_input: bool, capture_output: boo
         span.set_attribute("agent.output_type", output_type)
 
 
-def _model_call(span: ActiveSpan, usage: Any) -> None:
+def _model_call(span: ActiveSpan, usage: Any, sent: Any) -> None:
+    if filled_zeros(usage, sent):
+        span.set_usage(requests=1)
+        span.add_diagnostic(
+            USAGE_UNMEASURED,
+            f"{span.operation}: the provider sent no usage (the SDK's zero usage is not "
+            "recorded); the request is counted, its tokens are unmeasured",
+        )
+        return
     span.set_usage(call_usage(usage), requests=1)
 
 
 def _generation(span: ActiveSpan, data: Any, capture_input: bool, capture_output: bool) -> None:
-    _model_call(span, field(data, "usage"))
     output = field(data, "output")
+    first = output[0] if isinstance(output, list | tuple) and len(output) == 1 else None
+    _model_call(span, field(data, "usage"), sent_usage(first))
     if isinstance(output, list | tuple) and output:
         model = text(field(output[0], "model"))
         if model:
@@ -173,8 +185,8 @@ def _generation(span: ActiveSpan, data: Any, capture_input: bool, capture_output
 
 
 def _response(span: ActiveSpan, data: Any, capture_input: bool, capture_output: bool) -> None:
-    _model_call(span, field(data, "usage"))
     response = field(data, "response")
+    _model_call(span, field(data, "usage"), sent_usage(response))
     model = text(field(response, "model"))
     if model:
         span.set_attribute(MODEL_RESPONSE, model)

@@ -14,7 +14,9 @@ A call's span (kind ``llm``, operation of its :class:`~._apis.Api`):
 3. ends when the call returns, with ``llm.model.response``, ``llm.response.id``
    (and ``llm.response.status`` for the Responses API), the usage mapping (``requests: 1`` plus the token counts of ``_facts``) and the
    output when ``capture_output`` is on; a returned ``Stream``/``AsyncStream``
-   keeps it open until the stream ends (``_streams``);
+   keeps it open until the stream ends (``_streams``). A response without a
+   ``usage`` block (a stream that completed without a usage chunk) records no
+   token counts and the ``instrumentation.usage_unmeasured`` warning;
 4. or ends with status ``error`` (``cancelled``) when the call raises; the
    exception propagates unchanged. ``requests: 1`` is set then only for an
    ``openai.APIError`` (the SDK attempted the request).
@@ -36,7 +38,7 @@ from autobench.abp import END_REASON, InstrumentationRuntime, SpanKind, SpanStat
 from autobench.abp._detached import DetachedSpan
 from autobench.abp._streams import end_reason_for
 from autobench.instrument.openai._apis import Api
-from autobench.instrument.openai._facts import MODEL_REQUESTED, PROVIDER, STREAM
+from autobench.instrument.openai._facts import MODEL_REQUESTED, PROVIDER, STREAM, note_unmeasured
 from autobench.instrument.openai._seams import Seams
 from autobench.instrument.openai._streams import EXTRACTION_ERROR, StreamTracker, track
 
@@ -147,8 +149,10 @@ class Installation:
                 if kwargs.get("stream") is not True:
                     payload = result.http_response.json()
                     api.record_result(span, payload, self.capture_output)
+                    note_unmeasured(span, "the response has no usage")
             elif not isinstance(result, seams.unread_responses):
                 api.record_result(span, result, self.capture_output)
+                note_unmeasured(span, "the response has no usage")
         except Exception as exc:
             span.add_diagnostic(EXTRACTION_ERROR, f"{api.operation}: {type(exc).__name__}: {exc}")
         detached.end(SpanStatus.OK)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from autobench.abp import ActiveSpan
+from autobench.abp import USAGE_UNMEASURED, ActiveSpan
 
 PROVIDER = "llm.provider"
 MODEL_REQUESTED = "llm.model.requested"
@@ -112,6 +112,19 @@ def record_usage(span: ActiveSpan, payload: Any, table: UsageTable) -> None:
         counts = usage_counts(usage, table)
         if counts:
             span.set_usage(counts)
+
+
+def note_unmeasured(span: ActiveSpan, why: str) -> None:
+    """Add the ``instrumentation.usage_unmeasured`` warning to ``span`` when its usage has
+    no input or output token count (the provider sent no usage block); ``why`` says how
+    that was seen."""
+    usage = span.usage
+    if "input_tokens" in usage or "output_tokens" in usage:
+        return
+    span.add_diagnostic(
+        USAGE_UNMEASURED,
+        f"{span.operation}: {why}; the request is counted, its tokens are unmeasured",
+    )
 
 
 def response_text(response: Any) -> str:

@@ -9,8 +9,10 @@ sees every chunk without touching the public surface. The wrapper binds the
 OpenAI span as the active span while each chunk is read, so the HTTP layer's
 work during the stream nests under it, and ends the span when the stream
 completes (``completed``), raises (``error`` / ``cancelled``), is closed early
-(``closed``, through the patched ``close`` methods, see ``_wrappers``) or is
-garbage-collected unfinished (``abandoned``, a partial span).
+(``closed``, through the patched ``close`` methods, see ``_wrappers``), is
+garbage-collected unfinished (``abandoned``, a partial span) or is still open when
+the run ends (``open_at_run_end``, a partial span with the model, response id,
+usage and output read so far).
 
 Streams are remembered in a weak mapping (stream -> tracker) so a ``close``
 call can find its span and so an installation can abandon its open streams
@@ -32,6 +34,7 @@ from autobench.abp._streams import (
     InstrumentedGenerator,
 )
 from autobench.instrument.openai._apis import StreamState
+from autobench.instrument.openai._facts import note_unmeasured
 
 logger = logging.getLogger("autobench.instrument.openai")
 
@@ -75,14 +78,23 @@ class StreamTracker(CallTracker):
                 EXTRACTION_ERROR, f"openai stream item: {type(exc).__name__}: {exc}"
             )
 
-    def finish(self, reason: str, error: BaseException | None = None) -> None:
-        """End the span with ``reason``; the captured output so far becomes its output."""
-        if not self.detached.ended and self.capture_output:
+    def finish(
+        self, reason: str, error: BaseException | None = None, *, partial: bool = False
+    ) -> None:
+        """End the span with ``reason``; the captured output so far becomes its output. A
+        stream that completed without reporting usage gets the ``usage_unmeasured``
+        diagnostic (``_facts.note_unmeasured``)."""
+        if self.detached.ended:
+            return
+        span = self.detached.span
+        if self.capture_output:
             try:
-                self.detached.span.set_output(self.state.output())
+                span.set_output(self.state.output())
             except Exception:  # output capture must never break the stream
                 logger.exception("openai instrumentation: stream output capture failed")
-        super().finish(reason, error)
+        if reason == "completed":
+            note_unmeasured(span, "the stream ended without a usage chunk")
+        super().finish(reason, error, partial=partial)
 
 
 def track(stream: Any, tracker: StreamTracker) -> bool:

@@ -40,7 +40,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from autobench.abp import InstrumentationRuntime, SpanKind, SpanStatus
+from autobench.abp import USAGE_UNMEASURED, InstrumentationRuntime, SpanKind, SpanStatus
 from autobench.abp._detached import DetachedSpan, bind_span, unbind_span
 from autobench.instrument.pydantic_ai._assets import AssetRef
 from autobench.instrument.pydantic_ai._facts import (
@@ -49,6 +49,7 @@ from autobench.instrument.pydantic_ai._facts import (
     response_attributes,
     response_parts,
     run_usage,
+    unmeasured,
     usage_counts,
 )
 from autobench.instrument.pydantic_ai._streams import SpanBindingModel
@@ -248,8 +249,15 @@ def _record_run_usage(span: DetachedSpan, ctx: Any) -> None:
 def _record_response(span: DetachedSpan, response: Any, capture_output: bool) -> None:
     active = span.span
     active.attributes.update(response_attributes(response))
-    active.usage.update(usage_counts(getattr(response, "usage", None)))
+    usage = getattr(response, "usage", None)
+    active.usage.update(usage_counts(usage))
     active.usage["requests"] = 1
+    if unmeasured(usage):
+        active.add_diagnostic(
+            USAGE_UNMEASURED,
+            f"{active.operation}: the provider reported no usage; the request is counted, "
+            "its tokens are unmeasured",
+        )
     if capture_output:
         active.output = response_parts(response)
 

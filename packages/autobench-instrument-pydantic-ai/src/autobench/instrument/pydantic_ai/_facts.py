@@ -7,7 +7,8 @@ counts every input token with the cached ones (``cache_read_tokens``,
 ``cache_write_tokens``) inside it, and ``output_tokens`` counts the reasoning tokens
 (``output_reasoning_tokens``) inside it; each inner count is recorded on its own and
 never added to its total. A response whose usage says it was not measured
-(``unmeasured_requests``) records no token counts: its zeros carry no information.
+(``unmeasured_requests``) records no token counts: its zeros carry no information
+(its span gets the ``instrumentation.usage_unmeasured`` warning).
 """
 
 from __future__ import annotations
@@ -56,10 +57,16 @@ def response_attributes(response: Any) -> dict[str, Any]:
     return attributes
 
 
+def unmeasured(usage: Any) -> bool:
+    """Whether one request's ``RequestUsage`` says the provider reported no usage (its
+    ``unmeasured_requests``; no usage object at all counts too)."""
+    return usage is None or bool(_int(getattr(usage, "unmeasured_requests", 0)))
+
+
 def usage_counts(usage: Any) -> dict[str, int]:
     """The token counts of one request's ``RequestUsage`` (zero counts left out, except the
     input and output totals of a measured request)."""
-    if usage is None or _int(getattr(usage, "unmeasured_requests", 0)):
+    if unmeasured(usage):
         return {}
     counts: dict[str, int] = {}
     for field, key in USAGE_FIELDS:
