@@ -211,6 +211,33 @@ def test_another_base_url_is_the_openai_system_at_that_server_address() -> None:
 
 
 @pytest.mark.usefixtures("installed")
+def test_an_azure_client_or_host_is_the_azure_openai_system() -> None:
+    api = FakeAPI()
+    transport = httpx2.MockTransport(api.handle)
+    azure = openai.AzureOpenAI(
+        api_key="azure-test-key",
+        api_version="2026-01-01",
+        azure_endpoint="https://contoso.example.net",
+        max_retries=0,
+        http_client=httpx2.Client(transport=transport),
+    )
+    by_host = sync_client(api, base_url="https://contoso.openai.azure.com/openai/v1")
+    with recording() as collector:
+        azure.chat.completions.create(model="gpt-test", messages=MESSAGES)
+        by_host.chat.completions.create(model="gpt-test", messages=MESSAGES)
+    spans = openai_spans(collector)
+    assert [span.attributes["llm.provider"] for span in spans] == ["azure.ai.openai"] * 2
+    assert [span.attributes["server.address"] for span in spans] == [
+        "contoso.example.net",
+        "contoso.openai.azure.com",
+    ]
+    assert [request.url.host for request in api.requests] == [
+        "contoso.example.net",
+        "contoso.openai.azure.com",
+    ]
+
+
+@pytest.mark.usefixtures("installed")
 async def test_parentage_under_asyncio_concurrency() -> None:
     api = FakeAPI(delay=0.01)
     client = async_client(api)
