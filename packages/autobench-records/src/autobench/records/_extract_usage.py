@@ -92,7 +92,7 @@ class UsageExtractor:
     """LLM usage accounting without double counting (rules above); never cost."""
 
     name = "usage"
-    version = "2"
+    version = "3"
 
     def extract(self, trace: Trace, run: RunRecord) -> ExtractionResult:
         """Token, request and model identity evidence of ``trace``."""
