@@ -160,7 +160,7 @@ def test_trace_to_observations_mapping_on_a_trace_model() -> None:
                 started_at=datetime.now(UTC),
                 duration=0.5,
                 usage={"input_tokens": 3, "output_tokens": 4},
-                attributes={"model": "m", "provider": "p"},
+                attributes={"model": "m", "provider": "p", "server.address": "llm.test"},
             ),
         ),
     )
@@ -170,6 +170,7 @@ def test_trace_to_observations_mapping_on_a_trace_model() -> None:
         ("llm.tokens.output", 4),
         ("llm.model.name", "m"),
         ("llm.provider", "p"),
+        ("server.address", "llm.test"),
         ("time.latency", 0.5),
         ("result.success", True),
     ]
