@@ -122,7 +122,7 @@ def test_replay_extract_writes_derived_records(runner: CliRunner, record: Path) 
     for line in lines:
         run_id, path = line.split(": ", 1)
         derived = Path(path).relative_to(record).as_posix()
-        assert derived.startswith("derived/usage/2/cases/")
+        assert derived.startswith("derived/usage/3/cases/")
         assert derived.endswith("/extraction.yaml")
         tokens[run_id] = _usage_tokens(record, derived)
     assert sorted(

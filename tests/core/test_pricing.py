@@ -173,6 +173,33 @@ def test_model_id_normalisation_rule() -> None:
         table.resolve("gpt-4o")
 
 
+def test_a_provider_matches_by_the_calls_provider_name_or_its_server_address() -> None:
+    prices = {"gpt-4o": ModelPrice(input=flat("2.5"), output=flat("10"))}
+    by_name = PricingTable(provider="openai", models=prices)
+    by_host = PricingTable(provider="llm.example.com", models=prices)
+    for table in (by_name, by_host):
+        found = table.resolve("gpt-4o", "openai", server_address="llm.example.com")
+        assert found is not None and found.model_id == "gpt-4o", table.provider
+        # a prefix naming either name is followed
+        assert table.resolve(f"{table.provider}:gpt-4o", "openai", server_address="llm.example.com")
+    assert by_host.resolve("gpt-4o", "openai") is None  # no address: the host is unknown
+    assert by_name.resolve("gpt-4o", "openai", server_address="other.example.com") is not None
+    assert by_host.resolve("gpt-4o", "anthropic", server_address="other.example.com") is None
+    # both named: the address is the more specific one and decides, without ambiguity
+    both = PricingTable(
+        providers={
+            "openai": ProviderPrices(models=prices),
+            "llm.example.com": ProviderPrices(
+                models={"gpt-4o": ModelPrice(input=flat("1"), output=flat("1"))}
+            ),
+        }
+    )
+    found = both.resolve("gpt-4o", "openai", server_address="LLM.example.com")
+    assert found is not None and found.provider == "llm.example.com"
+    found = both.resolve("gpt-4o", "openai", server_address="api.openai.com")
+    assert found is not None and found.provider == "openai"
+
+
 def test_models_without_provider_match_any_provider_and_duplicates_are_refused() -> None:
     table = PricingTable(models={"m": ModelPrice(input=flat("1"))})
     assert table.resolve("m", "anyone") is not None

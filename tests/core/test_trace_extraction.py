@@ -160,7 +160,7 @@ def test_trace_to_observations_mapping_on_a_trace_model() -> None:
                 started_at=datetime.now(UTC),
                 duration=0.5,
                 usage={"input_tokens": 3, "output_tokens": 4},
-                attributes={"model": "m", "provider": "p"},
+                attributes={"model": "m", "provider": "p", "server.address": "llm.test"},
             ),
         ),
     )
@@ -170,6 +170,7 @@ def test_trace_to_observations_mapping_on_a_trace_model() -> None:
         ("llm.tokens.output", 4),
         ("llm.model.name", "m"),
         ("llm.provider", "p"),
+        ("server.address", "llm.test"),
         ("time.latency", 0.5),
         ("result.success", True),
     ]
@@ -222,7 +223,7 @@ def test_replay_extraction_writes_a_derived_record_and_never_touches_originals(
     assert [(c.name, c.version) for c in lineage.components] == [
         ("signal", "1"),
         ("span", "1"),
-        ("usage", "2"),
+        ("usage", "3"),
     ]
     assert lineage.parent is None
     stored = load_extraction_record(recorded / derived.path)
@@ -263,7 +264,7 @@ def test_a_newer_extractor_version_replaces_the_older_ones_observations(recorded
     second = replay_extraction(run_path, CompositeExtractor(SpanExtractorV2(), UsageExtractor()))
     assert second.lineage.parent == first.path
     owners = {(o.tags["extractor"], o.tags["extractor_version"]) for o in second.observations}
-    assert owners == {("span", "2"), ("usage", "2")}
+    assert owners == {("span", "2"), ("usage", "3")}
     span_ids = [o.id for o in second.observations if o.tags["extractor"] == "span"]
     assert span_ids == ["span.operation.count"]
     # the older derived record is kept as the lineage parent, unchanged
@@ -276,7 +277,7 @@ def test_replay_extraction_of_a_run_record_needs_its_root(recorded: Path) -> Non
     with pytest.raises(TypeError, match="root"):
         replay_extraction(loaded, UsageExtractor())
     derived = replay_extraction(loaded, UsageExtractor(), root=recorded)
-    assert derived.path == "derived/usage/2/cases/plain/v1/extraction.yaml"
+    assert derived.path == "derived/usage/3/cases/plain/v1/extraction.yaml"
 
 
 def test_whole_experiment_extraction_and_plugin_registry(recorded: Path) -> None:

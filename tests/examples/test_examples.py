@@ -395,6 +395,7 @@ def test_llm_native_example_measures_the_openai_client_without_task_telemetry(
         "llm.model.requested": "acme-mini",
         "llm.model.response": "acme-mini-2026-01-15",
         "llm.provider": "openai",
+        "server.address": "api.openai.com",
     }
     assert not [o for o in refund.observations if o.kind is ObservationKind.DIAGNOSTIC]
     for path in (tmp_path / "llm_native").rglob("*"):  # the API key never reaches a record

@@ -42,6 +42,7 @@ def test_chat_completion_sync() -> None:
     assert span.parent == root_id(collector) and span.status == "ok" and not span.partial
     assert span.attributes == {
         "llm.provider": "openai",
+        "server.address": "api.openai.com",
         "llm.model.requested": MODEL,
         "llm.model.response": MODEL_VERSION,
         "llm.response.id": "chatcmpl-1",
@@ -197,15 +198,43 @@ def test_argument_errors_raise_where_the_sdk_raises_them() -> None:
 
 
 @pytest.mark.usefixtures("installed")
-def test_provider_is_the_host_of_another_base_url() -> None:
+def test_another_base_url_is_the_openai_system_at_that_server_address() -> None:
     api = FakeAPI()
     client = sync_client(api, base_url="https://openrouter.ai/api/v1")
     with recording() as collector:
         client.chat.completions.create(model="openai/gpt-test", messages=MESSAGES)
     span = only_span(collector)
-    assert span.attributes["llm.provider"] == "openrouter.ai"
+    assert span.attributes["llm.provider"] == "openai"
+    assert span.attributes["server.address"] == "openrouter.ai"
     assert span.attributes["llm.model.requested"] == "openai/gpt-test"
     assert api.requests[0].url.host == "openrouter.ai"
+
+
+@pytest.mark.usefixtures("installed")
+def test_an_azure_client_or_host_is_the_azure_openai_system() -> None:
+    api = FakeAPI()
+    transport = httpx2.MockTransport(api.handle)
+    azure = openai.AzureOpenAI(
+        api_key="azure-test-key",
+        api_version="2026-01-01",
+        azure_endpoint="https://contoso.example.net",
+        max_retries=0,
+        http_client=httpx2.Client(transport=transport),
+    )
+    by_host = sync_client(api, base_url="https://contoso.openai.azure.com/openai/v1")
+    with recording() as collector:
+        azure.chat.completions.create(model="gpt-test", messages=MESSAGES)
+        by_host.chat.completions.create(model="gpt-test", messages=MESSAGES)
+    spans = openai_spans(collector)
+    assert [span.attributes["llm.provider"] for span in spans] == ["azure.ai.openai"] * 2
+    assert [span.attributes["server.address"] for span in spans] == [
+        "contoso.example.net",
+        "contoso.openai.azure.com",
+    ]
+    assert [request.url.host for request in api.requests] == [
+        "contoso.example.net",
+        "contoso.openai.azure.com",
+    ]
 
 
 @pytest.mark.usefixtures("installed")

@@ -87,6 +87,45 @@ async def test_model_identity_and_usage_of_the_openai_model() -> None:
     assert [span.attributes["llm.finish_reason"] for span in requests] == ["tool_call", "stop"]
 
 
+async def test_the_provider_is_named_as_the_openai_layer_names_the_client() -> None:
+    import httpx2
+    import openai
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.azure import AzureProvider
+    from pydantic_ai.providers.ollama import OllamaProvider
+
+    api = ScriptedAPI(text_turn("ok"))
+    azure = openai.AsyncAzureOpenAI(
+        api_key="azure-test-key",
+        api_version="2026-01-01",
+        azure_endpoint="https://contoso.example.net",
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(api.handler)),
+    )
+    ollama = openai.AsyncOpenAI(
+        api_key="unused",
+        base_url="http://gpu-box.test:11434/v1",
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(api.handler)),
+    )
+    models = [
+        OpenAIChatModel(MODEL, provider=AzureProvider(openai_client=azure)),
+        # Pydantic AI calls this provider "ollama"; it is an OpenAI-compatible server
+        OpenAIChatModel(MODEL, provider=OllamaProvider(openai_client=ollama)),
+        TestModel(),  # a system without a convention value keeps its own name
+    ]
+    with recording() as collector:
+        for model in models:
+            await Agent(model).run("Hello")
+    requests = spans_of(collector.materialize(), "llm")
+    assert [
+        (span.attributes["llm.provider"], span.attributes.get("server.address"))
+        for span in requests
+    ] == [
+        ("azure.ai.openai", "contoso.example.net"),
+        ("openai", "gpu-box.test"),
+        ("test", None),
+    ]
+
+
 async def test_tool_arguments_and_results_are_recorded_under_the_capture_policy() -> None:
     secret = "sk-" + "a1b2c3d4" * 4
     api = ScriptedAPI(tool_turn("lookup", query=f"token {secret}"), text_turn("ok"))

@@ -69,6 +69,18 @@ def test_provider_name_wins_over_system_whatever_the_order() -> None:
     assert span.attributes["llm.provider"] == "aws.bedrock"
 
 
+def test_the_older_system_spellings_become_convention_names_and_the_address_stays() -> None:
+    span = _record(
+        _tracer(),
+        "chat m",
+        {"gen_ai.system": "az.ai.openai", "server.address": "contoso.openai.azure.com"},
+    )
+    assert span.attributes["llm.provider"] == "azure.ai.openai"
+    assert span.attributes["server.address"] == "contoso.openai.azure.com"
+    custom = _record(_tracer(), "chat m", {"gen_ai.provider.name": "acme.llm"})
+    assert custom.attributes["llm.provider"] == "acme.llm"  # no convention value: as it is
+
+
 def test_agent_and_aggregated_usage_are_roll_ups() -> None:
     agent = _record(
         _tracer(),

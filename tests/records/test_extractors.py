@@ -326,4 +326,4 @@ def test_composite_tags_each_observation_with_its_owner() -> None:
         trace(span("llm", kind="llm", usage={"input_tokens": 1})), RUN
     )
     owners = {(o.tags["extractor"], o.tags["extractor_version"]) for o in result.observations}
-    assert owners == {("span", "1"), ("usage", "2")}
+    assert owners == {("span", "1"), ("usage", "3")}

@@ -67,6 +67,8 @@ from autobench.abp._model import PROTOCOL_VERSION as PROTOCOL_VERSION
 from autobench.abp._model import InstrumentationScope, SpanKind, SpanRecord, Trace, TraceEnvelope
 from autobench.abp._model import SpanError as SpanError
 from autobench.abp._model import SpanStatus as SpanStatus
+from autobench.abp._provider import PROVIDER as PROVIDER
+from autobench.abp._provider import SERVER_ADDRESS as SERVER_ADDRESS
 from autobench.abp._runtime import InstrumentationRuntime as InstrumentationRuntime
 from autobench.abp._runtime import Instrumentor as Instrumentor
 from autobench.abp._sdk import DeferredInstrumentor

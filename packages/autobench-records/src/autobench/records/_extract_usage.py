@@ -25,7 +25,8 @@ Model identity stays apart: attributes ``request_model``/``requested_model``/
 ``llm.model.requested`` -> factor ``llm.model.requested``; ``response_model``/
 ``llm.model.response`` -> ``llm.model.response``; ``model``/``model_name``/
 ``llm.model.name`` -> ``llm.model.name``; ``provider``/``provider_name``/
-``llm.provider`` -> ``llm.provider``. One factor per distinct value, in trace
+``llm.provider`` -> ``llm.provider``; ``server.address``/``server_address`` ->
+``server.address``. One factor per distinct value, in trace
 order, linked to the first span that reported it.
 
 Cost is never derived here (pricing derivation owns it).
@@ -75,6 +76,7 @@ _IDENTITY: tuple[tuple[str, tuple[str, ...]], ...] = (
     (Semantic.LLM_MODEL_RESPONSE, ("response_model", "llm.model.response")),
     (Semantic.LLM_MODEL_NAME, ("model", "model_name", "llm.model.name")),
     (Semantic.LLM_PROVIDER, ("provider", "provider_name", "llm.provider")),
+    (Semantic.SERVER_ADDRESS, ("server.address", "server_address")),
 )
 
 _FACTOR_NAMES = {
@@ -82,6 +84,7 @@ _FACTOR_NAMES = {
     Semantic.LLM_MODEL_RESPONSE: "model_response",
     Semantic.LLM_MODEL_NAME: "model_name",
     Semantic.LLM_PROVIDER: "provider",
+    Semantic.SERVER_ADDRESS: "server_address",
 }
 
 
@@ -89,7 +92,7 @@ class UsageExtractor:
     """LLM usage accounting without double counting (rules above); never cost."""
 
     name = "usage"
-    version = "2"
+    version = "3"
 
     def extract(self, trace: Trace, run: RunRecord) -> ExtractionResult:
         """Token, request and model identity evidence of ``trace``."""

@@ -25,6 +25,7 @@ attribute ``llm.model.requested``              ``llm.model.requested``     (fact
 attribute ``llm.model.response``               ``llm.model.response``      (factor)
 attribute ``llm.model.name``                   ``llm.model.name``          (factor)
 attribute ``llm.provider``                     ``llm.provider``            (factor)
+attribute ``server.address``                   ``server.address``          (factor)
 duration of an ``llm`` span                    ``time.latency``            s
 attribute ``stream.first_item_seconds``         ``time.first_chunk``        s
   of an ``llm`` span
@@ -69,6 +70,7 @@ NATIVE_IDENTITY: tuple[str, ...] = (
     Semantic.LLM_MODEL_RESPONSE,
     Semantic.LLM_MODEL_NAME,
     Semantic.LLM_PROVIDER,
+    Semantic.SERVER_ADDRESS,
 )
 """Span attributes, named by their semantic type, that become factor observations."""
 

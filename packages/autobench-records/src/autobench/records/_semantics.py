@@ -46,6 +46,7 @@ class Semantic:
     LLM_PROVIDER = "llm.provider"
     LLM_PROVIDER_NAME = "llm.provider.name"
     LLM_TEMPERATURE = "llm.temperature"
+    SERVER_ADDRESS = "server.address"
     # Cost
     MONEY_COST = "money.cost"
     SERVING_COST = "serving.cost"
@@ -174,6 +175,9 @@ _BUILTIN_TYPES: dict[str, SemanticDefinition] = {
         Semantic.LLM_PROVIDER, shape="string", description="Model provider name."
     ),
     Semantic.LLM_TEMPERATURE: _d(shape="number", description="Sampling temperature."),
+    Semantic.SERVER_ADDRESS: _d(
+        shape="string", description="Host a model request was sent to (OpenTelemetry name)."
+    ),
     # Cost
     Semantic.MONEY_COST: _d(unit="usd", shape="number", description="Money spent.", additive=True),
     Semantic.SERVING_COST: _d(Semantic.MONEY_COST, "usd", "number", "Cost of serving a request."),

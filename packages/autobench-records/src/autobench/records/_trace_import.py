@@ -13,6 +13,8 @@ usage ``output_tokens`` /                   ``llm.tokens.output`` metric, tokens
 usage ``total_tokens``                      ``llm.tokens.total``  metric, tokens
 attribute ``model`` / ``model_name``        ``llm.model.name``    factor
 attribute ``provider`` / ``provider_name``  ``llm.provider``      factor
+attribute ``server.address`` /              ``server.address``    factor
+``server_address``
 ``duration`` (completed spans)              ``time.latency``      metric, s
 status ``error`` (with ``error``)           (none)                event ``<operation>.error``
 ``measurements`` with a semantic type       its own               metric, its unit
@@ -52,6 +54,7 @@ USAGE_FIELDS: tuple[tuple[tuple[str, ...], str], ...] = (
 IDENTITY_FIELDS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("model", "model_name"), Semantic.LLM_MODEL_NAME),
     (("provider", "provider_name"), Semantic.LLM_PROVIDER),
+    (("server.address", "server_address"), Semantic.SERVER_ADDRESS),
 )
 """Attribute keys (first present wins) -> model identity factor."""
 

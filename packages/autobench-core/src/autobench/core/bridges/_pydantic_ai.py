@@ -21,7 +21,10 @@ cache_read_tokens      ``llm.tokens.cache_read``   tokens
 cache_write_tokens     ``llm.tokens.cache_write``  tokens
 total_tokens           ``llm.tokens.total``        tokens
 model_name             ``llm.model.name``          (factor)
-provider               ``llm.provider``            (factor)
+provider               ``llm.provider``            (factor; in its GenAI convention
+                                                   spelling, ``azure`` ->
+                                                   ``azure.ai.openai``, as the native
+                                                   layers record it)
 =====================  ==========================  ========
 
 Pydantic AI's ``input_tokens`` counts every input token, cached ones
@@ -43,6 +46,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from autobench.abp._provider import convention_name
 from autobench.core.runtime import RunContext, Span
 from autobench.core.runtime._recorder import EvidenceRecorder
 from autobench.records import Direction, Observation, ObservationRole, Semantic
@@ -184,7 +188,7 @@ def record_pydantic_ai_usage(
     if data.provider is not None:
         written.append(
             recorder.factor_observation(
-                "provider", data.provider, semantic_type=Semantic.LLM_PROVIDER
+                "provider", convention_name(data.provider), semantic_type=Semantic.LLM_PROVIDER
             )
         )
     return tuple(written)

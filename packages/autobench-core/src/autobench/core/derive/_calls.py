@@ -11,7 +11,7 @@ for the deriver to report.
 Rule: the counted token observations (input, output, cache read or cache
 write) of one logical operation are one LLM call: those sharing an
 ``operation_id``, else those of one span; token observations linked to no span
-and no operation form one call together. A call's model and provider are the
+and no operation form one call together. A call's model, provider and server address are the
 values observed in its span (that of its first token observation), else in the
 nearest ancestor span that has one (through the trace's parent links), else
 those observed outside any span, else the variant's factors declaring that
@@ -38,7 +38,7 @@ from autobench.records import (
 )
 
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
-IDENTITY_FIELDS = ("model", "model_response", "model_requested", "provider")
+IDENTITY_FIELDS = ("model", "model_response", "model_requested", "provider", "server_address")
 
 
 @dataclass(slots=True)

@@ -9,14 +9,17 @@ YAML::
         inputs: {input_tokens: llm.tokens.input, output_tokens: llm.tokens.output,
                  cache_read_tokens: llm.tokens.cache_read, cache_write_tokens: llm.tokens.cache_write,
                  model: llm.model.name, model_response: llm.model.response,
-                 model_requested: llm.model.requested, provider: llm.provider}
+                 model_requested: llm.model.requested, provider: llm.provider,
+                 server_address: server.address}
 
 Per run the usage observations are grouped into calls (:mod:`._calls`); each
 call needs a model and its input and output token counts (cache counts and
 the provider are optional). The model is the call's ``model`` value, else the
 model the provider answered with (``model_response``), else the one requested
 (``model_requested``): the first with a price is used. It is resolved in the pricing table
-(:meth:`PricingTable.resolve`) and priced exactly (:func:`call_cost`). When
+(:meth:`PricingTable.resolve`), where a price entry's provider matches the call when it
+names the call's provider (``llm.provider``, ``openai``) or its server address
+(``server.address``, ``llm.example.com``), and priced exactly (:func:`call_cost`). When
 every call is priced, one metric with their sum (USD, value a float, the
 exact decimal in the ``exact`` tag, the first ten calls itemised in the
 reason) is recorded; when the run counts more model requests than calls were
@@ -95,6 +98,7 @@ class TokenCostInputs(BaseModel):
     model_response: str = Semantic.LLM_MODEL_RESPONSE
     model_requested: str = Semantic.LLM_MODEL_REQUESTED
     provider: str = Semantic.LLM_PROVIDER
+    server_address: str = Semantic.SERVER_ADDRESS
 
 
 def _default_output() -> DerivedMetricOutput:
@@ -281,16 +285,21 @@ class TokenCostDeriver:
             names = ", ".join(self.semantics[n] for n in missing)
             return self._diagnostic(MISSING_INPUTS, missing, f"{where} has no {names}", span)
         provider = evidence.identity["provider"][0] if evidence.identity["provider"] else None
+        address = evidence.identity["server_address"]
+        server = str(address[0]) if address else None
         entry = None
         for model in dict.fromkeys(models):
             try:
-                entry = self.table.resolve(model, None if provider is None else str(provider))
+                entry = self.table.resolve(
+                    model, None if provider is None else str(provider), server_address=server
+                )
             except AmbiguousModelError as exc:
                 return self._diagnostic(AMBIGUOUS_INPUT, model, f"{where}: {exc}", span)
             if entry is not None:
                 break
         if entry is None:
             served = f" (provider {provider})" if provider is not None else ""
+            served += f" (server {server})" if server is not None else ""
             tried = " or ".join(repr(m) for m in dict.fromkeys(models))
             return self._diagnostic(
                 UNKNOWN_PRICING,

@@ -70,6 +70,7 @@ LLM_USAGE_PACK = MetricPack(
         Semantic.LLM_MODEL_REQUESTED,
         Semantic.LLM_MODEL_RESPONSE,
         Semantic.LLM_PROVIDER,
+        Semantic.SERVER_ADDRESS,
         Semantic.MONEY_COST,
         Semantic.SERVING_COST,
     ),

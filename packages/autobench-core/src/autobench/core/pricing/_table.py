@@ -22,6 +22,14 @@ entries decides (one entry: resolved; several: ambiguous):
    ``/``), and ``x`` equals ``p`` or ``p`` is absent: ``y`` among the models
    of provider ``x``.
 
+A call has up to two provider names: its provider system (``llm.provider``, the
+OpenTelemetry GenAI name such as ``openai``) and the host it was sent to
+(``server.address``). "Provider ``p``" above is either: a table provider matches
+when it equals one of them, so a file naming ``openai`` and one naming the host
+``llm.example.com`` both price a call to an OpenAI-compatible server there. The
+address is the more specific name: before step 1, ``m`` is looked up among the
+models listed under the address alone, and a match there decides.
+
 Models listed without a provider match any provider. A model id or alias
 naming two models of one provider is refused when the table is built.
 """
@@ -139,30 +147,43 @@ class PricingTable(PricingModel):
     def __len__(self) -> int:
         return sum(1 for _ in self.entries())
 
-    def _find(self, provider: str | None, name: str) -> list[PricedModel]:
+    def _find(
+        self, provider: str | None, name: str, *, scoped_only: bool = False
+    ) -> list[PricedModel]:
         name = _key(name)
         if provider is None:
             return [e for (_, n), entries in self._index.items() if n == name for e in entries]
-        return [*self._index.get((_key(provider), name), ()), *self._index.get((None, name), ())]
+        scoped = self._index.get((_key(provider), name), [])
+        return list(scoped) if scoped_only else [*scoped, *self._index.get((None, name), ())]
 
-    def resolve(self, model: str, provider: str | None = None) -> PricedModel | None:
-        """The entry pricing ``model`` (served by ``provider``, when known), or ``None``.
+    def resolve(
+        self, model: str, provider: str | None = None, *, server_address: str | None = None
+    ) -> PricedModel | None:
+        """The entry pricing ``model`` (served by ``provider`` at ``server_address``, when
+        known), or ``None``.
 
-        Follows the normalisation rule of the module docstring. Raises
-        :class:`AmbiguousModelError` when the deciding step finds several entries.
+        Follows the normalisation rule of the module docstring (a table provider matches
+        when it equals ``provider`` or ``server_address``; the address is tried first).
+        Raises :class:`AmbiguousModelError` when the deciding step finds several entries.
         """
-        steps: list[tuple[str | None, str]] = [(provider, model)]
+        names = {_key(p) for p in (provider, server_address) if p}
+        steps: list[tuple[str | None, str, bool]] = []
+        if server_address and (provider is None or _key(server_address) != _key(provider)):
+            steps.append((server_address, model, True))
+        steps.append((provider, model, False))
         for separator in (":", "/"):
             prefix, found, rest = model.partition(separator)
             if found and prefix.strip() and rest.strip():
-                if provider is None or _key(prefix) == _key(provider):
-                    steps.append((prefix, rest))
+                if not names or _key(prefix) in names:
+                    steps.append((prefix, rest, False))
                 break
-        for scope, name in steps:
-            matches = list({id(e): e for e in self._find(scope, name)}.values())
+        for scope, name, scoped_only in steps:
+            matches = list(
+                {id(e): e for e in self._find(scope, name, scoped_only=scoped_only)}.values()
+            )
             if len(matches) > 1:
-                names = ", ".join(sorted(f"{m.provider or '*'}/{m.model_id}" for m in matches))
-                raise AmbiguousModelError(f"model {model!r} matches several prices: {names}")
+                listed = ", ".join(sorted(f"{m.provider or '*'}/{m.model_id}" for m in matches))
+                raise AmbiguousModelError(f"model {model!r} matches several prices: {listed}")
             if matches:
                 return matches[0]
         return None

@@ -43,15 +43,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlsplit
+
+from autobench.abp._provider import OPENAI, host_of, identity, openai_provider
 
 PROVIDER = "llm.provider"
 MODEL_REQUESTED = "llm.model.requested"
 MODEL_RESPONSE = "llm.model.response"
 RESPONSE_ID = "llm.response.id"
-
-DEFAULT_HOST = "api.openai.com"
-"""The host of the OpenAI API; any other ``base_url`` host names the provider."""
 
 CALL_DETAILS: tuple[tuple[str, str, str], ...] = (
     ("cache_read_tokens", "input_tokens_details", "cached_tokens"),
@@ -153,18 +151,13 @@ def rollup_usage(usage: Any) -> dict[str, int]:
     return counts
 
 
-def provider_of(base_url: Any) -> str | None:
-    """``"openai"`` for the OpenAI API host, the host of another ``base_url``; ``None``
-    when there is no usable URL."""
-    if not isinstance(base_url, str) or not base_url:
-        return None
-    try:
-        host = urlsplit(base_url).hostname
-    except ValueError:
-        return None
-    if not host:
-        return None
-    return "openai" if host == DEFAULT_HOST else host
+def provider_of(base_url: Any) -> dict[str, str]:
+    """The ``llm.provider`` and ``server.address`` attributes of a model call to
+    ``base_url`` (the OpenAI layer's rule, :mod:`autobench.abp._provider`): ``openai``, or
+    ``azure.ai.openai`` for an ``*.openai.azure.com`` host; just ``openai`` without a
+    usable URL (the SDK's models all speak OpenAI's API)."""
+    host = host_of(base_url)
+    return identity(openai_provider(host), host) if host else identity(OPENAI, None)
 
 
 def field(value: Any, name: str) -> Any:

@@ -15,10 +15,13 @@ SDK span type      operation                       kind       what is recorded
                                                               ``agent.handoffs``,
                                                               ``agent.output_type``
 ``generation``     ``openai_agents.generation``    llm        ``llm.model.requested``,
-                                                              ``llm.provider`` (from the
+                                                              ``llm.provider`` and
+                                                              ``server.address`` (from the
                                                               model's ``base_url``),
                                                               ``llm.model.response``; usage
-``response``       ``openai_agents.response``      llm        ``llm.model.response``,
+``response``       ``openai_agents.response``      llm        ``llm.provider`` (``openai``:
+                                                              the SDK gives no URL),
+                                                              ``llm.model.response``,
                                                               ``llm.response.id`` (when the
                                                               SDK keeps the response); usage
 ``function``       the tool's name                 tool       ``tool.name``; the arguments
@@ -57,7 +60,6 @@ from autobench.abp import USAGE_UNMEASURED, ActiveSpan
 from autobench.instrument.openai_agents._facts import (
     MODEL_REQUESTED,
     MODEL_RESPONSE,
-    PROVIDER,
     RESPONSE_ID,
     call_usage,
     field,
@@ -129,9 +131,9 @@ def start_of(span_type: str, data: Any, span_id: Any) -> Start:
         model = text(field(data, "model"))
         if model:
             attributes[MODEL_REQUESTED] = model
-        provider = provider_of(field(field(data, "model_config"), "base_url"))
-        if provider:
-            attributes[PROVIDER] = provider
+        attributes.update(provider_of(field(field(data, "model_config"), "base_url")))
+    elif span_type == "response":
+        attributes.update(provider_of(None))
     return Start(operation, KINDS.get(span_type, "custom"), family, attributes)
 
 

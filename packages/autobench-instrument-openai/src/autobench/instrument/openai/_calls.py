@@ -7,7 +7,9 @@ method captured before a re-install (``with_raw_response`` caches the bound
 
 A call's span (kind ``llm``, operation of its :class:`~._apis.Api`):
 
-1. opens with ``llm.provider`` (``"openai"``, or the host of a non-default
+1. opens with ``llm.provider`` (``azure.ai.openai`` for an Azure client or an
+   ``*.openai.azure.com`` host, else ``openai``, whatever the ``base_url``: the rule
+   of :mod:`autobench.abp._provider`), ``server.address`` (the host of the client's
    ``base_url``), ``llm.model.requested`` (the request's ``model``) and
    ``llm.stream``; the request input when ``capture_input`` is on;
 2. is the active span while the SDK runs, so an HTTP span nests under it;
@@ -36,16 +38,14 @@ from typing import Any
 
 from autobench.abp import END_REASON, InstrumentationRuntime, SpanKind, SpanStatus
 from autobench.abp._detached import DetachedSpan
+from autobench.abp._provider import host_of, identity, is_azure_client, openai_provider
 from autobench.abp._streams import end_reason_for
 from autobench.instrument.openai._apis import Api
-from autobench.instrument.openai._facts import MODEL_REQUESTED, PROVIDER, STREAM, note_unmeasured
+from autobench.instrument.openai._facts import MODEL_REQUESTED, STREAM, note_unmeasured
 from autobench.instrument.openai._seams import Seams
 from autobench.instrument.openai._streams import EXTRACTION_ERROR, StreamTracker, track
 
 logger = logging.getLogger("autobench.instrument.openai")
-
-DEFAULT_HOST = "api.openai.com"
-"""The host of the SDK's default ``base_url``; any other host names the provider."""
 
 STREAM_UNTRACKED = "instrumentation.openai.stream_untracked"
 
@@ -58,21 +58,18 @@ def current() -> Installation | None:
     return installed[-1] if installed else None
 
 
-def provider(resource: Any) -> str:
-    """``"openai"`` for the default API host, else the host of the client's ``base_url``."""
+def provider(resource: Any) -> dict[str, str]:
+    """The ``llm.provider`` and ``server.address`` attributes of a call made through the
+    client owning ``resource`` (rule of :mod:`autobench.abp._provider`)."""
     client = getattr(resource, "_client", None)
-    host = getattr(getattr(client, "base_url", None), "host", None)
-    if not isinstance(host, str) or not host or host == DEFAULT_HOST:
-        return "openai"
-    return host
+    host = host_of(getattr(client, "base_url", None))
+    return identity(openai_provider(host, azure_client=is_azure_client(client)), host)
 
 
 def request_attributes(resource: Any, kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    """The span's start attributes: provider, requested model, whether it streams."""
-    attributes: dict[str, Any] = {
-        PROVIDER: provider(resource),
-        STREAM: kwargs.get("stream") is True,
-    }
+    """The span's start attributes: provider, server address, requested model, whether it
+    streams."""
+    attributes: dict[str, Any] = {**provider(resource), STREAM: kwargs.get("stream") is True}
     model = kwargs.get("model")
     if isinstance(model, str):
         attributes[MODEL_REQUESTED] = model

@@ -8,7 +8,8 @@ Spans (scope ``pydantic_ai``, framework layer), by operation and kind:
     usage. Tracked assets as ``asset`` references.
 ``pydantic_ai.model`` (``llm``)
     One model request: ``llm.model.requested`` (the model asked for),
-    ``llm.model.response`` (the model that answered), ``llm.provider``, ``llm.stream``,
+    ``llm.model.response`` (the model that answered), ``llm.provider`` and
+    ``server.address`` (as the OpenAI layer names them, see ``_facts``), ``llm.stream``,
     ``llm.finish_reason``, ``llm.response.id``; usage ``requests`` = 1,
     ``input_tokens`` (cached ones included), ``output_tokens`` (reasoning included),
     ``cache_read_tokens``, ``cache_write_tokens``, ``reasoning_tokens``. The messages
@@ -42,6 +43,7 @@ from typing import Any
 
 from autobench.abp import USAGE_UNMEASURED, InstrumentationRuntime, SpanKind, SpanStatus
 from autobench.abp._detached import DetachedSpan, bind_span, unbind_span
+from autobench.abp._provider import PROVIDER
 from autobench.instrument.pydantic_ai._assets import AssetRef
 from autobench.instrument.pydantic_ai._facts import (
     identity_attributes,
@@ -248,7 +250,11 @@ def _record_run_usage(span: DetachedSpan, ctx: Any) -> None:
 
 def _record_response(span: DetachedSpan, response: Any, capture_output: bool) -> None:
     active = span.span
-    active.attributes.update(response_attributes(response))
+    attributes = response_attributes(response)
+    provider = attributes.pop(PROVIDER, None)
+    active.attributes.update(attributes)
+    if provider is not None:
+        active.attributes.setdefault(PROVIDER, provider)
     usage = getattr(response, "usage", None)
     active.usage.update(usage_counts(usage))
     active.usage["requests"] = 1

@@ -15,6 +15,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from autobench.abp._provider import (
+    PROVIDER,
+    SERVER_ADDRESS,
+    convention_name,
+    host_of,
+    is_azure_client,
+    openai_provider,
+)
+
 USAGE_FIELDS: tuple[tuple[str, str], ...] = (
     ("input_tokens", "input_tokens"),
     ("output_tokens", "output_tokens"),
@@ -26,16 +35,49 @@ USAGE_FIELDS: tuple[tuple[str, str], ...] = (
 reads (``autobench.records._native``)."""
 
 
+def _openai_client(client: Any) -> bool:
+    return any(
+        cls.__module__.split(".", 1)[0] == "openai" and cls.__name__.endswith("OpenAI")
+        for cls in type(client).__mro__
+    )
+
+
+def provider_attributes(model: Any) -> dict[str, str]:
+    """``llm.provider`` and ``server.address`` of a request to ``model``.
+
+    A model driving an OpenAI SDK client (``OpenAIChatModel``, ``OpenAIResponsesModel``,
+    whatever its Pydantic AI provider) is named as the OpenAI layer names the client's
+    calls (``openai``, or ``azure.ai.openai``; :mod:`autobench.abp._provider`), so both
+    layers agree; any other model by its ``system`` in its GenAI convention spelling
+    (``anthropic``, ``gcp.gemini``, ``aws.bedrock``, ...). The host is that of the
+    model's ``base_url``.
+    """
+    attributes: dict[str, str] = {}
+    try:
+        host = host_of(getattr(model, "base_url", None))
+        client = getattr(model, "client", None)
+    except Exception:  # a model without a usable URL or client still names its system
+        host, client = None, None
+    if client is not None and _openai_client(client):
+        attributes[PROVIDER] = openai_provider(host, azure_client=is_azure_client(client))
+    else:
+        system = getattr(model, "system", None)
+        if isinstance(system, str) and system:
+            attributes[PROVIDER] = convention_name(system)
+    if host:
+        attributes[SERVER_ADDRESS] = host
+    return attributes
+
+
 def identity_attributes(request_context: Any) -> dict[str, Any]:
-    """The model request span's start attributes: requested model, provider, streaming."""
+    """The model request span's start attributes: requested model, provider, server
+    address (:func:`provider_attributes`), streaming."""
     model = getattr(request_context, "model", None)
     attributes: dict[str, Any] = {}
     name = getattr(model, "model_name", None)
     if isinstance(name, str) and name:
         attributes["llm.model.requested"] = name
-    system = getattr(model, "system", None)
-    if isinstance(system, str) and system:
-        attributes["llm.provider"] = system
+    attributes.update(provider_attributes(model))
     streaming = getattr(request_context, "streaming", None)
     if isinstance(streaming, bool):
         attributes["llm.stream"] = streaming
@@ -43,17 +85,19 @@ def identity_attributes(request_context: Any) -> dict[str, Any]:
 
 
 def response_attributes(response: Any) -> dict[str, Any]:
-    """Attributes of a finished model request: the answering model, provider, finish reason."""
+    """Attributes of a finished model request: the answering model, finish reason, response
+    id, and the provider (``provider_name`` in its convention spelling), which the caller
+    keeps only when the request did not name one (:func:`identity_attributes` decides)."""
     attributes: dict[str, Any] = {}
     for field, key in (
         ("model_name", "llm.model.response"),
-        ("provider_name", "llm.provider"),
+        ("provider_name", PROVIDER),
         ("finish_reason", "llm.finish_reason"),
         ("provider_response_id", "llm.response.id"),
     ):
         value = getattr(response, field, None)
         if isinstance(value, str) and value:
-            attributes[key] = value
+            attributes[key] = convention_name(value) if key == PROVIDER else value
     return attributes
 
 

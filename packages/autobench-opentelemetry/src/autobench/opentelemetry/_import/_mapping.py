@@ -10,7 +10,10 @@ OpenTelemetry attribute                           ABP span fact
 ================================================  =========================================
 ``gen_ai.request.model``                          attribute ``llm.model.requested``
 ``gen_ai.response.model``                         attribute ``llm.model.response``
-``gen_ai.provider.name`` / ``gen_ai.system``      attribute ``llm.provider``
+``gen_ai.provider.name`` / ``gen_ai.system``      attribute ``llm.provider`` (convention
+                                                  spelling, ``az.ai.openai`` ->
+                                                  ``azure.ai.openai``)
+``server.address``                                attribute ``server.address`` (as it is)
 ``gen_ai.operation.name``                         attribute ``llm.operation``; the span kind
 ``gen_ai.response.finish_reasons``                attribute ``llm.finish_reason``
 ``gen_ai.response.id``                            attribute ``llm.response.id``
@@ -38,6 +41,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from autobench.abp._provider import PROVIDER, convention_name
 
 OPERATION_KINDS: dict[str, str] = {
     "chat": "llm",
@@ -185,6 +190,9 @@ def map_attributes(
         else:  # finish reasons
             reasons = list(value) if isinstance(value, list | tuple) else [value]
             mapped[target] = reasons[0] if len(reasons) == 1 else reasons
+    provider = mapped.get(PROVIDER)
+    if isinstance(provider, str):
+        mapped[PROVIDER] = convention_name(provider)
     if usage:
         if kind == "llm" and not aggregate:
             usage["requests"] = 1
