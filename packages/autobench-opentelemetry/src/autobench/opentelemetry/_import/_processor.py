@@ -18,6 +18,12 @@ Native wins: when the native Autobench instrumentor of the library that emitted 
 ``aggregate`` (validation evidence: accounting compares it, never adds it) and the span
 says so with the attribute ``accounting.covered_by``; such a span is not made ABP's active
 span either (``_context_bridge``), so the native spans keep their own nesting.
+
+Whatever its scope, an imported model-request span of the client layer that measured the
+same request as a native span (its parent or its child, same operation and model; see
+``_pairing``) is evidence of that call too: its usage is marked ``aggregate`` and it names
+the native scope in ``accounting.covered_by`` and the native span in
+``accounting.paired_span``.
 """
 
 from __future__ import annotations
