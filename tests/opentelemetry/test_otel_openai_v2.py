@@ -23,10 +23,10 @@ SUPPORT = Path(__file__).parents[1] / "instrument_openai"
 
 TASK = """
 from openai_support import ACCOUNTING_CHAT_USAGE, MODEL, FakeAPI, sync_client
+from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
 
 
-def run(ctx, case):
-    client = sync_client(FakeAPI(chat_usage=ACCOUNTING_CHAT_USAGE))
+def ask(client):
     answers = []
     for question in ("first", "second"):
         reply = client.chat.completions.create(
@@ -34,6 +34,19 @@ def run(ctx, case):
         )
         answers.append(reply.choices[0].message.content)
     return answers
+
+
+def run(ctx, case):
+    client = sync_client(FakeAPI(chat_usage=ACCOUNTING_CHAT_USAGE))
+    if not case.input.get("instrument"):
+        return ask(client)
+    # the application instruments the SDK itself, over Autobench's wrapper
+    instrumentor = OpenAIInstrumentor()
+    instrumentor.instrument()
+    try:
+        return ask(client)
+    finally:
+        instrumentor.uninstrument()
 """
 
 PRICING = """\
@@ -84,10 +97,10 @@ def app_instrumented() -> Iterator[None]:
         instrumentor.uninstrument()
 
 
-def _benchmark(tmp_path: Path, task: str) -> Benchmark:
+def _benchmark(tmp_path: Path, task: str, **case: object) -> Benchmark:
     return (
         Benchmark("openai-v2-app")
-        .dataset([{"id": "one", "input": {}}])
+        .dataset([{"id": "one", "input": case}])
         .variants([{"id": "v1"}])
         .task(f"{task}:run")
         .derive([{"kind": "token_cost", "pricing": "pricing.yaml"}])
@@ -95,11 +108,7 @@ def _benchmark(tmp_path: Path, task: str) -> Benchmark:
     )
 
 
-@pytest.mark.usefixtures("app_instrumented")
-def test_openai_v2_spans_pair_with_the_native_calls(tmp_path: Path, task_module: str) -> None:
-    builder = _benchmark(tmp_path, task_module).instrument(
-        OpenAIInstrumentation(), OpenTelemetryInstrumentation()
-    )
+def _pairs_with_the_native_calls(builder: Benchmark, *, native_outer: bool) -> None:
     (run,) = builder.run().runs
     assert run.status.value == "passed"
     query = ObservationQuery(observations=run_observations(run), trace=run.trace)
@@ -119,8 +128,33 @@ def test_openai_v2_spans_pair_with_the_native_calls(tmp_path: Path, task_module:
         assert span.usage.get("aggregate") is True
         assert span.attributes["accounting.covered_by"] == "openai"
         assert span.attributes["accounting.paired_span"] in native
-    # each native span is paired once
+    # each native span is paired once, with the span around it or inside it
     assert {span.attributes["accounting.paired_span"] for span in imported} == set(native)
+    if native_outer:
+        assert {span.parent for span in imported} == set(native)
+    else:
+        assert {span.parent for span in native.values()} == {span.id for span in imported}
+
+
+@pytest.mark.usefixtures("app_instrumented")
+def test_openai_v2_under_the_native_layer_pairs(tmp_path: Path, task_module: str) -> None:
+    """openai-v2 instrumented before the run: Autobench's wrapper is the outer one."""
+    _pairs_with_the_native_calls(
+        _benchmark(tmp_path, task_module).instrument(
+            OpenAIInstrumentation(), OpenTelemetryInstrumentation()
+        ),
+        native_outer=True,
+    )
+
+
+def test_openai_v2_over_the_native_layer_pairs(tmp_path: Path, task_module: str) -> None:
+    """openai-v2 instrumented inside the task: its wrapper is the outer one."""
+    _pairs_with_the_native_calls(
+        _benchmark(tmp_path, task_module, instrument=True).instrument(
+            OpenAIInstrumentation(), OpenTelemetryInstrumentation()
+        ),
+        native_outer=False,
+    )
 
 
 @pytest.mark.usefixtures("app_instrumented")
