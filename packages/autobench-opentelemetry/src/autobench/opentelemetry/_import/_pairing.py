@@ -33,27 +33,42 @@ MODEL_KEYS = ("llm.model.requested", "llm.model.response")
 OPERATION = "llm.operation"
 
 
-def paired_native(handle: ActiveSpan, attributes: Mapping[str, Any]) -> tuple[str, str] | None:
+def paired_native(
+    handle: ActiveSpan, parent: ActiveSpan | None, attributes: Mapping[str, Any]
+) -> tuple[str, str] | None:
     """``(scope name, span id)`` of the native span of the request the imported span
-    ``handle`` measured (it ended with the mapped ``attributes``), or ``None``.
+    ``handle`` measured (it ended with the mapped ``attributes``; ``parent`` is the ABP span
+    it was opened under), or ``None``.
 
-    ``handle`` must be of kind ``llm``; the caller checks its layer is ``client``.
+    ``handle`` must be of kind ``llm``; the caller checks its layer is ``client``. The
+    search reads only the spans started since ``handle`` (its children), and back to
+    ``parent`` when that is a model request still open.
     """
     collector = handle.collector
     starts = collector._starts
     ends = collector._ends
-    parent_id = handle.parent_id
+    origin = collector.origin_ns
+    since = (handle.start_ns - origin) / 1e9
+    outer = (
+        parent is not None
+        and parent.id == handle.parent_id
+        and parent.kind == "llm"
+        and not parent._ended
+    )
+    until = (parent.start_ns - origin) / 1e9 if outer and parent is not None else since
+    handle_id = handle.id
+    parent_id = parent.id if outer and parent is not None else None
     for index in range(len(starts) - 1, -1, -1):
         start = starts[index]
+        if start[6] < until:
+            return None
         span_id = start[0]
-        if span_id == handle.id:
+        if span_id == handle_id:
             if parent_id is None:
                 return None
-            continue  # the children are all seen; the parent started earlier still
-        if span_id == parent_id:
-            ended = span_id in ends
-            return _native(start, None, attributes) if not ended else None
-        if start[1] == handle.id:
+        elif span_id == parent_id:
+            return _native(start, None, attributes)
+        elif start[1] == handle_id:
             found = _native(start, ends.get(span_id), attributes)
             if found is not None:
                 return found

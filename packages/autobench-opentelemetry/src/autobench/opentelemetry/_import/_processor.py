@@ -64,9 +64,10 @@ class AutobenchSpanProcessor(SpanProcessor):
         self.info = info
         self.capture_content = capture_content
         self.enabled = True
-        self._open: dict[int, tuple[ActiveSpan, str | None, bool]] = {}
+        self._open: dict[int, tuple[ActiveSpan, str | None, bool, ActiveSpan | None]] = {}
         """OpenTelemetry span id -> its open ABP span, the id of the native instrumentor of
-        the library that emitted it, and whether its scope is of the client layer."""
+        the library that emitted it, whether its scope is of the client layer, and the ABP
+        span it was opened under (when known here)."""
         self._scopes: dict[int, tuple[Any, InstrumentationScope, str | None]] = {}
         """``id()`` of an OpenTelemetry scope -> (that scope, its ABP scope, native id)."""
 
@@ -103,7 +104,9 @@ class AutobenchSpanProcessor(SpanProcessor):
             collector,
             parent,
         )
-        self._open[span.context.span_id] = (handle, native, scope.layer == CLIENT)
+        if parent is None:
+            parent = _span.get()
+        self._open[span.context.span_id] = (handle, native, scope.layer == CLIENT, parent)
 
     def on_end(self, span: ReadableSpan) -> None:
         context = span.context
@@ -112,7 +115,7 @@ class AutobenchSpanProcessor(SpanProcessor):
         found = self._open.pop(context.span_id, None)
         if found is None:
             return
-        handle, native, client = found
+        handle, native, client, parent = found
         if handle._ended:
             return
         attributes, usage = map_attributes(
@@ -123,7 +126,7 @@ class AutobenchSpanProcessor(SpanProcessor):
                 usage["aggregate"] = True
                 attributes["accounting.covered_by"] = native
             elif client and handle.kind == "llm":
-                paired = paired_native(handle, attributes)
+                paired = paired_native(handle, parent, attributes)
                 if paired is not None:
                     usage["aggregate"] = True
                     attributes["accounting.covered_by"] = paired[0]
