@@ -46,18 +46,21 @@ def paired_native(
     """
     collector = handle.collector
     starts = collector._starts
-    ends = collector._ends
-    origin = collector.origin_ns
-    since = (handle.start_ns - origin) / 1e9
-    outer = (
+    handle_id = handle.id
+    parent_id: str | None = None
+    if (
         parent is not None
-        and parent.id == handle.parent_id
         and parent.kind == "llm"
         and not parent._ended
-    )
-    until = (parent.start_ns - origin) / 1e9 if outer and parent is not None else since
-    handle_id = handle.id
-    parent_id = parent.id if outer and parent is not None else None
+        and parent.id == handle.parent_id
+    ):
+        parent_id = parent.id
+    elif not starts or starts[-1][0] == handle_id:
+        return None  # no child, and no parent that can be the same request
+    ends = collector._ends
+    origin = collector.origin_ns
+    first = parent if parent_id is not None and parent is not None else handle
+    until = (first.start_ns - origin) / 1e9
     for index in range(len(starts) - 1, -1, -1):
         start = starts[index]
         if start[6] < until:
