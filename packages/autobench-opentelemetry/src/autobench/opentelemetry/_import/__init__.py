@@ -2,8 +2,9 @@
 
 The ``opentelemetry`` instrumentor adds one OpenTelemetry ``SpanProcessor`` (official
 ``opentelemetry-sdk``) to the global tracer provider: the SDK ``TracerProvider`` the
-application set, or, while the global provider is still the API's default proxy, an SDK
-``TracerProvider`` of ours that is then set as the global one (``_provider``). While a run
+application set (or the one a wrapping provider such as Logfire's delegates to), or,
+while the global provider is still the API's default proxy, an SDK ``TracerProvider`` of
+ours that is then set as the global one (``_provider``). While a run
 is active in the context that starts an OpenTelemetry span, the processor opens an ABP span
 of that run for it (``_processor``) and, when it ends, maps its GenAI semantic-convention
 attributes to Autobench's (``_mapping``). Importing this package does not import
@@ -31,7 +32,8 @@ class OpenTelemetryInstrumentor(DeferredInstrumentor):
     ``capture_content`` keeps the GenAI message, prompt and tool argument/result attributes
     (off by default). :meth:`install` raises :class:`~autobench.abp.InstrumentationError`
     when ``opentelemetry-sdk`` is missing or outside :data:`SUPPORTED`, or when the global
-    tracer provider is neither an SDK ``TracerProvider`` nor the default proxy.
+    tracer provider is neither an SDK ``TracerProvider``, nor a provider wrapping one (as
+    Logfire's does), nor the default proxy.
     """
 
     install_module = "autobench.opentelemetry._import._install"

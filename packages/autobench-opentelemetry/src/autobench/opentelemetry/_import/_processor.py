@@ -18,6 +18,12 @@ Native wins: when the native Autobench instrumentor of the library that emitted 
 ``aggregate`` (validation evidence: accounting compares it, never adds it) and the span
 says so with the attribute ``accounting.covered_by``; such a span is not made ABP's active
 span either (``_context_bridge``), so the native spans keep their own nesting.
+
+Whatever its scope, an imported model-request span of the client layer that measured the
+same request as a native span (its parent or its child, same operation and model; see
+``_pairing``) is evidence of that call too: its usage is marked ``aggregate`` and it names
+the native scope in ``accounting.covered_by`` and the native span in
+``accounting.paired_span``.
 """
 
 from __future__ import annotations
@@ -26,15 +32,23 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from autobench.abp import ActiveSpan, InstrumentationScope, InstrumentorInfo, SpanError
+from autobench.abp import (
+    AbstractionLayer,
+    ActiveSpan,
+    InstrumentationScope,
+    InstrumentorInfo,
+    SpanError,
+)
 from autobench.abp._context import _collector, _span, open_span_handle
 from autobench.abp._suppress import _suppressed, is_suppressed
 from autobench.opentelemetry._import._mapping import map_attributes, span_kind
+from autobench.opentelemetry._import._pairing import paired_native
 from autobench.opentelemetry._import._scopes import abp_scope, native_of
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.trace import StatusCode
 
 _perf_counter_ns = time.perf_counter_ns
+CLIENT = str(AbstractionLayer.CLIENT)
 
 
 class AutobenchSpanProcessor(SpanProcessor):
@@ -50,9 +64,10 @@ class AutobenchSpanProcessor(SpanProcessor):
         self.info = info
         self.capture_content = capture_content
         self.enabled = True
-        self._open: dict[int, tuple[ActiveSpan, str | None]] = {}
-        """OpenTelemetry span id -> its open ABP span, and the id of the native instrumentor
-        of the library that emitted it."""
+        self._open: dict[int, tuple[ActiveSpan, str | None, bool, ActiveSpan | None]] = {}
+        """OpenTelemetry span id -> its open ABP span, the id of the native instrumentor of
+        the library that emitted it, whether its scope is of the client layer, and the ABP
+        span it was opened under (when known here)."""
         self._scopes: dict[int, tuple[Any, InstrumentationScope, str | None]] = {}
         """``id()`` of an OpenTelemetry scope -> (that scope, its ABP scope, native id)."""
 
@@ -89,7 +104,9 @@ class AutobenchSpanProcessor(SpanProcessor):
             collector,
             parent,
         )
-        self._open[span.context.span_id] = (handle, native)
+        if parent is None:
+            parent = _span.get()
+        self._open[span.context.span_id] = (handle, native, scope.layer == CLIENT, parent)
 
     def on_end(self, span: ReadableSpan) -> None:
         context = span.context
@@ -98,15 +115,22 @@ class AutobenchSpanProcessor(SpanProcessor):
         found = self._open.pop(context.span_id, None)
         if found is None:
             return
-        handle, native = found
+        handle, native, client, parent = found
         if handle._ended:
             return
         attributes, usage = map_attributes(
             attributes_of(span), handle.kind, capture_content=self.capture_content
         )
-        if usage and covered(handle, native):
-            usage["aggregate"] = True
-            attributes["accounting.covered_by"] = native
+        if usage:
+            if covered(handle, native):
+                usage["aggregate"] = True
+                attributes["accounting.covered_by"] = native
+            elif client and handle.kind == "llm":
+                paired = paired_native(handle, parent, attributes)
+                if paired is not None:
+                    usage["aggregate"] = True
+                    attributes["accounting.covered_by"] = paired[0]
+                    attributes["accounting.paired_span"] = paired[1]
         # The ids the application's own exporter sent, to link both copies of the span.
         attributes["otel.trace_id"] = f"{context.trace_id:032x}"
         attributes["otel.span_id"] = f"{context.span_id:016x}"

@@ -11,7 +11,14 @@
   ``set_tracer_provider`` later is refused by OpenTelemetry (it logs a warning and ours
   stays); such an application should set its provider before the benchmark starts, or add
   the processor to its provider itself;
-* any other provider (a no-op provider, a vendor's own): refused, nothing is changed.
+* a provider that wraps an SDK ``TracerProvider`` and hands its span processors to it
+  (Logfire's ``ProxyTracerProvider``, set by ``logfire.configure()``, keeps it in its
+  ``provider`` attribute): the processor is added to the wrapped SDK provider, the one that
+  runs the processors (:data:`WRAPPED`). A wrapper that swaps its SDK provider later (a
+  second ``logfire.configure()``) gets a processor on the new one at the next install;
+* any other provider (a no-op provider, a vendor's own that does not run opentelemetry-sdk
+  span processors): refused with the reason, nothing is changed; the core records the
+  reason as the run's ``instrumentation.skipped`` diagnostic.
 
 The SDK cannot remove a processor, so one processor per provider is kept for the process
 and switched on and off (:func:`attach` / its detach function).
@@ -37,22 +44,46 @@ _lock = threading.Lock()
 _processors: dict[int, tuple[TracerProvider, AutobenchSpanProcessor]] = {}
 
 
+WRAPPED = ("provider", "_provider", "tracer_provider", "_tracer_provider", "_delegate")
+"""Attributes under which a wrapping tracer provider keeps the SDK provider it delegates to
+(``provider``: Logfire's ``ProxyTracerProvider``, logfire 3 to 5)."""
+
+
 def global_sdk_provider(info: InstrumentorInfo) -> TracerProvider:
-    """The global SDK ``TracerProvider``, ours set first when none is. Raises
-    :class:`InstrumentationError` (``conflicting``) for a provider of another kind."""
+    """The SDK ``TracerProvider`` behind the global one (module docstring), ours set first
+    when none is. Raises :class:`InstrumentationError` (``conflicting``, with the reason)
+    for a provider that neither is nor wraps an SDK one."""
     provider = trace.get_tracer_provider()
     if isinstance(provider, trace.ProxyTracerProvider):
         trace.set_tracer_provider(TracerProvider())
         provider = trace.get_tracer_provider()
-    if not isinstance(provider, TracerProvider):
-        raise InstrumentationError(
-            Compatibility.conflicting(
-                f"the global tracer provider is a {type(provider).__name__}, not an "
-                "opentelemetry-sdk TracerProvider: no span processor can be added to it",
-                instrumentor=info.id,
-            )
+    if isinstance(provider, TracerProvider):
+        return provider
+    wrapped = sdk_provider_inside(provider)
+    if wrapped is not None:
+        return wrapped
+    name = f"{type(provider).__module__}.{type(provider).__qualname__}"
+    raise InstrumentationError(
+        Compatibility.conflicting(
+            f"the global tracer provider is a {name}, which neither is nor wraps an "
+            "opentelemetry-sdk TracerProvider: no span processor can be added to it, so "
+            "OpenTelemetry spans are not imported (set an SDK TracerProvider, or the "
+            "application's tracing library's, before the benchmark starts)",
+            instrumentor=info.id,
         )
-    return provider
+    )
+
+
+def sdk_provider_inside(provider: object) -> TracerProvider | None:
+    """The SDK ``TracerProvider`` ``provider`` wraps (under a name of :data:`WRAPPED`), when
+    it also takes span processors (has ``add_span_processor``); else ``None``."""
+    if not callable(getattr(provider, "add_span_processor", None)):
+        return None
+    for name in WRAPPED:
+        inner = getattr(provider, name, None)
+        if isinstance(inner, TracerProvider):
+            return inner
+    return None
 
 
 def attach(
