@@ -92,10 +92,17 @@ def _wrapt_proxy() -> Iterator[None]:
             setattr(cls, "create", original)  # noqa: B010
 
 
+@contextmanager
+def _openai_v2_and_logfire() -> Iterator[None]:
+    with _logfire(), _openai_v2():
+        yield
+
+
 OTHERS: dict[str, Callable[[], AbstractContextManager[None]]] = {
     "openai-v2": _openai_v2,
     "logfire": _logfire,
     "wrapt-proxy": _wrapt_proxy,
+    "openai-v2+logfire": _openai_v2_and_logfire,
 }
 
 

@@ -26,6 +26,7 @@ from pydantic_ai import Agent, RunContext
 from pai_support import ScriptedAPI, Turn, text_turn
 
 DELEGATE_CALLS = int("{calls}")
+SHARE = "{share}" == "True"
 
 
 async def run(ctx, case):
@@ -39,7 +40,8 @@ async def run(ctx, case):
 
     @selector.tool
     async def joke_factory(run_ctx: RunContext[None], count: int) -> str:
-        result = await generator.run(f"Please generate {{count}} jokes.", usage=run_ctx.usage)
+        usage = run_ctx.usage if SHARE else None
+        result = await generator.run(f"Please generate {{count}} jokes.", usage=usage)
         return result.output
 
     result = await selector.run("Tell me a joke.")
@@ -67,9 +69,11 @@ def delegating(tmp_path: Path) -> Iterator[Path]:
             sys.modules.pop(name)
 
 
-def _run(directory: Path, calls: int, *settings: object) -> tuple[dict, dict, list[str]]:
-    name = f"pai_delegation_{calls}"
-    (directory / f"{name}.py").write_text(TASK.format(calls=calls))
+def _run(
+    directory: Path, calls: int, *settings: object, share: bool = True
+) -> tuple[dict, dict, list[str]]:
+    name = f"pai_delegation_{calls}_{share}"
+    (directory / f"{name}.py").write_text(TASK.format(calls=calls, share=share))
     result = (
         Benchmark("delegation")
         .dataset([{"id": "c1"}])
@@ -134,6 +138,17 @@ def _delegating_agents(calls: int) -> tuple[Agent[None, str], ScriptedAPI, Scrip
         return result.output
 
     return selector, selection, generation
+
+
+@pytest.mark.parametrize("settings", LAYERS)
+def test_a_delegate_run_on_its_own_usage_raises_no_mismatch(
+    delegating: Path, settings: tuple[object, ...]
+) -> None:
+    output, totals, problems = _run(delegating, 1, *settings, share=False)
+    # without usage=ctx.usage Pydantic AI leaves the delegate out of the parent's usage
+    assert output == {"output": "the best joke", "requests": 2, "input_tokens": 2000, "sent": 3}
+    assert totals["llm.request.count"] == [3] and totals["llm.tokens.input"] == [3000]
+    assert problems == []
 
 
 @pytest.mark.usefixtures("installed")

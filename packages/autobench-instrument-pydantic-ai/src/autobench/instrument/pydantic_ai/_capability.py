@@ -7,7 +7,8 @@ Spans (scope ``pydantic_ai``, framework layer), by operation and kind:
     roll-up, marked ``aggregate``: validation evidence, never added to the requests'
     usage. A delegate run given its parent's usage (``usage=ctx.usage``) has
     ``pydantic_ai.usage.shared`` and records only what it added, or no roll-up when a
-    concurrent delegate added to the same object (``_shared_usage``). Tracked assets as
+    concurrent delegate added to the same object; a run started inside another on a usage of
+    its own has ``accounting.nested_run`` (``_shared_usage``). Tracked assets as
     ``asset`` references.
 ``pydantic_ai.model`` (``llm``)
     One model request: ``llm.model.requested`` (the model asked for),
@@ -44,7 +45,13 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from autobench.abp import USAGE_UNMEASURED, InstrumentationRuntime, SpanKind, SpanStatus
+from autobench.abp import (
+    NESTED_RUN,
+    USAGE_UNMEASURED,
+    InstrumentationRuntime,
+    SpanKind,
+    SpanStatus,
+)
 from autobench.abp._detached import DetachedSpan, bind_span, unbind_span
 from autobench.abp._provider import PROVIDER
 from autobench.instrument.pydantic_ai._assets import AssetRef
@@ -252,6 +259,8 @@ def _record_run_usage(span: DetachedSpan, share: RunShare) -> None:
     counts = share.end(run_usage)
     if share.delegated:
         span.span.attributes[USAGE_SHARED] = True
+    if share.nested:
+        span.span.attributes[NESTED_RUN] = True
     if counts:
         span.span.usage.update(counts)
         span.span.usage["aggregate"] = True

@@ -15,6 +15,9 @@ run although the totals are right.
   (parallel delegates of one parent: Pydantic AI runs tool calls concurrently) cannot tell
   its additions from the other's: it records no roll-up, and the enclosing run's roll-up
   validates the whole subtree;
+* a run started inside another run on a usage object of its own (a delegate not given
+  ``ctx.usage``) is a *nested run*: Pydantic AI leaves its usage out of the enclosing run's,
+  which :attr:`RunShare.nested` lets the span say (``accounting.nested_run``);
 * any other run records the usage object's counts as they are, including usage the caller
   carried in (``usage=RunUsage(...)`` from an earlier conversation), which the accounting
   rules then report as a disagreement: nothing beneath the span measured it.
@@ -38,12 +41,13 @@ _enclosing: ContextVar[tuple[RunShare, ...]] = ContextVar(
 class RunShare:
     """One agent run's claim on its ``RunUsage`` object, from :meth:`start` to :meth:`end`."""
 
-    __slots__ = ("delegated", "overlapped", "start_counts", "token", "usage")
+    __slots__ = ("delegated", "nested", "overlapped", "start_counts", "token", "usage")
 
     def __init__(self, usage: Any, counts: Callable[[Any], dict[str, int]]) -> None:
         self.usage = usage
         self.start_counts = counts(usage)
         self.delegated = False
+        self.nested = False
         self.overlapped = False
         self.token: Token[tuple[RunShare, ...]] | None = None
 
@@ -62,6 +66,8 @@ class RunShare:
                     else:
                         other.overlapped = share.overlapped = True
                 sharing.append(share)
+        # started inside another run, on a usage object of its own
+        share.nested = bool(enclosing) and not share.delegated
         share.token = _enclosing.set((*enclosing, share))
         return share
 
