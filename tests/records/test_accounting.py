@@ -366,3 +366,33 @@ def test_accounting_a_record_twice_adds_nothing_twice() -> None:
     edited = once.model_copy(update={"observations": (*observations, once.observations[3])})
     ids = [o.id for o in account_run(edited, REGISTRY).observations]
     assert len(ids) == len(set(ids)) == 4
+
+
+GUARDED_TREE = Trace(
+    id="t",
+    spans=(
+        span("root"),
+        span("agent", "root", kind="agent"),
+        span("call", "agent", kind="llm"),
+        span("guard", "agent", kind="guardrail"),
+        span("inner", "guard", kind="agent"),
+        span("inner_call", "inner", kind="llm"),
+    ),
+)
+
+
+def test_a_nested_run_tagged_on_its_observation_may_be_left_out_of_the_roll_up() -> None:
+    calls = [tokens("o1", 50, "call"), tokens("o2", 8, "inner_call")]
+    nested = tokens("inner_agg", 8, "inner", tags={"accounting": "aggregate"})
+    for outer, expected in ((50, []), (58, []), (55, [AGGREGATE_MEASUREMENT_MISMATCH])):
+        rollup = tokens("agg", outer, "agent", tags={"accounting": "aggregate"})
+        tagged = nested.model_copy(
+            update={"tags": {**nested.tags, "accounting.nested_run": "true"}}
+        )
+        summary, diagnostics = account([*calls, tagged, rollup], GUARDED_TREE)
+        assert summary is not None and summary.value == 58
+        assert codes(diagnostics) == expected, outer
+    # untagged, the nested run's usage is taken to be in the roll-up around it
+    rollup = tokens("agg", 50, "agent", tags={"accounting": "aggregate"})
+    _, diagnostics = account([*calls, nested, rollup], GUARDED_TREE)
+    assert codes(diagnostics) == [AGGREGATE_MEASUREMENT_MISMATCH]

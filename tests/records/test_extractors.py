@@ -327,3 +327,44 @@ def test_composite_tags_each_observation_with_its_owner() -> None:
     )
     owners = {(o.tags["extractor"], o.tags["extractor_version"]) for o in result.observations}
     assert owners == {("span", "1"), ("usage", "3")}
+
+
+def _guarded_turn(outer_task: int, outer_turn: int, nested: bool = True) -> Trace:
+    """An agent run whose turn ran a guardrail that ran its own agent (one call each)."""
+    flag = {"accounting.nested_run": True} if nested else {}
+    return trace(
+        span("task", scope="fw", usage={"input_tokens": outer_task, "aggregate": True}),
+        span("turn", "task", scope="fw", usage={"input_tokens": outer_turn, "aggregate": True}),
+        span("call", "turn", scope="fw", kind="llm", usage={"input_tokens": 40}),
+        span("guard", "turn", scope="fw", kind="guardrail"),
+        span(
+            "inner",
+            "guard",
+            scope="fw",
+            usage={"input_tokens": 7, "aggregate": True},
+            attributes=flag,
+        ),
+        span("inner_call", "inner", scope="fw", kind="llm", usage={"input_tokens": 7}),
+        scopes=_scopes(),
+    )
+
+
+@pytest.mark.parametrize(
+    ("outer", "why"),
+    [(40, "the nested run has its own usage"), (47, "the runs share their usage")],
+)
+def test_a_nested_run_may_be_in_the_roll_ups_around_it_or_not(outer: int, why: str) -> None:
+    result = UsageExtractor().extract(_guarded_turn(outer, outer), RUN)
+    assert values(result)["llm.tokens.input"] == 47, why  # every call once
+    assert codes(result) == []
+
+
+def test_a_roll_up_matching_neither_still_disagrees() -> None:
+    result = UsageExtractor().extract(_guarded_turn(45, 40), RUN)
+    assert values(result)["llm.tokens.input"] == 47
+    assert codes(result) == ["aggregate_measurement_mismatch"]  # the task's 45
+
+
+def test_without_the_nested_run_mark_a_separate_roll_up_disagrees() -> None:
+    result = UsageExtractor().extract(_guarded_turn(40, 40, nested=False), RUN)
+    assert codes(result) == ["aggregate_measurement_mismatch"] * 2  # the task and the turn

@@ -33,6 +33,7 @@ from autobench.abp._extract import InstrumentFactorSpec as InstrumentFactorSpec
 from autobench.abp._extract import InstrumentMetricSpec as InstrumentMetricSpec
 from autobench.abp._extract import ValuePathError as ValuePathError
 from autobench.abp._extract import resolve_value_path as resolve_value_path
+from autobench.abp._facts import NESTED_RUN as NESTED_RUN
 from autobench.abp._facts import USAGE_UNMEASURED as USAGE_UNMEASURED
 from autobench.abp._facts import AccountingScope as AccountingScope
 from autobench.abp._facts import (

@@ -28,6 +28,12 @@ class AccountingScope(StrEnum):
     AGGREGATE = "aggregate"
 
 
+NESTED_RUN = "accounting.nested_run"
+"""Span attribute (``True``) of the usage roll-up of an agent run started inside another run
+(a guardrail or tool running its own agent): the enclosing run's roll-ups include its usage
+only when the two runs share their usage, which the trace does not say, so the accounting
+rules accept either (rule 5 of ``autobench.records._accounting``)."""
+
 USAGE_UNMEASURED = "instrumentation.usage_unmeasured"
 """The diagnostic code of a model call whose provider reported no usage: the span
 records the request (usage ``requests``) and no token counts, never zeros an SDK

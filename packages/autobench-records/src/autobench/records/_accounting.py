@@ -31,7 +31,13 @@ flags. Where the candidates come from (trace spans and measurements for
 5. Every aggregate stays as validation evidence: it is compared with the total
    of the counted direct operations in its span's subtree, and a difference is
    an ``aggregate_measurement_mismatch`` problem (integers compare exactly,
-   other numbers with a relative tolerance of 1e-9).
+   other numbers with a relative tolerance of 1e-9). A *nested run* aggregate
+   (``nested``: the roll-up of an agent run started inside another run, which the
+   framework adds to the enclosing run's roll-ups only when the two runs share
+   their usage: an OpenAI Agents guardrail or tool running its own ``Runner.run``)
+   makes the roll-ups above it agree either way: an aggregate agrees when it equals
+   the total beneath it with the operations of any of the nested runs beneath it
+   left out (each nested run's own operations, those of runs nested in it apart).
 
 A total of integers is an integer; with any float it is :func:`math.fsum`. A
 total too large for a float is no value, with an ``accounting_overflow``
@@ -60,7 +66,8 @@ class Candidate:
 
     ``operation`` is the logical operation id (equal ids are one operation);
     ``explicit`` is false when that id is only implied (the span of a value that
-    names no operation); ``origin`` is whatever the value was read from (an
+    names no operation); ``nested`` marks the roll-up of a nested run (rule 5);
+    ``origin`` is whatever the value was read from (an
     observation, a span), handed back untouched in :class:`Accounted`.
     """
 
@@ -72,6 +79,7 @@ class Candidate:
     authority: bool = False
     explicit: bool = True
     origin: Any = field(default=None, compare=False)
+    nested: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,19 +289,31 @@ def _mismatches(
     """Rule 5: each validation candidate against the counted total beneath its span."""
     if not validated:
         return ()
+    nested_runs = {c.span_id for c in validated if c.nested and c.span_id is not None}
     beneath: dict[str, list[int | float]] = defaultdict(list)
+    # per span: the counted values of each nested run beneath it, outside the runs in it
+    runs_beneath: dict[str, dict[str, list[int | float]]] = defaultdict(lambda: defaultdict(list))
     for candidate in counted:
         if candidate.span_id is None:
             continue
         beneath[candidate.span_id].append(candidate.value)
-        for ancestor in ancestors(candidate.span_id, parents):
+        chain = ancestors(candidate.span_id, parents)
+        run = candidate.span_id if candidate.span_id in nested_runs else None
+        for ancestor in chain:
             beneath[ancestor].append(candidate.value)
+            if run is not None:
+                runs_beneath[ancestor][run].append(candidate.value)
+            elif ancestor in nested_runs:
+                run = ancestor
     problems: list[AccountingProblem] = []
     for aggregate in validated:
         inside = beneath.get(aggregate.span_id) if aggregate.span_id is not None else None
         if not inside:
             continue
         total = _sum_values(inside)
+        runs = runs_beneath.get(aggregate.span_id or "", {})
+        if runs and total is not None and _agrees_without_runs(aggregate.value, total, runs):
+            continue
         if total is not None and _differs(aggregate.value, total):
             problems.append(
                 AccountingProblem(
@@ -306,6 +326,25 @@ def _mismatches(
                 )
             )
     return tuple(problems)
+
+
+_NESTED_RUN_LIMIT = 12
+"""Above this many nested runs beneath one roll-up, only "all in" and "all out" are tried."""
+
+
+def _agrees_without_runs(
+    value: int | float, total: int | float, runs: Mapping[str, Sequence[int | float]]
+) -> bool:
+    """Whether ``value`` equals ``total`` less the operations of some of the nested ``runs``
+    (rule 5)."""
+    own = [t for values in runs.values() if (t := _sum_values(values)) is not None]
+    if len(own) > _NESTED_RUN_LIMIT:
+        left_out = {0, _sum_values(own) or 0}
+    else:
+        left_out = {0}
+        for part in own:
+            left_out |= {seen + part for seen in left_out}
+    return any(not _differs(value, total - part) for part in left_out)
 
 
 def _total(

@@ -13,6 +13,9 @@ operation id* (``operation_id``/``logical_operation_id`` attribute or field,
 else the span id), an *authority* flag (``authority`` true) and is *direct*
 unless marked ``accounting: aggregate`` (or ``aggregate: true``) or its span
 has a descendant carrying a direct candidate of the same semantic and layer.
+A span with the attribute ``accounting.nested_run: true`` holds the roll-up of a
+run nested in another, which the roll-ups around it may or may not include
+(rule 5 of the accounting rules).
 
 Totals follow the accounting rules of :mod:`autobench.records._accounting`
 (aggregates never added to direct values, one layer, each operation once,
@@ -36,7 +39,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from autobench.abp import SpanRecord, Trace
+from autobench.abp import NESTED_RUN, SpanRecord, Trace
 from autobench.records._accounting import LAYER_PRIORITY, Candidate, account
 from autobench.records._enums import ObservationKind, ObservationRole
 from autobench.records._evidence import Observation
@@ -157,6 +160,7 @@ def _candidates(trace: Trace) -> dict[str, list[Candidate]]:
             span.attributes.get("accounting") == "aggregate" or span.usage.get("aggregate") is True
         )
         authority = span.attributes.get("authority") is True
+        nested = span.attributes.get(NESTED_RUN) is True
         for semantic, keys, _name, _unit in _USAGE_KEYS:
             value = next(
                 (v for key in keys if (v := _number(span.usage.get(key))) is not None), None
@@ -165,7 +169,7 @@ def _candidates(trace: Trace) -> dict[str, list[Candidate]]:
                 value = 1
             if value is not None:
                 found.setdefault(semantic, []).append(
-                    Candidate(value, span.id, layer, operation, aggregate, authority)
+                    Candidate(value, span.id, layer, operation, aggregate, authority, nested=nested)
                 )
         for semantic, candidate in _measurement_candidates(trace, span, layer, operation):
             found.setdefault(semantic, []).append(candidate)

@@ -31,7 +31,8 @@ like this:
   several observations of one type on one span without an operation id are
   ambiguous, even with equal values), else the observation's own id;
 * aggregate: tag ``accounting: aggregate`` (or the roll-up rule); authority:
-  tag ``authority: "true"``.
+  tag ``authority: "true"``; the roll-up of a nested run (rule 5): tag
+  ``accounting.nested_run: "true"``, or a span with that attribute.
 
 A pool's total is a *summary*: a metric observation of the pool's type, id
 ``accounting.<type>`` (``accounting.derived.<type>``, ``accounting.extracted.<type>``
@@ -60,7 +61,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from autobench.abp import InstrumentationScope, SpanRecord, Trace
+from autobench.abp import NESTED_RUN, InstrumentationScope, SpanRecord, Trace
 from autobench.records._accounting import Accounted, Candidate, account
 from autobench.records._enums import ObservationKind, ObservationRole, ObservationSource
 from autobench.records._evidence import Observation
@@ -118,6 +119,8 @@ class SpanIndex:
     parents: Mapping[str, str | None] = field(default_factory=dict)
     layers: Mapping[str, str] = field(default_factory=dict)
     operations: Mapping[str, str] = field(default_factory=dict)
+    nested_runs: frozenset[str] = frozenset()
+    """Spans holding the roll-up of a nested run (attribute ``accounting.nested_run``)."""
 
     @classmethod
     def of(
@@ -134,6 +137,7 @@ class SpanIndex:
         parents: dict[str, str | None] = {}
         layers: dict[str, str] = {}
         operations: dict[str, str] = {}
+        nested: set[str] = set()
         for span in spans:
             parents[span.id] = span.parent
             scope = scopes.get(span.scope) if span.scope is not None else None
@@ -144,7 +148,9 @@ class SpanIndex:
             )
             if operation is not None:
                 operations[span.id] = str(operation)
-        return cls(parents, layers, operations)
+            if span.attributes.get(NESTED_RUN) is True:
+                nested.add(span.id)
+        return cls(parents, layers, operations, frozenset(nested))
 
 
 NO_SPANS = SpanIndex()
@@ -449,6 +455,7 @@ def _candidate(observation: Observation, value: int | float, index: SpanIndex) -
         authority=tags.get("authority", "").strip().lower() == "true",
         explicit=named is not None or span is None,
         origin=observation,
+        nested=tags.get(NESTED_RUN, "").strip().lower() == "true" or span in index.nested_runs,
     )
 
 

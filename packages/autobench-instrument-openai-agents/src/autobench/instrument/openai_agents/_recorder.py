@@ -12,6 +12,11 @@ started outside a run, or was suppressed) opens under the active span of the
 calling context, and only inside a run: outside any run nothing is recorded. Each
 recorded span is bound as the active span while its SDK span runs (``_binding``).
 
+A ``task`` span opened inside another recorded span (a guardrail or a tool that runs
+its own ``Runner.run``) is a nested run: ``accounting.nested_run`` tells the accounting
+rules that the roll-ups around it include its usage only if the two runs share their run
+context, which the spans do not say.
+
 A span ends with status ``error`` when the SDK recorded an error on it
 (:class:`AgentsSpanError` names it), ``ok`` otherwise. Spans the SDK never ends are
 ended as partial when their trace ends, and every open span when the installation
@@ -29,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from autobench.abp import ActiveSpan, InstrumentationRuntime, SpanStatus
+from autobench.abp import NESTED_RUN, ActiveSpan, InstrumentationRuntime, SpanStatus
 from autobench.abp._detached import DetachedSpan
 from autobench.instrument.openai_agents._binding import Binding, Released, bind, release
 from autobench.instrument.openai_agents._mapping import Start, record_end, start_of, workflow_start
@@ -168,7 +173,11 @@ class Recorder:
         data = getattr(span, "span_data", None)
         span_type = str(getattr(data, "type", None) or "unknown")
         parent, trace_id = self._parent(span)
-        detached = self._open(start_of(span_type, data, span_id), parent)
+        start = start_of(span_type, data, span_id)
+        if span_type == "task" and getattr(span, "parent_id", None) in self._spans:
+            # a Runner.run inside another run's span (a guardrail or tool running an agent)
+            start.attributes[NESTED_RUN] = True
+        detached = self._open(start, parent)
         if detached is None:
             return
         entry = Entry(detached, bind(detached.span), trace_id, span_type)

@@ -16,7 +16,10 @@ A call's span (kind ``llm``, operation of its :class:`~._apis.Api`):
 3. ends when the call returns, with ``llm.model.response``, ``llm.response.id``
    (and ``llm.response.status`` for the Responses API), the usage mapping (``requests: 1`` plus the token counts of ``_facts``) and the
    output when ``capture_output`` is on; a returned ``Stream``/``AsyncStream``
-   keeps it open until the stream ends (``_streams``). A response without a
+   keeps it open until the stream ends (``_streams``), also when another instrumentation
+   returned its own wrapper around the stream (``_streams.underlying_stream``); a streamed
+   call whose result holds no SDK stream ends at return with the
+   ``instrumentation.openai.stream_untracked`` warning. A response without a
    ``usage`` block (a stream that completed without a usage chunk) records no
    token counts and the ``instrumentation.usage_unmeasured`` warning;
 4. or ends with status ``error`` (``cancelled``) when the call raises; the
@@ -43,7 +46,12 @@ from autobench.abp._streams import end_reason_for
 from autobench.instrument.openai._apis import Api
 from autobench.instrument.openai._facts import MODEL_REQUESTED, STREAM, note_unmeasured
 from autobench.instrument.openai._seams import Seams
-from autobench.instrument.openai._streams import EXTRACTION_ERROR, StreamTracker, track
+from autobench.instrument.openai._streams import (
+    EXTRACTION_ERROR,
+    StreamTracker,
+    track,
+    underlying_stream,
+)
 
 logger = logging.getLogger("autobench.instrument.openai")
 
@@ -74,6 +82,26 @@ def request_attributes(resource: Any, kwargs: Mapping[str, Any]) -> dict[str, An
     if isinstance(model, str):
         attributes[MODEL_REQUESTED] = model
     return attributes
+
+
+def _responses(seams: Seams, result: Any) -> bool:
+    """Whether ``result`` is an HTTP response object (``with_raw_response`` or
+    ``with_streaming_response``) rather than a parsed result or a stream."""
+    if seams.raw_response is not None and isinstance(result, seams.raw_response):
+        return True
+    return isinstance(result, seams.unread_responses)
+
+
+def _stream_of(seams: Seams, kwargs: Mapping[str, Any], result: Any) -> Any | None:
+    """The SDK stream ``result`` is or wraps; wrappers are only searched for a call that
+    asked for a stream (``stream=True``) and did not return an HTTP response object."""
+    if type(result) in seams.streams:
+        return result
+    if isinstance(result, seams.streams) or (
+        kwargs.get("stream") is True and not _responses(seams, result)
+    ):
+        return underlying_stream(result, seams.streams)
+    return None
 
 
 class Installation:
@@ -129,7 +157,8 @@ class Installation:
         seams = self.seams
         try:
             span.set_usage(requests=1)
-            if isinstance(result, seams.streams):
+            stream = _stream_of(seams, kwargs, result)
+            if stream is not None:
                 if api.stream_state is not None:
                     tracker = StreamTracker(
                         detached,
@@ -137,10 +166,16 @@ class Installation:
                         capture_output=self.capture_output,
                         owner=self,
                     )
-                    if track(result, tracker):
+                    if track(stream, tracker):
                         return
                 span.add_diagnostic(
                     STREAM_UNTRACKED, "the SDK stream could not be followed; span ends at return"
+                )
+            elif kwargs.get("stream") is True and not _responses(seams, result):
+                span.add_diagnostic(
+                    STREAM_UNTRACKED,
+                    f"{api.operation}: the call returned a {type(result).__qualname__} in which "
+                    "no SDK stream was found; the request is counted, its tokens are unmeasured",
                 )
             elif seams.raw_response is not None and isinstance(result, seams.raw_response):
                 if kwargs.get("stream") is not True:

@@ -14,6 +14,13 @@ garbage-collected unfinished (``abandoned``, a partial span) or is still open wh
 the run ends (``open_at_run_end``, a partial span with the model, response id,
 usage and output read so far).
 
+Another instrumentation may hand the caller its own object instead of the SDK stream
+(opentelemetry-instrumentation-openai-v2 returns a ``ChatStreamWrapper`` holding the stream
+in ``.stream``; a wrapt ``ObjectProxy`` exposes it as ``__wrapped__``). Such a wrapper still
+reads the SDK stream's iterator for every chunk, so :func:`underlying_stream` finds the SDK
+stream inside it and the same tracking applies: the observations do not depend on which
+instrumentation was installed first, and each chunk is seen once.
+
 Streams are remembered in a weak mapping (stream -> tracker) so a ``close``
 call can find its span and so an installation can abandon its open streams
 when it is uninstalled; nothing here keeps a stream alive.
@@ -21,6 +28,7 @@ when it is uninstalled; nothing here keeps a stream alive.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import weakref
 from types import AsyncGeneratorType, GeneratorType
@@ -95,6 +103,71 @@ class StreamTracker(CallTracker):
         if reason == "completed":
             note_unmeasured(span, "the stream ended without a usage chunk")
         super().finish(reason, error, partial=partial)
+
+
+_WRAPPER_DEPTH = 4
+"""How many wrappers deep :func:`underlying_stream` looks for the SDK stream."""
+
+_LEAVES = (str, bytes, bytearray, int, float, bool, type(None), list, tuple, dict, set, type)
+
+
+def _wrapped(candidate: Any) -> Any:
+    """The object a wrapt-style proxy wraps (its ``__wrapped__``), else ``None``. Looked up
+    on the type first, so a wrapper's forwarding ``__getattr__`` is never asked."""
+    try:
+        inspect.getattr_static(candidate, "__wrapped__")
+        return candidate.__wrapped__
+    except Exception:  # no such attribute, or a proxy whose target is gone
+        return None
+
+
+def _held(candidate: Any) -> list[Any]:
+    """The objects ``candidate`` holds in its instance attributes (``__dict__`` and slots),
+    leaving out plain values (strings, numbers, containers, classes)."""
+    values: list[Any] = []
+    try:
+        attributes = object.__getattribute__(candidate, "__dict__")
+    except AttributeError:
+        attributes = {}
+    values.extend(attributes.values())
+    for klass in type(candidate).__mro__:
+        for name in klass.__dict__.get("__slots__", ()):
+            if isinstance(name, str) and not name.startswith("__"):
+                try:
+                    values.append(object.__getattribute__(candidate, name))
+                except AttributeError:
+                    continue
+    return [value for value in values if not isinstance(value, _LEAVES)]
+
+
+def underlying_stream(result: Any, streams: tuple[type, ...]) -> Any | None:
+    """The SDK stream (an instance of one of ``streams``) that ``result`` is or wraps, else
+    ``None``.
+
+    Looks through up to ``_WRAPPER_DEPTH`` layers of wrappers, breadth first: a wrapt-style
+    proxy is followed through its ``__wrapped__`` (it passes ``isinstance`` checks for the
+    type it wraps, so it is unwrapped before being tested), any other object through the
+    objects its instance attributes hold. Reading never calls the wrapper's methods.
+    """
+    seen: set[int] = set()
+    layer = [result]
+    for _ in range(_WRAPPER_DEPTH + 1):
+        below: list[Any] = []
+        for candidate in layer:
+            if id(candidate) in seen:
+                continue
+            seen.add(id(candidate))
+            inner = _wrapped(candidate)
+            if inner is not None:
+                below.append(inner)
+            elif isinstance(candidate, streams):
+                return candidate
+            else:
+                below.extend(_held(candidate))
+        if not below:
+            return None
+        layer = below
+    return None
 
 
 def track(stream: Any, tracker: StreamTracker) -> bool:

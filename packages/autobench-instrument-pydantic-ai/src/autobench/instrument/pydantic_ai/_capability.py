@@ -5,7 +5,11 @@ Spans (scope ``pydantic_ai``, framework layer), by operation and kind:
 ``pydantic_ai.agent`` (``agent``)
     One agent run: ``agent.name``, ``pydantic_ai.run_id``. At its end the run's usage
     roll-up, marked ``aggregate``: validation evidence, never added to the requests'
-    usage. Tracked assets as ``asset`` references.
+    usage. A delegate run given its parent's usage (``usage=ctx.usage``) has
+    ``pydantic_ai.usage.shared`` and records only what it added, or no roll-up when a
+    concurrent delegate added to the same object; a run started inside another on a usage of
+    its own has ``accounting.nested_run`` (``_shared_usage``). Tracked assets as
+    ``asset`` references.
 ``pydantic_ai.model`` (``llm``)
     One model request: ``llm.model.requested`` (the model asked for),
     ``llm.model.response`` (the model that answered), ``llm.provider`` and
@@ -41,7 +45,13 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from autobench.abp import USAGE_UNMEASURED, InstrumentationRuntime, SpanKind, SpanStatus
+from autobench.abp import (
+    NESTED_RUN,
+    USAGE_UNMEASURED,
+    InstrumentationRuntime,
+    SpanKind,
+    SpanStatus,
+)
 from autobench.abp._detached import DetachedSpan, bind_span, unbind_span
 from autobench.abp._provider import PROVIDER
 from autobench.instrument.pydantic_ai._assets import AssetRef
@@ -54,6 +64,7 @@ from autobench.instrument.pydantic_ai._facts import (
     unmeasured,
     usage_counts,
 )
+from autobench.instrument.pydantic_ai._shared_usage import RunShare
 from autobench.instrument.pydantic_ai._streams import SpanBindingModel
 from pydantic_ai.capabilities import AbstractCapability
 
@@ -63,6 +74,8 @@ AGENT_OPERATION = "pydantic_ai.agent"
 MODEL_OPERATION = "pydantic_ai.model"
 VALIDATE_OPERATION = "pydantic_ai.output.validate"
 PROCESS_OPERATION = "pydantic_ai.output.process"
+USAGE_SHARED = "pydantic_ai.usage.shared"
+"""Set on the agent span of a run that added to an enclosing run's ``RunUsage``."""
 
 
 class AutobenchCapability(AbstractCapability[Any]):
@@ -98,16 +111,17 @@ class AutobenchCapability(AbstractCapability[Any]):
             return await handler()
         for asset in self.assets:
             _guard(asset.bind, span)
+        share = RunShare.start(getattr(ctx, "usage", None), run_usage)
         token = bind_span(span.span)
         try:
             result = await handler()
         except BaseException as exc:
-            _guard(_record_run_usage, span, ctx)
+            _guard(_record_run_usage, span, share)
             _end_failed(span, exc)
             raise
         finally:
             unbind_span(token)
-        _guard(_record_run_usage, span, ctx)
+        _guard(_record_run_usage, span, share)
         span.end(SpanStatus.OK)
         return result
 
@@ -241,8 +255,12 @@ def _run_attributes(ctx: Any) -> dict[str, Any]:
     return attributes
 
 
-def _record_run_usage(span: DetachedSpan, ctx: Any) -> None:
-    counts = run_usage(getattr(ctx, "usage", None))
+def _record_run_usage(span: DetachedSpan, share: RunShare) -> None:
+    counts = share.end(run_usage)
+    if share.delegated:
+        span.span.attributes[USAGE_SHARED] = True
+    if share.nested:
+        span.span.attributes[NESTED_RUN] = True
     if counts:
         span.span.usage.update(counts)
         span.span.usage["aggregate"] = True
