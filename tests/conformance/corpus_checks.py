@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from corpus_provider import MODEL_SUFFIX
 from corpus_support import ledger_totals, reported
 
 ZERO_MAY_BE_ABSENT = ("cache_read", "reasoning")
@@ -22,7 +23,9 @@ def ledger_of(report: dict[str, Any]) -> list[dict[str, int] | None]:
     return ledger
 
 
-def assert_exact(report: dict[str, Any], combination: str) -> dict[str, Any]:
+def assert_exact(
+    report: dict[str, Any], combination: str, host: str = "api.openai.com"
+) -> dict[str, Any]:
     """Tokens, requests and cost of the run equal the ledger's; no accounting diagnostic;
     every model call has one provider identity. Returns the totals."""
     assert report["status"] == "passed", report["output"]
@@ -36,13 +39,22 @@ def assert_exact(report: dict[str, Any], combination: str) -> dict[str, Any]:
     assert found == {**expected, "cost": pytest.approx(expected["cost"])}, combination
     assert not [name for name in report["diagnostics"] if name in MISMATCH], combination
     assert not [name for name in report["diagnostics"] if name.startswith("token_cost_")]
-    assert_one_identity(report)
+    assert_one_identity(report, host)
     return found
 
 
 def assert_one_identity(report: dict[str, Any], host: str = "api.openai.com") -> None:
-    """Every ``llm`` span names the provider ``openai`` and, when it knows the endpoint,
-    ``host``."""
+    """The run has one provider (``openai``), one host (``host``), one requested model and at
+    most one answering model (the provider's dated version of the requested one), whichever
+    layers saw the calls; every ``llm`` span names the provider and, when it knows the
+    endpoint, ``host``."""
+    factors = report["factors"]
+    assert factors["llm.provider"] == ["openai"], factors
+    assert factors["server.address"] == [host], factors
+    (requested,) = factors["llm.model.requested"]
+    assert factors.get("llm.model.response", [requested + MODEL_SUFFIX]) == [
+        requested + MODEL_SUFFIX
+    ], factors
     for span in report["spans"]:
         if span["kind"] != "llm":
             continue

@@ -23,7 +23,8 @@ from typing import Any
 import httpx2
 import openai
 
-TOKEN_FIELDS = ("input", "output", "cache_read", "reasoning")
+MODEL_SUFFIX = "-2026-01-01"
+"""Appended to the requested model in every answer: providers answer with a dated version."""
 
 
 @dataclass(frozen=True)
@@ -84,13 +85,9 @@ def _message(turn: Turn, number: int) -> tuple[dict[str, Any], str]:
 
 @dataclass
 class LedgerProvider:
-    """The server: ``responder`` picks each reply; ``ledger`` is what it served.
-
-    ``model_suffix`` is appended to the requested model in the answer's ``model`` (providers
-    answer with a dated version of the model asked for)."""
+    """The server: ``responder`` picks each reply; ``ledger`` is what it served."""
 
     responder: Responder
-    model_suffix: str = "-2026-01-01"
     ledger: list[dict[str, int] | None] = field(default_factory=list)
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
@@ -103,7 +100,7 @@ class LedgerProvider:
         head = {
             "id": f"chatcmpl-{number}",
             "created": 1,
-            "model": body["model"] + self.model_suffix,
+            "model": body["model"] + MODEL_SUFFIX,
         }
         if body.get("stream") is not True:
             self.ledger.append(counted(block))

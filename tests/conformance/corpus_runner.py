@@ -40,7 +40,13 @@ def _settings(names: list[str]) -> list[Any]:
 
 
 def _span(span: Any) -> dict[str, Any]:
-    keep = ("llm.provider", "server.address", "llm.model.requested", "llm.model.response")
+    keep = (
+        "llm.provider",
+        "server.address",
+        "llm.model.requested",
+        "llm.model.response",
+        "accounting.nested_run",
+    )
     return {
         "scope": span.scope,
         "kind": span.kind,
@@ -49,6 +55,17 @@ def _span(span: Any) -> dict[str, Any]:
         "attributes": {key: span.attributes[key] for key in keep if key in span.attributes},
         "end_reason": span.attributes.get("end_reason"),
     }
+
+
+def _factors(run: Any) -> dict[str, list[str]]:
+    """The run's factor observations by semantic type (model identity, provider, host)."""
+    from autobench.records import ObservationKind, run_observations
+
+    found: dict[str, set[str]] = {}
+    for o in run_observations(run):
+        if o.kind is ObservationKind.FACTOR and o.semantic_type is not None:
+            found.setdefault(o.semantic_type, set()).add(str(o.value))
+    return {key: sorted(values) for key, values in found.items()}
 
 
 def _report(run: Any) -> dict[str, Any]:
@@ -64,7 +81,7 @@ def _report(run: Any) -> dict[str, Any]:
         "status": run.status.value,
         "output": run.output,
         "totals": {key: query.values(semantic) for key, semantic in SEMANTICS.items()},
-        "providers": sorted({str(v) for v in query.values("llm.provider")}),
+        "factors": _factors(run),
         "diagnostics": diagnostics,
         "span_diagnostics": sorted(
             [operations[d.span], d.code] for d in run.trace.diagnostics if d.span is not None
