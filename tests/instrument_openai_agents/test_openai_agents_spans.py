@@ -16,6 +16,8 @@ from agents import (
     Agent,
     GuardrailFunctionOutput,
     InputGuardrailTripwireTriggered,
+    ModelSettings,
+    OpenAIChatCompletionsModel,
     RunConfig,
     RunContextWrapper,
     Runner,
@@ -26,8 +28,11 @@ from agents import (
     trace,
 )
 from agents_support import (
+    API_MODEL,
+    API_MODEL_VERSION,
     MODEL,
     ScriptedModel,
+    StreamingProvider,
     by_operation,
     message,
     one,
@@ -38,7 +43,8 @@ from agents_support import (
 )
 
 from autobench.abp import InstrumentationManager, Trace, active_span
-from autobench.instrument.openai_agents import OpenAIAgentsInstrumentor
+from autobench.instrument.openai import create as openai_instrumentor
+from autobench.instrument.openai_agents import OpenAIAgentsInstrumentor, create
 
 SEEN: list[str | None] = []
 """The ABP span active inside the tool body, by operation (what a client span's parent is)."""
@@ -304,3 +310,26 @@ async def test_a_disabled_sdk_trace_records_no_framework_span() -> None:
 async def test_nothing_is_recorded_outside_a_run() -> None:
     result = await Runner.run(calculator(), "What is 2 + 3?")
     assert result.final_output == "5" and active_span() is None
+
+
+async def test_a_streamed_chat_generation_names_no_answering_model(
+    manager: InstrumentationManager,
+) -> None:
+    """The SDK builds a streamed chat completion's ``Response`` itself, with the model asked
+    for: that is not the model that answered, which only the client layer beneath knows."""
+    manager.install(create(None))
+    manager.install(openai_instrumentor(None))
+    provider = StreamingProvider()
+    model = OpenAIChatCompletionsModel(model=API_MODEL, openai_client=provider.client())
+    settings = ModelSettings(include_usage=True)
+    agent = Agent(name="calc", instructions="Add.", model=model, model_settings=settings)
+    with recording() as collector:
+        result = Runner.run_streamed(agent, "2 + 3?")
+        async for _ in result.stream_events():
+            pass
+    trace = collector.materialize()
+    (generation,) = [s for s in trace.spans if s.operation == "openai_agents.generation"]
+    (client,) = trace.children(generation.id)
+    assert generation.attributes["llm.model.requested"] == API_MODEL
+    assert "llm.model.response" not in generation.attributes
+    assert client.attributes["llm.model.response"] == API_MODEL_VERSION

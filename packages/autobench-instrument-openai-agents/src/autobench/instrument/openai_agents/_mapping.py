@@ -176,7 +176,7 @@ def _generation(span: ActiveSpan, data: Any, capture_input: bool, capture_output
     output = field(data, "output")
     first = output[0] if isinstance(output, list | tuple) and len(output) == 1 else None
     _model_call(span, field(data, "usage"), sent_usage(first))
-    if isinstance(output, list | tuple) and output:
+    if isinstance(output, list | tuple) and output and not _stand_in(output[0]):
         model = text(field(output[0], "model"))
         if model:
             span.set_attribute(MODEL_RESPONSE, model)
@@ -184,6 +184,15 @@ def _generation(span: ActiveSpan, data: Any, capture_input: bool, capture_output
         span.set_attribute("openai_agents.input", plain(field(data, "input")))
     if capture_output and output is not None:
         span.set_output(plain(output))
+
+
+STAND_IN_ID = "__fake_id__"
+"""The id of the ``Response`` the SDK builds from a streamed chat completion (its
+``FAKE_RESPONSES_ID``): its ``model`` is the model asked for, not the one that answered."""
+
+
+def _stand_in(item: Any) -> bool:
+    return text(field(item, "id")) == STAND_IN_ID
 
 
 def _response(span: ActiveSpan, data: Any, capture_input: bool, capture_output: bool) -> None:
