@@ -8,11 +8,10 @@ import pytest
 from corpus_provider import MODEL_SUFFIX
 from corpus_support import ledger_totals, reported
 
-ZERO_MAY_BE_ABSENT = ("cache_read", "reasoning")
-"""Details a run may leave out when the ledger's total is 0: the OpenAI layer records the
-provider's explicit ``cached_tokens: 0``, the framework layers (Pydantic AI, Agents) drop zero
-details, so a run whose calls read no cache reports a cache-read total of 0 with the client
-layer on and none without it. The cost is the same either way."""
+ZERO_IS_ABSENT = ("cache_read", "reasoning")
+"""Details no layer records as 0 (the SDKs of the framework layers fill absent details with
+zeros, so every layer leaves a zero detail out): a run whose calls read no cache reports no
+cache-read total, in every combination alike."""
 
 MISMATCH = ("aggregate_measurement_mismatch", "ambiguous_direct_measurement")
 
@@ -33,9 +32,9 @@ def assert_exact(
     assert ledger and None not in ledger
     expected = ledger_totals(ledger)
     found = reported(report)
-    for detail in ZERO_MAY_BE_ABSENT:
-        if expected[detail] == 0 and found[detail] is None:
-            found[detail] = 0
+    for detail in ZERO_IS_ABSENT:
+        if expected[detail] == 0:
+            expected[detail] = None
     assert found == {**expected, "cost": pytest.approx(expected["cost"])}, combination
     assert not [name for name in report["diagnostics"] if name in MISMATCH], combination
     assert not [name for name in report["diagnostics"] if name.startswith("token_cost_")]

@@ -134,8 +134,7 @@ RESPONSES_SPAN_USAGE = {
     "input_tokens": 40,
     "output_tokens": 9,
     "cache_read_tokens": 10,
-    "cache_write_tokens": 0,
-    "reasoning_tokens": 4,
+    "reasoning_tokens": 4,  # the payload's cache_write_tokens: 0 is a subset count of zero
 }
 
 

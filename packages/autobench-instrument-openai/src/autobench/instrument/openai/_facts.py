@@ -20,7 +20,10 @@ absent values are left out, and ``requests`` is set by the caller:
 
 Input tokens are all input tokens, cached ones included, and output tokens all
 output tokens, reasoning included, as OpenAI reports them; the cached and
-reasoning counts are subsets, recorded under their own keys.
+reasoning counts are subsets, recorded under their own keys. A subset count of
+zero is left out, as the framework layers leave it out (their SDKs fill details
+the provider did not send with zeros): so a call's counts are the same whichever
+layers record it.
 """
 
 from __future__ import annotations
@@ -83,14 +86,18 @@ def field(payload: Any, name: str) -> Any:
     return extra.get(name) if extra else None
 
 
+_SUBSETS = frozenset({"cache_read_tokens", "cache_write_tokens", "reasoning_tokens"})
+
+
 def usage_counts(usage: Any, table: UsageTable) -> dict[str, int]:
-    """The token counts of ``usage`` under their span usage keys (integers only)."""
+    """The token counts of ``usage`` under their span usage keys (integers only; a subset
+    count of zero left out, see the module docstring)."""
     counts: dict[str, int] = {}
     for key, path in table:
         value = usage
         for name in path:
             value = field(value, name)
-        if type(value) is int:
+        if type(value) is int and (value or key not in _SUBSETS):
             counts[key] = value
     return counts
 
