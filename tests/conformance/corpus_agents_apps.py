@@ -9,6 +9,9 @@
   the end; ``case.input["endpoint"]`` chooses OpenAI's ``base_url`` (the SDK asks for the
   stream's usage), another OpenAI-compatible server (it does not: the calls are unmeasured),
   or that server with ``ModelSettings(include_usage=True)``.
+* ``responses``: the SDK's default model, ``OpenAIResponsesModel`` (the Responses API), with
+  a function tool, run plainly or streamed (``case.input["streamed"]``): the SDK streams it
+  through ``with_streaming_response`` and ``parse()``.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from agents import (
     GuardrailFunctionOutput,
     ModelSettings,
     OpenAIChatCompletionsModel,
+    OpenAIResponsesModel,
     RunContextWrapper,
     Runner,
     TResponseInputItem,
@@ -127,3 +131,31 @@ async def streamed(ctx: Any, case: Any) -> dict[str, Any]:
     async for _ in result.stream_events():
         pass
     return {"output": result.final_output, "ledger": provider.ledger}
+
+
+def _responses(body: dict[str, Any]) -> Turn:
+    items = body["input"] if isinstance(body["input"], list) else []
+    if any(item.get("type") == "function_call_output" for item in items):
+        return Text("It is sunny in Paris.")
+    return Tools((("get_weather", {"city": "Paris"}),))
+
+
+async def responses(ctx: Any, case: Any) -> dict[str, Any]:
+    """The Responses API model with a function tool, two requests, plain or streamed."""
+    provider = LedgerProvider(_responses)
+    model = OpenAIResponsesModel(model="gpt-test", openai_client=provider.async_client())
+    agent = Agent(
+        name="Weather agent",
+        instructions="Answer with the weather.",
+        tools=[get_weather],
+        model=model,
+    )
+    question = "What is the weather in Paris?"
+    if case.input["streamed"]:
+        streamed = Runner.run_streamed(agent, question)
+        async for _ in streamed.stream_events():
+            pass
+        output = streamed.final_output
+    else:
+        output = (await Runner.run(agent, question)).final_output
+    return {"output": output, "ledger": provider.ledger}

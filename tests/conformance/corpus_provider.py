@@ -1,9 +1,12 @@
-"""An offline OpenAI chat-completions server for the conformance corpus, with a ledger.
+"""An offline OpenAI server for the conformance corpus, with a ledger.
 
 :class:`LedgerProvider` answers ``POST /chat/completions`` behind an ``httpx2.MockTransport``
 (the transport of the OpenAI SDK 3.x): plain JSON, or a ``text/event-stream`` when the request
 says ``stream: true``, with a usage chunk only when it asked for one
-(``stream_options.include_usage``), as OpenAI and compatible servers do. What it answers is
+(``stream_options.include_usage``), as OpenAI and compatible servers do. It answers
+``POST /responses`` (the Responses API, the OpenAI Agents SDK's default) too: a ``Response``
+object, or streamed as ``response.created`` then ``response.completed``, which always carries
+the usage. What it answers is
 decided by the application's ``responder`` from the request body (which agent asked, and how
 far its conversation went), so concurrent requests (an Agents input guardrail beside the main
 agent) get the right reply whatever their order.
@@ -83,6 +86,25 @@ def _message(turn: Turn, number: int) -> tuple[dict[str, Any], str]:
     return {"role": "assistant", "content": None, "tool_calls": calls}, "tool_calls"
 
 
+def _output_items(turn: Turn, number: int) -> list[dict[str, Any]]:
+    """The Responses API output items of ``turn``."""
+    if isinstance(turn, Text):
+        content = [{"type": "output_text", "text": turn.content, "annotations": []}]
+        message = {"type": "message", "id": f"msg_{number}", "role": "assistant"}
+        return [{**message, "status": "completed", "content": content}]
+    return [
+        {
+            "type": "function_call",
+            "id": f"fc_{number}_{index}",
+            "call_id": f"call_{number}_{index}",
+            "name": name,
+            "arguments": json.dumps(arguments),
+            "status": "completed",
+        }
+        for index, (name, arguments) in enumerate(turn.calls)
+    ]
+
+
 @dataclass
 class LedgerProvider:
     """The server: ``responder`` picks each reply; ``ledger`` is what it served."""
@@ -91,10 +113,12 @@ class LedgerProvider:
     ledger: list[dict[str, int] | None] = field(default_factory=list)
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
-        assert request.url.path.endswith("/chat/completions"), request.url.path
         body = json.loads(request.content)
         number = len(self.ledger) + 1
         turn = self.responder(body)
+        if request.url.path.endswith("/responses"):
+            return self._responses(body, number, turn)
+        assert request.url.path.endswith("/chat/completions"), request.url.path
         message, finish = _message(turn, number)
         block = usage_for(number)
         head = {
@@ -130,6 +154,41 @@ class LedgerProvider:
         frames = "".join(f"data: {json.dumps(item)}\n\n" for item in chunks)
         content = (frames + "data: [DONE]\n\n").encode()
         return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=content)
+
+    def _responses(self, body: dict[str, Any], number: int, turn: Turn) -> httpx2.Response:
+        block = usage_for(number)
+        self.ledger.append(counted(block))
+        done = {
+            "id": f"resp_{number}",
+            "object": "response",
+            "created_at": 1,
+            "model": body["model"] + MODEL_SUFFIX,
+            "status": "completed",
+            "output": _output_items(turn, number),
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "usage": {
+                "input_tokens": block["prompt_tokens"],
+                "output_tokens": block["completion_tokens"],
+                "total_tokens": block["total_tokens"],
+                "input_tokens_details": {
+                    "cached_tokens": block["prompt_tokens_details"]["cached_tokens"]
+                },
+                "output_tokens_details": {
+                    "reasoning_tokens": block["completion_tokens_details"]["reasoning_tokens"]
+                },
+            },
+        }
+        if body.get("stream") is not True:
+            return httpx2.Response(200, json=done)
+        started = {**done, "status": "in_progress", "output": [], "usage": None}
+        events = [
+            {"type": "response.created", "sequence_number": 0, "response": started},
+            {"type": "response.completed", "sequence_number": 1, "response": done},
+        ]
+        frames = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=frames)
 
     def async_client(self, base_url: str | None = None) -> openai.AsyncOpenAI:
         """A real ``AsyncOpenAI`` over this server (no key needed, no retries, no network)."""

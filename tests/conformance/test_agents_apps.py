@@ -107,3 +107,28 @@ def _unmeasured_in_every_layer(report: dict[str, Any], name: str) -> None:
     )
     assert llm and warned == llm, name
     assert_one_identity(report, "llm.internal")
+
+
+def test_responses_api_plain_and_streamed(tmp_path: Path) -> None:
+    """The SDK's default model (Responses API) with a function tool, two requests, run and
+    streamed: the streamed calls reach the client layer as ``with_streaming_response``
+    responses parsed into streams, and are measured there as exactly as the plain ones."""
+    cases = [
+        {"id": "plain", "input": {"streamed": False}},
+        {"id": "streamed", "input": {"streamed": True}},
+    ]
+    results = run_app(tmp_path, "corpus_agents_apps:responses", cases, COMBINATIONS)
+    totals: dict[str, dict[str, Any]] = {}
+    for name, reports in results.items():
+        for case, report in reports.items():
+            assert report["output"]["output"] == "It is sunny in Paris."
+            if not _measures(name):
+                assert_unmeasured(report)
+                continue
+            _task_and_turn_kinds(report)
+            totals[f"{name}/{case}"] = assert_exact(report, name)
+            for span in report["spans"]:
+                if span["operation"] == "openai.responses":  # the client layer measured it
+                    assert "input_tokens" in span["usage"], (name, case, span)
+    _same_everywhere(totals)
+    assert next(iter(totals.values()))["requests"] == 2

@@ -134,28 +134,51 @@ def observed(collector: TraceCollector) -> dict[str, Any]:
     }
 
 
-def _sync_stream(options: dict[str, Any] | None) -> tuple[dict[str, Any], FakeAPI]:
+def _sync_stream(
+    options: dict[str, Any] | None, how: str = "plain"
+) -> tuple[dict[str, Any], FakeAPI]:
+    """One streamed chat call read to its end, made ``how``: ``plain`` (``create``), ``raw``
+    (``with_raw_response.create`` then ``parse()``) or ``streaming``
+    (``with_streaming_response.create`` then ``parse()`` inside its context)."""
     api = FakeAPI(chat_usage=ACCOUNTING_CHAT_USAGE)
     client = sync_client(api)
     extra = {} if options is None else {"stream_options": options}
+    request = {"model": MODEL, "messages": MESSAGES, "stream": True, **extra}
+    completions = client.chat.completions
     with recording() as collector:
-        stream = client.chat.completions.create(
-            model=MODEL, messages=MESSAGES, stream=True, **extra
-        )
-        texts = [chunk.choices[0].delta.content for chunk in stream if chunk.choices]
+        if how == "streaming":
+            with completions.with_streaming_response.create(**request) as response:
+                texts = [
+                    chunk.choices[0].delta.content for chunk in response.parse() if chunk.choices
+                ]
+        else:
+            made = completions.with_raw_response.create(**request) if how == "raw" else None
+            stream = made.parse() if made is not None else completions.create(**request)
+            texts = [chunk.choices[0].delta.content for chunk in stream if chunk.choices]
     assert texts == ["Hel", "lo", "!", None]
     return observed(collector), api
 
 
-async def _async_stream(options: dict[str, Any] | None) -> tuple[dict[str, Any], FakeAPI]:
+async def _async_stream(
+    options: dict[str, Any] | None, how: str = "plain"
+) -> tuple[dict[str, Any], FakeAPI]:
+    """:func:`_sync_stream` with the async client (``AsyncAPIResponse.parse`` is awaited)."""
     api = FakeAPI(chat_usage=ACCOUNTING_CHAT_USAGE)
     client = async_client(api)
     extra = {} if options is None else {"stream_options": options}
+    request = {"model": MODEL, "messages": MESSAGES, "stream": True, **extra}
+    completions = client.chat.completions
     with recording() as collector:
-        stream = await client.chat.completions.create(
-            model=MODEL, messages=MESSAGES, stream=True, **extra
-        )
-        texts = [chunk.choices[0].delta.content async for chunk in stream if chunk.choices]
+        if how == "streaming":
+            async with completions.with_streaming_response.create(**request) as response:
+                stream = await response.parse()
+                texts = [chunk.choices[0].delta.content async for chunk in stream if chunk.choices]
+        else:
+            if how == "raw":
+                stream = (await completions.with_raw_response.create(**request)).parse()
+            else:
+                stream = await completions.create(**request)
+            texts = [chunk.choices[0].delta.content async for chunk in stream if chunk.choices]
     assert texts == ["Hel", "lo", "!", None]
     return observed(collector), api
 
@@ -204,6 +227,35 @@ async def test_an_async_stream_under_another_instrumentation(other: str, order: 
         seen, api = await _async_stream(WITH_USAGE)
     assert seen == EXPECTED
     assert len(api.requests) == 1
+
+
+@pytest.mark.parametrize("how", ["raw", "streaming"])
+def test_a_raw_stream_is_followed_alone_and_in_every_order(how: str) -> None:
+    """``with_raw_response`` / ``with_streaming_response`` with ``stream=True``: the span
+    follows the stream ``parse()`` makes, alone and beside each other instrumentation,
+    installed before or after ours (openai-v2 parses the raw response itself)."""
+    with instrumented(None, "ours-first"):
+        alone, _ = _sync_stream(WITH_USAGE, how)
+    assert alone == EXPECTED
+    for other, order in [param.values for param in COMBINATIONS]:
+        with instrumented(other, order):
+            seen, api = _sync_stream(WITH_USAGE, how)
+        assert (other, order, seen) == (other, order, EXPECTED)
+        assert len(api.requests) == 1
+
+
+@pytest.mark.parametrize("how", ["raw", "streaming"])
+async def test_an_async_raw_stream_is_followed_alone_and_in_every_order(how: str) -> None:
+    with instrumented(None, "ours-first"):
+        alone, _ = await _async_stream(WITH_USAGE, how)
+    assert alone == EXPECTED
+    for other, order in [param.values for param in COMBINATIONS]:
+        if how == "streaming" and "openai-v2" in other:
+            continue  # openai-v2 alone breaks it: its wrapper never awaits AsyncAPIResponse.parse
+        with instrumented(other, order):
+            seen, api = await _async_stream(WITH_USAGE, how)
+        assert (other, order, seen) == (other, order, EXPECTED)
+        assert len(api.requests) == 1
 
 
 @pytest.mark.parametrize(("other", "order"), COMBINATIONS)

@@ -22,6 +22,7 @@ from openai_support import (
     FakeAPI,
     async_client,
     only_span,
+    openai_spans,
     recording,
     sync_client,
 )
@@ -175,3 +176,64 @@ def test_a_stream_read_to_its_end_is_not_held_by_the_run() -> None:
     # no usage chunk was asked for: the request is counted, its tokens unmeasured
     codes = [d.code for d in collector.materialize().diagnostics]
     assert codes == ["instrumentation.usage_unmeasured"]
+
+
+def unparsed_raw_stream(ctx: Any, case: Any) -> str:
+    """A streamed ``with_raw_response`` call whose response the task keeps but never parses."""
+    client = sync_client(FakeAPI(chat_usage=ACCOUNTING_CHAT_USAGE))
+    KEPT.append(
+        client.chat.completions.with_raw_response.create(
+            model=MODEL, messages=MESSAGES, stream=True
+        )
+    )
+    return "kept"
+
+
+def test_a_raw_stream_never_parsed_ends_at_run_end_with_its_request(tmp_path: Path) -> None:
+    result = (
+        Benchmark("unparsed")
+        .dataset([{"id": "one", "input": {}}])
+        .variants([{"id": "v1"}])
+        .task(unparsed_raw_stream)
+        .base_dir(tmp_path)
+        .instrument(OpenAIInstrumentation())
+        .run()
+    )
+    KEPT.clear()
+    (run,) = result.runs
+    span = _span(_trace(run), "openai")
+    assert span.partial and span.attributes["end_reason"] == OPEN_AT_RUN_END
+    assert span.attributes["stream.items"] == 0
+    assert span.usage == {"requests": 1}
+    assert _not_consumed(_trace(run)) == ["openai"]
+    assert ObservationQuery(observations=run_observations(run)).values("llm.request.count") == [1]
+
+
+@pytest.mark.usefixtures("installed")
+def test_a_raw_stream_response_dropped_unparsed_is_abandoned() -> None:
+    with recording() as collector:
+        response = sync_client(FakeAPI()).chat.completions.with_raw_response.create(
+            model=MODEL, messages=MESSAGES, stream=True
+        )
+        assert openai_spans(collector)[0].partial  # open until parse() or the response is gone
+        del response
+        gc.collect()
+        span = only_span(collector)
+    assert span.partial and span.attributes["end_reason"] == "abandoned"
+    assert span.usage == {"requests": 1}
+
+
+@pytest.mark.usefixtures("installed")
+def test_a_raw_stream_parsed_and_read_is_measured_like_a_plain_one() -> None:
+    with recording() as collector:
+        response = sync_client(FakeAPI(chat_usage=ACCOUNTING_CHAT_USAGE)).chat.completions
+        raw = response.with_raw_response.create(
+            model=MODEL, messages=MESSAGES, stream=True, stream_options={"include_usage": True}
+        )
+        stream = raw.parse()
+        assert raw.parse() is stream  # the SDK's cache: one stream, followed once
+        assert len(list(stream)) == 5
+    span = only_span(collector)
+    assert span.attributes["end_reason"] == "completed" and not span.partial
+    assert span.usage["input_tokens"] == ACCOUNTING_CHAT_USAGE["prompt_tokens"]
+    assert span.attributes["llm.model.response"] == MODEL_VERSION

@@ -177,7 +177,7 @@ CHAT_USAGE = {
 }
 
 
-def _response(output: list[dict[str, Any]], number: int) -> dict[str, Any]:
+def response_json(output: list[dict[str, Any]], number: int) -> dict[str, Any]:
     return {
         "id": f"resp_{number}",
         "object": "response",
@@ -233,7 +233,7 @@ class FakeOpenAI:
                 "status": "completed",
                 "content": [{"type": "output_text", "text": self.text, "annotations": []}],
             }
-            return httpx2.Response(200, json=_response([call if first else text], number))
+            return httpx2.Response(200, json=response_json([call if first else text], number))
         if first:
             reply: dict[str, Any] = {
                 "role": "assistant",

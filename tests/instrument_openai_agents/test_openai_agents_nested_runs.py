@@ -34,7 +34,7 @@ from agents import (
     Runner,
     input_guardrail,
 )
-from agents_support import API_MODEL, FakeOpenAI, _response
+from agents_support import API_MODEL, FakeOpenAI, response_json
 
 SENT = []
 
@@ -51,7 +51,7 @@ def answering(text):
             "status": "completed",
             "content": [{"type": "output_text", "text": text, "annotations": []}],
         }
-        return httpx2.Response(200, json=_response([message], len(SENT)))
+        return httpx2.Response(200, json=response_json([message], len(SENT)))
 
     transport = httpx2.MockTransport(handle)
     return openai.AsyncOpenAI(

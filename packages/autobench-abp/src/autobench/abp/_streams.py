@@ -141,7 +141,11 @@ class CallTracker:
 
     def watch(self, owner: object) -> None:
         """Abandon the span when ``owner`` is garbage-collected (or at interpreter exit);
-        until it ends, the run's collector holds it as an open stream."""
+        until it ends, the run's collector holds it as an open stream. Watching a second
+        owner moves the watch to it (the call's result was an HTTP response, and the stream
+        parsed from it now carries the span)."""
+        if self.finalizer is not None:
+            self.finalizer.detach()
         self.finalizer = weakref.finalize(owner, self.abandon)
         self.detached.span.collector.hold_stream(self)
 

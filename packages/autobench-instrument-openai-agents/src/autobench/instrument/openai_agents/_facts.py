@@ -44,7 +44,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from autobench.abp._provider import OPENAI, host_of, identity, openai_provider
+from autobench.abp._provider import OPENAI, host_of, identity, is_azure_client, openai_provider
 
 PROVIDER = "llm.provider"
 MODEL_REQUESTED = "llm.model.requested"
@@ -151,11 +151,23 @@ def rollup_usage(usage: Any) -> dict[str, int]:
     return counts
 
 
-def provider_of(base_url: Any) -> dict[str, str]:
-    """The ``llm.provider`` and ``server.address`` attributes of a model call to
-    ``base_url`` (the OpenAI layer's rule, :mod:`autobench.abp._provider`): ``openai``, or
-    ``azure.ai.openai`` for an ``*.openai.azure.com`` host; just ``openai`` without a
-    usable URL (the SDK's models all speak OpenAI's API)."""
+def client_of(model: Any) -> Any | None:
+    """The OpenAI client an SDK model sends its requests with (its ``_client``, when that has
+    a ``base_url``: a model of the application's own may hold something else), or ``None``."""
+    client = getattr(model, "_client", None)
+    return client if getattr(client, "base_url", None) is not None else None
+
+
+def provider_of(base_url: Any, client: Any = None) -> dict[str, str]:
+    """The ``llm.provider`` and ``server.address`` attributes of a model call (the OpenAI
+    layer's rule, :mod:`autobench.abp._provider`): ``azure.ai.openai`` for an Azure client
+    or an ``*.openai.azure.com`` host, else ``openai``. ``client`` is the model's OpenAI
+    client when known (:mod:`._caller`) and decides over ``base_url`` (a generation span's
+    ``model_config``); without either, just ``openai`` (the SDK's models all speak
+    OpenAI's API)."""
+    if client is not None:
+        host = host_of(getattr(client, "base_url", None))
+        return identity(openai_provider(host, azure_client=is_azure_client(client)), host)
     host = host_of(base_url)
     return identity(openai_provider(host), host) if host else identity(OPENAI, None)
 

@@ -17,10 +17,13 @@ SDK span type      operation                       kind       what is recorded
 ``generation``     ``openai_agents.generation``    llm        ``llm.model.requested``,
                                                               ``llm.provider`` and
                                                               ``server.address`` (from the
-                                                              model's ``base_url``),
+                                                              model's client, else its
+                                                              ``base_url``),
                                                               ``llm.model.response``; usage
-``response``       ``openai_agents.response``      llm        ``llm.provider`` (``openai``:
-                                                              the SDK gives no URL),
+``response``       ``openai_agents.response``      llm        ``llm.model.requested`` (the
+                                                              model's name), ``llm.provider``
+                                                              and ``server.address`` (from
+                                                              the model's client),
                                                               ``llm.model.response``,
                                                               ``llm.response.id`` (when the
                                                               SDK keeps the response); usage
@@ -62,6 +65,7 @@ from autobench.instrument.openai_agents._facts import (
     MODEL_RESPONSE,
     RESPONSE_ID,
     call_usage,
+    client_of,
     field,
     filled_zeros,
     names,
@@ -113,8 +117,10 @@ def workflow_start(trace: Any) -> Start:
     return Start(WORKFLOW_OPERATION, "workflow", WORKFLOW_OPERATION, attributes)
 
 
-def start_of(span_type: str, data: Any, span_id: Any) -> Start:
-    """The ABP span of an SDK span of ``span_type`` whose data is ``data``."""
+def start_of(span_type: str, data: Any, span_id: Any, model: Any = None) -> Start:
+    """The ABP span of an SDK span of ``span_type`` whose data is ``data``; ``model`` is the
+    SDK model that opened it, when known (:mod:`._caller`): its OpenAI client names the
+    provider and host, its ``model`` the model asked for when the data does not."""
     family = f"openai_agents.{span_type}"
     attributes: dict[str, Any] = {SPAN_TYPE: span_type}
     if text(span_id):
@@ -127,13 +133,12 @@ def start_of(span_type: str, data: Any, span_id: Any) -> Start:
         attributes["guardrail.name"] = name
     elif span_type == "agent" and name:
         attributes["agent.name"] = name
-    elif span_type == "generation":
-        model = text(field(data, "model"))
-        if model:
-            attributes[MODEL_REQUESTED] = model
-        attributes.update(provider_of(field(field(data, "model_config"), "base_url")))
-    elif span_type == "response":
-        attributes.update(provider_of(None))
+    elif span_type in ("generation", "response"):
+        requested = text(field(data, "model")) or text(field(model, "model"))
+        if requested:
+            attributes[MODEL_REQUESTED] = requested
+        base_url = field(field(data, "model_config"), "base_url")
+        attributes.update(provider_of(base_url, client_of(model)))
     return Start(operation, KINDS.get(span_type, "custom"), family, attributes)
 
 

@@ -165,15 +165,16 @@ class Recorder:
             return state.workflow.detached.span, trace_id
         return None, None
 
-    def span_started(self, span: Any) -> None:
-        """Open the ABP span of the SDK ``span`` under its parent's (module docstring)."""
+    def span_started(self, span: Any, model: Any = None) -> None:
+        """Open the ABP span of the SDK ``span`` under its parent's (module docstring);
+        ``model`` is the SDK model that opened it, when known."""
         span_id = getattr(span, "span_id", None)
         if current() is not self or not isinstance(span_id, str) or span_id in self._spans:
             return
         data = getattr(span, "span_data", None)
         span_type = str(getattr(data, "type", None) or "unknown")
         parent, trace_id = self._parent(span)
-        start = start_of(span_type, data, span_id)
+        start = start_of(span_type, data, span_id, model)
         if span_type == "task" and getattr(span, "parent_id", None) in self._spans:
             # a Runner.run inside another run's span (a guardrail or tool running an agent)
             start.attributes[NESTED_RUN] = True

@@ -44,11 +44,15 @@ Seams, in the order of preference, and what was chosen (openai 3.x source):
    ``openai._legacy_response`` (the raw-response type, read through its public
    ``http_response``). These are pinned by ``SUPPORTED`` in ``package.py``.
 
-Not followed: ``with_streaming_response`` (the caller reads the body later: the span
-covers the request, without usage), a raw streamed call
-(``with_raw_response.create(stream=True)``: the span ends when the headers arrive),
-``responses.stream(response_id=...)`` (it resumes through ``retrieve``), and the
-other endpoints (completions, images, audio, realtime, ...).
+A streamed call made through ``with_raw_response`` or ``with_streaming_response`` (the
+OpenAI Agents SDK streams the Responses API so) is followed into the stream its
+``parse()`` makes: ``parse`` of ``LegacyAPIResponse``, ``APIResponse`` and
+``AsyncAPIResponse`` (``_legacy_response.py``, ``_response.py``) is patched too.
+
+Not followed: a ``with_streaming_response`` call without ``stream=True`` (the caller
+reads the body: the span counts the request, with an ``instrumentation.usage_unmeasured``
+warning), ``responses.stream(response_id=...)`` (it resumes through ``retrieve``), and
+the other endpoints (completions, images, audio, realtime, ...).
 """
 
 from autobench.instrument.openai._instrumentor import OpenAIInstrumentor, create

@@ -16,8 +16,10 @@ A call's span (kind ``llm``, operation of its :class:`~._apis.Api`):
 3. ends when the call returns, with ``llm.model.response``, ``llm.response.id``
    (and ``llm.response.status`` for the Responses API), the usage mapping (``requests: 1`` plus the token counts of ``_facts``) and the
    output when ``capture_output`` is on; a returned ``Stream``/``AsyncStream``
-   keeps it open until the stream ends (``_streams``), also when another instrumentation
-   returned its own wrapper around the stream (``_streams.underlying_stream``); a streamed
+   keeps it open until the stream ends (``_streams``), as does the HTTP response object of a
+   streamed ``with_raw_response`` / ``with_streaming_response`` call until its ``parse()``
+   makes the stream, which is then followed, also when another instrumentation
+   returned its own wrapper around the stream (``_streams.underlying``); a streamed
    call whose result holds no SDK stream ends at return with the
    ``instrumentation.openai.stream_untracked`` warning. A response without a
    ``usage`` block (a stream that completed without a usage chunk) records no
@@ -48,14 +50,14 @@ from autobench.instrument.openai._facts import MODEL_REQUESTED, STREAM, note_unm
 from autobench.instrument.openai._seams import Seams
 from autobench.instrument.openai._streams import (
     EXTRACTION_ERROR,
+    STREAM_UNTRACKED,
     StreamTracker,
+    await_parse,
     track,
-    underlying_stream,
+    underlying,
 )
 
 logger = logging.getLogger("autobench.instrument.openai")
-
-STREAM_UNTRACKED = "instrumentation.openai.stream_untracked"
 
 _INSTALLED: list[Installation] = []
 
@@ -100,7 +102,7 @@ def _stream_of(seams: Seams, kwargs: Mapping[str, Any], result: Any) -> Any | No
     if isinstance(result, seams.streams) or (
         kwargs.get("stream") is True and not _responses(seams, result)
     ):
-        return underlying_stream(result, seams.streams)
+        return underlying(result, seams.streams)
     return None
 
 
@@ -171,7 +173,10 @@ class Installation:
                 span.add_diagnostic(
                     STREAM_UNTRACKED, "the SDK stream could not be followed; span ends at return"
                 )
-            elif kwargs.get("stream") is True and not _responses(seams, result):
+            elif kwargs.get("stream") is True and _responses(seams, result):
+                if self._await_parse(api, detached, result):
+                    return
+            elif kwargs.get("stream") is True:
                 span.add_diagnostic(
                     STREAM_UNTRACKED,
                     f"{api.operation}: the call returned a {type(result).__qualname__} in which "
@@ -182,12 +187,29 @@ class Installation:
                     payload = result.http_response.json()
                     api.record_result(span, payload, self.capture_output)
                     note_unmeasured(span, "the response has no usage")
-            elif not isinstance(result, seams.unread_responses):
+            elif isinstance(result, seams.unread_responses):
+                note_unmeasured(span, "the caller reads the body (with_streaming_response)")
+            else:
                 api.record_result(span, result, self.capture_output)
                 note_unmeasured(span, "the response has no usage")
         except Exception as exc:
             span.add_diagnostic(EXTRACTION_ERROR, f"{api.operation}: {type(exc).__name__}: {exc}")
         detached.end(SpanStatus.OK)
+
+    def _await_parse(self, api: Api, detached: DetachedSpan, response: Any) -> bool:
+        """Keep the span of a streamed call that returned the HTTP response object
+        ``response`` open until its ``parse()`` makes the stream (``_streams.await_parse``);
+        ``False`` when that cannot be followed (the span then ends now)."""
+        response = underlying(response, self.seams.parsers)  # through a wrapt proxy
+        if api.stream_state is None or response is None:
+            return False
+        tracker = StreamTracker(
+            detached,
+            api.stream_state(self.capture_output),
+            capture_output=self.capture_output,
+            owner=self,
+        )
+        return await_parse(response, tracker)
 
     def fail(self, detached: DetachedSpan, kwargs: Mapping[str, Any], error: BaseException) -> None:
         """End the span for a call that raised ``error`` (status ``error`` or ``cancelled``)."""

@@ -22,7 +22,7 @@ from autobench.abp._patching import MethodPatch
 from autobench.instrument.openai._calls import Installation
 from autobench.instrument.openai._seams import SeamError, resolve
 from autobench.instrument.openai._streams import abandon_streams
-from autobench.instrument.openai._wrappers import call_wrapper, close_wrapper
+from autobench.instrument.openai._wrappers import call_wrapper, close_wrapper, parse_wrapper
 
 
 def install(
@@ -59,6 +59,8 @@ def install(
             patches.append(MethodPatch(call.cls, call.name, factory))
         for closer in seams.closers:
             patches.append(MethodPatch(closer.cls, "close", close_wrapper(helper=closer.helper)))
+        for response in seams.parsers:
+            patches.append(MethodPatch(response, "parse", parse_wrapper(seams.streams)))
     except BaseException:
         for patch in reversed(patches):
             patch.restore()

@@ -8,8 +8,10 @@ methods of ``Completions``/``AsyncCompletions`` (``openai.resources.chat``),
 Optional (missing ones degrade the installation, reported by ``check()``):
 ``parse`` of chat completions and responses, the ``close`` methods of the
 stream helpers (``ChatCompletionStream``, ``ResponseStream`` and their async
-forms, ``openai.lib.streaming``) and ``LegacyAPIResponse`` (the result of
-``with_raw_response``).
+forms, ``openai.lib.streaming``), ``LegacyAPIResponse`` (the result of
+``with_raw_response``) and the ``parse`` methods of the HTTP response classes
+(``LegacyAPIResponse``, ``APIResponse``, ``AsyncAPIResponse``), through which a streamed
+raw call is followed into its stream.
 """
 
 from __future__ import annotations
@@ -79,6 +81,9 @@ class Seams:
     raw_response: type[Any] | None
     unread_responses: tuple[type, ...]
     """``with_streaming_response`` results: their body is read by the caller, later."""
+    parsers: tuple[type, ...]
+    """The HTTP response classes (raw and unread) whose ``parse`` is patched, so that a
+    streamed call returning one is followed into the stream ``parse()`` makes."""
     api_error: type[BaseException]
     missing: tuple[str, ...]
     """Optional seams that were not found (``module.Class.method``)."""
@@ -131,6 +136,18 @@ def resolve() -> Seams:
         if isinstance(cls, type)
     )
     streams = tuple(seam.cls for seam in closers if not seam.helper)
+    responses = (*((raw_response,) if raw_response is not None else ()), *unread)
+    parsers = tuple(cls for cls in responses if callable(getattr(cls, "parse", None)))
+    for cls in responses:
+        if cls not in parsers:
+            missing.append(f"{cls.__module__}.{cls.__qualname__}.parse")
     return Seams(
-        tuple(calls), tuple(closers), streams, raw_response, unread, api_error, tuple(missing)
+        tuple(calls),
+        tuple(closers),
+        streams,
+        raw_response,
+        unread,
+        parsers,
+        api_error,
+        tuple(missing),
     )

@@ -17,9 +17,19 @@ usage and output read so far).
 Another instrumentation may hand the caller its own object instead of the SDK stream
 (opentelemetry-instrumentation-openai-v2 returns a ``ChatStreamWrapper`` holding the stream
 in ``.stream``; a wrapt ``ObjectProxy`` exposes it as ``__wrapped__``). Such a wrapper still
-reads the SDK stream's iterator for every chunk, so :func:`underlying_stream` finds the SDK
+reads the SDK stream's iterator for every chunk, so :func:`underlying` finds the SDK
 stream inside it and the same tracking applies: the observations do not depend on which
 instrumentation was installed first, and each chunk is seen once.
+
+A streamed call made through ``with_raw_response`` or ``with_streaming_response`` returns an
+HTTP response object whose ``parse()`` makes the stream later (the OpenAI Agents SDK streams
+the Responses API that way). Its span stays open meanwhile: :func:`await_parse` remembers the
+response (weakly) with the span's tracker, watched so that a response dropped without being
+parsed ends the span as ``abandoned`` and one still unparsed at run end as
+``open_at_run_end``; the patched ``parse`` (``_wrappers.parse_wrapper``) hands the tracker to
+the stream it returned (:func:`follow_parsed`), which is then followed as any other. A
+wrapper that parses first (opentelemetry-instrumentation-openai-v2 calls ``parse()`` itself
+and returns its own stream wrapper) is followed the same way, whichever was installed first.
 
 Streams are remembered in a weak mapping (stream -> tracker) so a ``close``
 call can find its span and so an installation can abandon its open streams
@@ -40,6 +50,7 @@ from autobench.abp._streams import (
     CallTracker,
     InstrumentedAsyncGenerator,
     InstrumentedGenerator,
+    end_reason_for,
 )
 from autobench.instrument.openai._apis import StreamState
 from autobench.instrument.openai._facts import note_unmeasured
@@ -47,8 +58,12 @@ from autobench.instrument.openai._facts import note_unmeasured
 logger = logging.getLogger("autobench.instrument.openai")
 
 EXTRACTION_ERROR = "instrumentation.extraction_error"
+STREAM_UNTRACKED = "instrumentation.openai.stream_untracked"
+"""Warning on the span of a streamed call whose SDK stream could not be followed."""
 
 _STREAMS: weakref.WeakKeyDictionary[Any, StreamTracker] = weakref.WeakKeyDictionary()
+_UNPARSED: weakref.WeakKeyDictionary[Any, StreamTracker] = weakref.WeakKeyDictionary()
+"""HTTP response object of a streamed call -> the tracker of its span, until ``parse()``."""
 
 
 def _nothing(tracker: CallTracker) -> None:
@@ -106,7 +121,7 @@ class StreamTracker(CallTracker):
 
 
 _WRAPPER_DEPTH = 4
-"""How many wrappers deep :func:`underlying_stream` looks for the SDK stream."""
+"""How many wrappers deep :func:`underlying` looks for the SDK object."""
 
 _LEAVES = (str, bytes, bytearray, int, float, bool, type(None), list, tuple, dict, set, type)
 
@@ -140,9 +155,9 @@ def _held(candidate: Any) -> list[Any]:
     return [value for value in values if not isinstance(value, _LEAVES)]
 
 
-def underlying_stream(result: Any, streams: tuple[type, ...]) -> Any | None:
-    """The SDK stream (an instance of one of ``streams``) that ``result`` is or wraps, else
-    ``None``.
+def underlying(result: Any, streams: tuple[type, ...]) -> Any | None:
+    """The SDK object (an instance of one of ``streams``: a stream, or an HTTP response
+    object) that ``result`` is or wraps, else ``None``.
 
     Looks through up to ``_WRAPPER_DEPTH`` layers of wrappers, breadth first: a wrapt-style
     proxy is followed through its ``__wrapped__`` (it passes ``isinstance`` checks for the
@@ -203,3 +218,47 @@ def abandon_streams(owner: object) -> int:
             tracker.abandon()
             count += 1
     return count
+
+
+def await_parse(response: Any, tracker: StreamTracker) -> bool:
+    """Keep ``tracker``'s span open until ``response`` (an HTTP response object of a
+    streamed call) is parsed (module docstring); ``False`` when ``response`` cannot be
+    remembered (not weak-referenceable: the caller then ends the span itself)."""
+    try:
+        _UNPARSED[response] = tracker
+    except TypeError:
+        return False
+    tracker.watch(response)
+    return True
+
+
+def follow_parsed(response: Any, result: Any, streams: tuple[type, ...]) -> None:
+    """Hand the span waiting on ``response`` (if any) to the SDK stream in ``result``, what
+    its ``parse()`` returned. When ``result`` holds no SDK stream, or the stream is already
+    followed, the span ends at once (reason ``untracked``) with the
+    ``instrumentation.openai.stream_untracked`` warning."""
+    try:
+        tracker = _UNPARSED.pop(response, None)
+    except TypeError:
+        return
+    if tracker is None or tracker.detached.ended:
+        return
+    stream = underlying(result, streams)
+    if stream is not None and open_tracker(stream) is None and track(stream, tracker):
+        return
+    tracker.detached.span.add_diagnostic(
+        STREAM_UNTRACKED,
+        f"parse() returned a {type(result).__qualname__} in which no SDK stream could be "
+        "followed; the request is counted, its tokens are unmeasured",
+    )
+    tracker.finish("untracked")
+
+
+def parse_failed(response: Any, error: BaseException) -> None:
+    """End the span waiting on ``response`` (if any): its ``parse()`` raised ``error``."""
+    try:
+        tracker = _UNPARSED.pop(response, None)
+    except TypeError:
+        return
+    if tracker is not None:
+        tracker.finish(end_reason_for(error), error)

@@ -16,6 +16,9 @@ opens when the coroutine is awaited, in the awaiting task's context (the
 async stream helpers create the coroutine in ``.stream()`` and await it in
 ``__aenter__``).
 
+``parse`` of the HTTP response classes moves the span of a streamed raw call to the
+stream it returns (``_streams``).
+
 ``close`` methods of streams and stream helpers end the span of a stream that
 is still open with reason ``closed`` (after the SDK closed the response, with
 the span bound so the HTTP layer's end nests under it).
@@ -34,7 +37,12 @@ from autobench.abp._patching import MethodPatch, WrapperFactory
 from autobench.abp._streams import end_reason_for
 from autobench.instrument.openai._apis import Api
 from autobench.instrument.openai._calls import Installation, current
-from autobench.instrument.openai._streams import StreamTracker, open_tracker
+from autobench.instrument.openai._streams import (
+    StreamTracker,
+    follow_parsed,
+    open_tracker,
+    parse_failed,
+)
 
 _in_call: ContextVar[bool] = ContextVar("autobench_openai_in_call", default=False)
 
@@ -172,5 +180,41 @@ def close_wrapper(*, helper: bool) -> WrapperFactory:
             return result
 
         return close
+
+    return make
+
+
+def parse_wrapper(streams: tuple[type, ...]) -> WrapperFactory:
+    """The :class:`MethodPatch` factory of an HTTP response's ``parse`` (sync, or async for
+    ``AsyncAPIResponse``): the result is handed back unchanged, after the span of the
+    streamed call that returned the response (if one waits) moves to the stream in it
+    (``_streams.follow_parsed``); a ``parse`` that raises ends that span with the error."""
+
+    def make(function: Callable[..., Any], kind: str, patch: MethodPatch) -> Callable[..., Any]:
+        if inspect.iscoroutinefunction(function):
+
+            @functools.wraps(function)
+            async def aparse(self: Any, *args: Any, **kwargs: Any) -> Any:
+                try:
+                    result = await function(self, *args, **kwargs)
+                except BaseException as exc:
+                    parse_failed(self, exc)
+                    raise
+                follow_parsed(self, result, streams)
+                return result
+
+            return aparse
+
+        @functools.wraps(function)
+        def parse(self: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                result = function(self, *args, **kwargs)
+            except BaseException as exc:
+                parse_failed(self, exc)
+                raise
+            follow_parsed(self, result, streams)
+            return result
+
+        return parse
 
     return make
