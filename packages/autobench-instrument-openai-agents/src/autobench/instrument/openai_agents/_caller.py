@@ -46,4 +46,3 @@ def calling_model() -> Model | None:
         if isinstance(model, Model):
             return model
     return None
-
