@@ -21,6 +21,7 @@ from autobench.report._columns import (
 )
 from autobench.report._compare import compare
 from autobench.report._distributions import distribution
+from autobench.report._headline import build_headline, headline_kinds
 from autobench.report._leaderboard import leaderboard
 from autobench.report._matrix import case_matrix
 from autobench.report._metrics import MetricTable
@@ -180,6 +181,7 @@ def build_report(
         for item in spec.distributions
     ]
     rows = run_rows(table)
+    headline = build_headline(comparisons, board, headline_kinds(table))
     return Report(
         benchmark=result.benchmark_id,
         experiment=result.experiment_id,
@@ -188,6 +190,7 @@ def build_report(
         status=result.status_counts(),
         missing_runs=result.missing_runs,
         variants=_variant_summaries(table),
+        headline=headline,
         leaderboard=board,
         matrix=matrix,
         comparisons=tuple(comparisons),

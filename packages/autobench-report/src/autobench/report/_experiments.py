@@ -14,6 +14,7 @@ from autobench.core.spec import MetricAggregation
 from autobench.records import ExperimentResult, experiment_changes
 from autobench.report._columns import spec_columns, summary_columns
 from autobench.report._compare import Side, compare_sides
+from autobench.report._headline import build_headline, headline_kinds
 from autobench.report._metrics import MetricTable
 from autobench.report._model import DEFAULT_LEVEL, ExperimentComparison
 from autobench.report._paused import paused_over_runs
@@ -67,4 +68,5 @@ def compare_experiments(
         cases_only_in_baseline=_only(before.cases, after.cases),
         cases_only_in_candidate=_only(after.cases, before.cases),
         comparisons=comparisons,
+        headline=build_headline(comparisons, None, headline_kinds(before)),
     )

@@ -152,6 +152,9 @@ class MetricStatistics(ReportModel):
     verdict: Verdict
     cases_needed: int | None = None
     direction: Direction | None = None
+    note: str | None = None
+    """In words, what the verdict alone does not say: why the interval and the verdict
+    differ, or why nothing could be concluded (``None``: nothing to add)."""
 
 
 class ComparisonMetric(ReportModel):
@@ -186,6 +189,73 @@ class Comparison(ReportModel):
     metrics: tuple[ComparisonMetric, ...] = ()
 
 
+class HeadlineItem(ReportModel):
+    """One question of a comparison answered in a few words: the change of one metric.
+
+    ``kind`` says which question (``quality``: an objective or constraint; ``cost``: the
+    mean ``money.cost`` of a case; ``latency``: the median ``time.latency``). ``delta`` is
+    candidate minus baseline of the column's aggregate, ``ratio`` candidate over baseline
+    (``None`` unless both are positive), ``[ci_low, ci_high]`` the interval of the mean
+    per-case delta and ``verdict`` the comparison's verdict for the metric (``None``: not
+    tested); ``note`` says in words what the verdict alone does not (why the interval and
+    the verdict differ, or why nothing could be said)."""
+
+    kind: str
+    name: str
+    semantic_type: str
+    fn: str
+    unit: str | None = None
+    baseline: float | int | None = None
+    candidate: float | int | None = None
+    delta: float | None = None
+    ratio: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    level: float | None = None
+    verdict: Verdict | None = None
+    note: str | None = None
+
+
+class HeadlineComparison(ReportModel):
+    """The answer of one comparison: its objectives first, then cost and latency."""
+
+    baseline: str
+    candidate: str
+    paired_cases: int = 0
+    confounded: bool = False
+    items: tuple[HeadlineItem, ...] = ()
+
+
+class ParetoAxis(ReportModel):
+    """A leaderboard column the Pareto front is taken over, and which way is better."""
+
+    kind: str
+    name: str
+    semantic_type: str
+    fn: str
+    unit: str | None = None
+    direction: Direction
+
+
+class ParetoFront(ReportModel):
+    """The variants no other variant beats on every axis at once (quality, cost, latency,
+    those the leaderboard has): ``front`` in leaderboard order; ``dominated`` maps each
+    other variant to the variants that beat it (at least as good on every axis, better on
+    one)."""
+
+    axes: tuple[ParetoAxis, ...] = ()
+    front: tuple[str, ...] = ()
+    dominated: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+
+
+class Headline(ReportModel):
+    """What a reader looks at first: each comparison's answer and the Pareto front. Built
+    once (:mod:`autobench.report._headline`) and shown by every format."""
+
+    comparisons: tuple[HeadlineComparison, ...] = ()
+    pareto: ParetoFront | None = None
+
+
 class ExperimentComparison(ReportModel):
     """A candidate experiment against a baseline experiment, paired by case and variant.
 
@@ -202,6 +272,7 @@ class ExperimentComparison(ReportModel):
     cases_only_in_baseline: tuple[str, ...] = ()
     cases_only_in_candidate: tuple[str, ...] = ()
     comparisons: tuple[Comparison, ...] = ()
+    headline: Headline = Field(default_factory=Headline)
 
 
 class VariantDistribution(ReportModel):
@@ -269,6 +340,8 @@ class Report(ReportModel):
     status: StatusCounts
     missing_runs: tuple[str, ...] = ()
     variants: tuple[VariantSummary, ...] = ()
+    headline: Headline = Field(default_factory=Headline)
+    """Each comparison's answer and the Pareto front, shown first by every format."""
     leaderboard: Leaderboard = Field(default_factory=Leaderboard)
     matrix: CaseMatrix | None = None
     comparisons: tuple[Comparison, ...] = ()

@@ -1,0 +1,111 @@
+"""The headline as plain lines of text, the one wording every format shows.
+
+``headline_lines`` gives, per comparison, a title line and one line per item, then one
+line for the Pareto front::
+
+    swift -> sage (5 paired cases, 95% intervals)
+      correctness +0.40 [+0.10, +0.70] improved
+      cost x10.5 (+$0.0018 a case) [+$0.0016, +$0.0020] regressed
+      latency +0.21 s [-0.05, +0.48] no detectable difference
+    Pareto front (correctness, cost, latency): sage, swift; mini is beaten by sage
+
+Numbers keep two significant digits (a ratio three), signs always shown on deltas; money in
+``usd`` reads ``$``, times in seconds ``s`` (``ms`` below a second), other units follow the
+number.
+"""
+
+from __future__ import annotations
+
+import math
+
+from autobench.report._model import Headline, HeadlineComparison, HeadlineItem, ParetoFront
+
+LABELS = {"cost": "cost", "latency": "latency"}
+"""How cost and latency items are named (a quality item by its column's name)."""
+
+
+def _digits(value: float, significant: int) -> str:
+    """``value`` with ``significant`` significant digits, trailing zeros kept, never in
+    scientific notation."""
+    if not math.isfinite(value):
+        return str(value)
+    if value == 0:
+        return "0"
+    decimals = max(0, significant - 1 - math.floor(math.log10(abs(value))))
+    return f"{abs(value):,.{decimals}f}"
+
+
+def quantity(value: float, unit: str | None, *, signed: bool = False) -> str:
+    """``value`` in ``unit`` for people: ``$0.0018``, ``0.21 s``, ``250 ms``, ``12 tokens``;
+    with ``signed``, a ``+`` or ``-`` first."""
+    sign = (
+        ("-" if value < 0 else "+" if value > 0 else "") if signed else ("-" if value < 0 else "")
+    )
+    if unit is not None and unit.casefold() == "usd":
+        return f"{sign}${_digits(value, 2)}"
+    if unit == "s" and value != 0 and abs(value) < 1:
+        return f"{sign}{_digits(value * 1000, 2)} ms"
+    number = f"{sign}{_digits(value, 2)}"
+    return number if unit is None else f"{number} {unit}"
+
+
+def interval(item: HeadlineItem) -> str:
+    """``[+0.10, +0.70]``, or ``""`` without an interval."""
+    if item.ci_low is None or item.ci_high is None:
+        return ""
+    low = quantity(item.ci_low, item.unit, signed=True)
+    high = quantity(item.ci_high, item.unit, signed=True)
+    return f"[{low}, {high}]"
+
+
+def item_text(item: HeadlineItem) -> str:
+    """One item: name, change, interval, verdict and, when there is one, the note."""
+    name = LABELS.get(item.kind, item.name)
+    if item.delta is None:
+        return f"{name}: no value on both sides"
+    if item.kind == "cost" and item.ratio is not None:
+        change = (
+            f"x{_digits(item.ratio, 3)} ({quantity(item.delta, item.unit, signed=True)} a case)"
+        )
+    else:
+        change = quantity(item.delta, item.unit, signed=True)
+    parts = [name, change]
+    if bounds := interval(item):
+        parts.append(bounds)
+    if item.verdict is not None:
+        parts.append(item.verdict.value)
+    text = " ".join(parts)
+    return f"{text} ({item.note})" if item.note else text
+
+
+def comparison_title(comparison: HeadlineComparison, level: float | None = None) -> str:
+    """``baseline -> candidate (5 paired cases, 95% intervals)``; says when the comparison is
+    confounded (more than one factor changed)."""
+    notes = [f"{comparison.paired_cases} paired case{'s' if comparison.paired_cases != 1 else ''}"]
+    if level is not None:
+        notes.append(f"{level:.0%} intervals")
+    if comparison.confounded:
+        notes.append("several factors changed: associations, not effects")
+    return f"{comparison.baseline} -> {comparison.candidate} ({', '.join(notes)})"
+
+
+def pareto_text(front: ParetoFront) -> str:
+    """``Pareto front (correctness, cost, latency): a, b; c is beaten by a``."""
+    axes = ", ".join(LABELS.get(axis.kind, axis.name) for axis in front.axes)
+    text = f"Pareto front ({axes}): {', '.join(front.front)}"
+    beaten = [f"{variant} is beaten by {', '.join(by)}" for variant, by in front.dominated.items()]
+    return f"{text}; {'; '.join(beaten)}" if beaten else text
+
+
+def headline_lines(headline: Headline) -> list[str]:
+    """The whole headline (module docstring); ``[]`` when it holds nothing."""
+    lines: list[str] = []
+    for comparison in headline.comparisons:
+        level = next((item.level for item in comparison.items if item.level is not None), None)
+        lines.append(comparison_title(comparison, level))
+        lines.extend(f"  {item_text(item)}" for item in comparison.items)
+        if not comparison.items:
+            lines.append("  no objective, cost or latency to compare")
+    if headline.pareto is not None:
+        lines.append(pareto_text(headline.pareto))
+    return lines
