@@ -49,16 +49,8 @@ def run(ctx, case):
         instrumentor.uninstrument()
 """
 
-PRICING = """\
-pricing:
-  provider: openai
-  models:
-    gpt-test:
-      aliases: ["gpt-test-2026-01-01"]
-      input: {unit: mtok, price: 2.0}
-      cache_read: {unit: mtok, price: 0.5}
-      output: {unit: mtok, price: 8.0}
-"""
+PRICING = (Path(__file__).parents[1] / "fixtures" / "accounting" / "pricing.yaml").read_text()
+"""The accounting example's price table (USD per million tokens of ``gpt-test``)."""
 
 # two requests of 1,000 input (800 cached) and 200 output (50 reasoning) tokens each
 TOTALS = {
