@@ -150,6 +150,22 @@ def _is_pass_fail(side: Side, item: MetricColumn, cases: Sequence[str]) -> bool:
     )
 
 
+_Paired = tuple[list[float], list[float], bool]
+"""Per-case paired values of a type (baseline, candidate) and whether they are pass/fail."""
+
+
+def _paired_values(
+    base: Side, cand: Side, item: MetricColumn, cases: Sequence[str]
+) -> _Paired | None:
+    before = _case_values(base, item, cases)
+    after = _case_values(cand, item, cases)
+    pairs = [(b, a) for b, a in zip(before, after, strict=True) if b is not None and a is not None]
+    if not pairs:
+        return None
+    pass_fail = _is_pass_fail(base, item, cases) and _is_pass_fail(cand, item, cases)
+    return [b for b, _ in pairs], [a for _, a in pairs], pass_fail
+
+
 def metric_statistics(
     base: Side,
     cand: Side,
@@ -157,29 +173,31 @@ def metric_statistics(
     cases: Sequence[str],
     *,
     level: float = DEFAULT_LEVEL,
+    memo: dict[tuple[str, bool], _Paired | None] | None = None,
 ) -> MetricStatistics | None:
     """Paired statistics of the row ``item`` over ``cases`` (unadjusted, for its own
-    aggregate ``item.fn``): per-case values of each side, paired where both have a value. ``None`` for an undirected aggregate
-    (``count``, ``stddev``), for values that are not numbers, or when no case pairs.
-    Pass/fail values (booleans) without a declared direction count passing as better."""
+    aggregate ``item.fn``): per-case values of each side, paired where both have a value.
+    ``None`` for an undirected aggregate (``count``, ``stddev``), for values that are not
+    numbers, or when no case pairs. Pass/fail values (booleans) without a declared direction
+    count passing as better. ``memo`` (one per ``base``, ``cand`` and ``cases``) keeps the
+    per-case values of a type for its other rows."""
     if item.fn in UNDIRECTED:
         return None
-    before = _case_values(base, item, cases)
-    after = _case_values(cand, item, cases)
-    pairs = [(b, a) for b, a in zip(before, after, strict=True) if b is not None and a is not None]
-    if not pairs:
+    key = (base.table.normalize(item.semantic_type), item.fn == "sum")
+    if memo is None or key not in memo:
+        paired = _paired_values(base, cand, item, cases)
+        if memo is not None:
+            memo[key] = paired
+    else:
+        paired = memo[key]
+    if paired is None:
         return None
-    pass_fail = _is_pass_fail(base, item, cases) and _is_pass_fail(cand, item, cases)
+    before, after, pass_fail = paired
     direction = item.direction
-    if direction is None and pass_fail and item.fn not in UNDIRECTED:
+    if direction is None and pass_fail:
         direction = Direction.MAXIMIZE  # a pass/fail value: passing is better
     return _statistics().paired_statistics(
-        [b for b, _ in pairs],
-        [a for _, a in pairs],
-        pass_fail=pass_fail,
-        direction=direction,
-        fn=item.fn,
-        level=level,
+        before, after, pass_fail=pass_fail, direction=direction, fn=item.fn, level=level
     )
 
 
@@ -219,10 +237,11 @@ def compare_sides(
     # and aggregate (under different names) test the same one: computed once, shared, and
     # counted once by Holm.
     by_row: dict[tuple[str, str], MetricStatistics | None] = {}
+    memo: dict[tuple[str, bool], _Paired | None] = {}
     for item in columns:
         key = (base.table.normalize(item.semantic_type), item.fn)
         if key not in by_row:
-            by_row[key] = metric_statistics(base, cand, item, paired, level=level)
+            by_row[key] = metric_statistics(base, cand, item, paired, level=level, memo=memo)
     present = {key: value for key, value in by_row.items() if value is not None}
     adjusted = dict(zip(present, _statistics().adjust_family(list(present.values())), strict=True))
     tested = [adjusted.get((base.table.normalize(item.semantic_type), item.fn)) for item in columns]
