@@ -156,10 +156,11 @@ def test_clear_regression_on_pass_fail() -> None:
 
 def test_lower_latency_is_an_improvement() -> None:
     base = [1.0 + i / 100 for i in range(20)]
-    cand = [value - 0.3 for value in base]
+    cand = [value - 0.3 + (i % 7) / 1000 for i, value in enumerate(base)]
     result = paired_statistics(base, cand, pass_fail=False, direction=Direction.MINIMIZE)
     assert result.test == TEST_WILCOXON
     assert result.verdict is Verdict.IMPROVED
+    assert result.ci_high is not None and result.ci_high < 0 and result.note is None
     undirected = paired_statistics(base, cand, pass_fail=False, direction=None)
     assert undirected.verdict is Verdict.CHANGED
 

@@ -4,16 +4,21 @@ The comparison reports associations: which factors differ and how the
 aggregates of the paired runs differ. It never says which factor caused a
 difference; with more than one changed factor it is marked ``confounded``.
 
-Each metric also gets paired statistics (:mod:`autobench.report._statistics`) over
-per-case values: a case with several runs of a variant (repeats) counts once, with
-the mean of its runs' values, so repeats sharpen a case's value without counting as
-more cases. The two sides may come from two experiments
+Each row (a metric's aggregate) also gets its own paired statistics
+(:mod:`autobench.report._statistics`) over per-case values: a case with several runs of a
+variant (repeats) counts once, with the mean of its runs' values (the sum of them for a
+``sum`` row, so the row's total is the sum over every run), so repeats sharpen a case's
+value without counting as more cases. A ``mean``/``ratio_true`` row gets the per-case
+location test, any other aggregate the paired bootstrap of its own difference; each row is
+one hypothesis, counted once by Holm (two columns with the same type and aggregate share
+one). The two sides may come from two experiments
 (:func:`autobench.report._experiments.compare_experiments`).
 """
 
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -114,10 +119,18 @@ def _mean_of_numbers(values: Sequence[Any]) -> float | None:
     return sum(numbers) / len(numbers) if numbers else None
 
 
+def _sum_of_numbers(values: Sequence[Any]) -> float | None:
+    """The sum of the numeric values (booleans as ``1.0``/``0.0``); ``None``: none."""
+    numbers = [float(value) for value in values if isinstance(value, bool | int | float)]
+    return math.fsum(numbers) if numbers else None
+
+
 def _case_values(side: Side, item: MetricColumn, cases: Sequence[str]) -> list[float | None]:
-    """Per case, the mean of its runs' numeric values of ``item`` (``None``: none)."""
+    """Per case, the mean of its runs' numeric values of ``item`` (their sum for a ``sum``
+    column: a case's share of the total over every run); ``None``: none."""
     by_run = side.table.values(item.semantic_type).by_run
-    return [_mean_of_numbers([by_run[index] for index in side.cases[case]]) for case in cases]
+    reduce = _sum_of_numbers if item.fn == "sum" else _mean_of_numbers
+    return [reduce([by_run[index] for index in side.cases[case]]) for case in cases]
 
 
 def _is_pass_fail(side: Side, item: MetricColumn, cases: Sequence[str]) -> bool:
@@ -137,6 +150,22 @@ def _is_pass_fail(side: Side, item: MetricColumn, cases: Sequence[str]) -> bool:
     )
 
 
+_Paired = tuple[list[float], list[float], bool]
+"""Per-case paired values of a type (baseline, candidate) and whether they are pass/fail."""
+
+
+def _paired_values(
+    base: Side, cand: Side, item: MetricColumn, cases: Sequence[str]
+) -> _Paired | None:
+    before = _case_values(base, item, cases)
+    after = _case_values(cand, item, cases)
+    pairs = [(b, a) for b, a in zip(before, after, strict=True) if b is not None and a is not None]
+    if not pairs:
+        return None
+    pass_fail = _is_pass_fail(base, item, cases) and _is_pass_fail(cand, item, cases)
+    return [b for b, _ in pairs], [a for _, a in pairs], pass_fail
+
+
 def metric_statistics(
     base: Side,
     cand: Side,
@@ -144,28 +173,31 @@ def metric_statistics(
     cases: Sequence[str],
     *,
     level: float = DEFAULT_LEVEL,
+    memo: dict[tuple[str, bool], _Paired | None] | None = None,
 ) -> MetricStatistics | None:
-    """Paired statistics of ``item`` over ``cases`` (unadjusted): per-case means of each
-    side, paired where both have a value. ``None`` for an undirected aggregate
-    (``count``, ``stddev``), for values that are not numbers, or when no case pairs.
-    Pass/fail values (booleans) without a declared direction count passing as better."""
+    """Paired statistics of the row ``item`` over ``cases`` (unadjusted, for its own
+    aggregate ``item.fn``): per-case values of each side, paired where both have a value.
+    ``None`` for an undirected aggregate (``count``, ``stddev``), for values that are not
+    numbers, or when no case pairs. Pass/fail values (booleans) without a declared direction
+    count passing as better. ``memo`` (one per ``base``, ``cand`` and ``cases``) keeps the
+    per-case values of a type for its other rows."""
     if item.fn in UNDIRECTED:
         return None
-    before = _case_values(base, item, cases)
-    after = _case_values(cand, item, cases)
-    pairs = [(b, a) for b, a in zip(before, after, strict=True) if b is not None and a is not None]
-    if not pairs:
+    key = (base.table.normalize(item.semantic_type), item.fn == "sum")
+    if memo is None or key not in memo:
+        paired = _paired_values(base, cand, item, cases)
+        if memo is not None:
+            memo[key] = paired
+    else:
+        paired = memo[key]
+    if paired is None:
         return None
-    pass_fail = _is_pass_fail(base, item, cases) and _is_pass_fail(cand, item, cases)
+    before, after, pass_fail = paired
     direction = item.direction
-    if direction is None and pass_fail and item.fn not in UNDIRECTED:
+    if direction is None and pass_fail:
         direction = Direction.MAXIMIZE  # a pass/fail value: passing is better
     return _statistics().paired_statistics(
-        [b for b, _ in pairs],
-        [a for _, a in pairs],
-        pass_fail=pass_fail,
-        direction=direction,
-        level=level,
+        before, after, pass_fail=pass_fail, direction=direction, fn=item.fn, level=level
     )
 
 
@@ -201,20 +233,18 @@ def compare_sides(
         cand_runs.extend(after)
     metrics = []
     scope = f"{baseline} -> {candidate}, "
-    # The statistics test per-case values of a semantic type, whatever the column's
-    # aggregate: one test per type (the first tested column's), shared by its columns, so
-    # Holm counts each hypothesis once.
-    by_type: dict[str, MetricStatistics | None] = {}
+    # Each row is one hypothesis about its own aggregate; two columns with the same type
+    # and aggregate (under different names) test the same one: computed once, shared, and
+    # counted once by Holm.
+    by_row: dict[tuple[str, str], MetricStatistics | None] = {}
+    memo: dict[tuple[str, bool], _Paired | None] = {}
     for item in columns:
-        semantic = base.table.normalize(item.semantic_type)
-        if by_type.get(semantic) is None:
-            by_type[semantic] = metric_statistics(base, cand, item, paired, level=level)
-    present = {key: value for key, value in by_type.items() if value is not None}
+        key = (base.table.normalize(item.semantic_type), item.fn)
+        if key not in by_row:
+            by_row[key] = metric_statistics(base, cand, item, paired, level=level, memo=memo)
+    present = {key: value for key, value in by_row.items() if value is not None}
     adjusted = dict(zip(present, _statistics().adjust_family(list(present.values())), strict=True))
-    tested = [
-        None if item.fn in UNDIRECTED else adjusted.get(base.table.normalize(item.semantic_type))
-        for item in columns
-    ]
+    tested = [adjusted.get((base.table.normalize(item.semantic_type), item.fn)) for item in columns]
     for item, statistics in zip(columns, tested, strict=True):
         before_value = aggregate_column(base.table, item, base_runs, scope=f"{scope}{baseline}, ")
         after_value = aggregate_column(cand.table, item, cand_runs, scope=f"{scope}{candidate}, ")
@@ -265,8 +295,9 @@ def compare(
     reason. Each metric is aggregated over the paired runs of each side
     (``total`` = paired runs of that side); ``delta = candidate - baseline``,
     ``None`` when either side has no value; ``relative = delta / |baseline|``,
-    ``None`` without a delta or when the baseline is 0. ``statistics`` test the
-    per-case values at confidence ``level`` (Holm-adjusted across ``columns``).
+    ``None`` without a delta or when the baseline is 0. Each row's ``statistics`` test
+    its own aggregate over the per-case values at confidence ``level`` (Holm-adjusted
+    across the rows of ``columns``).
     Raises :class:`~autobench.report.UnknownVariantError` for an unknown variant id.
     """
     base = Side.of(table, baseline)

@@ -125,36 +125,58 @@ class Verdict(StrEnum):
     """The test did not reach the level: no difference was shown (none was proven absent)."""
     CHANGED = "changed"
     """A supported difference in a metric without a known direction (neither better nor worse)."""
+    NO_CHANGE = "no change"
+    """Every paired case has the same value on both sides (a delta of 0 on every case, at
+    least two cases): observed, not inferred, so no test is needed."""
     TOO_FEW_CASES = "too few cases"
-    """Fewer paired cases than the test needs to ever reach the level."""
+    """Fewer paired cases than the test needs to ever reach the level: more cases could
+    change the answer (never used for deltas that are the same on every case)."""
 
 
 class MetricStatistics(ReportModel):
-    """The paired statistics of one metric (see :mod:`autobench.report._statistics`).
+    """The paired statistics of one comparison row (see :mod:`autobench.report._statistics`
+    for the rule the verdict, the interval and the test follow).
 
-    ``n`` cases have a value on both sides (per-case means when a case has several
-    runs); ``informative`` of them moved (discordant pass/fail pairs, or non-zero
-    deltas). ``mean_delta`` is the mean of candidate minus baseline per case, with the
-    ``level`` bootstrap interval ``[ci_low, ci_high]``. ``test`` is ``mcnemar-exact`` or
-    ``wilcoxon``; ``p_adjusted`` is Holm-adjusted across the comparison's metrics.
-    ``cases_needed`` is the number of cases at which the observed effect would be
-    detected with 80 % power (``None`` when no effect was observed)."""
+    ``n`` cases have a value on both sides (per-case means when a case has several runs;
+    per-case sums for a ``sum`` row); ``informative`` of them moved (discordant pass/fail
+    pairs, or non-zero deltas). ``mean_delta`` is the mean of candidate minus baseline per
+    case. ``[ci_low, ci_high]`` is the two-sided ``level`` interval of ``estimate``, whose
+    quantity ``interval_of`` names: ``difference in pass rate`` (``mcnemar-exact``: the exact
+    conditional interval), ``Hodges-Lehmann shift`` (``wilcoxon``: the signed-rank interval),
+    ``difference of p95`` (and of other aggregates; ``bootstrap``: the paired percentile
+    bootstrap of the row's own aggregate), or a delta that is the same on every case
+    (``exact``: no test, no p-value, the interval is the point). ``p_adjusted`` is
+    Holm-adjusted across the ``family`` tested rows of the comparison. ``cases_needed`` is the
+    number of cases at which the observed effect would be detected with 80 % power
+    (``None`` when no effect was observed or nothing was tested)."""
 
     test: str
     n: int
     informative: int
     mean_delta: float | None = None
+    estimate: float | None = None
+    """The point estimate of the quantity ``interval_of`` names (``None``: no pair)."""
+    interval_of: str | None = None
+    """What ``[ci_low, ci_high]`` is an interval of, in words."""
+    interval_exact: bool = True
+    """Whether the interval comes from an exact distribution (else a normal approximation)."""
     ci_low: float | None = None
     ci_high: float | None = None
     level: float
     p_value: float | None = None
     p_adjusted: float | None = None
+    family: int = 1
+    """How many tested rows (hypotheses) the Holm adjustment counted, this one included."""
     verdict: Verdict
     cases_needed: int | None = None
     direction: Direction | None = None
+    caveat: str | None = None
+    """What can make the test and its interval part near the boundary (zero or tied deltas
+    of a signed-rank test); used in ``note``."""
     note: str | None = None
     """In words, what the verdict alone does not say: why the interval and the verdict
-    differ, or why nothing could be concluded (``None``: nothing to add)."""
+    differ, or that the delta is exact (``None``: nothing to add; then the interval excludes
+    0 exactly when the verdict is improved, regressed or changed)."""
 
 
 class ComparisonMetric(ReportModel):
