@@ -7,8 +7,8 @@ experiment and a comparison of two experiments get it the same way, and every fo
 
 A comparison's items, in this order:
 
-* ``quality``: one per objective or constraint type the comparison has (its first column;
-  the statistics are per type), when it has a direction;
+* ``quality``: one per objective or constraint type the comparison has (its first column),
+  when its statistics have a direction;
 * ``cost``: the ``mean`` column of ``money.cost`` (or a child type): the cost of a case
   (else its ``sum``);
 * ``latency``: the ``median`` column of ``time.latency`` (or a child type), else its
@@ -99,6 +99,9 @@ def _item(kind: str, metric: ComparisonMetric) -> HeadlineItem:
         candidate=after,
         delta=metric.delta,
         ratio=ratio,
+        estimate=None if statistics is None else statistics.estimate,
+        interval_of=None if statistics is None else statistics.interval_of,
+        exact=statistics is not None and statistics.test == "exact",
         ci_low=None if statistics is None else statistics.ci_low,
         ci_high=None if statistics is None else statistics.ci_high,
         level=None if statistics is None else statistics.level,

@@ -217,9 +217,9 @@ class HeadlineItem(ReportModel):
     ``kind`` says which question (``quality``: an objective or constraint; ``cost``: the
     mean ``money.cost`` of a case; ``latency``: the median ``time.latency``). ``delta`` is
     candidate minus baseline of the column's aggregate, ``ratio`` candidate over baseline
-    (``None`` unless both are positive), ``[ci_low, ci_high]`` the interval of the mean
-    per-case delta and ``verdict`` the comparison's verdict for the metric (``None``: not
-    tested); ``note`` says in words what the verdict alone does not (why the interval and
+    (``None`` unless both are positive), ``[ci_low, ci_high]`` the interval of the row's
+    statistics (of ``estimate``, the quantity ``interval_of`` names) and ``verdict`` the
+    comparison's verdict for the row (``None``: not tested); ``note`` says in words what the verdict alone does not (why the interval and
     the verdict differ, or why nothing could be said)."""
 
     kind: str
@@ -231,9 +231,16 @@ class HeadlineItem(ReportModel):
     candidate: float | int | None = None
     delta: float | None = None
     ratio: float | None = None
+    estimate: float | None = None
+    """The point estimate the interval is of (the statistics' ``estimate``)."""
+    interval_of: str | None = None
+    """What ``[ci_low, ci_high]`` is an interval of (the statistics' ``interval_of``):
+    ``Hodges-Lehmann shift``, ``difference in pass rate``, ``difference of median``, ..."""
     ci_low: float | None = None
     ci_high: float | None = None
     level: float | None = None
+    exact: bool = False
+    """The delta is the same on every case: observed, not estimated (the interval is the point)."""
     verdict: Verdict | None = None
     note: str | None = None
 
