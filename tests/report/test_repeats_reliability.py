@@ -261,3 +261,33 @@ def test_a_smaller_k_uses_the_unbiased_estimators(recorded: tuple[Path, str]) ->
     assert by_case["flaky"].pass_at_k == 1.0
     assert swift.pass_hat_k == pytest.approx((3 + 1 / 3) / 5)
     assert math.isclose(swift.pass_at_k or 0, 0.8)
+
+
+def test_the_terminal_caps_long_case_lists(tmp_path: Path) -> None:
+    """25 cases, every one flaky under ``swift``: the terminal shows 20 and says how many
+    more; the YAML export keeps them all."""
+    (tmp_path / "rel_task.py").write_text(
+        TASK.replace('case.id == "flaky" and ', ""), encoding="utf-8"
+    )
+    cases = "".join(f"      - {{id: c{index:02d}, input: {index}}}\n" for index in range(25))
+    spec = (
+        SPEC.split("      - {id: easy")[0] + cases + SPEC.split("      - {id: calm, input: 5}\n")[1]
+    )
+    (tmp_path / "autobench.yaml").write_text(spec, encoding="utf-8")
+    out = tmp_path / "out"
+    ran = CliRunner(env=WIDE).invoke(
+        cli, ["run", str(tmp_path / "autobench.yaml"), "--record", str(out), "--no-progress"]
+    )
+    assert ran.exit_code == 0, ran.output
+    section = ran.output.split("Cases that did not pass every repeat")[1].split("Run metrics")[0]
+    listed = [
+        line.split()[0]
+        for line in section.splitlines()
+        if line.startswith("c") and " swift " in line
+    ]
+    assert listed == [f"c{index:02d}" for index in range(20)]
+    assert "5 more not shown" in section
+    assert "c19 and 5 more" in ran.output
+    report = build_report(replay_experiment(out))
+    assert report.reliability is not None
+    assert len(report.reliability.variants[0].flaky) == 25

@@ -68,20 +68,27 @@ def case_row(variant: str, case: CaseReliability) -> list[str]:
     ]
 
 
-def notes(reliability: Reliability) -> list[str]:
+def _names(cases: tuple[str, ...], limit: int | None) -> str:
+    if limit is None or len(cases) <= limit:
+        return ", ".join(cases)
+    return ", ".join(cases[:limit]) + f" and {len(cases) - limit} more"
+
+
+def notes(reliability: Reliability, limit: int | None = None) -> list[str]:
     """What the table does not say: the flaky cases of each variant (passed in some repeats,
-    failed in others) and the cases left out for having fewer than ``k`` runs."""
+    failed in others) and the cases left out for having fewer than ``k`` runs; at most
+    ``limit`` case ids a line (``None``: all)."""
     lines = []
     for item in reliability.variants:
         if item.flaky:
             lines.append(
                 f"{item.variant}: flaky (passed in some repeats, not in others): "
-                + ", ".join(item.flaky)
+                + _names(item.flaky, limit)
             )
         if item.short:
             lines.append(
                 f"{item.variant}: fewer than {reliability.k} runs recorded, left out: "
-                + ", ".join(item.short)
+                + _names(item.short, limit)
             )
     if not any(item.flaky for item in reliability.variants):
         lines.append("no flaky case: every case passed in all its repeats or in none")

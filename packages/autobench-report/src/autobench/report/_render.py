@@ -316,7 +316,7 @@ def render_report(
         parts.append(render_leaderboard(report.leaderboard))
     if report.policies:
         parts.append(render_policies(report))
-    parts.extend(render_reliability(report))
+    parts.extend(render_reliability(report, max_rows))
     parts.extend(render_run_metrics(report, runs, max_rows))
     if report.matrix is not None:
         parts.append(render_matrix(report.matrix, max_rows, show_all=runs == "all"))

@@ -34,8 +34,9 @@ def _columns(
     return columns[:keys], columns[keys:]
 
 
-def render_reliability(report: Report) -> list[RenderableType]:
-    """The reliability tables of ``report`` (none without repeats)."""
+def render_reliability(report: Report, max_rows: int = 20) -> list[RenderableType]:
+    """The reliability tables of ``report`` (none without repeats): at most ``max_rows``
+    cases that did not pass every repeat, and as many case ids a line of notes."""
     reliability = report.reliability
     if reliability is None:
         return []
@@ -43,12 +44,17 @@ def render_reliability(report: Report) -> list[RenderableType]:
         variant_header(reliability), [variant_row(item) for item in reliability.variants], 1
     )
     parts: list[RenderableType] = [
-        FitTable(title(reliability), keys, values, note="\n".join(notes(reliability)))
+        FitTable(title(reliability), keys, values, note="\n".join(notes(reliability, max_rows)))
     ]
     unsteady = unsteady_cases(reliability)
     if unsteady:
+        shown = unsteady[:max_rows]
         keys, values = _columns(
-            case_header(reliability), [case_row(variant, case) for variant, case in unsteady], 2
+            case_header(reliability), [case_row(variant, case) for variant, case in shown], 2
         )
-        parts.append(FitTable("Cases that did not pass every repeat", keys, values))
+        more = len(unsteady) - len(shown)
+        note = (
+            f"{more} more not shown (all of them: autobench export --format yaml)" if more else None
+        )
+        parts.append(FitTable("Cases that did not pass every repeat", keys, values, note=note))
     return parts
