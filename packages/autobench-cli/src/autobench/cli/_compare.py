@@ -28,7 +28,7 @@ from autobench.report._compare import prepare_statistics
 _EPILOG = """\b
 Exit codes: 0 compared (whatever the verdicts); 1 an error (unreadable records, unknown
 variant); 2 a usage error; 3 with --fail-on regressed, when a metric's verdict is
-regressed.
+regressed and its whole interval lies on the worse side of zero.
 """
 
 
@@ -52,8 +52,10 @@ regressed.
 @click.option(
     "--fail-on",
     type=click.Choice(["regressed"]),
-    help="Exit with code 3 when a metric's verdict is regressed: a statistically supported "
-    "regression after Holm's adjustment (never a difference the data cannot support).",
+    help="Exit with code 3 when a metric regressed: its verdict is regressed (Holm-adjusted "
+    "test at 1 - level) and the interval bound nearest zero is on the worse side, so the "
+    "whole confidence interval of the mean per-case delta says worse (never a difference "
+    "the data cannot support).",
 )
 def compare_command(
     record_dirs: tuple[Path, ...],

@@ -1,34 +1,53 @@
-"""``--fail-on``: turn run statuses, and statistically supported regressions, into a
-non-zero exit code for CI pipelines."""
+"""``--fail-on``: turn run statuses, statistically supported regressions and a floor on
+pass^k into a non-zero exit code for CI pipelines."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import click
 
-from autobench.records import ExperimentResult, RunStatus
-from autobench.report import Comparison, Verdict, build_report
+from autobench.records import Direction, ExperimentResult, RunStatus
+from autobench.report import Comparison, MetricStatistics, Verdict, build_reliability, build_report
 from autobench.report._statistics_text import p_label
 
 EXIT_GATE = 3
 """Exit code when runs ended in a status named by ``--fail-on`` (1 stays for errors)."""
 
-GATE_STATUSES = ("failed", "errored", "skipped", "missing", "regressed")
-"""Run statuses, ``missing`` (planned runs without a record) and ``regressed`` (a
-comparison's verdict)."""
+GATE_STATUSES = ("failed", "errored", "skipped", "missing", "regressed", "pass^k<FLOOR")
+"""Run statuses, ``missing`` (planned runs without a record), ``regressed`` (a
+comparison's verdict) and ``pass^k<FLOOR`` (a variant's pass^k below ``FLOOR``)."""
+
+_PASS_HAT_K = re.compile(r"pass\^k\s*<\s*(\S+)")
+PASS_HAT_K_PREFIX = "pass^k<"
+"""A parsed floor is kept as ``pass^k<`` followed by the floor (``pass^k<0.9``)."""
 
 
 def parse_fail_on(
     _ctx: click.Context, _param: click.Parameter, value: str | None
 ) -> frozenset[str]:
-    """``failed,errored`` -> ``{"failed", "errored"}``; unknown names are a usage error."""
+    """``failed,errored`` -> ``{"failed", "errored"}``; ``pass^k<0.9`` -> ``{"pass^k<0.9"}``;
+    unknown names and a floor outside ``(0, 1]`` are a usage error."""
     if value is None:
         return frozenset()
-    names = {part.strip().lower() for part in value.split(",") if part.strip()}
+    names: set[str] = set()
+    for part in (part.strip().lower() for part in value.split(",")):
+        if not part:
+            continue
+        if (floor := _PASS_HAT_K.fullmatch(part)) is not None:
+            names.add(PASS_HAT_K_PREFIX + _floor_text(floor.group(1)))
+        elif part.startswith("pass^k"):
+            raise click.BadParameter(f"{part!r}: write the floor as pass^k<0.9")
+        else:
+            names.add(part)
     if not names:
         raise click.BadParameter(f"names no status; choose from {', '.join(GATE_STATUSES)}")
-    unknown = sorted(names - set(GATE_STATUSES))
+    unknown = sorted(
+        name
+        for name in names
+        if name not in GATE_STATUSES and not name.startswith(PASS_HAT_K_PREFIX)
+    )
     if unknown:
         raise click.BadParameter(
             f"unknown status {', '.join(unknown)}; choose from {', '.join(GATE_STATUSES)}"
@@ -36,11 +55,25 @@ def parse_fail_on(
     return frozenset(names)
 
 
+def _floor_text(text: str) -> str:
+    try:
+        floor = float(text)
+    except ValueError:
+        raise click.BadParameter(f"pass^k floor {text!r} is not a number in (0, 1]") from None
+    if not 0 < floor <= 1:
+        raise click.BadParameter(f"pass^k floor {text} is not in (0, 1]")
+    return repr(floor)
+
+
 FAIL_ON_HELP = (
     "Exit with code 3 when any run ended in one of these statuses (comma-separated: "
     "failed, errored, skipped; `missing` for planned runs without a record; `regressed` "
-    "when a comparison of the report finds a statistically supported regression). "
-    "Without it the exit code is 0 whenever the experiment completed."
+    "when a comparison of the report finds a regression its interval supports: the "
+    "verdict is regressed and the whole confidence interval of the mean per-case delta "
+    "lies on the worse side of zero; `pass^k<FLOOR`, quoted in a shell, e.g. "
+    "'pass^k<0.9', when a variant's pass^k, the share of cases that passed in all K "
+    "repeats, is below FLOOR). Without it the exit code is 0 whenever the experiment "
+    "completed."
 )
 
 
@@ -56,18 +89,57 @@ def gate_failures(result: ExperimentResult, fail_on: frozenset[str]) -> list[str
         problems.append(f"{len(result.missing_runs)} planned run(s) have no record")
     if "regressed" in fail_on:
         problems += regressions(build_report(result).comparisons)
+    floors = [
+        float(name[len(PASS_HAT_K_PREFIX) :])
+        for name in fail_on
+        if name.startswith(PASS_HAT_K_PREFIX)
+    ]
+    if floors:
+        problems += below_pass_hat_k(result, max(floors))
     return problems
 
 
+def below_pass_hat_k(result: ExperimentResult, floor: float) -> list[str]:
+    """One line per variant whose pass^k (``k`` = the planned repeats; the point estimate,
+    the mean over cases) is below ``floor``, for ``--fail-on pass^k<FLOOR``. A variant
+    with no case of ``k`` recorded runs trips the gate too (nothing shows it holds)."""
+    reliability = build_reliability(result)
+    problems = []
+    for item in reliability.variants:
+        if item.pass_hat_k is None:
+            problems.append(f"{item.variant}: no case has {reliability.k} recorded runs")
+        elif item.pass_hat_k < floor:
+            problems.append(
+                f"{item.variant}: pass^{reliability.k} {item.pass_hat_k:.3f} < {floor:g} "
+                f"({item.cases} cases; {reliability.level:.0%} interval "
+                f"[{item.pass_hat_k_low:.3f}, {item.pass_hat_k_high:.3f}])"
+            )
+    return problems
+
+
+def interval_regressed(statistics: MetricStatistics) -> bool:
+    """Whether the verdict is ``regressed`` and the confidence interval of the mean
+    per-case delta lies wholly on the worse side of zero: its bound nearest zero is below
+    zero for a metric to maximize, above zero for one to minimize."""
+    if statistics.verdict is not Verdict.REGRESSED or statistics.direction is None:
+        return False
+    if statistics.direction is Direction.MAXIMIZE:
+        return statistics.ci_high is not None and statistics.ci_high < 0
+    return statistics.ci_low is not None and statistics.ci_low > 0
+
+
 def regressions(comparisons: Iterable[Comparison]) -> list[str]:
-    """One line per metric whose verdict is ``regressed`` (a statistically supported
-    regression after Holm's adjustment), for ``--fail-on regressed``."""
+    """One line per metric that regressed by :func:`interval_regressed` (verdict
+    ``regressed`` after Holm's adjustment, and an interval wholly on the worse side), for
+    ``--fail-on regressed``."""
     return [
         f"{item.baseline} -> {item.candidate}: {metric.name} regressed "
-        f"({p_label(metric.statistics.p_adjusted)} after Holm)"
+        f"({p_label(metric.statistics.p_adjusted)} after Holm; "
+        f"{metric.statistics.level:.0%} interval "
+        f"[{metric.statistics.ci_low:+.6g}, {metric.statistics.ci_high:+.6g}])"
         for item in comparisons
         for metric in item.metrics
-        if metric.statistics is not None and metric.statistics.verdict is Verdict.REGRESSED
+        if metric.statistics is not None and interval_regressed(metric.statistics)
     ]
 
 

@@ -158,6 +158,7 @@ from autobench.records._schemas import schema_dir as schema_dir
 from autobench.records._schemas import schema_id as schema_id
 from autobench.records._semantics import (
     DEFAULT_SEMANTIC_REGISTRY,
+    NAMESPACE_DIRECTIONS,
     Semantic,
     SemanticDefinition,
     SemanticRegistry,
@@ -205,6 +206,7 @@ from autobench.records._yaml_limits import YamlLimitError as YamlLimitError
 
 __all__ = [
     "DEFAULT_SEMANTIC_REGISTRY",
+    "NAMESPACE_DIRECTIONS",
     "ArtifactRef",
     "Case",
     "CompositeExtractor",

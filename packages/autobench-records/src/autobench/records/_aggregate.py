@@ -1,5 +1,5 @@
-"""Aggregates of one metric over runs: ``count``, ``mean``, ``sum``, ``min``, ``max``,
-``median``, ``p95``, ``stddev``, ``geomean`` and ``ratio_true``.
+"""Aggregates of one metric over runs: ``count``, ``mean``, ``sum``, ``per_pass``, ``min``,
+``max``, ``median``, ``p95``, ``stddev``, ``geomean`` and ``ratio_true``.
 
 Which values take part (the same rule for every function):
 
@@ -25,6 +25,10 @@ Definitions and sources (``x`` = the values used, sorted where it matters):
     Arithmetic mean, :func:`statistics.fmean`.
 ``sum``
     Exact-rounded sum, :func:`math.fsum`.
+``per_pass``
+    The same sum over values that are one per case: reports first reduce each case's
+    repeats to their mean, so this is the expected total of one pass over the dataset
+    (``sum`` in reports is over every recorded run: what was spent).
 ``min`` / ``max``
     Smallest / largest value.
 ``median``
@@ -60,6 +64,7 @@ AGGREGATIONS: tuple[str, ...] = (
     "count",
     "mean",
     "sum",
+    "per_pass",
     "min",
     "max",
     "median",
@@ -141,6 +146,7 @@ def _geomean(values: list[float]) -> tuple[float | None, str | None]:
 _SIMPLE: dict[str, Callable[[list[float]], float]] = {
     "mean": statistics.fmean,
     "sum": math.fsum,
+    "per_pass": math.fsum,
     "min": min,
     "max": max,
     "median": statistics.median,

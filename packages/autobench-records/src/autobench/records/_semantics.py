@@ -5,8 +5,9 @@ A semantic type is a plain dotted string (``"llm.tokens.input"``). The
 any other string is a valid custom type. A :class:`SemanticRegistry` knows,
 for each type, its parent (``serving.cost`` *is a* ``money.cost``), canonical
 unit, value shape and whether its values add up within one run
-(:meth:`SemanticRegistry.is_additive`), and maps aliases (``quality.answer``)
-to canonical types. Reports, policies and derivers select evidence through the
+(:meth:`SemanticRegistry.is_additive`), which way is better
+(:meth:`SemanticRegistry.direction_of`), and maps aliases (``quality.answer``) to canonical
+types. Reports, policies and derivers select evidence through the
 registry, never by the local metric name.
 
 Additive types are quantities a run spends or counts once per operation:
@@ -14,6 +15,14 @@ tokens of every kind, requests, money, operation and event counts, bytes. The
 value of such a type for a whole run is the sum of its operations, counted once
 (:mod:`autobench.records._run_accounting`). Every other type (a latency, a
 score, a ratio, an identity) has one value per run, chosen by projection.
+
+Directions: a type's ``direction`` (``maximize`` or ``minimize``) is inherited from its
+parents like its unit; a type none of whose ancestors has one takes the direction of its
+namespace (the dotted prefix of its name): ``quality.*`` and ``result.*`` maximize,
+``time.*`` and ``money.*`` minimize (:data:`NAMESPACE_DIRECTIONS`). A registry entry named
+like a namespace (``safety``) with a direction gives every type under it that direction, so
+metric packs declare directions the same way. A scorer's or metric's own declared direction
+wins over the catalog (reports read it first).
 """
 
 from __future__ import annotations
@@ -22,6 +31,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from autobench.records._enums import Direction
 
 SemanticType = str
 """A semantic type: a dotted, lowercase string such as ``"time.latency"``."""
@@ -104,8 +115,12 @@ class Semantic:
 
 
 class SemanticDefinition(BaseModel):
-    """What one semantic type means: its parent, canonical unit, value shape and whether
-    its values add up within a run.
+    """What one semantic type means: its parent, canonical unit, value shape, whether
+    its values add up within a run, and which way is better.
+
+    ``direction`` ``maximize`` / ``minimize``; ``None`` (the default): inherited from the
+    nearest parent that declares it, else from the namespace (see the module docstring and
+    :meth:`SemanticRegistry.direction_of`). Left out of a dump when ``None``.
 
     ``additive`` ``True``: the run's value is the sum of its operations (tokens, requests,
     cost, counts, bytes); ``False``: one value per run, chosen by projection; ``None``
@@ -120,6 +135,7 @@ class SemanticDefinition(BaseModel):
     shape: Shape | None = None
     description: str | None = None
     additive: bool | None = None
+    direction: Direction | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 def _d(
@@ -129,22 +145,52 @@ def _d(
     description: str | None = None,
     *,
     additive: bool | None = None,
+    direction: Direction | None = None,
 ) -> SemanticDefinition:
     return SemanticDefinition(
-        parent=parent, unit=unit, shape=shape, description=description, additive=additive
+        parent=parent,
+        unit=unit,
+        shape=shape,
+        description=description,
+        additive=additive,
+        direction=direction,
     )
+
+
+_MAX, _MIN = Direction.MAXIMIZE, Direction.MINIMIZE
+
+NAMESPACE_DIRECTIONS: dict[str, Direction] = {
+    "quality": _MAX,
+    "result": _MAX,
+    "time": _MIN,
+    "money": _MIN,
+}
+"""The direction of every type under a namespace when neither the type nor its ancestors
+declare one (``quality.helpfulness`` maximizes, ``time.render`` minimizes)."""
 
 
 _BUILTIN_TYPES: dict[str, SemanticDefinition] = {
     # LLM usage and identity
     Semantic.LLM_TOKENS_INPUT: _d(
-        unit="tokens", shape="integer", description="Prompt (input) tokens.", additive=True
+        unit="tokens",
+        shape="integer",
+        description="Prompt (input) tokens.",
+        additive=True,
+        direction=_MIN,
     ),
     Semantic.LLM_TOKENS_OUTPUT: _d(
-        unit="tokens", shape="integer", description="Completion (output) tokens.", additive=True
+        unit="tokens",
+        shape="integer",
+        description="Completion (output) tokens.",
+        additive=True,
+        direction=_MIN,
     ),
     Semantic.LLM_TOKENS_TOTAL: _d(
-        unit="tokens", shape="integer", description="Input plus output tokens.", additive=True
+        unit="tokens",
+        shape="integer",
+        description="Input plus output tokens.",
+        additive=True,
+        direction=_MIN,
     ),
     Semantic.LLM_TOKENS_CACHE_READ: _d(
         Semantic.LLM_TOKENS_INPUT, "tokens", "integer", "Input tokens served from a prompt cache."
@@ -159,7 +205,11 @@ _BUILTIN_TYPES: dict[str, SemanticDefinition] = {
         "Output tokens spent on reasoning (counted inside the output tokens).",
     ),
     Semantic.LLM_REQUEST_COUNT: _d(
-        unit="requests", shape="integer", description="Model requests made.", additive=True
+        unit="requests",
+        shape="integer",
+        description="Model requests made.",
+        additive=True,
+        direction=_MIN,
     ),
     Semantic.LLM_MODEL_NAME: _d(shape="string", description="Model identifier."),
     Semantic.LLM_MODEL_REQUESTED: _d(
@@ -179,7 +229,9 @@ _BUILTIN_TYPES: dict[str, SemanticDefinition] = {
         shape="string", description="Host a model request was sent to (OpenTelemetry name)."
     ),
     # Cost
-    Semantic.MONEY_COST: _d(unit="usd", shape="number", description="Money spent.", additive=True),
+    Semantic.MONEY_COST: _d(
+        unit="usd", shape="number", description="Money spent.", additive=True, direction=_MIN
+    ),
     Semantic.SERVING_COST: _d(Semantic.MONEY_COST, "usd", "number", "Cost of serving a request."),
     Semantic.OPTIMIZATION_COST: _d(
         Semantic.MONEY_COST, "usd", "number", "Cost spent by an optimizer."
@@ -187,7 +239,7 @@ _BUILTIN_TYPES: dict[str, SemanticDefinition] = {
     Semantic.LIFETIME_COST: _d(Semantic.MONEY_COST, "usd", "number", "Cost over a lifetime."),
     # Time
     Semantic.TIME_LATENCY: _d(
-        unit="s", shape="number", description="Elapsed time of an operation."
+        unit="s", shape="number", description="Elapsed time of an operation.", direction=_MIN
     ),
     Semantic.TIME_FIRST_CHUNK: _d(
         Semantic.TIME_LATENCY, "s", "number", "Time to the first streamed chunk."
@@ -202,13 +254,21 @@ _BUILTIN_TYPES: dict[str, SemanticDefinition] = {
         "(not part of its latency).",
     ),
     Semantic.PERFORMANCE_SPEEDUP: _d(
-        unit="ratio", shape="number", description="Baseline time over candidate time."
+        unit="ratio",
+        shape="number",
+        description="Baseline time over candidate time.",
+        direction=_MAX,
     ),
     # Result and quality
     Semantic.RESULT_SUCCESS: _d(
-        unit="boolean", shape="boolean", description="Whether the run achieved its goal."
+        unit="boolean",
+        shape="boolean",
+        description="Whether the run achieved its goal.",
+        direction=_MAX,
     ),
-    Semantic.QUALITY_SCORE: _d(shape="number", description="A quality score, usually in [0, 1]."),
+    Semantic.QUALITY_SCORE: _d(
+        shape="number", description="A quality score, usually in [0, 1].", direction=_MAX
+    ),
     Semantic.QUALITY_CORRECTNESS: _d(
         Semantic.QUALITY_SCORE, shape="number", description="Correctness against an expected value."
     ),
@@ -338,6 +398,26 @@ class SemanticRegistry(BaseModel):
         bytes): the ``additive`` flag of ``name`` or of its nearest ancestor that sets one;
         ``False`` for unknown types and when no ancestor sets it."""
         return self._inherited(name, "additive") is True
+
+    def direction_of(self, name: str) -> Direction | None:
+        """Which way is better for ``name``: the ``direction`` of ``name`` or of its nearest
+        ancestor that sets one; else that of the longest dotted prefix of ``name`` (or of its
+        root ancestor) the registry defines with a direction; else the built-in
+        :data:`NAMESPACE_DIRECTIONS` of its first segment; ``None`` when none applies."""
+        direction: Direction | None = self._inherited(name, "direction")
+        if direction is not None:
+            return direction
+        for semantic in self.ancestors(name):
+            parts = semantic.split(".")
+            for end in range(len(parts) - 1, 0, -1):
+                definition = self.types.get(".".join(parts[:end]))
+                if definition is not None and definition.direction is not None:
+                    return definition.direction
+        for semantic in self.ancestors(name):
+            namespace = NAMESPACE_DIRECTIONS.get(semantic.split(".", 1)[0])
+            if namespace is not None:
+                return namespace
+        return None
 
     def unit_of(self, name: str) -> str | None:
         """The canonical unit of ``name``, inherited from the nearest parent that declares one."""

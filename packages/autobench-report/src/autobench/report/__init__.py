@@ -7,6 +7,7 @@ from autobench.report._builders import (
     build_case_matrix,
     build_leaderboard,
     build_metric_distribution,
+    build_reliability,
     build_report,
     build_run_metric_rows,
     compare_variants,
@@ -21,6 +22,7 @@ from autobench.report._exporters import exporter_registry
 from autobench.report._metrics import UnknownVariantError as UnknownVariantError
 from autobench.report._model import AggregateValue as AggregateValue
 from autobench.report._model import CaseMatrix as CaseMatrix
+from autobench.report._model import CaseReliability as CaseReliability
 from autobench.report._model import Comparison as Comparison
 from autobench.report._model import ComparisonMetric as ComparisonMetric
 from autobench.report._model import Distribution as Distribution
@@ -31,10 +33,12 @@ from autobench.report._model import LeaderboardRow as LeaderboardRow
 from autobench.report._model import MatrixCell as MatrixCell
 from autobench.report._model import MetricColumn as MetricColumn
 from autobench.report._model import MetricStatistics as MetricStatistics
+from autobench.report._model import Reliability as Reliability
 from autobench.report._model import Report as Report
 from autobench.report._model import RunMetricRow as RunMetricRow
 from autobench.report._model import UnpairedCase as UnpairedCase
 from autobench.report._model import VariantDistribution as VariantDistribution
+from autobench.report._model import VariantReliability as VariantReliability
 from autobench.report._model import VariantSummary as VariantSummary
 from autobench.report._model import Verdict as Verdict
 from autobench.report._redaction import output_policy as output_policy
@@ -74,6 +78,7 @@ __all__ = [
     "build_case_matrix",
     "build_leaderboard",
     "build_metric_distribution",
+    "build_reliability",
     "build_report",
     "build_run_metric_rows",
     "compare_variants",

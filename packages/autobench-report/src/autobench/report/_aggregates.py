@@ -1,18 +1,24 @@
 """Aggregating a column over a set of runs of the metric table.
 
-Repeats (``repeat: K``) give a case several runs of one variant. Every aggregate over a
-variant's runs first reduces each case's repeats to one value, then aggregates those
-per-case values, so a case weighs the same however many of its repeats were recorded:
+Repeats (``repeat: K``) give a case several runs of one variant. Two kinds of aggregate
+follow, and each is named for what it is:
 
-* ``ratio_true``: per case, the share of true values among its repeats; then their mean;
-* ``count``: not reduced (it counts the values present in every run);
-* every other function: per case, the mean of its repeats' numeric values (booleans as
-  ``1``/``0``); then the function over those means.
+* over every recorded run, not reduced (``n`` and ``total`` count runs): ``sum`` (what was
+  spent or counted in all, so 15 runs at $0.00019 are $0.00285) and ``count`` (values
+  present in every run);
+* per case first (``n`` and ``total`` count cases): each case's repeats are reduced to one
+  value, then the function runs over those per-case values, so a case weighs the same
+  however many of its repeats were recorded. ``ratio_true`` takes, per case, the share of
+  true values, then their mean; every other function (``mean``, ``per_pass``, ``min``,
+  ``max``, ``median``, ``p95``, ``stddev``, ``geomean``) takes, per case, the mean of its
+  repeats' numeric values (booleans as ``1``/``0``). ``per_pass`` is the sum of those
+  means: the expected total of one pass over the dataset.
 
-``n`` and ``total`` then count cases, not runs. The aggregate's ``spread`` is the mean, over
-the cases with at least two numeric values, of the sample standard deviation of those values:
-how far apart repeats of one case land. Without repeats (one run per case) nothing of this
-applies and the aggregate is exactly the function over the runs.
+With every case run ``K`` times, ``mean`` and ``ratio_true`` equal the same function over
+the runs, and ``sum`` is ``K`` times ``per_pass``. The aggregate's ``spread`` is the mean,
+over the cases with at least two numeric values, of the sample standard deviation of those
+values: how far apart repeats of one case land. Without repeats (one run per case) nothing
+of this applies and the aggregate is exactly the function over the runs.
 """
 
 from __future__ import annotations
@@ -25,6 +31,9 @@ from typing import Any
 from autobench.records import aggregate
 from autobench.report._metrics import MetricTable
 from autobench.report._model import AggregateValue, MetricColumn
+
+OVER_RUNS = frozenset({"count", "sum"})
+"""Aggregates taken over every recorded run, never reduced per case first."""
 
 
 def case_groups(table: MetricTable, runs: Sequence[int]) -> dict[str, list[int]]:
@@ -39,6 +48,16 @@ def case_groups(table: MetricTable, runs: Sequence[int]) -> dict[str, list[int]]
         for index in runs:
             groups.setdefault(table.case_ids[index], []).append(index)
     return groups
+
+
+def has_repeats(table: MetricTable) -> bool:
+    """Whether some case has more than one run of one variant (``repeat: K``); memoised."""
+    cached = table.memo.get("has_repeats")
+    if cached is None:
+        cached = table.memo["has_repeats"] = any(
+            len(case_groups(table, runs)) != len(runs) for runs in table.by_variant.values()
+        )
+    return bool(cached)
 
 
 def _numbers(values: Sequence[Any]) -> list[float]:
@@ -79,13 +98,14 @@ def repeat_spread(values_by_case: Sequence[Sequence[Any]]) -> float | None:
 def aggregate_column(
     table: MetricTable, item: MetricColumn, runs: Sequence[int], *, scope: str
 ) -> AggregateValue:
-    """``item.fn`` over the values of ``item.semantic_type`` in the runs at indices ``runs``
-    (``total = len(runs)``), each case's repeats first reduced to one value (see the module
+    """``item.fn`` over the values of ``item.semantic_type`` in the runs at indices ``runs``:
+    ``count`` and ``sum`` over every run (``total = len(runs)``), every other function over
+    each case's repeats first reduced to one value (``total`` = cases; see the module
     docstring); diagnostics go to the table, prefixed with ``scope``."""
     by_run = table.values(item.semantic_type).by_run
     groups = case_groups(table, runs)
     context = f"{scope}{item.semantic_type}: "
-    if item.fn == "count" or len(groups) == len(runs):
+    if item.fn in OVER_RUNS or len(groups) == len(runs):
         result = aggregate(
             item.fn,
             [by_run[index] for index in runs],
@@ -93,6 +113,10 @@ def aggregate_column(
             context=context,
         )
         spread = None
+        if item.fn != "count" and len(groups) != len(runs):
+            spread = repeat_spread(
+                [[by_run[index] for index in group] for group in groups.values()]
+            )
     else:
         values_by_case = [[by_run[index] for index in group] for group in groups.values()]
         result = aggregate(

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from autobench.core.spec import MetricAggregation, ReportSpec
 from autobench.records import ExperimentResult
+from autobench.report._aggregates import has_repeats
 from autobench.report._columns import (
     default_columns,
     default_matrix_metric,
@@ -33,12 +34,14 @@ from autobench.report._model import (
     Distribution,
     Leaderboard,
     MetricColumn,
+    Reliability,
     Report,
     RunMetricRow,
     VariantSummary,
 )
 from autobench.report._paused import paused_over_runs
 from autobench.report._policies import policy_summaries
+from autobench.report._reliability import reliability
 from autobench.report._run_rows import run_rows
 
 
@@ -139,6 +142,16 @@ def build_metric_distribution(
     return distribution(table, name or semantic_type, semantic_type, summaries)
 
 
+def build_reliability(
+    result: ExperimentResult, *, k: int | None = None, level: float = DEFAULT_LEVEL
+) -> Reliability:
+    """pass@k, pass^k (with Wilson intervals at ``level``) and the flaky cases of every
+    variant over its repeats; ``k`` defaults to the planned repeats. Also meaningful without
+    repeats (``k = 1``: pass@1 = pass^1 = the share of cases that passed). Raises
+    ``ValueError`` when ``k < 1``. See :mod:`autobench.report._reliability`."""
+    return reliability(MetricTable(result), k=k, level=level)
+
+
 def build_run_metric_rows(result: ExperimentResult) -> list[RunMetricRow]:
     """One row per run with every projected metric in its canonical unit and, for a run
     that did not pass, the reason."""
@@ -164,7 +177,8 @@ def build_report(
     ``spec`` defaults to the recorded configuration. Views the spec leaves out
     get defaults: the default leaderboard columns, the matrix of the first
     objective type, a comparison only when there are exactly two variants, no
-    distributions. ``diagnostics`` collects every problem met (unit
+    distributions; ``reliability`` (pass@k, pass^k, flaky cases) when some case has
+    repeats. ``diagnostics`` collects every problem met (unit
     conversions, ambiguous projections, skipped values). Raises
     :class:`UnknownVariantError` when a configured comparison names an unknown
     variant. With ``leave_out_replayed``, runs whose every HTTP request was answered from
@@ -200,6 +214,7 @@ def build_report(
         metric_units={semantic: table.values(semantic).unit for semantic in table.semantic_types},
         diagnostics=table.diagnostics,
         cassette=cassette_use(result, leave_out_replayed),
+        reliability=reliability(table) if has_repeats(table) else None,
     )
 
 

@@ -11,7 +11,8 @@ Defaults (used when the spec leaves a view out):
   answer the usual first questions, each only when some run recorded the type:
   latency (median and p95 of ``time.latency``), tokens (mean ``llm.tokens.input``
   and ``llm.tokens.output`` per run, else mean ``llm.tokens.total``) and cost
-  (mean and total ``money.cost``); an evaluated column that reads the same type
+  (mean and total ``money.cost``, and under repeats the cost per pass over the dataset:
+  the sum over cases of each case's mean); an evaluated column that reads the same type
   with the same aggregate as one of these is shown once, under the latter's name;
 * matrix: the first evaluated column whose type is an objective, else the first one;
 * comparisons: none, except when the experiment has exactly two variants
@@ -27,6 +28,7 @@ from typing import Any
 
 from autobench.core.spec import MetricAggregation
 from autobench.records import ObservationRole, Semantic
+from autobench.report._aggregates import has_repeats
 from autobench.report._directions import column_direction
 from autobench.report._metrics import MetricTable
 from autobench.report._model import MetricColumn
@@ -91,6 +93,8 @@ _TOKENS = (
     ("output tokens mean", Semantic.LLM_TOKENS_OUTPUT),
 )
 _COST = (("cost mean", "mean"), ("cost total", "sum"))
+_COST_PER_PASS = ("cost per pass", "per_pass")
+"""Under repeats, beside the total: the expected cost of one pass over the dataset."""
 
 
 def _recorded(table: MetricTable, semantic_type: str) -> bool:
@@ -109,7 +113,8 @@ def _usual_columns(table: MetricTable) -> list[MetricColumn]:
         tokens = [("tokens mean", Semantic.LLM_TOKENS_TOTAL)]
     columns += [column(table, name, semantic, "mean") for name, semantic in tokens]
     if _recorded(table, Semantic.MONEY_COST):
-        columns += [column(table, name, Semantic.MONEY_COST, fn) for name, fn in _COST]
+        cost = [*_COST, _COST_PER_PASS] if has_repeats(table) else _COST
+        columns += [column(table, name, Semantic.MONEY_COST, fn) for name, fn in cost]
     return columns
 
 

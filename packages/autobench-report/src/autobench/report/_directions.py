@@ -1,46 +1,35 @@
 """Which way is better for a report column, and which variants are best at it.
 
 A column's direction is the one its observations declare (``direction:`` on a
-score or metric). When none declares one, the types every report asks about
-have a built-in direction, inherited by their child types: less time, tokens,
-requests and money are better, more success is better. Aggregates that
-describe spread or presence (``count``, ``stddev``) have no direction.
+score or metric, a scorer's ``goal``). When none declares one, the semantic catalog
+says (:meth:`~autobench.records.SemanticRegistry.direction_of`): a type's own or
+inherited ``direction``, else its namespace's (``quality.*`` and ``result.*``
+maximize, ``time.*`` and ``money.*`` minimize); tokens and requests minimize.
+Aggregates that describe spread or presence (``count``, ``stddev``) have no
+direction.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from autobench.records import Direction, Semantic
+from autobench.records import Direction
 from autobench.report._metrics import MetricTable
 
 UNDIRECTED = frozenset({"count", "stddev"})
 """Aggregates that describe spread or presence: no direction, nothing to test."""
 
-_BUILT_IN: dict[str, Direction] = {
-    Semantic.TIME_LATENCY: Direction.MINIMIZE,
-    Semantic.MONEY_COST: Direction.MINIMIZE,
-    Semantic.LLM_TOKENS_INPUT: Direction.MINIMIZE,
-    Semantic.LLM_TOKENS_OUTPUT: Direction.MINIMIZE,
-    Semantic.LLM_TOKENS_TOTAL: Direction.MINIMIZE,
-    Semantic.LLM_REQUEST_COUNT: Direction.MINIMIZE,
-    Semantic.RESULT_SUCCESS: Direction.MAXIMIZE,
-}
-
 
 def column_direction(table: MetricTable, semantic_type: str, fn: str) -> Direction | None:
     """The direction of ``fn`` over ``semantic_type``: the one its observations declare,
-    else the built-in one of the type or its nearest ancestor; ``None`` when runs declare
-    different directions, when none is known, or for an undirected aggregate."""
+    else the catalog's (the type's, an ancestor's or its namespace's); ``None`` when runs
+    declare different directions, when none is known, or for an undirected aggregate."""
     if fn in UNDIRECTED:
         return None
     declared = table.directions(semantic_type)
     if declared:
         return next(iter(declared)) if len(declared) == 1 else None
-    for ancestor in table.registry.ancestors(semantic_type):
-        if ancestor in _BUILT_IN:
-            return _BUILT_IN[ancestor]
-    return None
+    return table.registry.direction_of(semantic_type)
 
 
 def best_variants(

@@ -21,6 +21,7 @@ from autobench.report._model import (
     MatrixCell,
     Report,
 )
+from autobench.report._reliability_markdown import reliability_markdown
 from autobench.report._statistics_text import p_text, statistics_rows, verdict_text
 
 
@@ -206,6 +207,7 @@ def render_markdown(report: Report) -> str:
                 for policy in report.policies
             ],
         )
+    lines += reliability_markdown(report.reliability)
     if report.matrix is not None:
         lines += _matrix(report.matrix)
     for comparison in report.comparisons:

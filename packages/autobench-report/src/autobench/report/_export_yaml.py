@@ -15,6 +15,10 @@ Shape::
         (each metric: its aggregates, delta and statistics: {cases, informative,
          mean_delta, interval: {level, low, high}, test, p, p_holm, verdict, cases_needed})
       distributions: {name: {semantic, unit, variants: {variant: [values]}, summaries}}
+      reliability: {k, level, interval: wilson, variants: {variant: {cases, pass_at_k,
+        pass_hat_k (each {value, low, high}), flaky: [case ids], short: [case ids],
+        cases_detail: {case: {runs, passed, pass_at_k, pass_hat_k, pass_rate_interval: {low, high},
+        flaky}}}}}                                 (only under repeats)
       diagnostics: [text]
 
 ``value: null`` is "no value". The text is written with the record YAML
@@ -31,6 +35,7 @@ from autobench.report._model import (
     Comparison,
     Distribution,
     MetricStatistics,
+    Reliability,
     Report,
 )
 from autobench.report._redaction import output_policy, redact_strings
@@ -107,6 +112,46 @@ def _distribution(item: Distribution) -> dict[str, Any]:
     }
 
 
+def _reliability(item: Reliability) -> dict[str, Any]:
+    return {
+        "k": item.k,
+        "level": item.level,
+        "interval": "wilson",
+        "variants": {
+            variant.variant: {
+                "cases": variant.cases,
+                "pass_at_k": {
+                    "value": variant.pass_at_k,
+                    "low": variant.pass_at_k_low,
+                    "high": variant.pass_at_k_high,
+                },
+                "pass_hat_k": {
+                    "value": variant.pass_hat_k,
+                    "low": variant.pass_hat_k_low,
+                    "high": variant.pass_hat_k_high,
+                },
+                "flaky": list(variant.flaky),
+                "short": list(variant.short),
+                "cases_detail": {
+                    case.case: {
+                        "runs": case.runs,
+                        "passed": case.passed,
+                        "pass_at_k": case.pass_at_k,
+                        "pass_hat_k": case.pass_hat_k,
+                        "pass_rate_interval": {
+                            "low": case.pass_rate_low,
+                            "high": case.pass_rate_high,
+                        },
+                        "flaky": case.flaky,
+                    }
+                    for case in variant.by_case
+                },
+            }
+            for variant in item.variants
+        },
+    }
+
+
 def report_document(report: Report) -> dict[str, Any]:
     """The ``report:`` section as plain data (see the module docstring for its shape)."""
     body: dict[str, Any] = {
@@ -167,6 +212,8 @@ def report_document(report: Report) -> dict[str, Any]:
         f"{item.baseline} -> {item.candidate}": _comparison(item) for item in report.comparisons
     }
     body["distributions"] = {item.name: _distribution(item) for item in report.distributions}
+    if report.reliability is not None:
+        body["reliability"] = _reliability(report.reliability)
     body["diagnostics"] = list(report.diagnostics)
     return body
 

@@ -359,6 +359,55 @@ class CassetteUse(ReportModel):
     """Whether the token and cost evidence of fully replayed runs is left out of the views."""
 
 
+class CaseReliability(ReportModel):
+    """One case of one variant over its repeats: ``passed`` of ``runs`` recorded runs passed
+    (a run that failed, errored or was skipped did not). ``pass_at_k`` is the estimated
+    chance that at least one of ``k`` repeats passes, ``pass_hat_k`` that all ``k`` pass
+    (unbiased estimators over the ``runs`` recorded, see
+    :mod:`autobench.report._reliability`; ``None`` with fewer than ``k`` runs);
+    ``[pass_rate_low, pass_rate_high]`` is the Wilson score interval of the case's per-run
+    pass rate ``passed / runs``. ``flaky``: passed in some repeats and not in others."""
+
+    case: str
+    runs: int
+    passed: int
+    pass_at_k: float | None = None
+    pass_hat_k: float | None = None
+    pass_rate_low: float | None = None
+    pass_rate_high: float | None = None
+    flaky: bool = False
+
+
+class VariantReliability(ReportModel):
+    """A variant's reliability over its ``cases`` (those with at least ``k`` recorded runs):
+    ``pass_at_k`` and ``pass_hat_k`` are the means of the per-case estimates, each with the
+    Wilson score interval over cases at the report's level (``None``: no case qualifies);
+    ``flaky`` lists the cases that passed in some repeats and failed in others;
+    ``short`` the cases with fewer than ``k`` recorded runs (left out of the means)."""
+
+    variant: str
+    cases: int = 0
+    pass_at_k: float | None = None
+    pass_at_k_low: float | None = None
+    pass_at_k_high: float | None = None
+    pass_hat_k: float | None = None
+    pass_hat_k_low: float | None = None
+    pass_hat_k_high: float | None = None
+    flaky: tuple[str, ...] = ()
+    short: tuple[str, ...] = ()
+    by_case: tuple[CaseReliability, ...] = ()
+
+
+class Reliability(ReportModel):
+    """Reliability over repeats (``repeat: K``): per variant and per case, pass@k (at least
+    one of ``k`` repeats passes; Chen et al. 2021) and pass^k (all ``k`` pass; Yao et al.
+    2024), with intervals at ``level``, and the flaky cases."""
+
+    k: int
+    level: float = DEFAULT_LEVEL
+    variants: tuple[VariantReliability, ...] = ()
+
+
 class Report(ReportModel):
     """Everything the terminal report and the exporters show."""
 
@@ -383,3 +432,5 @@ class Report(ReportModel):
     """Problems met while building: units that could not be converted, ambiguous values, ..."""
     cassette: CassetteUse | None = None
     """Set when the experiment recorded or replayed cassettes."""
+    reliability: Reliability | None = None
+    """pass@k, pass^k and the flaky cases, set when some case has repeats."""

@@ -32,6 +32,7 @@ from autobench.report._model import (
     RunMetricRow,
 )
 from autobench.report._render_cells import aggregate_cell
+from autobench.report._render_reliability import render_reliability
 from autobench.report._render_summary import (
     leaderboard_formats,
     render_comparison,
@@ -315,6 +316,7 @@ def render_report(
         parts.append(render_leaderboard(report.leaderboard))
     if report.policies:
         parts.append(render_policies(report))
+    parts.extend(render_reliability(report, max_rows))
     parts.extend(render_run_metrics(report, runs, max_rows))
     if report.matrix is not None:
         parts.append(render_matrix(report.matrix, max_rows, show_all=runs == "all"))

@@ -270,7 +270,17 @@ class TaskSpec(SpecModel):
 
 
 AggregateName = Literal[
-    "count", "mean", "sum", "min", "max", "median", "p95", "stddev", "geomean", "ratio_true"
+    "count",
+    "mean",
+    "sum",
+    "per_pass",
+    "min",
+    "max",
+    "median",
+    "p95",
+    "stddev",
+    "geomean",
+    "ratio_true",
 ]
 
 
