@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -233,3 +234,32 @@ def test_verdicts_are_never_broken(recorded: tuple[Path, str], width: int) -> No
     }
     assert len(shown) == len(headline) + len(types), shown
     assert set(shown) <= set(tested)
+
+
+_BOX = re.compile(r"[\u2500-\u257f]")
+_NUMBER = re.compile(r"[-+$x]*\d[\d.,/]*%?")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["report", "--runs", "all"],
+        ["compare", "--baseline", "gpt-4o-mini", "--candidate", "gpt-4.1"],
+        ["compare", "SECOND"],
+    ],
+    ids=["report", "compare", "compare-experiments"],
+)
+def test_nothing_is_lost_at_80_columns(recorded: tuple[Path, str], args: list[str]) -> None:
+    record, _ = recorded
+    full = [args[0], str(record), *(str(record) if arg == "SECOND" else arg for arg in args[1:])]
+    narrow, wide = _cli(full, 80), _cli(full, 250)
+    assert max(len(line) for line in narrow.splitlines()) <= 80
+    assert "\u2026" not in narrow
+
+    def words(text: str) -> list[str]:
+        return [word for word in text.split() if not _BOX.search(word) and word != str(record)]
+
+    assert set(words(wide)) <= set(words(narrow)), set(words(wide)) - set(words(narrow))
+    numbers = Counter(_NUMBER.findall(" ".join(words(narrow))))
+    wide_numbers = Counter(_NUMBER.findall(" ".join(words(wide))))
+    assert not wide_numbers - numbers, wide_numbers - numbers

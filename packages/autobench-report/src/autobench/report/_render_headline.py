@@ -64,7 +64,7 @@ class HeadlineView:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = options.max_width
-        yield Text(HEADLINE_TITLE, style="bold")
+        yield Text(HEADLINE_TITLE, style="bold underline")
         for comparison in self.headline.comparisons:
             yield from self._comparison(comparison, width)
         if self.headline.pareto is not None:
