@@ -119,11 +119,8 @@ def _aligned_lines(item: ItemParts, widths: list[int], width: int) -> list[str]:
     head = " " * _INDENT + (" " * _GAP).join(
         cell for cell, w in zip(cells, widths, strict=True) if w
     )
-    column = cell_len(head) + _GAP
     line = head + " " * _GAP + item.verdict
-    if not item.note:
-        return [line.rstrip()]
-    return [text.rstrip() for text in _with_note(line, item.note, width, column)]
+    return [text.rstrip() for text in _with_note(line, item.note, width, _HANG)]
 
 
 def _flowing(item: ItemParts, width: int) -> list[str]:
