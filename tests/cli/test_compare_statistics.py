@@ -4,6 +4,7 @@ verdicts, cases needed and --fail-on regressed, on real record directories."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import textwrap
 from pathlib import Path
 
@@ -199,7 +200,14 @@ def test_one_experiment_two_variants_with_three_cases_is_too_few(
         catch_exceptions=False,
     )
     assert shown.exit_code == 0, shown.output
-    assert "too few cases (n=3; about 7 needed)" in shown.output
+    # the statistics table's verdict cell: the verdict, and under it what it rests on
+    lines = shown.output.splitlines()
+    cells = [
+        (line.index("too few cases"), below.find("(n=3; about 7 needed)"))
+        for line, below in itertools.pairwise(lines)
+        if "too few cases" in line and "(n=3; about 7 needed)" in below
+    ]
+    assert cells and all(verdict == basis for verdict, basis in cells), cells
     gated = runner.invoke(
         cli,
         [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from autobench import BenchmarkSpec, run_benchmark_spec
@@ -12,9 +13,12 @@ from autobench.report import (
     build_report,
     exporter_registry,
     render_experiment_overview,
+    render_headline,
     render_report,
     render_status_table,
 )
+from autobench.report._headline_text import headline_lines, item_parts
+from autobench.report._model import Headline, HeadlineComparison, HeadlineItem, Verdict
 
 
 def _render(renderable: object) -> str:
@@ -136,3 +140,67 @@ def test_each_policy_is_its_own_verdict_in_every_view(tmp_path: Path) -> None:
     csv_text = exporter_registry().get("csv").export(report, result)
     assert "policy:must-succeed,policy:cost-cap" in csv_text.splitlines()[0]
     assert "cost-cap" in _render(render_report(report))
+
+
+def _headline_with_a_note() -> Headline:
+    note = (
+        "the interval leaves out 0 but Holm's adjustment over the 5 metrics tested puts the "
+        "p-value above 0.05"
+    )
+    items = (
+        HeadlineItem(
+            kind="quality",
+            name="quality.correctness",
+            semantic_type="quality.correctness",
+            fn="mean",
+            delta=0.33,
+            ci_low=0.083,
+            ci_high=0.59,
+            level=0.95,
+            verdict=Verdict.NO_DIFFERENCE,
+            note=note,
+        ),
+        HeadlineItem(
+            kind="cost",
+            name="cost mean",
+            semantic_type="money.cost",
+            fn="mean",
+            unit="usd",
+            baseline=0.00019,
+            candidate=0.002,
+            delta=0.00181,
+            ratio=0.002 / 0.00019,
+            ci_low=0.00181,
+            ci_high=0.00181,
+            level=0.95,
+            verdict=Verdict.REGRESSED,
+        ),
+    )
+    comparison = HeadlineComparison(
+        baseline="gpt-4o-mini-2024-07-18",
+        candidate="o4-mini-high-2025-04-16",
+        paired_cases=12,
+        confounded=True,
+        items=items,
+    )
+    return Headline(comparisons=(comparison,))
+
+
+@pytest.mark.parametrize("width", [120, 100, 80, 60, 40])
+def test_the_headline_breaks_only_between_its_parts(width: int) -> None:
+    headline = _headline_with_a_note()
+    console = Console(width=width, record=True, color_system=None)
+    console.print(render_headline(headline))
+    text = console.export_text()
+    lines = text.splitlines()
+    assert lines[0] == "Headline"
+    assert max(len(line) for line in lines) <= width
+    assert text.split() == ["Headline", *" ".join(headline_lines(headline)).split()]
+    for item in headline.comparisons[0].items:
+        parts = item_parts(item)
+        for part in (parts.name, parts.change, parts.interval, parts.verdict):
+            assert any(part in line for line in lines), (part, lines)
+
+
+def test_an_empty_headline_prints_nothing() -> None:
+    assert render_headline(Headline()) is None

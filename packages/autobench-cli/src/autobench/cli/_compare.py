@@ -17,7 +17,7 @@ from autobench.cli._output import exit_for_gate
 from autobench.cli._replayed import replayed
 from autobench.report import (
     compare_experiments,
-    compare_variants,
+    compare_variants_with_headline,
     output_policy,
     render_comparison,
     render_experiment_comparison,
@@ -72,7 +72,8 @@ def compare_command(
     variant id, compares every variant both have, lists the variants and cases
     only one has, and says whether the spec, dataset or source files changed.
 
-    Shows the paired count, the factors that differ, each metric's baseline,
+    Shows the headline first (per objective, cost and latency: the change, its
+    interval and the verdict), then the paired count, the factors that differ, each metric's baseline,
     candidate and delta (absolute, and in % of the baseline; n/a when the
     baseline is 0), the cases that could not be paired (a run that errored on
     either side is unpaired, never a zero) and whether the comparison is
@@ -109,14 +110,16 @@ def compare_command(
                 (c for c in spec.comparisons if (c.baseline, c.candidate) == (baseline, candidate)),
                 None,
             )
-            comparison = compare_variants(
+            comparison, headline = compare_variants_with_headline(
                 result,
                 baseline,
                 candidate,
                 metrics=configured.metrics if configured and configured.metrics else None,
                 level=level,
             )
-        stdout_console(output_policy(result)).print(render_comparison(comparison))
+        stdout_console(output_policy(result)).print(
+            render_comparison(comparison, headline=headline)
+        )
         comparisons = (comparison,)
     if fail_on == "regressed":
         exit_for_gate(regressions(comparisons))

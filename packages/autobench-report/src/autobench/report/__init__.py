@@ -11,6 +11,7 @@ from autobench.report._builders import (
     build_report,
     build_run_metric_rows,
     compare_variants,
+    compare_variants_with_headline,
 )
 from autobench.report._builders import report_spec as report_spec
 from autobench.report._experiments import compare_experiments as compare_experiments
@@ -28,6 +29,7 @@ from autobench.report._model import ComparisonMetric as ComparisonMetric
 from autobench.report._model import Distribution as Distribution
 from autobench.report._model import ExperimentComparison as ExperimentComparison
 from autobench.report._model import FactorChange as FactorChange
+from autobench.report._model import Headline as Headline
 from autobench.report._model import Leaderboard as Leaderboard
 from autobench.report._model import LeaderboardRow as LeaderboardRow
 from autobench.report._model import MatrixCell as MatrixCell
@@ -56,6 +58,7 @@ _RENDERERS = {
     "render_plan": "autobench.report._terminal",
     "render_status_table": "autobench.report._terminal",
     "render_report": "autobench.report._render",
+    "render_headline": "autobench.report._render_headline",
     "render_comparison": "autobench.report._render_summary",
     "render_experiment_comparison": "autobench.report._render_summary",
     # file exports, with their exporters, on first use as well
@@ -82,6 +85,7 @@ __all__ = [
     "build_report",
     "build_run_metric_rows",
     "compare_variants",
+    "compare_variants_with_headline",
     "export_runs_csv",
     "export_summary_yaml",
     "exporter_registry",
@@ -91,6 +95,7 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy renderers
     from autobench.report._files import export_runs_csv, export_summary_yaml
     from autobench.report._files import write_export as write_export
     from autobench.report._render import render_report as render_report
+    from autobench.report._render_headline import render_headline as render_headline
     from autobench.report._render_summary import render_comparison as render_comparison
     from autobench.report._render_summary import (
         render_experiment_comparison as render_experiment_comparison,

@@ -32,6 +32,7 @@ from autobench.report._model import (
     CassetteUse,
     Comparison,
     Distribution,
+    Headline,
     Leaderboard,
     MetricColumn,
     Reliability,
@@ -107,11 +108,36 @@ def compare_variants(
     :class:`UnknownVariantError` (a ``ValueError``) naming the known variants
     when either id is unknown. See :func:`autobench.report._compare.compare`.
     """
+    return _compare_variants(MetricTable(result), baseline, candidate, metrics, level)
+
+
+@paused_over_runs
+def compare_variants_with_headline(
+    result: ExperimentResult,
+    baseline: str,
+    candidate: str,
+    metrics: Sequence[MetricAggregation] | None = None,
+    *,
+    level: float = DEFAULT_LEVEL,
+) -> tuple[Comparison, Headline]:
+    """:func:`compare_variants` and its headline (one comparison, no Pareto front), from
+    one reading of the runs; raises as :func:`compare_variants` does."""
     table = MetricTable(result)
+    comparison = _compare_variants(table, baseline, candidate, metrics, level)
+    return comparison, build_headline([comparison], None, headline_kinds(table))
+
+
+def _compare_variants(
+    table: MetricTable,
+    baseline: str,
+    candidate: str,
+    metrics: Sequence[MetricAggregation] | None,
+    level: float,
+) -> Comparison:
     if metrics is None:
         configured = [
             item
-            for item in report_spec(result).comparisons
+            for item in report_spec(table.result).comparisons
             if (item.baseline, item.candidate) == (baseline, candidate)
         ]
         metrics = configured[0].metrics if configured else ()

@@ -1,7 +1,8 @@
 """The ``markdown`` export: the report as headings and GitHub-flavoured pipe tables.
 
-Sections: status, variants, leaderboard, case matrix, comparisons,
-distributions, runs that did not pass, diagnostics. Aggregates show their
+Sections: the headline (each comparison's answer and the Pareto front, in the words of
+:mod:`autobench.report._headline_text`), status, variants, leaderboard, case matrix,
+comparisons, distributions, runs that did not pass, diagnostics. Aggregates show their
 ``n`` (``0.812 (n=3/4)``, ``no value (n=0/4)``). A matrix cell shows the value,
 followed by the run's status when it did not pass (an errored run shows just
 ``errored``). Cell text escapes ``|`` and folds line breaks.
@@ -13,11 +14,20 @@ from collections.abc import Sequence
 
 from autobench.records import ExperimentResult, RunStatus
 from autobench.report._format import aggregate_text, column_label, metric_label, value_text
+from autobench.report._headline_text import (
+    HEADLINE_TITLE,
+    NOTHING_TO_COMPARE,
+    comparison_level,
+    comparison_title,
+    item_text,
+    pareto_text,
+)
 from autobench.report._model import (
     CaseMatrix,
     Comparison,
     ComparisonMetric,
     Distribution,
+    Headline,
     MatrixCell,
     Report,
 )
@@ -40,6 +50,30 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     ]
     lines += ["| " + " | ".join(escape(c) for c in row) + " |" for row in rows]
     return [*lines, ""]
+
+
+_INLINE = str.maketrans({char: f"\\{char}" for char in "\\`*_[]<>$|#"})
+
+
+def inline(text: str) -> str:
+    """Running text with Markdown's inline markup characters escaped (``$`` too: GitHub
+    reads a pair of dollars as mathematics)."""
+    return text.translate(_INLINE)
+
+
+def headline_markdown(headline: Headline) -> list[str]:
+    """The headline as a section: per comparison its title and one bullet per item, then
+    the Pareto front; ``[]`` when the headline holds nothing."""
+    if not headline.comparisons and headline.pareto is None:
+        return []
+    lines = [f"## {HEADLINE_TITLE}", ""]
+    for comparison in headline.comparisons:
+        lines += [f"**{inline(comparison_title(comparison, comparison_level(comparison)))}**", ""]
+        items = [item_text(item) for item in comparison.items] or [NOTHING_TO_COMPARE]
+        lines += [f"- {inline(text)}" for text in items] + [""]
+    if headline.pareto is not None:
+        lines += [inline(pareto_text(headline.pareto)), ""]
+    return lines
 
 
 def _matrix_cell(cell: MatrixCell | None) -> str:
@@ -138,6 +172,7 @@ def _distribution(item: Distribution) -> list[str]:
 def render_markdown(report: Report) -> str:
     """The whole report as Markdown text."""
     lines = [f"# {report.benchmark}: {report.experiment}", ""]
+    lines += headline_markdown(report.headline)
     status = report.status
     lines += ["## Status", ""]
     lines += table(

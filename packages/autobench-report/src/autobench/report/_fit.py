@@ -31,10 +31,16 @@ def longest_word(text: str) -> int:
     return max((cell_len(word) for word in text.split()), default=1)
 
 
+def longest_line(text: str) -> int:
+    """The width ``text`` needs with each of its lines kept whole."""
+    return max((cell_len(line) for line in text.split("\n")), default=0)
+
+
 @dataclass(slots=True)
 class Column:
     """A header and one cell per row. ``wrap`` marks free text, which may wrap between
-    words; any other cell (an id, a number) is kept whole on one line."""
+    words; any other cell (an id, a number) keeps each of its lines whole (a cell may
+    stack a few short lines: a delta over its interval)."""
 
     header: str
     cells: list[Text] = field(default_factory=list)
@@ -45,15 +51,15 @@ class Column:
     def minimum(self) -> int:
         widths = [longest_word(self.header)]
         for cell in self.cells:
-            widths.append(longest_word(cell.plain) if self.wrap else cell.cell_len)
+            widths.append(longest_word(cell.plain) if self.wrap else longest_line(cell.plain))
         return max(widths)
 
     def maximum(self) -> int:
-        return max([cell_len(self.header), *(cell.cell_len for cell in self.cells)])
+        return max([cell_len(self.header), *(longest_line(cell.plain) for cell in self.cells)])
 
 
-def _grid(columns: Sequence[Column], widths: Sequence[int | None]) -> Table:
-    grid = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+def _grid(columns: Sequence[Column], widths: Sequence[int | None], leading: int = 0) -> Table:
+    grid = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, leading=leading)
     for column, width in zip(columns, widths, strict=True):
         grid.add_column(
             Text(column.header),
@@ -88,7 +94,8 @@ def _widths(columns: Sequence[Column], room: int) -> list[int] | None:
 
 
 class FitTable:
-    """Key columns and value columns, split into as many tables as the width needs."""
+    """Key columns and value columns, split into as many tables as the width needs;
+    ``leading`` blank lines between rows (for rows of several lines)."""
 
     def __init__(
         self,
@@ -96,11 +103,14 @@ class FitTable:
         keys: Sequence[Column],
         values: Sequence[Column] = (),
         note: str | None = None,
+        *,
+        leading: int = 0,
     ) -> None:
         self.title = title
         self.keys = list(keys)
         self.values = list(values)
         self.note = note
+        self.leading = leading
 
     def parts(self, console: Console, options: ConsoleOptions) -> list[list[Column]]:
         """The value columns of each table: consecutive columns, as many per table as fit
@@ -140,7 +150,7 @@ class FitTable:
     def _table(self, console: Console, options: ConsoleOptions, columns: list[Column]) -> Table:
         room = options.max_width - _overhead(console, options, len(columns))
         widths: Sequence[int | None] = _widths(columns, room) or [None] * len(columns)
-        grid = _grid(columns, widths)
+        grid = _grid(columns, widths, self.leading)
         rows = max((len(column.cells) for column in columns), default=0)
         for row in range(rows):
             grid.add_row(

@@ -42,9 +42,18 @@ def aggregate_text(aggregate: AggregateValue, shown: str | None = None) -> str:
     return f"{value}{spread_text(aggregate)} (n={aggregate.n}/{aggregate.total})"
 
 
+def varies(aggregate: AggregateValue) -> bool:
+    """Whether ``aggregate`` has a spread between repeats worth showing: not ``None``, not
+    0 (every repeat of every case gave the same value) and a number."""
+    spread = aggregate.spread
+    return spread is not None and spread != 0 and math.isfinite(spread)
+
+
 def spread_text(aggregate: AggregateValue) -> str:
-    """`` ±0.05`` (the spread between repeats), ``""`` without one."""
-    return "" if aggregate.spread is None else f" \u00b1{number_text(aggregate.spread)}"
+    """`` ±0.05`` (the spread between repeats), ``""`` without one or when the value never
+    varies (:func:`varies`)."""
+    spread = aggregate.spread
+    return f" \u00b1{number_text(spread)}" if spread is not None and varies(aggregate) else ""
 
 
 def metric_label(semantic_type: str, unit: str | None) -> str:

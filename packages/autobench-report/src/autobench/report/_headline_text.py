@@ -17,11 +17,33 @@ number.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from autobench.report._model import Headline, HeadlineComparison, HeadlineItem, ParetoFront
 
+HEADLINE_TITLE = "Headline"
+"""The title of the block every format shows first."""
+
 LABELS = {"cost": "cost", "latency": "latency"}
 """How cost and latency items are named (a quality item by its column's name)."""
+
+NOTHING_TO_COMPARE = "no objective, cost or latency to compare"
+"""The line of a comparison without items."""
+
+NO_VALUE = "no value on both sides"
+"""The change of an item whose metric lacks a value on either side."""
+
+
+class ItemParts(NamedTuple):
+    """The words of one item, each kept whole when a line is broken (``""`` when absent):
+    ``name``, ``change`` (``+0.40``; ``x10.5 (+$0.0018 a case)``), ``interval``
+    (``[+0.10, +0.70]``), ``verdict`` (``improved``) and ``note`` (free text)."""
+
+    name: str
+    change: str
+    interval: str = ""
+    verdict: str = ""
+    note: str = ""
 
 
 def _digits(value: float, significant: int) -> str:
@@ -58,24 +80,29 @@ def interval(item: HeadlineItem) -> str:
     return f"[{low}, {high}]"
 
 
-def item_text(item: HeadlineItem) -> str:
-    """One item: name, change, interval, verdict and, when there is one, the note."""
+def item_parts(item: HeadlineItem) -> ItemParts:
+    """The words of ``item`` (:class:`ItemParts`); an item without a delta reads
+    :data:`NO_VALUE` as its change."""
     name = LABELS.get(item.kind, item.name)
     if item.delta is None:
-        return f"{name}: no value on both sides"
+        return ItemParts(name, NO_VALUE)
     if item.kind == "cost" and item.ratio is not None:
         change = (
             f"x{_digits(item.ratio, 3)} ({quantity(item.delta, item.unit, signed=True)} a case)"
         )
     else:
         change = quantity(item.delta, item.unit, signed=True)
-    parts = [name, change]
-    if bounds := interval(item):
-        parts.append(bounds)
-    if item.verdict is not None:
-        parts.append(item.verdict.value)
-    text = " ".join(parts)
-    return f"{text} ({item.note})" if item.note else text
+    verdict = "" if item.verdict is None else item.verdict.value
+    return ItemParts(name, change, interval(item), verdict, item.note or "")
+
+
+def item_text(item: HeadlineItem) -> str:
+    """One item: name, change, interval, verdict and, when there is one, the note."""
+    parts = item_parts(item)
+    if parts.change == NO_VALUE:
+        return f"{parts.name}: {parts.change}"
+    text = " ".join(part for part in parts[:4] if part)
+    return f"{text} ({parts.note})" if parts.note else text
 
 
 def comparison_title(comparison: HeadlineComparison, level: float | None = None) -> str:
@@ -97,15 +124,19 @@ def pareto_text(front: ParetoFront) -> str:
     return f"{text}; {'; '.join(beaten)}" if beaten else text
 
 
+def comparison_level(comparison: HeadlineComparison) -> float | None:
+    """The confidence level of the comparison's intervals (``None``: nothing was tested)."""
+    return next((item.level for item in comparison.items if item.level is not None), None)
+
+
 def headline_lines(headline: Headline) -> list[str]:
     """The whole headline (module docstring); ``[]`` when it holds nothing."""
     lines: list[str] = []
     for comparison in headline.comparisons:
-        level = next((item.level for item in comparison.items if item.level is not None), None)
-        lines.append(comparison_title(comparison, level))
+        lines.append(comparison_title(comparison, comparison_level(comparison)))
         lines.extend(f"  {item_text(item)}" for item in comparison.items)
         if not comparison.items:
-            lines.append("  no objective, cost or latency to compare")
+            lines.append(f"  {NOTHING_TO_COMPARE}")
     if headline.pareto is not None:
         lines.append(pareto_text(headline.pareto))
     return lines

@@ -1,5 +1,7 @@
 """The Rich terminal report: a :class:`Report` as renderables, readable at 80 columns.
 
+The headline comes first: the answer of each comparison and the Pareto front.
+
 Tables are :class:`~autobench.report._fit.FitTable` s, laid out when printed for
 the console width. Large experiments are summarised rather than printed in full:
 per-run rows and matrix rows beyond ``max_rows`` are left out unless asked for
@@ -32,6 +34,7 @@ from autobench.report._model import (
     RunMetricRow,
 )
 from autobench.report._render_cells import aggregate_cell
+from autobench.report._render_headline import render_headline
 from autobench.report._render_reliability import render_reliability
 from autobench.report._render_summary import (
     leaderboard_formats,
@@ -301,14 +304,17 @@ def render_report(
     runs: RunSelection = "auto",
     max_rows: int = 20,
 ) -> RenderableType:
-    """The whole report: overview, variants, leaderboard, per-run metrics by semantic
-    family, case matrix, comparisons, distributions and diagnostics.
+    """The whole report: the headline first (:mod:`autobench.report._render_headline`),
+    then overview, variants, leaderboard, per-run metrics by semantic family, case matrix,
+    comparisons, distributions and diagnostics.
 
     ``runs`` selects per-run rows: ``auto`` (all when at most ``max_rows`` runs,
     else the runs that did not pass, at most ``max_rows``), ``all``, ``failed``
     or ``none``.
     """
-    parts: list[RenderableType] = [render_overview(report, records)]
+    headline = render_headline(report.headline)
+    parts: list[RenderableType] = [] if headline is None else [headline]
+    parts.append(render_overview(report, records))
     if report.variants:
         parts.append(render_variants(report))
     formats = leaderboard_formats(report.leaderboard)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from autobench.report._display import NumberFormat
+from autobench.report._format import varies
 from autobench.report._model import AggregateValue
 
 BEST_MARK = "*"
@@ -16,7 +17,8 @@ def aggregate_cell(
     aggregate: AggregateValue | None, number: NumberFormat, *, best: bool = False
 ) -> Text:
     """``aggregate`` in ``number``'s notation, with ``±0.05`` for the spread between repeats
-    and ``(n=3/4)`` when some runs (cases, with repeats) had no value;
+    (none for a value that never varies: no spread, or a spread of 0) and ``(n=3/4)`` when
+    some runs (cases, with repeats) had no value;
     ``best`` puts :data:`BEST_MARK` in front (so right-aligned digits stay aligned)."""
     if aggregate is None:
         text = Text("-", style="dim")
@@ -24,8 +26,9 @@ def aggregate_cell(
         text = Text(f"no value (n=0/{aggregate.total})", style="dim")
     else:
         value = number.text(aggregate.value)
-        if aggregate.spread is not None:  # between repeats, in the column's notation
-            value += f" \u00b1{number.text(aggregate.spread)}"
+        spread = aggregate.spread
+        if spread is not None and varies(aggregate):  # between repeats, column's notation
+            value += f" \u00b1{number.text(spread)}"
         if aggregate.n != aggregate.total:
             value += f" (n={aggregate.n}/{aggregate.total})"
         text = Text(value)

@@ -27,12 +27,13 @@ from autobench.report._model import (
     Comparison,
     ComparisonMetric,
     ExperimentComparison,
+    Headline,
     Leaderboard,
     LeaderboardRow,
     MetricColumn,
-    Verdict,
 )
 from autobench.report._render_cells import BEST_MARK, aggregate_cell
+from autobench.report._render_headline import VERDICT_STYLES, render_headline
 from autobench.report._statistics_text import p_label, p_text, statistics_rows, verdict_text
 
 PASS_RATE = "pass rate"
@@ -210,65 +211,77 @@ def _comparison_metrics(comparison: Comparison, formats: MetricFormats) -> FitTa
     return FitTable("", [Column("metric", labels, wrap=True)], values)
 
 
-_VERDICT_STYLES = {
-    Verdict.IMPROVED: "green",
-    Verdict.REGRESSED: "bold red",
-    Verdict.TOO_FEW_CASES: "yellow",
-}
+def _stacked(*lines: str, style: str = "") -> Text:
+    """One cell of several lines, each kept whole."""
+    text = Text("\n".join(line for line in lines if line))
+    if style and lines:
+        text.stylize(style, 0, len(lines[0]))
+    return text
 
 
-def _statistics_table(comparison: Comparison, formats: MetricFormats) -> FitTable | None:
+def _statistics_table(comparison: Comparison, formats: MetricFormats) -> RenderableType | None:
+    """Per tested type: the mean per-case delta over its interval, the test over the
+    Holm-adjusted p-value, the verdict over what it rests on (cases, cases needed); the
+    case count goes to the title when every type has the same. Each cell is a few lines
+    kept whole, so the table fits 100 columns; notes follow as text."""
     tested = list(statistics_rows(comparison))
     if not tested:
         return None
     level = tested[0].statistics.level if tested[0].statistics else 0.95
+    counts = {metric.statistics.n for metric in tested if metric.statistics is not None}
     labels: list[Text] = []
-    cells: list[list[Text]] = [[], [], [], [], [], []]
+    cells: list[list[Text]] = [[], [], []]
+    notes: list[str] = []
     for metric in tested:
         stats = metric.statistics
         assert stats is not None
         number = _metric_format(metric, formats)
-        labels.append(Text(metric_label(metric.semantic_type, number.unit)))
+        label = metric_label(metric.semantic_type, number.unit)
+        labels.append(Text(label))
         interval = (
-            "-"
+            ""
             if stats.ci_low is None or stats.ci_high is None
             else f"[{number.text(stats.ci_low, signed=True)}, "
             f"{number.text(stats.ci_high, signed=True)}]"
         )
         mean = "-" if stats.mean_delta is None else number.text(stats.mean_delta, signed=True)
+        verdict = stats.verdict.value
+        basis = verdict_text(stats).removeprefix(verdict).strip()
         row = (
-            Text(str(stats.n)),
-            Text(mean),
-            Text(interval),
-            Text(f"{stats.test} {p_label(stats.p_value)}"),
-            Text(p_text(stats.p_adjusted)),
-            Text(verdict_text(stats), style=_VERDICT_STYLES.get(stats.verdict, "")),
+            _stacked(mean, interval),
+            _stacked(stats.test, f"{p_label(stats.p_value)}, Holm {p_text(stats.p_adjusted)}"),
+            _stacked(verdict, basis, style=VERDICT_STYLES.get(stats.verdict, "")),
         )
         for column, cell in zip(cells, row, strict=True):
             column.append(cell)
-    headers = (
-        "cases",
-        "mean delta",
-        f"{level:.0%} interval",
-        "test",
-        "p (Holm)",
-        "verdict",
-    )
-    values = [_right(header, column) for header, column in zip(headers[:5], cells, strict=False)]
-    values.append(Column(headers[5], cells[5], wrap=True))
-    return FitTable(
-        f"Statistics (paired by case, tests at {1 - level:.2g})",
-        [Column("metric", labels, wrap=True)],
-        values,
-    )
+        if stats.note:
+            notes.append(f"{label}: {stats.note}")
+    values = [
+        _right(f"mean delta, {level:.0%} interval", cells[0]),
+        _right("test, p", cells[1]),
+        Column("verdict", cells[2]),
+    ]
+    keys = [Column("metric", labels, wrap=True)]
+    title = f"Statistics (paired by case, tests at {1 - level:.2g})"
+    if len(counts) == 1:
+        title = f"Statistics ({counts.pop()} paired cases, tests at {1 - level:.2g})"
+    else:
+        cases = [Text(str(m.statistics.n)) for m in tested if m.statistics is not None]
+        values.insert(0, _right("cases", cases))
+    return FitTable(title, keys, values, "\n".join(notes) or None, leading=1)
 
 
 def render_comparison(
-    comparison: Comparison, max_rows: int = 10, formats: MetricFormats | None = None
+    comparison: Comparison,
+    max_rows: int = 10,
+    formats: MetricFormats | None = None,
+    *,
+    headline: Headline | None = None,
 ) -> RenderableType:
     """Paired runs, changed factors, confounding, metric deltas (absolute and relative to
-    the baseline; ``n/a`` for a zero baseline) and unpaired cases. ``formats`` gives the
-    notation of metrics shown elsewhere in the same report, so each reads the same."""
+    the baseline; ``n/a`` for a zero baseline), statistics and unpaired cases, after
+    ``headline`` when given (``compare``: the comparison's answer first). ``formats`` gives
+    the notation of metrics shown elsewhere in the same report, so each reads the same."""
     grid = Table.grid(padding=(0, 2))
     grid.add_row("paired cases", str(len(comparison.paired_cases)))
     changed = ", ".join(
@@ -286,7 +299,9 @@ def render_comparison(
             ),
         )
     title = Text(f"Compare {comparison.baseline} -> {comparison.candidate}")
-    parts: list[RenderableType] = [
+    answer = None if headline is None else render_headline(headline)
+    parts: list[RenderableType] = [] if answer is None else [answer]
+    parts += [
         Panel(grid, title=title, title_align="left"),
         _comparison_metrics(comparison, formats or {}),
     ]
@@ -310,8 +325,9 @@ def render_comparison(
 def render_experiment_comparison(
     comparison: ExperimentComparison, max_rows: int = 10
 ) -> RenderableType:
-    """Two experiments: what changed between their inputs, the variants and cases only
-    one of them has, then each shared variant's comparison (:func:`render_comparison`)."""
+    """Two experiments: the headline (each shared variant's answer), what changed between
+    their inputs, the variants and cases only one of them has, then each shared variant's
+    comparison (:func:`render_comparison`)."""
     grid = Table.grid(padding=(0, 2))
     grid.add_row("baseline", comparison.baseline_experiment)
     grid.add_row("candidate", comparison.candidate_experiment)
@@ -332,9 +348,9 @@ def render_experiment_comparison(
             grid.add_row(
                 label, Text(shown + (f" ... and {left} more" if left else ""), overflow="fold")
             )
-    parts: list[RenderableType] = [
-        Panel(grid, title=Text("Compare experiments"), title_align="left")
-    ]
+    headline = render_headline(comparison.headline)
+    parts: list[RenderableType] = [] if headline is None else [headline]
+    parts.append(Panel(grid, title=Text("Compare experiments"), title_align="left"))
     if not comparison.comparisons:
         parts.append(Text("No variant is in both experiments: nothing to pair.", style="yellow"))
     parts += [render_comparison(item, max_rows) for item in comparison.comparisons]
