@@ -6,7 +6,8 @@ line for the Pareto front::
     swift -> sage (5 paired cases, 95% intervals)
       correctness +0.40 [+0.10, +0.70] improved
       cost x10.5 (+$0.0018 a case) [+$0.0016, +$0.0020] regressed
-      latency +0.21 s [-0.05, +0.48] no detectable difference
+      latency +210 ms [-50 ms, +480 ms] no detectable difference
+      requests +2 on every case regressed
     Pareto front (correctness, cost, latency): sage, swift; mini is beaten by sage
 
 Numbers keep two significant digits (a ratio three), signs always shown on deltas; money in
@@ -71,13 +72,26 @@ def quantity(value: float, unit: str | None, *, signed: bool = False) -> str:
     return number if unit is None else f"{number} {unit}"
 
 
+EXACT = "on every case"
+"""The interval part of an item whose delta is the same on every case (no interval)."""
+
+
 def interval(item: HeadlineItem) -> str:
-    """``[+0.10, +0.70]``, or ``""`` without an interval."""
+    """``[+0.10, +0.70]``; :data:`EXACT` for an exact delta; ``""`` without an interval. When
+    the delta lies outside the interval (which is of the row's own estimate, e.g. the
+    Hodges-Lehmann shift), the estimate is named first:
+    ``Hodges-Lehmann shift +0.35 [+0.10, +0.70]``."""
+    if item.exact:
+        return EXACT
     if item.ci_low is None or item.ci_high is None:
         return ""
     low = quantity(item.ci_low, item.unit, signed=True)
     high = quantity(item.ci_high, item.unit, signed=True)
-    return f"[{low}, {high}]"
+    bounds = f"[{low}, {high}]"
+    outside = item.delta is not None and not item.ci_low <= item.delta <= item.ci_high
+    if outside and item.estimate is not None and item.interval_of:
+        return f"{item.interval_of} {quantity(item.estimate, item.unit, signed=True)} {bounds}"
+    return bounds
 
 
 def item_parts(item: HeadlineItem) -> ItemParts:
@@ -93,7 +107,9 @@ def item_parts(item: HeadlineItem) -> ItemParts:
     else:
         change = quantity(item.delta, item.unit, signed=True)
     verdict = "" if item.verdict is None else item.verdict.value
-    return ItemParts(name, change, interval(item), verdict, item.note or "")
+    # an exact item says all its note would (the delta is the same on every case)
+    note = "" if item.exact else item.note or ""
+    return ItemParts(name, change, interval(item), verdict, note)
 
 
 def item_text(item: HeadlineItem) -> str:

@@ -220,10 +220,11 @@ def _stacked(*lines: str, style: str = "") -> Text:
 
 
 def _statistics_table(comparison: Comparison, formats: MetricFormats) -> RenderableType | None:
-    """Per tested type: the mean per-case delta over its interval, the test over the
-    Holm-adjusted p-value, the verdict over what it rests on (cases, cases needed); the
-    case count goes to the title when every type has the same. Each cell is a few lines
-    kept whole, so the table fits 100 columns; notes follow as text."""
+    """Per row: the estimate its interval is of over that interval (``on every case`` for an
+    exact delta), the test over the Holm-adjusted p-value, the verdict over what it rests on
+    (cases, cases needed); rows are named as in the comparison table above. The case count
+    goes to the title when every row has the same. Each cell is a few lines kept whole, so the
+    table fits 100 columns; notes (why an interval and a verdict differ) follow as text."""
     tested = list(statistics_rows(comparison))
     if not tested:
         return None
@@ -236,28 +237,33 @@ def _statistics_table(comparison: Comparison, formats: MetricFormats) -> Rendera
         stats = metric.statistics
         assert stats is not None
         number = _metric_format(metric, formats)
-        label = metric_label(metric.semantic_type, number.unit)
+        label = metric_header(metric.name, metric.fn, metric.semantic_type, number.unit)
         labels.append(Text(label))
-        interval = (
-            ""
-            if stats.ci_low is None or stats.ci_high is None
-            else f"[{number.text(stats.ci_low, signed=True)}, "
-            f"{number.text(stats.ci_high, signed=True)}]"
-        )
-        mean = "-" if stats.mean_delta is None else number.text(stats.mean_delta, signed=True)
+        exact = stats.test == "exact"
+        if exact:
+            interval = "on every case"
+        elif stats.ci_low is None or stats.ci_high is None:
+            interval = ""
+        else:
+            interval = (
+                f"[{number.text(stats.ci_low, signed=True)}, "
+                f"{number.text(stats.ci_high, signed=True)}]"
+            )
+        estimate = stats.mean_delta if stats.estimate is None else stats.estimate
+        shown = "-" if estimate is None else number.text(estimate, signed=True)
         verdict = stats.verdict.value
-        basis = verdict_text(stats).removeprefix(verdict).strip()
+        basis = verdict_text(stats, note=False).removeprefix(verdict).strip()
         row = (
-            _stacked(mean, interval),
+            _stacked(shown, interval),
             _stacked(stats.test, f"{p_label(stats.p_value)}, Holm {p_text(stats.p_adjusted)}"),
             _stacked(verdict, basis, style=VERDICT_STYLES.get(stats.verdict, "")),
         )
         for column, cell in zip(cells, row, strict=True):
             column.append(cell)
-        if stats.note:
+        if stats.note and not exact:
             notes.append(f"{label}: {stats.note}")
     values = [
-        _right(f"mean delta, {level:.0%} interval", cells[0]),
+        _right(f"estimate, {level:.0%} interval", cells[0]),
         _right("test, p", cells[1]),
         Column("verdict", cells[2]),
     ]
@@ -268,7 +274,16 @@ def _statistics_table(comparison: Comparison, formats: MetricFormats) -> Rendera
     else:
         cases = [Text(str(m.statistics.n)) for m in tested if m.statistics is not None]
         values.insert(0, _right("cases", cases))
-    return FitTable(title, keys, values, "\n".join(notes) or None, leading=1)
+    caption = "\n".join([ESTIMATES, *notes])
+    return FitTable(title, keys, values, caption, leading=1)
+
+
+ESTIMATES = (
+    "The estimate is what the row's test is about: the difference in pass rate (mcnemar-exact), "
+    "the Hodges-Lehmann shift (wilcoxon), the difference of the row's aggregate (bootstrap), or "
+    "a delta the same on every case (exact)."
+)
+"""The caption saying what each test's estimate and interval are of."""
 
 
 def render_comparison(
