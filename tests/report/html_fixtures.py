@@ -6,8 +6,16 @@ comparison with all of them."""
 
 from __future__ import annotations
 
+import asyncio
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
 from report_support import RunBench
 
+from autobench import run_benchmark_spec
+from autobench.core.spec import BenchmarkSpec
 from autobench.records import ExperimentResult
 
 TASK = """
@@ -62,3 +70,28 @@ def wide_result(run_bench: RunBench, cases: int = 15) -> ExperimentResult:
             "comparisons": [{"baseline": BASELINE, "candidate": CANDIDATE, "metrics": metrics}],
         },
     )
+
+
+def spec_runner(root: Path) -> RunBench:
+    """A ``run_bench`` (see ``conftest.py``) writing its task module to ``root``, for a
+    fixture wider than one test."""
+
+    def run(source: str, **spec: Any) -> ExperimentResult:
+        (root / "html_task.py").write_text(textwrap.dedent(source))
+        data = {
+            "benchmark": {"id": "report-test"},
+            "dataset": {"cases": list(spec["cases"])},
+            "variants": list(spec["variants"]),
+            "scoring": list(spec.get("scoring", ())),
+            "task": {"target": "html_task:run"},
+            "reports": dict(spec.get("reports") or {}),
+        }
+        model = BenchmarkSpec.model_validate(data).model_copy(update={"base_dir": root})
+        sys.path.insert(0, str(root))
+        try:
+            return asyncio.run(run_benchmark_spec(model))
+        finally:
+            sys.path.remove(str(root))
+            sys.modules.pop("html_task", None)
+
+    return run
