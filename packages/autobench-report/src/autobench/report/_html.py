@@ -39,6 +39,7 @@ from autobench.records import ExperimentResult
 from autobench.report._display import NumberFormat
 from autobench.report._format import column_label
 from autobench.report._html_figures import (
+    RunValues,
     constant_metrics,
     distribution_figures,
     forest_figures,
@@ -56,6 +57,7 @@ from autobench.report._html_views import (
     matrix_data,
 )
 from autobench.report._model import Report
+from autobench.report._paused import paused_over_runs
 from autobench.report._plotly_bundle import STATIC, plotly_js
 
 __all__ = ["mean_interval", "pareto_front", "render_html", "script_json"]
@@ -96,8 +98,10 @@ def _winners(report: Report, formats: dict[str, NumberFormat]) -> list[tuple[str
     return winners
 
 
+@paused_over_runs
 def render_html(report: Report, result: ExperimentResult) -> str:
-    """The whole page as text (UTF-8 when written)."""
+    """The whole page as text (UTF-8 when written); the cyclic garbage collector is paused
+    over large experiments (:mod:`autobench.report._paused`)."""
     reasons = {row.run_id: row.reason for row in report.run_rows}
     waterfalls = run_spans(result)
     strings = Strings()
@@ -118,11 +122,12 @@ def render_html(report: Report, result: ExperimentResult) -> str:
             view["forests"].append((len(forests), figure["title"]))
             forests.append(figure)
         comparisons.append(view)
-    varying, constant = constant_metrics(report)
-    scatter = scatter_figure(report)
+    values = RunValues(report)
+    varying, constant = constant_metrics(report, values)
+    scatter = scatter_figure(report, values)
     figures: dict[str, list[dict[str, Any]]] = {
-        "intervals": interval_figures(report, formats),
-        "distributions": distribution_figures(report, varying),
+        "intervals": interval_figures(report, values, formats),
+        "distributions": distribution_figures(report, values, varying),
         "scatter": [] if scatter is None else [scatter],
         "forest": forests,
     }

@@ -50,28 +50,41 @@ def mean_interval(values: Sequence[float]) -> tuple[float, float, float] | None:
     return mean, float(low), float(high)
 
 
-def values_by_variant(report: Report, semantic_type: str) -> dict[str, list[float]]:
-    """Numeric values of ``semantic_type`` per variant, one per run, from the run rows."""
-    by_variant: dict[str, list[float]] = {v.id: [] for v in report.variants}
-    for row in report.run_rows:
-        found = number(row.metrics.get(semantic_type))
-        if found is not None:
-            by_variant.setdefault(row.variant_id, []).append(found)
-    return by_variant
+class RunValues:
+    """The numeric value of every metric of every run, read once from the report's run
+    rows: ``cases(type)[variant][case]`` lists a case's values (one per run)."""
 
+    def __init__(self, report: Report) -> None:
+        variants = [v.id for v in report.variants]
+        self._by_type: dict[str, dict[str, dict[str, list[float]]]] = {}
+        for row in report.run_rows:
+            for semantic_type, value in row.metrics.items():
+                found = number(value)
+                if found is None:
+                    continue
+                by_variant = self._by_type.get(semantic_type)
+                if by_variant is None:
+                    by_variant = self._by_type[semantic_type] = {v: {} for v in variants}
+                by_variant.setdefault(row.variant_id, {}).setdefault(row.case_id, []).append(found)
 
-def case_means(report: Report, semantic_type: str) -> dict[str, list[float]]:
-    """Per variant, the mean of each case's runs (a case's repeats reduced to one value
-    first, as the leaderboard's aggregates are)."""
-    cases: dict[str, dict[str, list[float]]] = {v.id: {} for v in report.variants}
-    for row in report.run_rows:
-        found = number(row.metrics.get(semantic_type))
-        if found is not None:
-            cases.setdefault(row.variant_id, {}).setdefault(row.case_id, []).append(found)
-    return {
-        variant: [math.fsum(values) / len(values) for values in by_case.values()]
-        for variant, by_case in cases.items()
-    }
+    def cases(self, semantic_type: str) -> dict[str, dict[str, list[float]]]:
+        """Per variant, per case, the values of ``semantic_type`` (empty: none recorded)."""
+        return self._by_type.get(semantic_type, {})
+
+    def runs(self, semantic_type: str) -> dict[str, list[float]]:
+        """Per variant, the value of each run with one, in run order within a case."""
+        return {
+            variant: [x for values in by_case.values() for x in values]
+            for variant, by_case in self.cases(semantic_type).items()
+        }
+
+    def case_means(self, semantic_type: str) -> dict[str, list[float]]:
+        """Per variant, the mean of each case's runs (a case's repeats reduced to one value
+        first, as the leaderboard's aggregates are)."""
+        return {
+            variant: [math.fsum(values) / len(values) for values in by_case.values()]
+            for variant, by_case in self.cases(semantic_type).items()
+        }
 
 
 def _unit_label(label: str, unit: str | None) -> str:
@@ -91,7 +104,9 @@ def leaderboard_formats(report: Report) -> dict[str, NumberFormat]:
     }
 
 
-def interval_figures(report: Report, formats: dict[str, NumberFormat]) -> list[dict[str, Any]]:
+def interval_figures(
+    report: Report, values: RunValues, formats: dict[str, NumberFormat]
+) -> list[dict[str, Any]]:
     """One bar chart per leaderboard column: the column's own aggregate per variant (the
     leaderboard's value), with a 95 % Student-t interval over the per-case values when the
     aggregate is the mean."""
@@ -99,15 +114,15 @@ def interval_figures(report: Report, formats: dict[str, NumberFormat]) -> list[d
     figures: list[dict[str, Any]] = []
     for column in board.columns:
         fmt = formats[column.name]
-        per_case = case_means(report, column.semantic_type) if column.fn == "mean" else {}
-        names, values, plus, minus, counts = [], [], [], [], []
+        per_case = values.case_means(column.semantic_type) if column.fn == "mean" else {}
+        names, bars, plus, minus, counts = [], [], [], [], []
         for row in board.rows:
             aggregate = row.metrics.get(column.name)
             if aggregate is None or number(aggregate.value) is None:
                 continue
             value = float(aggregate.value)  # type: ignore[arg-type]
             names.append(plot_text(row.variant))
-            values.append(value * fmt.factor)
+            bars.append(value * fmt.factor)
             counts.append(f"n={aggregate.n}/{aggregate.total}")
             interval = mean_interval(per_case.get(row.variant, []))
             low, high = (value, value) if interval is None else interval[1:]
@@ -121,7 +136,7 @@ def interval_figures(report: Report, formats: dict[str, NumberFormat]) -> list[d
             "type": "bar",
             "orientation": "h",
             "y": names,
-            "x": values,
+            "x": bars,
             "customdata": counts,
             "hovertemplate": f"%{{y}}: %{{x:.{fmt.decimals}f}} (%{{customdata}})<extra></extra>",
         }
@@ -149,14 +164,14 @@ def interval_figures(report: Report, formats: dict[str, NumberFormat]) -> list[d
     return figures
 
 
-def constant_metrics(report: Report) -> tuple[list[str], list[str]]:
+def constant_metrics(report: Report, values: RunValues) -> tuple[list[str], list[str]]:
     """Split the recorded numeric metrics into those that vary (their semantic types) and
     one line for each that does not vary within any variant: ``llm.tokens.input [tokens]:
     12 in every run (30 runs)``, or one value per variant when the variants differ."""
     varying: list[str] = []
     lines: list[str] = []
     for semantic_type, unit in report.metric_units.items():
-        per_variant = {v: xs for v, xs in values_by_variant(report, semantic_type).items() if xs}
+        per_variant = {v: xs for v, xs in values.runs(semantic_type).items() if xs}
         if not per_variant:
             continue
         if any(len(set(xs)) > 1 for xs in per_variant.values()):
@@ -185,13 +200,15 @@ def _quartiles(values: Sequence[float]) -> tuple[float, float, float, float, flo
     return low, q1, median, q3, high
 
 
-def distribution_figures(report: Report, semantic_types: Iterable[str]) -> list[dict[str, Any]]:
+def distribution_figures(
+    report: Report, values: RunValues, semantic_types: Iterable[str]
+) -> list[dict[str, Any]]:
     """A box per variant for each metric in ``semantic_types`` (quartiles and median computed
     here, drawn as bars and markers): every run's value as a point up to
     :data:`MAX_POINTS` values, else the outliers only."""
     figures = []
     for semantic_type in semantic_types:
-        per_variant = {v: xs for v, xs in values_by_variant(report, semantic_type).items() if xs}
+        per_variant = {v: xs for v, xs in values.runs(semantic_type).items() if xs}
         fmt = number_format(
             [x for xs in per_variant.values() for x in xs], report.metric_units.get(semantic_type)
         )
@@ -303,7 +320,7 @@ def pareto_front(points: Sequence[tuple[float, float]]) -> list[int]:
     return sorted(front, key=lambda i: points[i])
 
 
-def scatter_figure(report: Report) -> dict[str, Any] | None:
+def scatter_figure(report: Report, values: RunValues) -> dict[str, Any] | None:
     """Mean quality against mean cost per variant (latency when no cost was recorded),
     over every run with a value, with the Pareto front of these two axes as a line."""
     quality = next(
@@ -314,10 +331,7 @@ def scatter_figure(report: Report) -> dict[str, Any] | None:
     cost = _pick(report, COST_TYPES, quality) or _pick(report, LATENCY_TYPES, quality)
     if cost is None:
         return None
-    quality_values, cost_values = (
-        values_by_variant(report, quality),
-        values_by_variant(report, cost),
-    )
+    quality_values, cost_values = values.runs(quality), values.runs(cost)
     names, points = [], []
     for variant in quality_values:
         if quality_values[variant] and cost_values.get(variant):

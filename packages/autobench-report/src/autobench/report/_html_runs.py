@@ -36,7 +36,10 @@ MAX_TEXT = 500
 
 def number(value: Any) -> float | None:
     """A finite float of a metric value (booleans as 0/1), else ``None``."""
-    if isinstance(value, bool):
+    kind = type(value)
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is int or kind is bool:
         return float(value)
     if isinstance(value, int | float) and math.isfinite(value):
         return float(value)
