@@ -153,7 +153,7 @@ def interval_figures(
                     "xaxis": {
                         "title": {
                             "text": plot_text(
-                                f"{column.fn} [{fmt.unit}]" if fmt.unit else column.fn
+                                f"{column.fn} of {_unit_label(column.semantic_type, fmt.unit)}"
                             )
                         }
                     },
