@@ -13,7 +13,7 @@ from typing import Any
 
 from autobench.records import Direction, RunStatus
 from autobench.report._display import NumberFormat, number_format, percent_text
-from autobench.report._format import column_label, metric_label
+from autobench.report._format import column_label, metric_label, value_text
 from autobench.report._headline_text import comparison_title, item_text, pareto_text
 from autobench.report._html_runs import number
 from autobench.report._model import AggregateValue, Comparison, ComparisonMetric, Report
@@ -152,7 +152,7 @@ def comparison_view(
         "paired": len(item.paired_cases),
         "confounded": item.confounded,
         "changes": [
-            (c.name, _plain(c.baseline), _plain(c.candidate)) for c in item.changed_factors
+            (c.name, value_text(c.baseline), value_text(c.candidate)) for c in item.changed_factors
         ],
         "values": values,
         "statistics": tested,
@@ -161,10 +161,6 @@ def comparison_view(
         "unpaired": [(u.case, u.reason) for u in item.unpaired],
         "forests": [],
     }
-
-
-def _plain(value: Any) -> str:
-    return "" if value is None else str(value)
 
 
 def matrix_direction(report: Report, semantic_type: str) -> Direction | None:
