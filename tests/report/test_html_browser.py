@@ -1,13 +1,18 @@
 """The ``html`` export in a real browser: headless Chromium (Debian's ``chromium`` and
 ``chromium-driver``; ``.ci/run`` installs them) driven by selenium, offline.
 
-The example's page loads without console errors, every chart has drawn data marks, a click
-on a run opens its drill-down with the span waterfall, and a screenshot is written for a
-person to look at. The hostile fixture shows that markup in user text runs no script.
+The window is 1280 px wide. The example's page loads without console errors, every chart
+has drawn data marks, a click on a run opens its drill-down with the span waterfall. A wide
+report (eight leaderboard columns, long variant names) fits the window: no table is wider
+than its container, nor the page than the window; the headline comes before the leaderboard;
+chart titles sit clear of the charts' toolbars; the case matrix shows values with a legend and
+opens a run on click. Screenshots are written for a person to look at. The hostile fixture
+shows that markup in user text runs no script.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 import time
 from collections.abc import Iterator
@@ -15,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from html_fixtures import CANDIDATE, spec_runner, wide_result
 from report_support import RunBench
 from test_html_export import HOSTILE, export_html, hostile_result
 
@@ -29,8 +35,9 @@ pytestmark = pytest.mark.skipif(
     reason="no chromium and chromedriver on PATH (Debian: apt-get install chromium chromium-driver)",
 )
 
-# Marks plotly draws for data: points (scatter, box points), bar and box paths, heatmap image.
-MARKS = ".point, .bars path, .boxlayer path, .heatmaplayer image"
+# Marks plotly draws for data: points (scatter), bar paths (bars, boxes), error bars.
+MARKS = ".point, .bars path, .errorbar path"
+WIDTH = 1280
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +56,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
         "--disable-background-networking",
         "--disable-component-update",
         "--disable-sync",
-        "--window-size=1400,1000",
+        f"--window-size={WIDTH},1000",
         f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
     ):
         options.add_argument(flag)
@@ -93,13 +100,14 @@ def test_example_report_draws_every_chart_and_opens_a_run(browser: object, tmp_p
 
     _open(browser, page)
     assert _errors(browser) == []
+    assert _overflowing(browser) == []
     marks = browser.execute_script(  # type: ignore[attr-defined]
         "return Array.from(document.querySelectorAll('[id^=chart-]'))"
         ".map(e => [e.id, e.querySelectorAll(arguments[0]).length])",
         MARKS,
     )
     kinds = {name.split("-")[1] for name, _ in marks}
-    assert kinds == {"intervals", "distributions", "scatter", "matrix", "comparisons"}
+    assert kinds == {"intervals", "distributions", "scatter", "forest"}
     assert all(count > 0 for _, count in marks), marks
 
     assert browser.execute_script("return document.getElementById('drilldown').hidden")  # type: ignore[attr-defined]
@@ -135,6 +143,83 @@ def test_hostile_text_runs_no_script(browser: object, run_bench: RunBench, tmp_p
     assert browser.execute_script("return document.querySelectorAll('img').length") == 0  # type: ignore[attr-defined]
     assert HOSTILE in browser.find_element("id", "runs").text  # type: ignore[attr-defined]
     assert HOSTILE in browser.find_element("id", "summary").text  # type: ignore[attr-defined]
-    assert "window.__pwned=1" in browser.find_element("id", "chart-matrix-0").text  # type: ignore[attr-defined]
+    assert HOSTILE in browser.find_element("id", "matrix-table").text  # type: ignore[attr-defined]
+    assert _overflowing(browser) == []
     assert _errors(browser) == []
     print(f"hostile fixture page: {page}")
+
+
+def _overflowing(driver: object) -> list[object]:
+    """Tables wider than their container, and the page when wider than the window."""
+    return driver.execute_script(  # type: ignore[attr-defined, no-any-return]
+        "var wide = Array.from(document.querySelectorAll('table'))"
+        ".filter(t => t.offsetParent !== null && t.scrollWidth > t.parentElement.clientWidth)"
+        ".map(t => [t.id || t.className || t.parentElement.id, t.scrollWidth, t.parentElement.clientWidth]);"
+        "var page = document.documentElement;"
+        "if (page.scrollWidth > page.clientWidth) { wide.push(['page', page.scrollWidth, page.clientWidth]); }"
+        "return wide;"
+    )
+
+
+def _shoot(driver: object, tmp_path: Path, name: str, element: str) -> Path:
+    driver.execute_script(  # type: ignore[attr-defined]
+        "document.getElementById(arguments[0]).scrollIntoView()", element
+    )
+    shot = tmp_path / f"{name}.png"
+    assert driver.save_screenshot(str(shot))  # type: ignore[attr-defined]
+    assert shot.stat().st_size > 10_000
+    return shot
+
+
+def test_wide_report_fits_1280_px_with_titles_clear_and_a_readable_matrix(
+    browser: object, tmp_path: Path
+) -> None:
+    page = tmp_path / "wide.html"
+    page.write_text(export_html(wide_result(spec_runner(tmp_path))), encoding="utf-8")
+    _open(browser, page)
+    assert _errors(browser) == []
+    assert browser.execute_script("return window.innerWidth") == WIDTH  # type: ignore[attr-defined]
+    assert _overflowing(browser) == []
+
+    order = browser.execute_script(  # type: ignore[attr-defined]
+        "return Array.from(document.querySelectorAll('section')).map(s => s.id)"
+    )
+    assert order.index("headline") == 0 and order.index("headline") < order.index("leaderboard")
+    headline = browser.find_element("id", "headline").text  # type: ignore[attr-defined]
+    assert "cost x10.0" in headline and "improved" in headline
+
+    # Every chart has a title above it; no toolbar overlaps any title.
+    charts = browser.execute_script(  # type: ignore[attr-defined]
+        "return Array.from(document.querySelectorAll('figure.chart-box')).map(f => {"
+        "  var t = f.querySelector('figcaption').getBoundingClientRect();"
+        "  var bars = Array.from(f.querySelectorAll('.modebar')).map(m => m.getBoundingClientRect());"
+        "  return [f.querySelector('figcaption').textContent, bars.length,"
+        "          bars.filter(b => b.width > 0 && b.left < t.right && t.left < b.right"
+        "                           && b.top < t.bottom && t.top < b.bottom).length,"
+        "          f.querySelector('.chart').querySelectorAll(arguments[0]).length];"
+        "})",
+        MARKS,
+    )
+    assert len(charts) >= 12  # 8 columns, 3 distributions, the scatter, 4 delta charts
+    for title, toolbars, overlapping, marks in charts:
+        assert title and toolbars == 1 and overlapping == 0 and marks > 0, (title, marks)
+
+    # The matrix: values in the cells, a legend, darker for the cheaper run; a click opens it.
+    legend = browser.find_element("id", "matrix-legend").text  # type: ignore[attr-defined]
+    assert "darker is better (lower is better)" in legend and "errored" in legend
+    cells = browser.find_elements("css selector", "#matrix-table tbody tr:first-child td")  # type: ignore[attr-defined]
+    assert [c.text for c in cells] == ["case-000", "0.000200", "0.002000"]
+    shades = [c.value_of_css_property("background-color") for c in cells[1:]]
+    lightness = [sum(int(x) for x in re.findall(r"\d+", shade)[:3]) for shade in shades]
+    assert lightness[0] < lightness[1]  # the cheaper run is the darker cell
+    cells[2].click()
+    assert browser.find_element("id", "dd-title").text.startswith(f"case-000 / {CANDIDATE}")  # type: ignore[attr-defined]
+    assert _overflowing(browser) == []
+
+    for name, element in (
+        ("wide-headline", "headline"),
+        ("wide-leaderboard", "leaderboard"),
+        ("wide-matrix", "matrix"),
+        ("wide-comparisons", "comparisons"),
+    ):
+        print(f"screenshot at {WIDTH} px: {_shoot(browser, tmp_path, name, element)}")

@@ -8,6 +8,7 @@ import re
 from html.parser import HTMLParser
 
 import pytest
+from markupsafe import escape
 from report_support import RunBench
 
 from autobench.records import ExperimentResult
@@ -113,7 +114,7 @@ def test_page_is_self_contained_and_user_text_stays_text(run_bench: RunBench) ->
     page = export_html(hostile_result(run_bench))
     parsed = _Collector()
     parsed.feed(page)
-    # Three scripts: the JSON data, plotly.js and the page's own; nothing is loaded.
+    # Three scripts: the JSON data, plotly.js (basic bundle) and the page's own; nothing is loaded.
     assert [s.get("type") for s in parsed.scripts] == ["application/json", None, None]
     assert not any("src" in s for s in parsed.scripts)
     assert parsed.external == []
@@ -135,8 +136,9 @@ def test_page_is_self_contained_and_user_text_stays_text(run_bench: RunBench) ->
     assert "step " + HOSTILE in span_names
     errored = next(run for run in runs if run[1] == "boom")
     assert strings[errored[6][0][1]] == "RuntimeError" and HOSTILE in errored[6][0][2]
-    # Chart labels reach plotly HTML-escaped.
-    assert "&lt;script&gt;" in json.dumps(data["figures"]["matrix"])
+    # Chart labels reach plotly HTML-escaped; the matrix's script sets its text as text.
+    assert "&lt;script&gt;" in json.dumps(data["figures"]["intervals"])
+    assert HOSTILE in data["matrix"]["cases"] and HOSTILE in data["matrix"]["variants"]
 
 
 def test_every_section_has_its_chart(run_bench: RunBench) -> None:
@@ -146,19 +148,20 @@ def test_every_section_has_its_chart(run_bench: RunBench) -> None:
     )
     figures = data["figures"]
     assert len(figures["intervals"]) == 1
-    assert {f["title"].split(" of ")[-1] for f in figures["distributions"]} >= {
-        "time.latency [s]",
+    assert {f["title"].split(":")[0] for f in figures["distributions"]} >= {
+        "time.latency [ms]",
         "cost.total [USD]",
         "quality.score",
     }
     assert len(figures["scatter"]) == 1 and "cost" in figures["scatter"][0]["title"]
-    assert len(figures["matrix"]) == 1
-    (comparison,) = figures["comparisons"]  # mean paired delta with its interval
+    assert data["matrix"]["cells"]
+    (comparison,) = figures["forest"]  # mean paired delta with its interval
     assert comparison["data"][0]["error_x"]["type"] == "data"
-    assert "verdict" in page and "p / Holm p" in page
+    assert "verdict" in page and "Holm p" in page
     for kind, items in figures.items():
         for index, figure in enumerate(items):
-            assert (f'id="chart-{kind}-{index}"' in page) == (figure is not None)
+            assert f'id="chart-{kind}-{index}"' in page
+            assert str(escape(figure["title"])) in page  # shown above its chart
 
 
 def test_script_json_cannot_close_its_element() -> None:
