@@ -22,7 +22,7 @@ from rich.text import Text
 from autobench.records import Direction
 from autobench.report._display import NumberFormat, number_format, percent_text
 from autobench.report._fit import Column, FitTable
-from autobench.report._format import metric_label, value_text
+from autobench.report._format import value_text
 from autobench.report._model import (
     Comparison,
     ComparisonMetric,
