@@ -123,7 +123,12 @@ def test_delta_charts_are_one_per_unit_with_each_rows_own_statistics(
         statistics = metric.statistics
         if statistics is not None:
             statistics = statistics.model_copy(
-                update={"mean_delta": 1000 + index, "n": 100 + index, "note": f"note {index}"}
+                update={
+                    "estimate": 1000 + index,
+                    "n": 100 + index,
+                    "note": f"note {index}",
+                    "test": "wilcoxon",  # an exact row's note says nothing its verdict does not
+                }
             )
         metrics.append(metric.model_copy(update={"statistics": statistics}))
     changed = report.model_copy(
@@ -140,6 +145,7 @@ def test_delta_charts_are_one_per_unit_with_each_rows_own_statistics(
         cells = [_text(cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
         assert cells[0].startswith(metric.name)
         assert cells[1] == str(100 + index)
+        assert cells[2].replace(",", "").startswith(f"+{1000 + index}")
         assert cells[-1].endswith(f"note {index}")
 
 

@@ -16,6 +16,7 @@ all three repeats and case ``flaky`` in its second. So, by hand:
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ from autobench.records import Direction, replay_experiment
 from autobench.report import build_reliability, build_report
 from autobench.report._export_markdown import render_markdown
 from autobench.report._export_yaml import render_sections, report_document
+from autobench.report._html import render_html
 from autobench.report._reliability import pass_at_k, pass_hat_k, wilson_interval
 
 TASK = """\
@@ -197,6 +199,13 @@ def test_reliability_over_repeats(recorded: tuple[Path, str]) -> None:
     exported = render_sections(report_document(report))
     assert "reliability:" in exported and "flaky:\n" in exported
     assert "- flaky" in exported
+
+    page = render_html(report, replay_experiment(out))
+    section = page.split('<section id="reliability">')[1].split("</section>")[0]
+    cells = [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<td[^>]*>.*?</td>", section)]
+    assert cells[:6] == ["swift", "5", "0.800", "[0.376, 0.964]", "0.600", "[0.231, 0.882]"]
+    assert "swift: flaky (passed in some repeats, not in others): flaky" in section
+    assert page.index('id="headline"') < page.index('id="reliability"')
 
 
 def test_fail_on_pass_hat_k(recorded: tuple[Path, str]) -> None:

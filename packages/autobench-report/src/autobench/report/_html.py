@@ -55,6 +55,7 @@ from autobench.report._html_views import (
     headline_view,
     leaderboard_view,
     matrix_data,
+    reliability_view,
 )
 from autobench.report._model import Report
 from autobench.report._paused import paused_over_runs
@@ -136,8 +137,7 @@ def render_html(report: Report, result: ExperimentResult) -> str:
     return _template().render(
         report=report,
         headline=headline_view(report),
-        # Report.reliability (pass@k and pass^k over repeats) gets its section here once the
-        # model has it.
+        reliability=reliability_view(report),
         winners=_winners(report, formats),
         leaderboard=leaderboard_view(report, formats),
         constant=constant,

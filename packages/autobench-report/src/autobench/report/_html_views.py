@@ -17,6 +17,15 @@ from autobench.report._format import column_label, metric_label, value_text
 from autobench.report._headline_text import comparison_title, item_text, pareto_text
 from autobench.report._html_runs import number
 from autobench.report._model import AggregateValue, Comparison, ComparisonMetric, Report
+from autobench.report._reliability_text import (
+    case_header,
+    case_row,
+    unsteady_cases,
+    variant_header,
+    variant_row,
+)
+from autobench.report._reliability_text import notes as reliability_notes
+from autobench.report._reliability_text import title as reliability_title
 from autobench.report._render_cells import aggregate_cell
 from autobench.report._statistics_text import p_text, verdict_text
 
@@ -125,25 +134,27 @@ def comparison_view(
         if st is None:
             continue
         level = st.level
-        interval = (
-            "-"
-            if st.ci_low is None or st.ci_high is None
-            else f"[{fmt.text(st.ci_low, signed=True)}, {fmt.text(st.ci_high, signed=True)}]"
-        )
+        exact = st.test == "exact"
+        if exact:
+            interval = "on every case"
+        elif st.ci_low is None or st.ci_high is None:
+            interval = "-"
+        else:
+            interval = f"[{fmt.text(st.ci_low, signed=True)}, {fmt.text(st.ci_high, signed=True)}]"
+        estimate = st.mean_delta if st.estimate is None else st.estimate
         tested.append(
             {
                 "label": label,
                 "cases": st.n,
-                "mean_delta": "-"
-                if st.mean_delta is None
-                else fmt.text(st.mean_delta, signed=True),
+                "estimate": "-" if estimate is None else fmt.text(estimate, signed=True),
+                "estimate_of": "exact delta" if exact else st.interval_of or "mean delta",
                 "interval": interval,
                 "test": st.test,
                 "p": p_text(st.p_value),
                 "p_adjusted": p_text(st.p_adjusted),
-                "verdict": verdict_text(st),
+                "verdict": verdict_text(st, note=False),
                 "verdict_class": verdict_class(st.verdict),
-                "note": st.note or "",
+                "note": "" if exact else st.note or "",
             }
         )
     return {
@@ -247,4 +258,23 @@ def matrix_data(report: Report, run_index: dict[tuple[str, str], int]) -> dict[s
         "cases": cases,
         "variants": variants,
         "cells": flat_rows,
+    }
+
+
+def reliability_view(report: Report, max_rows: int = 200) -> dict[str, Any] | None:
+    """The reliability section (``None`` without repeats): the per-variant table, the cases
+    that did not pass every repeat (at most ``max_rows``), and the notes; the terminal's and
+    Markdown's wording (:mod:`autobench.report._reliability_text`)."""
+    reliability = report.reliability
+    if reliability is None:
+        return None
+    unsteady = unsteady_cases(reliability)
+    return {
+        "title": reliability_title(reliability),
+        "header": variant_header(reliability),
+        "rows": [variant_row(item) for item in reliability.variants],
+        "case_header": case_header(reliability),
+        "cases": [case_row(variant, case) for variant, case in unsteady[:max_rows]],
+        "more": max(0, len(unsteady) - max_rows),
+        "notes": reliability_notes(reliability, 20),
     }
