@@ -108,3 +108,24 @@ def test_a_comparison_of_two_experiments_has_the_same_headline(
 )
 def test_quantities_read_as_people_write_them(value: float, unit: str | None, text: str) -> None:
     assert quantity(value, unit, signed=True) == text
+
+
+def test_a_comparison_without_a_median_latency_uses_the_one_it_has(run_bench: RunBench) -> None:
+    """Configured metrics decide: a p95 latency and a total cost are headline items, named by
+    their columns (not as if they were the median latency and the cost of a case)."""
+    metrics = [
+        {"name": "correctness", "semantic_type": "quality.correctness", "fn": "mean"},
+        {"name": "latency p95", "semantic_type": "time.latency", "fn": "p95"},
+        {"name": "cost total", "semantic_type": "money.cost", "fn": "sum"},
+    ]
+    reports = {"comparisons": [{"baseline": "swift", "candidate": "sage", "metrics": metrics}]}
+    result = run_bench(TASK, cases=CASES, variants=VARIANTS, reports=reports)
+    (comparison,) = build_report(result).headline.comparisons
+    assert [(item.kind, item.fn) for item in comparison.items] == [
+        ("quality", "mean"),
+        ("cost", "sum"),
+        ("latency", "p95"),
+    ]
+    lines = headline_lines(build_report(result).headline)
+    assert lines[2].startswith("  cost total x10.0 (+$0.015 in total)")
+    assert lines[3].startswith("  latency p95 +100 ms")

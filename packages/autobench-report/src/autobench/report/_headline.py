@@ -10,13 +10,13 @@ A comparison's items, in this order:
 * ``quality``: one per objective or constraint type the comparison has (its first column),
   when its statistics have a direction;
 * ``cost``: the ``mean`` column of ``money.cost`` (or a child type): the cost of a case
-  (else its ``sum``);
+  (else its ``per_pass``, else its ``sum``);
 * ``latency``: the ``median`` column of ``time.latency`` (or a child type), else its
-  ``mean``.
+  ``mean``, ``p95`` or ``max``.
 
 The Pareto front is taken over the leaderboard's first quality column with a direction
-(else the pass rate), its cost ``mean`` (else ``sum``) and its latency ``median`` (else
-``mean``; whichever exist, at
+(else the pass rate), its cost and its latency columns in the same order of preference
+(whichever exist, at
 least two axes, at least two variants with a value on every axis): a variant is dominated
 when another is at least as good on every axis and better on one (Pareto 1906; the usual
 definition of multi-objective optimisation, e.g. Deb, *Multi-Objective Optimization using
@@ -45,7 +45,11 @@ from autobench.report._model import (
 Kind = Callable[[str], str | None]
 """``semantic_type -> "quality" | "cost" | "latency" | None``."""
 
-_PREFERRED_FN = {"cost": ("mean", "sum"), "latency": ("median", "mean")}
+_PREFERRED_FN = {
+    "cost": ("mean", "per_pass", "sum"),
+    "latency": ("median", "mean", "p95", "max"),
+}
+"""The aggregates a cost or latency item is read from, in order of preference."""
 PASS_RATE = "pass rate"
 """The name of the pass-rate axis (every leaderboard row has one)."""
 

@@ -25,8 +25,16 @@ from autobench.report._model import Headline, HeadlineComparison, HeadlineItem, 
 HEADLINE_TITLE = "Headline"
 """The title of the block every format shows first."""
 
-LABELS = {"cost": "cost", "latency": "latency"}
-"""How cost and latency items are named (a quality item by its column's name)."""
+LABELS = {("cost", "mean"): "cost", ("latency", "median"): "latency"}
+"""The short names of the usual cost and latency items: the mean cost of a case and the
+median latency; any other item (a quality item, a ``cost total``, a ``latency p95``) is
+named by its column."""
+
+
+def label(kind: str, fn: str, name: str) -> str:
+    """The name an item or a Pareto axis is shown under (:data:`LABELS`)."""
+    return LABELS.get((kind, fn), name)
+
 
 NOTHING_TO_COMPARE = "no objective, cost or latency to compare"
 """The line of a comparison without items."""
@@ -97,13 +105,13 @@ def interval(item: HeadlineItem) -> str:
 def item_parts(item: HeadlineItem) -> ItemParts:
     """The words of ``item`` (:class:`ItemParts`); an item without a delta reads
     :data:`NO_VALUE` as its change."""
-    name = LABELS.get(item.kind, item.name)
+    name = label(item.kind, item.fn, item.name)
     if item.delta is None:
         return ItemParts(name, NO_VALUE)
     if item.kind == "cost" and item.ratio is not None:
-        change = (
-            f"x{_digits(item.ratio, 3)} ({quantity(item.delta, item.unit, signed=True)} a case)"
-        )
+        per = {"mean": "a case", "per_pass": "a pass", "sum": "in total"}.get(item.fn, item.fn)
+        delta = quantity(item.delta, item.unit, signed=True)
+        change = f"x{_digits(item.ratio, 3)} ({delta} {per})"
     else:
         change = quantity(item.delta, item.unit, signed=True)
     verdict = "" if item.verdict is None else item.verdict.value
@@ -134,7 +142,7 @@ def comparison_title(comparison: HeadlineComparison, level: float | None = None)
 
 def pareto_text(front: ParetoFront) -> str:
     """``Pareto front (correctness, cost, latency): a, b; c is beaten by a``."""
-    axes = ", ".join(LABELS.get(axis.kind, axis.name) for axis in front.axes)
+    axes = ", ".join(label(axis.kind, axis.fn, axis.name) for axis in front.axes)
     text = f"Pareto front ({axes}): {', '.join(front.front)}"
     beaten = [f"{variant} is beaten by {', '.join(by)}" for variant, by in front.dominated.items()]
     return f"{text}; {'; '.join(beaten)}" if beaten else text
