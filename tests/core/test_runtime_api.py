@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from runtime_support import CollectingSink, make_spec, run, write_task_module
 
+from autobench import Benchmark
 from autobench.core.runtime import (
     ProgressEvent,
     ProgressEventKind,
@@ -93,6 +94,14 @@ def test_the_plain_form_refuses_inside_a_running_loop_and_names_the_twin(tmp_pat
         asyncio.run(from_async_code())
     assert isinstance(caught.value, RuntimeError)
     assert not root.exists()  # refused before anything was loaded, run or written
+
+    builder = Benchmark("adder").dataset([{"id": "one"}]).task("nowhere:run")
+
+    async def builder_from_async_code() -> None:
+        builder.run()
+
+    with pytest.raises(RunningLoopError, match=r"Benchmark.run\(\).*await benchmark.run_async"):
+        asyncio.run(builder_from_async_code())
 
 
 def test_collect_source_files_from_a_path(tmp_path: Path) -> None:
