@@ -1,19 +1,25 @@
-"""run_benchmark_path: a YAML spec file on disk, loaded and run end to end."""
+"""run_benchmark_path (plain) and run_benchmark_path_async: a YAML spec file on disk, loaded and
+run end to end."""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import inspect
 import textwrap
 from pathlib import Path
 
+import pytest
 from runtime_support import CollectingSink, make_spec, run, write_task_module
 
+from autobench import Benchmark
 from autobench.core.runtime import (
     ProgressEvent,
     ProgressEventKind,
+    RunningLoopError,
     collect_benchmark_source_files,
     run_benchmark_path,
+    run_benchmark_path_async,
 )
 from autobench.records import RecordDirectoryWriter, RunStatus, run_record_path
 
@@ -55,16 +61,47 @@ def _write_benchmark(tmp_path: Path) -> tuple[Path, str]:
     return spec_file, module
 
 
-def test_run_benchmark_path(tmp_path: Path) -> None:
+def test_run_benchmark_path_is_a_plain_function_returning_the_result(tmp_path: Path) -> None:
     spec_file, module = _write_benchmark(tmp_path)
     sink = CollectingSink()
-    result = asyncio.run(run_benchmark_path(spec_file, sink=sink, concurrency_limit=2))
+    assert not inspect.iscoroutinefunction(run_benchmark_path)
+    result = run_benchmark_path(spec_file, sink=sink, concurrency_limit=2)
     assert [r.status for r in result.runs] == [RunStatus.PASSED, RunStatus.FAILED]
     assert result.benchmark_id == "adder"
     files = result.experiment.files
     assert files["autobench.yaml"] == hashlib.sha256(spec_file.read_bytes()).hexdigest()
     assert f"{module}.py" in files
     assert sink.calls[0] == "start" and sink.calls[-1] == "finish"
+
+
+def test_the_async_twin_is_awaited_and_gives_the_same_runs(tmp_path: Path) -> None:
+    spec_file, _ = _write_benchmark(tmp_path)
+    assert inspect.iscoroutinefunction(run_benchmark_path_async)
+    result = asyncio.run(run_benchmark_path_async(str(spec_file), concurrency_limit=2))
+    assert [r.status for r in result.runs] == [RunStatus.PASSED, RunStatus.FAILED]
+    plain = run_benchmark_path(spec_file)
+    assert [r.run_id for r in plain.runs] == [r.run_id for r in result.runs]
+
+
+def test_the_plain_form_refuses_inside_a_running_loop_and_names_the_twin(tmp_path: Path) -> None:
+    spec_file, _ = _write_benchmark(tmp_path)
+    root = tmp_path / "rec"
+
+    async def from_async_code() -> None:
+        run_benchmark_path(spec_file, sink=RecordDirectoryWriter(root))
+
+    with pytest.raises(RunningLoopError, match=r"await run_benchmark_path_async\(") as caught:
+        asyncio.run(from_async_code())
+    assert isinstance(caught.value, RuntimeError)
+    assert not root.exists()  # refused before anything was loaded, run or written
+
+    builder = Benchmark("adder").dataset([{"id": "one"}]).task("nowhere:run")
+
+    async def builder_from_async_code() -> None:
+        builder.run()
+
+    with pytest.raises(RunningLoopError, match=r"Benchmark.run\(\).*await benchmark.run_async"):
+        asyncio.run(builder_from_async_code())
 
 
 def test_collect_source_files_from_a_path(tmp_path: Path) -> None:

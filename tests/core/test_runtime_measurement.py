@@ -35,7 +35,9 @@ def run_case(ctx, case):
         single = measure_callable(lambda: None, repetitions=1, timer=scripted([0.5]))
         span.record_measurement("once", single, semantic_type="custom.wait", unit="s",
                                 role="diagnostic")
-    return {"calls": len(calls), "artifact": recorded.artifact.id, "median": recorded.median.name}
+    assert recorded.artifact is recorded.samples_artifact
+    return {"calls": len(calls), "artifact": recorded.samples_artifact.id,
+            "median": recorded.median.name, "artifact_name": recorded.samples_artifact.name}
 """
 
 
@@ -45,7 +47,12 @@ def test_summary_metrics_names_units_and_roles(tmp_path: Path) -> None:
     result = run(make_spec(tmp_path, f"{module}:run_case"), sink=sink)
     (record,) = result.runs
     assert record.status is RunStatus.PASSED
-    assert record.output == {"calls": 5, "artifact": "art_1", "median": "sort.median"}
+    assert record.output == {
+        "calls": 5,
+        "artifact": "art_1",
+        "median": "sort.median",
+        "artifact_name": "sort.samples",
+    }
     obs = {o.name: o for o in record.observations}
     expected = {
         "sort.median": (2.5, "time.latency", "ms"),
@@ -117,6 +124,6 @@ def test_semantic_type_none_and_bad_unit() -> None:
     recorded = record("us")
     assert all(o.semantic_type is None for o in recorded.observations)
     assert recorded.median.value == pytest.approx(2000.0)
-    assert recorded.artifact is None
+    assert recorded.samples_artifact is None
     with pytest.raises(ValueError, match="not a time unit"):
         record("tokens")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -227,15 +228,21 @@ def test_replay_extraction_writes_a_derived_record_and_never_touches_originals(
     ]
     assert lineage.parent is None
     stored = load_extraction_record(recorded / derived.path)
-    assert stored.observations == derived.observations
-    by_semantic = {o.semantic_type: o.value for o in derived.observations}
+    assert stored.observations == derived.extracted_observations
+    assert derived.extraction.path == derived.path and derived.extraction.lineage.run == lineage.run
+    by_semantic = {o.semantic_type: o.value for o in derived.extracted_observations}
     assert by_semantic["llm.tokens.input"] == 5
     assert by_semantic["operation.retries"] == 1
     assert by_semantic["operation.count"] == 5
-    derived_run = derived.apply(experiment.runs[0])
-    assert len(derived_run.observations) == len(experiment.runs[0].observations) + len(
-        derived.observations
+    # the derived run record: the parent run's evidence, then the extracted observations
+    parent = load_run_record(run_path)
+    assert isinstance(derived, RunRecord) and derived != parent
+    assert derived.run == parent.run and derived.trace == parent.trace
+    assert derived.observations == parent.observations + tuple(
+        o.model_copy(update={"case_id": "plain", "variant_id": "v1"})
+        for o in derived.extracted_observations
     )
+    assert derived.model_dump(exclude={"extraction"}) == stored.apply(parent).model_dump()
     with pytest.raises(RecordingError, match="never overwritten"):
         replay_extraction(run_path, extractor)
 
@@ -263,20 +270,51 @@ def test_a_newer_extractor_version_replaces_the_older_ones_observations(recorded
     first = replay_extraction(run_path, CompositeExtractor(SpanExtractor(), UsageExtractor()))
     second = replay_extraction(run_path, CompositeExtractor(SpanExtractorV2(), UsageExtractor()))
     assert second.lineage.parent == first.path
-    owners = {(o.tags["extractor"], o.tags["extractor_version"]) for o in second.observations}
+    extracted = second.extracted_observations
+    owners = {(o.tags["extractor"], o.tags["extractor_version"]) for o in extracted}
     assert owners == {("span", "2"), ("usage", "3")}
-    span_ids = [o.id for o in second.observations if o.tags["extractor"] == "span"]
+    span_ids = [o.id for o in extracted if o.tags["extractor"] == "span"]
     assert span_ids == ["span.operation.count"]
     # the older derived record is kept as the lineage parent, unchanged
-    assert load_extraction_record(recorded / str(first.path)).observations == first.observations
+    stored_first = load_extraction_record(recorded / str(first.path))
+    assert stored_first.observations == first.extracted_observations
 
 
-def test_replay_extraction_of_a_run_record_needs_its_root(recorded: Path) -> None:
+def test_replay_extraction_of_a_loaded_run_record_finds_its_directory(
+    recorded: Path, tmp_path: Path
+) -> None:
+    """As the documentation calls it: a record loaded with ``root_dir``, no second root."""
     run_path = recorded / run_record_path("plain", "v1")
-    loaded = load_run_record(run_path)
-    with pytest.raises(TypeError, match="root"):
-        replay_extraction(loaded, UsageExtractor())
-    derived = replay_extraction(loaded, UsageExtractor(), root=recorded)
+    before = digests(recorded)
+    loaded = load_run_record(run_path, root_dir=recorded)
+    kept = loaded.model_copy(deep=True)
+    derived = replay_extraction(loaded, UsageExtractor())
+    assert derived.path == "derived/usage/3/cases/plain/v1/extraction.yaml"
+    assert derived.lineage.run_record == "cases/plain/v1/run.yaml"
+    assert derived.lineage.run_sha256 == before["cases/plain/v1/run.yaml"]
+    assert (derived.lineage.extractor.name, derived.lineage.extractor.version) == ("usage", "3")
+    assert loaded == kept  # the original record is untouched, its file too
+    assert {name: digest for name, digest in digests(recorded).items() if name in before} == before
+    # the experiment directory is found from the run file too (three levels up)
+    again = replay_extraction(load_run_record(run_path), SpanExtractor())
+    assert again.path is not None and again.path.startswith("derived/span/")
+    # a copy of the record somewhere else on disk names its own directory
+    copy = tmp_path / "copy"
+    shutil.copytree(recorded, copy)
+    elsewhere = replay_extraction(
+        load_run_record(copy / run_record_path("plain", "v1")), SignalExtractor()
+    )
+    assert (copy / str(elsewhere.path)).is_file() and not (recorded / str(elsewhere.path)).exists()
+
+
+def test_replay_extraction_of_a_record_built_in_memory_needs_its_root(recorded: Path) -> None:
+    run_path = recorded / run_record_path("plain", "v1")
+    built = load_run_record(run_path).model_copy()  # a new object: no directory known
+    with pytest.raises(TypeError, match=r"needs root=.*not read by load_run_record"):
+        replay_extraction(built, UsageExtractor())
+    with pytest.raises(TypeError, match="differ"):
+        replay_extraction(built, UsageExtractor(), root=recorded, root_dir=recorded / "x")
+    derived = replay_extraction(built, UsageExtractor(), root_dir=recorded)
     assert derived.path == "derived/usage/3/cases/plain/v1/extraction.yaml"
 
 

@@ -23,7 +23,6 @@ registry are set on the spec itself (``spec.model_copy(update=...)``) before
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -291,8 +290,16 @@ class Benchmark:
         return await run_benchmark_spec(self.to_spec(), **options)
 
     def run(self, **options: Any) -> ExperimentResult:
-        """:meth:`run_async` through ``asyncio.run`` (so not from inside a running loop)."""
-        return asyncio.run(self.run_async(**options))
+        """:meth:`run_async` through its own event loop (``asyncio.run``); raises
+        :class:`~autobench.core.runtime.RunningLoopError` inside a running one, where
+        ``await builder.run_async(...)`` is the call to make."""
+        from autobench.core.runtime._sync import run_sync
+
+        return run_sync(
+            self.run_async(**options),
+            name="Benchmark.run",
+            instead="await benchmark.run_async(...)",
+        )
 
     def __repr__(self) -> str:
         return f"Benchmark({self._id!r})"

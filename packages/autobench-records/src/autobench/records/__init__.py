@@ -68,8 +68,8 @@ from autobench.records._extraction_io import merge_extractions as merge_extracti
 from autobench.records._extraction_record import (
     EXTRACTION_RECORD_VERSION as EXTRACTION_RECORD_VERSION,
 )
+from autobench.records._extraction_record import DerivedRunRecord, ExtractionRecord
 from autobench.records._extraction_record import ExtractionLineage as ExtractionLineage
-from autobench.records._extraction_record import ExtractionRecord
 from autobench.records._extraction_record import ExtractorInfo as ExtractorInfo
 from autobench.records._extraction_replay import (
     replay_experiment_extraction,
@@ -210,6 +210,7 @@ __all__ = [
     "ArtifactRef",
     "Case",
     "CompositeExtractor",
+    "DerivedRunRecord",
     "Direction",
     "ErrorRecord",
     "EvaluationStatus",

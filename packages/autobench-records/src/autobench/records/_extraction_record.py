@@ -118,3 +118,46 @@ class ExtractionRecord(RecordModel):
             for observation in self.observations
         )
         return run.model_copy(update={"observations": run.observations + filled})
+
+
+class DerivedRunRecord(RunRecord):
+    """The run record an extraction derives: the parent run's evidence with the extracted
+    observations appended (what :meth:`ExtractionRecord.apply` gives), plus ``extraction``,
+    the stored derived record it comes from.
+
+    ``lineage`` (the parent run file and its sha256, the trace, the extractor's name and
+    version, the previous derived record), ``path``, ``diagnostics`` and ``references`` are
+    those of ``extraction``. A derived run record is never equal to a plain
+    :class:`RunRecord`, and the parent record (object and file) is left as it was.
+    """
+
+    extraction: ExtractionRecord
+
+    @classmethod
+    def of(cls, run: RunRecord, extraction: ExtractionRecord) -> DerivedRunRecord:
+        """``extraction`` applied to its parent ``run`` (``ValueError`` for another run)."""
+        applied = extraction.apply(run)
+        fields = {name: getattr(applied, name) for name in RunRecord.model_fields}
+        return cls.model_validate({**fields, "extraction": extraction})
+
+    @property
+    def lineage(self) -> ExtractionLineage:
+        return self.extraction.lineage
+
+    @property
+    def path(self) -> str | None:
+        """Where the derived record is stored, relative to the experiment directory."""
+        return self.extraction.path
+
+    @property
+    def extracted_observations(self) -> tuple[Observation, ...]:
+        """The observations the extraction added (the derived record's own)."""
+        return self.extraction.observations
+
+    @property
+    def diagnostics(self) -> tuple[ExtractionDiagnostic, ...]:
+        return self.extraction.diagnostics
+
+    @property
+    def references(self) -> tuple[EvidenceReference, ...]:
+        return self.extraction.references

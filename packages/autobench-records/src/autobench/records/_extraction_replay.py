@@ -5,7 +5,9 @@ was stored as an artifact, ``trace.yaml``), runs the extractor on the trace and
 writes a *new* ``extraction.yaml`` under ``derived/`` (layout and sections in
 :mod:`autobench.records._extraction_record`). Nothing that exists is ever
 rewritten: the original record bytes stay as they are, and a second
-extraction with the same extractor name and version is refused.
+extraction with the same extractor name and version is refused. It returns the
+derived run record (:class:`DerivedRunRecord`): the run with the extracted
+observations appended, carrying the stored record and its lineage.
 
 Versions and lineage. Before writing, the newest derived record of the same
 extractor name with a *lower* version is looked up for the run (versions
@@ -18,6 +20,7 @@ record never mixes two versions of one extractor.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -39,11 +42,13 @@ from autobench.records._extraction_io import (
     version_key,
 )
 from autobench.records._extraction_record import (
+    DerivedRunRecord,
     ExtractionLineage,
     ExtractionRecord,
     ExtractorInfo,
 )
 from autobench.records._paths import run_record_path
+from autobench.records._record_origin import origin_of
 from autobench.records._records import RunRecord, TraceSummary
 from autobench.records._replay import (
     EXPERIMENT_FILE,
@@ -64,18 +69,36 @@ def replay_extraction(
     extractor: TraceExtractor,
     *,
     root: Path | str | None = None,
-) -> ExtractionRecord:
-    """Extract evidence from one recorded run and write a new derived record.
+    root_dir: Path | str | None = None,
+) -> DerivedRunRecord:
+    """Extract evidence from one recorded run, store it as a new derived record and return
+    the derived run record.
 
-    ``record_or_run`` is a :class:`RunRecord` (``root``, its experiment
-    directory, is then required) or the path of a ``run.yaml`` (``root``
-    defaults to the directory three levels above its directory, as for
-    :func:`load_run_record`). Returns the stored :class:`ExtractionRecord`
-    (``record.path`` says where; ``record.apply(run)`` gives the derived run
-    record). Raises ``TypeError`` without a root, :class:`RecordingError` when
-    the derived record already exists, and the loaders' errors for damaged
-    records.
+    ``record_or_run`` is the path of a ``run.yaml`` or a :class:`RunRecord`. ``root`` (or
+    its other name ``root_dir``) is the experiment directory; it defaults to the one a
+    record read by :func:`load_run_record` came from, and for a path to the directory three
+    levels above the run file's directory. Returns a :class:`DerivedRunRecord`: the run
+    with the extracted observations appended, its ``lineage`` (parent run file and sha256,
+    extractor name and version, previous derived record) and ``path`` (where the derived
+    record was written, relative to the experiment directory); ``.extraction`` is the
+    stored :class:`ExtractionRecord`. The given record and every existing file are left as
+    they were. Raises ``TypeError`` when no directory is known (a record built or copied in
+    memory without ``root``) or ``root`` and ``root_dir`` differ, :class:`RecordingError`
+    when this extractor version was already extracted for the run, and the loaders' errors
+    for damaged records.
     """
+    return DerivedRunRecord.of(*_extract_and_store(record_or_run, extractor, root, root_dir))
+
+
+def _extract_and_store(
+    record_or_run: RunRecord | Path | str,
+    extractor: TraceExtractor,
+    root: Path | str | None,
+    root_dir: Path | str | None,
+) -> tuple[RunRecord, ExtractionRecord]:
+    if root is not None and root_dir is not None and Path(root) != Path(root_dir):
+        raise TypeError(f"replay_extraction: root={root!s} and root_dir={root_dir!s} differ")
+    root = root if root is not None else root_dir
     run, root_dir, run_path = _resolve(record_or_run, root)
     run_file = root_dir.joinpath(*PurePosixPath(run_path).parts)
     digest = hashlib.sha256(run_file.read_bytes()).hexdigest() if run_file.is_file() else None
@@ -123,21 +146,23 @@ def replay_extraction(
     files.ensure_dir(target.parent, for_path=target)
     files.create(target, extraction_record_to_yaml(record).encode("utf-8"))
     files.sync()
-    return record.stored_at(relative)
+    return run, record.stored_at(relative)
 
 
 def replay_experiment_extraction(
     root: Path | str, extractor: TraceExtractor
 ) -> tuple[ExtractionRecord, ...]:
-    """:func:`replay_extraction` for every recorded run of the experiment in ``root``,
-    in plan order (planned runs without a ``run.yaml`` are skipped)."""
+    """Extract and store, as :func:`replay_extraction` does, for every recorded run of the
+    experiment in ``root``, in plan order (planned runs without a ``run.yaml`` are skipped);
+    returns the stored :class:`ExtractionRecord` of each (``record.apply(run)`` gives its
+    derived run record)."""
     root_dir = Path(root)
     experiment = load_experiment_record(root_dir)
     records = []
     for planned in experiment.plan:
         path = root_dir.joinpath(*PurePosixPath(planned.path).parts)
         if path.is_file():
-            records.append(replay_extraction(path, extractor, root=root_dir))
+            records.append(_extract_and_store(path, extractor, root_dir, None)[1])
     return tuple(records)
 
 
@@ -145,10 +170,21 @@ def _resolve(
     record_or_run: RunRecord | Path | str, root: Path | str | None
 ) -> tuple[RunRecord, Path, str]:
     if isinstance(record_or_run, RunRecord):
-        if root is None:
-            raise TypeError("replay_extraction(run_record) needs root=, the experiment directory")
-        root_dir = Path(root)
         run = record_or_run
+        origin = origin_of(run)
+        if root is None and origin is None:
+            raise TypeError(
+                f"replay_extraction(run {run.run_id!r}) needs root=, the experiment directory: "
+                "the record was not read by load_run_record from a record directory"
+            )
+        root_dir = Path(root) if root is not None else origin.root  # type: ignore[union-attr]
+        if origin is not None and origin.root.resolve() == root_dir.resolve():
+            with contextlib.suppress(ValueError):
+                return (
+                    run,
+                    root_dir,
+                    origin.path.resolve().relative_to(root_dir.resolve()).as_posix(),
+                )
         planned = {item.id: item.path for item in load_experiment_record(root_dir).plan}
         return (
             run,

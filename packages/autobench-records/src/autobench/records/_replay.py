@@ -43,6 +43,7 @@ from autobench.records._locate import locate_value
 from autobench.records._ownership import check_own_run, record_file
 from autobench.records._parallel import parse_run_bodies, worker_count
 from autobench.records._post_derived import POST_DERIVED_FILE, PostDerivedRecord, merge_post_derived
+from autobench.records._record_origin import remember_origin
 from autobench.records._records import (
     ExperimentRecord,
     ExperimentSummary,
@@ -165,16 +166,27 @@ def load_run_record(
     chosen = root if root is not None else root_dir
     skip = EVIDENCE_ONLY if evidence_only else frozenset()
     run = run_record_from_yaml(_read_text(path, "run record"), source=path, skip=skip)
-    return _with_full_trace(run, path, None if chosen is None else Path(chosen))
+    root_path = _root_of(path, None if chosen is None else Path(chosen))
+    run = _with_full_trace(run, path, root_path)
+    if root_path is not None:
+        remember_origin(run, root=root_path, path=path)
+    return run
+
+
+def _root_of(path: Path, root: Path | None) -> Path | None:
+    """``root``, else the directory three levels above ``path``'s directory when it holds an
+    ``experiment.yaml`` (``<root>/cases/<case>/<variant>/run.yaml``), else ``None``."""
+    if root is not None:
+        return root
+    candidate = path.parent.parent.parent.parent
+    return candidate if (candidate / EXPERIMENT_FILE).is_file() else None
 
 
 def _with_full_trace(run: RunRecord, path: Path, root: Path | None) -> RunRecord:
     """``run`` with a trace stored as an artifact loaded back from inside ``root``."""
     if not isinstance(run.trace, TraceSummary):
         return run
-    if root is None:
-        candidate = path.parent.parent.parent.parent
-        root = candidate if (candidate / EXPERIMENT_FILE).is_file() else None
+    root = _root_of(path, root)
     if root is None:
         return run
     return run.model_copy(update={"trace": load_trace_artifact(Path(root), run.trace, source=path)})

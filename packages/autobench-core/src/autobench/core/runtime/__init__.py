@@ -5,7 +5,11 @@ run's trace; scorers run after the task; statuses follow the rule documented
 in :mod:`autobench.core.runtime._status`.
 """
 
-from autobench.core.runtime._api import run_benchmark_path, run_benchmark_spec
+from autobench.core.runtime._api import (
+    run_benchmark_path,
+    run_benchmark_path_async,
+    run_benchmark_spec,
+)
 from autobench.core.runtime._attach import IMPORTED_SCOPE as IMPORTED_SCOPE
 from autobench.core.runtime._attach import AttachedTrace as AttachedTrace
 from autobench.core.runtime._attach import attach_trace
@@ -27,6 +31,7 @@ from autobench.core.runtime._session import Interruption as Interruption
 from autobench.core.runtime._session import RunSession as RunSession
 from autobench.core.runtime._session import default_record_dir as default_record_dir
 from autobench.core.runtime._span import DurationMetricSpec, Span
+from autobench.core.runtime._sync import RunningLoopError
 from autobench.core.runtime._tasks import TaskResolutionError
 
 __all__ = [
@@ -35,6 +40,7 @@ __all__ = [
     "ProgressEventKind",
     "ResumeError",
     "RunContext",
+    "RunningLoopError",
     "Span",
     "TaskResolutionError",
     "attach_trace",
@@ -42,5 +48,6 @@ __all__ = [
     "collect_benchmark_source_files",
     "get_active_run_context",
     "run_benchmark_path",
+    "run_benchmark_path_async",
     "run_benchmark_spec",
 ]

@@ -1,6 +1,8 @@
 """The entry points: run a :class:`BenchmarkSpec` (or a spec file) and get an ExperimentResult.
 
-Both build a :class:`~autobench.core.runtime.RunSession` (``start``, or ``resume`` for a
+:func:`run_benchmark_spec` and :func:`run_benchmark_path_async` are coroutine functions;
+:func:`run_benchmark_path` is their plain twin for scripts (it runs its own event loop and
+refuses to be called inside a running one). All build a :class:`~autobench.core.runtime.RunSession` (``start``, or ``resume`` for a
 record directory) and execute it; see :mod:`autobench.core.runtime._session` for the order
 of work.
 """
@@ -14,6 +16,7 @@ from autobench.abp import CapturePolicy
 from autobench.core.plugins import AutobenchPlugins
 from autobench.core.runtime._progress import ProgressCallback
 from autobench.core.runtime._session import RunSession
+from autobench.core.runtime._sync import run_sync
 from autobench.core.spec import BenchmarkSpec, load_benchmark_spec
 from autobench.records import ExperimentResult, ExperimentSink
 
@@ -78,7 +81,7 @@ async def run_benchmark_spec(
     )
 
 
-async def run_benchmark_path(
+async def run_benchmark_path_async(
     path: str | Path,
     *,
     experiment_id: str | None = None,
@@ -89,7 +92,9 @@ async def run_benchmark_path(
     executor: str | None = None,
 ) -> ExperimentResult:
     """Load the spec file at ``path`` with ``plugins`` (``load_benchmark_spec``, which
-    raises ``SpecError`` on bad input) and run it with :func:`run_benchmark_spec`."""
+    raises ``SpecError`` on bad input) and run it with :func:`run_benchmark_spec`; the
+    options and errors are those of :func:`run_benchmark_spec`. For async code; plain code
+    calls :func:`run_benchmark_path`."""
     spec = load_benchmark_spec(Path(path), plugins=plugins)
     return await run_benchmark_spec(
         spec,
@@ -99,4 +104,37 @@ async def run_benchmark_path(
         progress=progress,
         plugins=plugins,
         executor=executor,
+    )
+
+
+def run_benchmark_path(
+    path: str | Path,
+    *,
+    experiment_id: str | None = None,
+    concurrency_limit: int = 1,
+    sink: ExperimentSink | None = None,
+    progress: ProgressCallback | None = None,
+    plugins: AutobenchPlugins | None = None,
+    executor: str | None = None,
+) -> ExperimentResult:
+    """Load the spec file at ``path`` and run it to completion; returns the
+    :class:`ExperimentResult` (not a coroutine).
+
+    The blocking form of :func:`run_benchmark_path_async`, same options and errors: it runs
+    its own event loop (``asyncio.run``), so it raises :class:`RunningLoopError` (a
+    ``RuntimeError``) when called where an event loop is already running (async code, a
+    notebook cell); there, ``await run_benchmark_path_async(...)`` instead.
+    """
+    return run_sync(
+        run_benchmark_path_async(
+            path,
+            experiment_id=experiment_id,
+            concurrency_limit=concurrency_limit,
+            sink=sink,
+            progress=progress,
+            plugins=plugins,
+            executor=executor,
+        ),
+        name="run_benchmark_path",
+        instead="await run_benchmark_path_async(...)",
     )

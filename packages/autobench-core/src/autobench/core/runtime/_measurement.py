@@ -51,11 +51,17 @@ TIMED_OUT_SEMANTIC = "measurement.timed_out"
 
 @dataclass(frozen=True, slots=True)
 class RecordedMeasurement:
-    """What ``record_measurement`` stored: the metrics (the median first) and the samples
-    artifact, when one was asked for."""
+    """What ``record_measurement`` stored: ``observations``, the metrics (the median first),
+    and ``samples_artifact``, the reference of the ``<name>.samples`` artifact when
+    ``include_samples_artifact=True`` (else ``None``)."""
 
     observations: tuple[Observation, ...]
-    artifact: ArtifactRef | None = None
+    samples_artifact: ArtifactRef | None = None
+
+    @property
+    def artifact(self) -> ArtifactRef | None:
+        """Another name of :attr:`samples_artifact`."""
+        return self.samples_artifact
 
     @property
     def median(self) -> Observation:

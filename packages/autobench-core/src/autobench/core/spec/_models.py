@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import (
     BaseModel,
@@ -457,6 +457,23 @@ class BenchmarkSpec(SpecModel):
         if problem is not None:
             raise ValueError(problem)
         return self
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy of the spec, ``update`` (field name -> value) laid over it.
+
+        Unlike pydantic's own ``model_copy``, the updated copy is validated as a new spec
+        would be, with the plugins this spec was validated with: a list of policies or
+        scorers (or their mappings) becomes the tuple of models the spec holds, and a value
+        the spec refuses raises ``pydantic.ValidationError`` here rather than later.
+        """
+        copied = super().model_copy(update=update, deep=deep)
+        if not update:
+            return copied
+        plugins = self._plugins.plugins
+        return self.model_validate(
+            {name: getattr(copied, name) for name in type(self).model_fields},
+            context=None if plugins is None else {"plugins": plugins},
+        )
 
     @property
     def id(self) -> str:
