@@ -218,6 +218,7 @@ class RecordDirectoryWriter:
         self._files.ensure_dir(root)
         self._plan_paths = {planned.id: planned.path for planned in experiment.plan}
         self._experiment_id = experiment.experiment_id
+        self._files.ensure_schemas(("run", "summary"))  # every experiment writes them
         self._write(root / "experiment.yaml", experiment_record_to_yaml(experiment))
         self._files.sync()
         self._started = True
@@ -423,6 +424,7 @@ class RecordDirectoryWriter:
             name = safe_segment(f"{ref.name}#{ref.id}") + extension
         used.add(name)
         relative = f"{run_dir}/{name}"
+        data = self._files.localize(self.root / run_dir / name, data)  # hashed as written
         files.append((self.root / run_dir / name, data))
         return ref.model_copy(
             update={"path": relative, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
@@ -431,7 +433,7 @@ class RecordDirectoryWriter:
     def _store_trace(
         self, run_dir: str, trace: Trace, files: list[tuple[Path, bytes]]
     ) -> TraceSummary:
-        data = trace_yaml_bytes(trace)
+        data = self._files.localize(self.root / run_dir / TRACE_FILE, trace_yaml_bytes(trace))
         relative = f"{run_dir}/{TRACE_FILE}"
         files.append((self.root / run_dir / TRACE_FILE, data))
         ref = ArtifactRef(
