@@ -63,6 +63,27 @@ class AtomicFiles:
         line is written as a relative path to the root's copy of the schema."""
         self._create(path, self.localize(path, data))
 
+    def replace(self, path: Path, data: bytes) -> None:
+        """Replace ``path`` (or create it) with ``data`` atomically: a reader sees the old or
+        the new file, never a mix. Only for the session files a resumed session rewrites
+        after keeping the old one; raises :class:`RecordingError` naming ``path``."""
+        data = self.localize(path, data)
+        temporary = path.parent / f".{path.name[:120]}.{os.getpid()}.{next(_counter)}.tmp"
+        try:
+            with open(temporary, "xb") as stream:
+                stream.write(data)
+                stream.flush()
+                if self.fsync:
+                    _sync_file(stream.fileno())
+            os.replace(temporary, path)
+        except OSError as error:
+            raise _error(path, error) from error
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+        with self._lock:
+            self._dirty.add(path.parent)
+
     def localize(self, path: Path, data: bytes) -> bytes:
         """``data`` as :meth:`create` writes it at ``path``: a leading
         ``$schema=urn:autobench:`` line replaced by a path relative to ``path`` to the
