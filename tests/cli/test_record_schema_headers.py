@@ -152,3 +152,22 @@ def test_a_resumed_record_keeps_one_copy_of_each_schema(
     for path in target.rglob("*.yaml"):
         reference = path.read_text(encoding="utf-8").split("\n", 1)[0].removeprefix(HEADER)
         assert (path.parent / reference).is_file(), path
+
+
+def test_a_derived_record_names_a_schema_copy_under_derived(
+    runner: CliRunner, record: Path
+) -> None:
+    before = {path for path in record.rglob("*") if path.is_file()}
+    result = runner.invoke(cli, ["replay", str(record), "--extract", "span"])
+    assert result.exit_code == 0, result.output
+    added = {path for path in record.rglob("*") if path.is_file()} - before
+    assert added and all(path.relative_to(record).parts[0] == "derived" for path in added)
+    derived = sorted(path for path in added if path.name == "extraction.yaml")
+    assert len(derived) == 2
+    for path in derived:
+        reference = path.read_text(encoding="utf-8").split("\n", 1)[0].removeprefix(HEADER)
+        schema_path = (path.parent / reference).resolve()
+        assert schema_path == record / "derived/span/1/schemas" / autobench_version() / (
+            "extraction.schema.json"
+        ), schema_path
+        Draft202012Validator(json.loads(schema_path.read_text())).validate(_document(path))

@@ -9,8 +9,9 @@ raises :class:`RecordingError` naming the path.
 
 A record file's ``# yaml-language-server: $schema=urn:autobench:...`` first line
 is written as a path relative to the file, to the root's copy of that schema
-(``<root>/schemas/<version>/<type>.schema.json``, created with the first file
-that needs it): see :mod:`autobench.records._schemas`.
+(``<schema root>/schemas/<version>/<type>.schema.json``, created with the first
+file that needs it; the schema root is the root unless given): see
+:mod:`autobench.records._schemas`.
 
 Directory entries are made durable by fsyncing the directories that changed.
 That is batched: directories are remembered and synced by :meth:`AtomicFiles.sync`
@@ -47,8 +48,10 @@ _sync_file = getattr(os, "fdatasync", os.fsync)
 class AtomicFiles:
     """Creates files under ``root`` atomically and never over an existing name."""
 
-    def __init__(self, root: Path, *, fsync: bool = True) -> None:
+    def __init__(self, root: Path, *, fsync: bool = True, schema_root: Path | None = None) -> None:
         self.root = root
+        self.schema_root = root if schema_root is None else schema_root
+        """Where the ``schemas/<version>/`` directory the files' headers name lives."""
         self.fsync = fsync
         self._known_dirs: set[Path] = set()
         self._dirty: set[Path] = set()
@@ -93,14 +96,14 @@ class AtomicFiles:
         if reference is None:
             return data
         version, record_type, end = reference
-        schema = record_schema_path(self.root, version, record_type)
+        schema = record_schema_path(self.schema_root, version, record_type)
         self._ensure_schema(schema, record_type)
         return relative_schema_header(path, schema) + data[end:]
 
     def ensure_schemas(self, record_types: Iterable[str]) -> None:
         """Write the root's copy of each of ``record_types``' schemas unless present."""
         for record_type in record_types:
-            schema = record_schema_path(self.root, autobench_version(), record_type)
+            schema = record_schema_path(self.schema_root, autobench_version(), record_type)
             self._ensure_schema(schema, record_type)
 
     def _ensure_schema(self, schema: Path, record_type: str) -> None:
