@@ -22,6 +22,7 @@ import functools
 import json
 import os
 import threading
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -201,18 +202,21 @@ def _artifact_schema() -> dict[str, Any]:
     return schema
 
 
+_BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
+    "run": lambda: _file_schema("run", RunRecord),
+    "experiment": lambda: _file_schema("experiment", ExperimentRecord),
+    "summary": lambda: _file_schema("summary", ExperimentSummary),
+    "trace": lambda: _file_schema("trace", Trace),
+    "artifact": _artifact_schema,
+    "artifact_payload": _artifact_payload_schema,
+    "post_derived": lambda: _file_schema("post_derived", PostDerivedRecord),
+    "extraction": lambda: _file_schema("extraction", ExtractionRecord),
+}
+
+
 def record_schemas() -> dict[str, dict[str, Any]]:
     """Record type -> JSON schema (draft 2020-12) of that record file."""
-    return {
-        "run": _file_schema("run", RunRecord),
-        "experiment": _file_schema("experiment", ExperimentRecord),
-        "summary": _file_schema("summary", ExperimentSummary),
-        "trace": _file_schema("trace", Trace),
-        "artifact": _artifact_schema(),
-        "artifact_payload": _artifact_payload_schema(),
-        "post_derived": _file_schema("post_derived", PostDerivedRecord),
-        "extraction": _file_schema("extraction", ExtractionRecord),
-    }
+    return {record_type: build() for record_type, build in _BUILDERS.items()}
 
 
 def schema_text(schema: dict[str, Any]) -> str:
@@ -284,8 +288,9 @@ def record_schema_path(root: Path, version: str, record_type: str) -> Path:
 
 @functools.cache
 def record_schema_text(record_type: str) -> str:
-    """The canonical text of ``record_type``'s schema for this Autobench version (cached)."""
-    return schema_text(record_schemas()[record_type])
+    """The canonical text of ``record_type``'s schema for this Autobench version (cached;
+    only that schema is built). Raises ``KeyError`` for an unknown type."""
+    return schema_text(_BUILDERS[record_type]())
 
 
 def relative_schema_header(path: Path, schema: Path) -> bytes:
