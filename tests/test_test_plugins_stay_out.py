@@ -1,6 +1,6 @@
-"""The test-only plugins of ``tests/plugins`` (an export format and a metric pack) never reach a
-user's environment: the README's set-up does not install them, only its test command does, and
-``autobench export --help`` tells Autobench's own formats from the formats plugins add."""
+"""The test-only plugins of ``tests/plugins`` (an export format and a metric pack) and the
+developer tools never reach a user's environment: the README's set-up installs neither, only its
+test command does, and ``autobench export --help`` tells Autobench's own formats from the formats plugins add."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 TEST_PLUGINS = ("autobench-test-exporter", "autobench-test-pack")
+DEVELOPER_TOOLS = ("pytest", "hypothesis", "mypy", "ruff", "nox", "selenium", "import-linter")
 
 
 def _uv() -> str:
@@ -61,12 +62,16 @@ def test_the_readme_set_up_installs_autobench_without_the_test_plugins(tmp_path:
     installed = _would_install(_sync_arguments(example), tmp_path)
     assert {"autobench", "autobench-core", "autobench-report", "autobench-cli"} <= installed
     assert installed.isdisjoint(TEST_PLUGINS)
+    assert installed.isdisjoint(DEVELOPER_TOOLS)  # a user's set-up, not a developer's
+    assert not any(name.startswith("autobench-instrument-") for name in installed)
 
 
 def test_the_readme_test_command_adds_the_test_plugins(tmp_path: Path) -> None:
     _example, tests = _readme_commands()
     installed = _would_install(_sync_arguments(tests), tmp_path)
     assert set(TEST_PLUGINS) <= installed
+    assert set(DEVELOPER_TOOLS) <= installed
+    assert {"autobench-instrument-openai", "autobench-ray", "autobench-opentelemetry"} <= installed
     # CI runs exactly this command.
     assert tests in (ROOT / ".ci" / "run").read_text().splitlines()
 

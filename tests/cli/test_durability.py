@@ -23,6 +23,7 @@ from autobench.records import (
     load_run_record,
     replay_experiment,
 )
+from autobench.records._schemas import record_schema_text
 
 AUTOBENCH = str(Path(sys.executable).parent / "autobench")
 TIMEOUT = 120.0
@@ -84,7 +85,10 @@ def _check_every_file_parses(record: Path) -> None:
         if path.name.startswith("."):
             assert path.name.endswith(".tmp"), path
             continue
-        if path.name == "experiment.yaml":
+        if path.name.endswith(".schema.json"):  # the schema a record file's header names
+            record_type = path.name.removesuffix(".schema.json")
+            assert path.read_text(encoding="utf-8") == record_schema_text(record_type), path
+        elif path.name == "experiment.yaml":
             load_experiment_record(record)
         elif path.name == "run.yaml":
             load_run_record(path, root=record)

@@ -89,8 +89,11 @@ def test_a_copied_record_directory_names_no_path_of_the_writer(
         writer_paths = _writer_paths(home, project, work, real_home)
         for path in files:
             text = path.read_text(encoding="utf-8", errors="replace")
-            if path.suffix == ".yaml":
-                assert text.startswith("# yaml-language-server: $schema=urn:autobench:"), path
+            if path.suffix == ".yaml":  # the schema is the copy's own, by a relative path
+                header = text.split("\n", 1)[0].removeprefix("# yaml-language-server: $schema=")
+                assert not header.startswith(("/", "urn:")), path
+                assert (path.parent / header).resolve().is_relative_to(elsewhere), path
+                assert (path.parent / header).is_file(), path
             found = sorted(name for name in writer_paths if name in text)
             assert found == [], f"{path.relative_to(elsewhere)} names {found}"
             assert "file://" not in text, path

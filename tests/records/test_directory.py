@@ -27,6 +27,7 @@ from autobench.records import (
     run_record_from_yaml,
     run_record_path,
 )
+from autobench.records._schemas import autobench_version
 
 
 def files_under(root: Path) -> list[str]:
@@ -45,9 +46,13 @@ def test_writer_is_a_sink_and_writes_the_layout(tmp_path: Path) -> None:
     writer.start(experiment_for([("ticket_1", "route_v1")]))
     stored = writer.run_finished(trivial_run(), {})
     writer.finish(ExperimentSummary(experiment=EXPERIMENT_ID, benchmark=BENCHMARK_ID, runs=1))
+    schemas = f"schemas/{autobench_version()}"
     assert files_under(root) == [
         "cases/ticket_1/route_v1/run.yaml",
         "experiment.yaml",
+        f"{schemas}/experiment.schema.json",
+        f"{schemas}/run.schema.json",
+        f"{schemas}/summary.schema.json",
         "summary.yaml",
     ]
     assert stored == trivial_run()

@@ -9,11 +9,13 @@ import click
 from rich.markup import escape
 
 from autobench.cli._console import stdout_console, user_errors
+from autobench.cli._gate import runs_option
 from autobench.cli._plugins import command_plugins
 from autobench.cli._replayed import replayed
 from autobench.core.plugins import TraceExtractorRegistry
 from autobench.records import TraceExtractor, replay_experiment_extraction
 from autobench.report import build_report, output_policy, render_report
+from autobench.report._render import RunSelection
 
 
 def _extractor(names: tuple[str, ...], registry: TraceExtractorRegistry) -> TraceExtractor:
@@ -42,14 +44,15 @@ def _extractor(names: tuple[str, ...], registry: TraceExtractorRegistry) -> Trac
         "repeat to run several as one composite extractor."
     ),
 )
-def replay_command(record_dir: Path, extract: tuple[str, ...]) -> None:
+@runs_option
+def replay_command(record_dir: Path, extract: tuple[str, ...], runs: RunSelection) -> None:
     """Replay the experiment recorded in DIR and show its report.
 
     Reads experiment.yaml, summary.yaml and every run.yaml in full (traces
     and artifacts references included), so a damaged record is reported.
     Neither the task nor any scorer module is imported, no model is called
-    and, without --extract, nothing in DIR is modified. `autobench report`
-    shows the same views reading only what they need.
+    and, without --extract, nothing in DIR is modified. It shows the same
+    views as `autobench report` (same --runs), which reads only what they need.
 
     With --extract, the named extractors read each run's recorded trace and
     a new derived record is written per run under DIR/derived/ (one line per
@@ -70,5 +73,5 @@ def replay_command(record_dir: Path, extract: tuple[str, ...]) -> None:
         result = replayed(record_dir)
         report = build_report(result)
     stdout_console(output_policy(result)).print(
-        render_report(report, records=str(record_dir), runs="none")
+        render_report(report, records=str(record_dir), runs=runs)
     )

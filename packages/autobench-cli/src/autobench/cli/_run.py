@@ -259,8 +259,8 @@ def run_command(
 
     Ctrl-C stops starting runs, cancels active async runs (sync runs get up to
     5 seconds to end), writes summary.yaml with complete: false and exits 130.
-    --resume DIR then completes the missing runs; it never rewrites a file: its
-    summary is written as summary.<n>.yaml, and replay reads the latest.
+    --resume DIR then completes the missing runs and writes summary.yaml for the
+    whole experiment, keeping the earlier one as summary.<n>.yaml (n: its session).
     A run counts as finished once its run.yaml is on disk; a run.yaml that cannot
     be read stops --resume with its line and column, and is never written over.
     """

@@ -7,6 +7,12 @@ name. On file systems without hard links it falls back to ``os.replace``
 after an existence check. A failure leaves nothing under the final name and
 raises :class:`RecordingError` naming the path.
 
+A record file's ``# yaml-language-server: $schema=urn:autobench:...`` first line
+is written as a path relative to the file, to the root's copy of that schema
+(``<schema root>/schemas/<version>/<type>.schema.json``, created with the first
+file that needs it; the schema root is the root unless given): see
+:mod:`autobench.records._schemas`.
+
 Directory entries are made durable by fsyncing the directories that changed.
 That is batched: directories are remembered and synced by :meth:`AtomicFiles.sync`
 (the record writer calls it after ``experiment.yaml``, every
@@ -21,9 +27,17 @@ import errno
 import itertools
 import os
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 from autobench.records._errors import RecordingError
+from autobench.records._schemas import (
+    autobench_version,
+    local_schema_reference,
+    record_schema_path,
+    record_schema_text,
+    relative_schema_header,
+)
 
 _NO_LINK = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK})
 _counter = itertools.count()
@@ -34,17 +48,78 @@ _sync_file = getattr(os, "fdatasync", os.fsync)
 class AtomicFiles:
     """Creates files under ``root`` atomically and never over an existing name."""
 
-    def __init__(self, root: Path, *, fsync: bool = True) -> None:
+    def __init__(self, root: Path, *, fsync: bool = True, schema_root: Path | None = None) -> None:
         self.root = root
+        self.schema_root = root if schema_root is None else schema_root
+        """Where the ``schemas/<version>/`` directory the files' headers name lives."""
         self.fsync = fsync
         self._known_dirs: set[Path] = set()
         self._dirty: set[Path] = set()
         self._lock = threading.Lock()
         self._sync_lock = threading.Lock()
+        self._schemas: set[Path] = set()
+        self._schema_lock = threading.Lock()
 
     def create(self, path: Path, data: bytes) -> None:
         """Create ``path`` holding ``data``; raises :class:`RecordingError` if it exists or
-        the storage fails (the message names ``path``)."""
+        the storage fails (the message names ``path``). A leading ``$schema=urn:autobench:``
+        line is written as a relative path to the root's copy of the schema."""
+        self._create(path, self.localize(path, data))
+
+    def replace(self, path: Path, data: bytes) -> None:
+        """Replace ``path`` (or create it) with ``data`` atomically: a reader sees the old or
+        the new file, never a mix. Only for the session files a resumed session rewrites
+        after keeping the old one; raises :class:`RecordingError` naming ``path``."""
+        data = self.localize(path, data)
+        temporary = path.parent / f".{path.name[:120]}.{os.getpid()}.{next(_counter)}.tmp"
+        try:
+            with open(temporary, "xb") as stream:
+                stream.write(data)
+                stream.flush()
+                if self.fsync:
+                    _sync_file(stream.fileno())
+            os.replace(temporary, path)
+        except OSError as error:
+            raise _error(path, error) from error
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+        with self._lock:
+            self._dirty.add(path.parent)
+
+    def localize(self, path: Path, data: bytes) -> bytes:
+        """``data`` as :meth:`create` writes it at ``path``: a leading
+        ``$schema=urn:autobench:`` line replaced by a path relative to ``path`` to the
+        root's copy of that schema, which is written first if missing (so hash what this
+        returns). Any other ``data`` is returned as is."""
+        reference = local_schema_reference(data)
+        if reference is None:
+            return data
+        version, record_type, end = reference
+        schema = record_schema_path(self.schema_root, version, record_type)
+        self._ensure_schema(schema, record_type)
+        return relative_schema_header(path, schema) + data[end:]
+
+    def ensure_schemas(self, record_types: Iterable[str]) -> None:
+        """Write the root's copy of each of ``record_types``' schemas unless present."""
+        for record_type in record_types:
+            schema = record_schema_path(self.schema_root, autobench_version(), record_type)
+            self._ensure_schema(schema, record_type)
+
+    def _ensure_schema(self, schema: Path, record_type: str) -> None:
+        """Write ``schema`` unless this writer or an earlier session already did."""
+        with self._schema_lock:
+            if schema in self._schemas:
+                return
+            if not schema.is_file():
+                try:
+                    self._create(schema, record_schema_text(record_type).encode("utf-8"))
+                except RecordingError:
+                    if not schema.is_file():  # another process may have written it first
+                        raise
+            self._schemas.add(schema)
+
+    def _create(self, path: Path, data: bytes) -> None:
         directory = path.parent
         self.ensure_dir(directory, for_path=path)
         temporary = directory / f".{path.name[:120]}.{os.getpid()}.{next(_counter)}.tmp"

@@ -8,17 +8,19 @@ Layout (all paths relative to the experiment directory, ids made safe with
     artifacts/<run>/<name><ext>           artifact payloads of that run
     artifacts/<run>/trace.yaml            a trace larger than TRACE_INLINE_LIMIT
     post_derived.yaml                     written by post_derived(), before summary.yaml
-    summary.yaml                          written by finish()
+    summary.yaml                          written by finish(): the latest session's
     summary.<n>.yaml, post_derived.<n>.yaml
-                                          written by a resumed session (n = 2, 3, ...)
+                                          session n's, kept when a resumed session
+                                          replaced the file (n = 1, 2, ...)
+    schemas/<version>/<type>.schema.json  the schemas the files' first lines name
 
 Artifact payloads: ``str`` with a text media type (``text/*``, JSON, YAML,
 XML, ``+json``/``+yaml``/``+xml``) is stored as UTF-8 text; ``bytes`` as they
 are; anything else as a YAML file with an ``artifact_payload`` header. The
 file name is the safe form of the artifact name plus an extension from the
 media type; a name used twice in a run gets a hash of the artifact id.
-Nothing is ever overwritten and every file is written atomically
-(:mod:`autobench.records._atomic`).
+Every file is written atomically (:mod:`autobench.records._atomic`), and
+nothing is overwritten but the two session files named below, each kept first.
 
 Write-behind: ``run_finished`` renders a run's files in the calling thread and
 hands them to a small pool of I/O threads (:data:`IO_THREADS`), so the next
@@ -39,11 +41,13 @@ leaves a partial file under a final name (temporary names start with ``.``
 and end with ``.tmp``).
 
 Resuming: :meth:`RecordDirectoryWriter.resume` continues an experiment whose
-``experiment.yaml`` exists instead of starting one. It never rewrites a file:
-a planned run whose ``run.yaml`` exists is refused, and the session's summary
-(and post-derived observations) go to the first free name of ``summary.yaml``,
-``summary.2.yaml``, ``summary.3.yaml``, ... (likewise ``post_derived.yaml``);
-readers take the highest-numbered one (:func:`latest_session_file`). A run
+``experiment.yaml`` exists instead of starting one. A planned run whose
+``run.yaml`` exists is refused. The session's summary (and post-derived
+observations), which cover the whole experiment, replace ``summary.yaml``
+(and ``post_derived.yaml``) atomically once the earlier session's file is kept
+as ``summary.<n>.yaml`` (a hard link, ``n`` that session's number: 1, 2, ...),
+so the file a user opens describes the completed experiment and the history
+stays (:func:`keep_session_history`, :func:`latest_session_file`). A run
 killed after some of its artifacts reached the disk but before its ``run.yaml``
 left orphan files in ``artifacts/<run>/``; the resumed run stores its artifacts
 in ``artifacts/<run>/attempt-<n>/`` instead (the orphans are never referenced).
@@ -52,6 +56,8 @@ in ``artifacts/<run>/attempt-<n>/`` instead (the orphans are never referenced).
 from __future__ import annotations
 
 import hashlib
+import os
+import shutil
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -218,6 +224,7 @@ class RecordDirectoryWriter:
         self._files.ensure_dir(root)
         self._plan_paths = {planned.id: planned.path for planned in experiment.plan}
         self._experiment_id = experiment.experiment_id
+        self._files.ensure_schemas(("run", "summary"))  # every experiment writes them
         self._write(root / "experiment.yaml", experiment_record_to_yaml(experiment))
         self._files.sync()
         self._started = True
@@ -225,8 +232,8 @@ class RecordDirectoryWriter:
     def resume(self, experiment: ExperimentRecord) -> None:
         """Continue recording into ``root``, which must hold ``experiment``'s
         ``experiment.yaml`` (it is not rewritten). Runs whose ``run.yaml`` exists are
-        refused by :meth:`run_finished`; :meth:`finish` and :meth:`post_derived` write
-        to new session-numbered names instead of replacing the earlier ones."""
+        refused by :meth:`run_finished`; :meth:`finish` and :meth:`post_derived` keep
+        the earlier session's file as ``<stem>.<n>.yaml``, then replace it."""
         root = self.root
         if not (root / "experiment.yaml").is_file():
             raise RecordingError(
@@ -336,22 +343,15 @@ class RecordDirectoryWriter:
         self.close()
 
     def _write_session_file(self, name: str, text: str) -> None:
-        """Write ``name``; when resumed and it exists, the first free ``<stem>.<n><suffix>``."""
-        if not self._resumed:
-            self._write(self.root / name, text)
+        """Write ``name``. When resumed and ``name`` exists, the earlier session's file is
+        first kept as history (``<stem>.<n>.<suffix>``, see :func:`keep_session_history`),
+        then ``name`` is replaced atomically: it always describes the latest session."""
+        path = self.root / name
+        if not self._resumed or not path.exists():
+            self._write(path, text)
             return
-        stem, suffix = name.rsplit(".", 1)
-        number = 1
-        while True:
-            path = self.root / (name if number == 1 else f"{stem}.{number}.{suffix}")
-            if not path.exists():
-                try:
-                    self._write(path, text)
-                    return
-                except RecordingError:
-                    if not path.exists():
-                        raise
-            number += 1
+        keep_session_history(self.root, name)
+        self._files.replace(path, text.encode("utf-8"))
 
     def flush(self) -> None:
         """Wait until every run handed to ``run_finished`` is on disk; raise the first
@@ -423,6 +423,7 @@ class RecordDirectoryWriter:
             name = safe_segment(f"{ref.name}#{ref.id}") + extension
         used.add(name)
         relative = f"{run_dir}/{name}"
+        data = self._files.localize(self.root / run_dir / name, data)  # hashed as written
         files.append((self.root / run_dir / name, data))
         return ref.model_copy(
             update={"path": relative, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
@@ -431,7 +432,7 @@ class RecordDirectoryWriter:
     def _store_trace(
         self, run_dir: str, trace: Trace, files: list[tuple[Path, bytes]]
     ) -> TraceSummary:
-        data = trace_yaml_bytes(trace)
+        data = self._files.localize(self.root / run_dir / TRACE_FILE, trace_yaml_bytes(trace))
         relative = f"{run_dir}/{TRACE_FILE}"
         files.append((self.root / run_dir / TRACE_FILE, data))
         ref = ArtifactRef(
@@ -450,20 +451,60 @@ class RecordDirectoryWriter:
         self._files.create(path, text.encode("utf-8"))
 
 
-def latest_session_file(root: Path, name: str) -> Path | None:
-    """The latest of ``<root>/<name>`` and the ``<stem>.<n>.<suffix>`` files resumed sessions
-    wrote (the highest ``n``), or ``None`` when none exists."""
+def _numbered_session_files(root: Path, name: str) -> dict[int, Path]:
+    """Session number -> ``<root>/<stem>.<n>.<suffix>`` for every such file."""
     stem, suffix = name.rsplit(".", 1)
-    numbered: list[tuple[int, Path]] = []
-    base = Path(root) / name
-    if base.is_file():
-        numbered.append((1, base))
     prefix = f"{stem}."
+    numbered: dict[int, Path] = {}
     for path in Path(root).glob(f"{stem}.*.{suffix}"):
         middle = path.name[len(prefix) : -len(suffix) - 1]
-        if middle.isdigit() and int(middle) >= 2 and path.is_file():
-            numbered.append((int(middle), path))
-    return max(numbered)[1] if numbered else None
+        if middle.isdigit() and int(middle) >= 1 and path.is_file():
+            numbered[int(middle)] = path
+    return numbered
+
+
+def keep_session_history(root: Path, name: str) -> Path | None:
+    """Keep ``<root>/<name>`` (the file of the latest finished session) as history before a
+    resumed session replaces it: hard-linked (copied where links are not supported) to
+    ``<stem>.<n>.<suffix>``, ``n`` its session number. Returns that path, or ``None`` when
+    it was kept already (an earlier attempt of this resume stopped after keeping it).
+
+    Session 1's file becomes ``<stem>.1.<suffix>``. A directory written before this scheme
+    (``name`` = session 1, ``<stem>.2.<suffix>``... = later sessions, no ``.1``) gets its
+    ``.1`` file the same way, its numbered files already being history."""
+    current = Path(root) / name
+    numbered = _numbered_session_files(root, name)
+    data = current.read_bytes()
+    if 1 in numbered and any(path.read_bytes() == data for path in numbered.values()):
+        return None
+    number = 1 if 1 not in numbered else max(numbered) + 1
+    stem, suffix = name.rsplit(".", 1)
+    target = Path(root) / f"{stem}.{number}.{suffix}"
+    try:
+        os.link(current, target)
+    except FileExistsError:
+        raise RecordingError(
+            f"cannot keep {current} as {target}: {target} already exists", path=target
+        ) from None
+    except OSError:
+        shutil.copy2(current, target)
+    return target
+
+
+def latest_session_file(root: Path, name: str) -> Path | None:
+    """The file of the latest session: ``<root>/<name>`` (a resumed session replaces it after
+    keeping the earlier one as ``<stem>.<n>.<suffix>``), or ``None`` when none exists.
+
+    A directory written before that scheme (numbered files from 2 up, no ``.1``: ``name``
+    was session 1's and each resumed session wrote the next number) gives its
+    highest-numbered file."""
+    base = Path(root) / name
+    numbered = _numbered_session_files(root, name)
+    if base.is_file() and (1 in numbered or not numbered):
+        return base
+    if numbered:
+        return numbered[max(numbered)]
+    return None
 
 
 def _failure(future: Future[None]) -> RecordingError | None:

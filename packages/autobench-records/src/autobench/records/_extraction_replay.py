@@ -142,7 +142,9 @@ def _extract_and_store(
             "extracted for this run, and derived records are never overwritten",
             path=target,
         )
-    files = AtomicFiles(root_dir)
+    # Derived records add files under derived/ only: the schema copy goes beside their
+    # cases/ directory, in derived/<extractor>/<version>/schemas/.
+    files = AtomicFiles(root_dir, schema_root=root_dir.joinpath(*PurePosixPath(relative).parts[:3]))
     files.ensure_dir(target.parent, for_path=target)
     files.create(target, extraction_record_to_yaml(record).encode("utf-8"))
     files.sync()

@@ -1,14 +1,18 @@
 """JSON schemas of the record files, and the reference record files give to them.
 
-Each record file's first line is ``# yaml-language-server: $schema=<id>``
-where ``<id>`` is the schema's ``$id``:
-``urn:autobench:schemas/<version>/<type>.schema.json``.
-The reference names the record type and the Autobench version that wrote it,
-never a path of the writing machine, so a record directory copied elsewhere
-still says which schema describes each file. The repository's ``schemas/``
-directory holds the same files, produced by ``tools/generate_schemas.py``;
-:func:`ensure_schema_cache` writes a local copy (under ``AUTOBENCH_HOME``) for
-editors that map schema ids to files. Writing a record never touches it.
+Each schema's ``$id`` is ``urn:autobench:schemas/<version>/<type>.schema.json``:
+it names the record type and the Autobench version, never a path of a machine.
+The text the codec makes in memory starts with ``# yaml-language-server: $schema=<id>``;
+a record directory writes the file with that line replaced by a relative path
+(:func:`local_schema_reference`) to its own copy of the schema,
+``<record root>/schemas/<version>/<type>.schema.json``, which it writes beside
+the first file of that type. yaml-language-server resolves a relative path
+against the YAML file, so every record file opens with completion and
+validation without editor settings, on the machine that wrote it or any other
+the directory is copied to, and still names nothing of the writing machine.
+The repository's ``schemas/`` directory holds the same files, produced by
+``tools/generate_schemas.py``; :func:`ensure_schema_cache` writes a copy under
+``AUTOBENCH_HOME`` for editors whose settings map schema ids to files.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import functools
 import json
 import os
 import threading
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -104,11 +109,53 @@ def _header_schema(record_type: str) -> dict[str, Any]:
     }
 
 
+DATE_TIME_PATTERN = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
+"""A timestamp as a record writes it: YAML's form (``2026-01-02 03:04:05.6+00:00``, a space
+between date and time) or RFC 3339's (``T``). JSON Schema's ``date-time`` format allows
+only the second, so editors would flag every timestamp of a valid record."""
+
+
+def _yaml_timestamps(node: Any) -> None:
+    """Replace every ``format: date-time`` under ``node`` by :data:`DATE_TIME_PATTERN`."""
+    if isinstance(node, dict):
+        if node.get("format") == "date-time":
+            del node["format"]
+            node["pattern"] = DATE_TIME_PATTERN
+        for value in node.values():
+            _yaml_timestamps(value)
+    elif isinstance(node, list):
+        for value in node:
+            _yaml_timestamps(value)
+
+
+def _scopes_by_name(defs: dict[str, Any]) -> None:
+    """A trace writes ``scopes`` as a mapping keyed by scope name, without ``name`` inside."""
+    scope = defs.get("InstrumentationScope")
+    trace = defs.get("Trace")
+    if scope is None or trace is None or "scopes" not in trace.get("properties", {}):
+        return
+    keyed = copy.deepcopy(scope)
+    keyed["properties"].pop("name", None)
+    keyed["required"] = [name for name in keyed.get("required", []) if name != "name"]
+    keyed["title"] = "InstrumentationScope (keyed by name)"
+    defs["KeyedInstrumentationScope"] = keyed
+    trace["properties"]["scopes"]["additionalProperties"] = {
+        "$ref": "#/$defs/KeyedInstrumentationScope"
+    }
+
+
 def _file_schema(record_type: str, model: type[BaseModel] | None) -> dict[str, Any]:
     body: dict[str, Any] = {"properties": {}, "required": []}
     if model is not None:
         body = copy.deepcopy(model.model_json_schema())
+    _yaml_timestamps(body)
     defs = body.get("$defs", {})
+    if model is Trace:  # the trace file's top level is the Trace model itself
+        defs["Trace"] = {"properties": body.get("properties", {})}
+        _scopes_by_name(defs)
+        body["properties"] = defs.pop("Trace")["properties"]
+    else:
+        _scopes_by_name(defs)
     variant = defs.get("Variant")
     if variant is not None:
         listed = variant["properties"]["factors"]
@@ -155,18 +202,21 @@ def _artifact_schema() -> dict[str, Any]:
     return schema
 
 
+_BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
+    "run": lambda: _file_schema("run", RunRecord),
+    "experiment": lambda: _file_schema("experiment", ExperimentRecord),
+    "summary": lambda: _file_schema("summary", ExperimentSummary),
+    "trace": lambda: _file_schema("trace", Trace),
+    "artifact": _artifact_schema,
+    "artifact_payload": _artifact_payload_schema,
+    "post_derived": lambda: _file_schema("post_derived", PostDerivedRecord),
+    "extraction": lambda: _file_schema("extraction", ExtractionRecord),
+}
+
+
 def record_schemas() -> dict[str, dict[str, Any]]:
     """Record type -> JSON schema (draft 2020-12) of that record file."""
-    return {
-        "run": _file_schema("run", RunRecord),
-        "experiment": _file_schema("experiment", ExperimentRecord),
-        "summary": _file_schema("summary", ExperimentSummary),
-        "trace": _file_schema("trace", Trace),
-        "artifact": _artifact_schema(),
-        "artifact_payload": _artifact_payload_schema(),
-        "post_derived": _file_schema("post_derived", PostDerivedRecord),
-        "extraction": _file_schema("extraction", ExtractionRecord),
-    }
+    return {record_type: build() for record_type, build in _BUILDERS.items()}
 
 
 def schema_text(schema: dict[str, Any]) -> str:
@@ -206,3 +256,45 @@ def schema_url(record_type: str) -> str:
     """The reference a record file's schema comment gives: :func:`schema_id`. It names no
     local path, so a record reads the same wherever it was written or copied."""
     return schema_id(record_type)
+
+
+SCHEMA_HEADER_PREFIX = b"# yaml-language-server: $schema=" + SCHEMA_BASE_URL.encode() + b"/"
+"""How the first line of a record text the codec made begins."""
+
+RECORD_SCHEMA_DIR = "schemas"
+"""The directory of a record root that holds its schema copies, one subdirectory per version."""
+
+
+def local_schema_reference(data: bytes) -> tuple[str, str, int] | None:
+    """``(version, record_type, end of line)`` of ``data``'s ``$schema=urn:...`` first line, or
+    ``None`` when ``data`` does not start with one (any other file, or a foreign header)."""
+    if not data.startswith(SCHEMA_HEADER_PREFIX):
+        return None
+    end = data.find(b"\n")
+    if end < 0:
+        return None
+    rest = data[len(SCHEMA_HEADER_PREFIX) : end].decode("utf-8", "replace")
+    version, _, name = rest.partition("/")
+    record_type = name.removesuffix(".schema.json")
+    if not version or record_type == name or record_type not in RECORD_VERSIONS:
+        return None
+    return version, record_type, end
+
+
+def record_schema_path(root: Path, version: str, record_type: str) -> Path:
+    """``<root>/schemas/<version>/<type>.schema.json``: a record directory's copy of a schema."""
+    return root / RECORD_SCHEMA_DIR / version / f"{record_type}.schema.json"
+
+
+@functools.cache
+def record_schema_text(record_type: str) -> str:
+    """The canonical text of ``record_type``'s schema for this Autobench version (cached;
+    only that schema is built). Raises ``KeyError`` for an unknown type."""
+    return schema_text(_BUILDERS[record_type]())
+
+
+def relative_schema_header(path: Path, schema: Path) -> bytes:
+    """The first line of the record file ``path``: ``$schema=`` the POSIX path of ``schema``
+    relative to ``path``'s directory (both under one record root)."""
+    relative = Path(os.path.relpath(schema, path.parent)).as_posix()
+    return f"# yaml-language-server: $schema={relative}".encode()

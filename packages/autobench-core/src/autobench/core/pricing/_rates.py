@@ -41,13 +41,23 @@ class PricingModel(BaseModel):
 
 
 class PriceTier(PricingModel):
-    """One tier: ``price`` applies while the request's input tokens are ``<= up_to``.
+    """One tier: a request whose total input tokens are ``<= up_to`` (and above the previous
+    tier's ``up_to``) is billed at ``price`` for every token of the rate, not only the tokens
+    past the previous limit.
 
     ``up_to`` is ``None`` only for the last, open tier.
     """
 
-    up_to: int | None = Field(default=None, gt=0)
-    price: Price
+    up_to: int | None = Field(
+        default=None,
+        gt=0,
+        description="The largest request, in total input tokens (cached included), this tier "
+        "prices; omitted on the last, open tier.",
+    )
+    price: Price = Field(
+        description="USD per unit for every token of the rate in a request this tier prices "
+        "(the whole request, not just the tokens above the previous tier's limit)."
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -73,7 +83,12 @@ class TokenRate(PricingModel):
 
     unit: RateUnit = "mtok"
     price: Price | None = None
-    tiers: tuple[PriceTier, ...] = ()
+    tiers: tuple[PriceTier, ...] = Field(
+        default=(),
+        description="Threshold prices: the request's total input tokens choose one tier (the "
+        "first whose up_to they do not exceed, else the last), and that tier's price applies "
+        "to the whole request, as providers bill long-context tiers.",
+    )
 
     @model_validator(mode="before")
     @classmethod
