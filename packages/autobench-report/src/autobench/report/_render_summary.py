@@ -252,11 +252,12 @@ def _statistics_table(comparison: Comparison, formats: MetricFormats) -> Rendera
         estimate = stats.mean_delta if stats.estimate is None else stats.estimate
         shown = "-" if estimate is None else number.text(estimate, signed=True)
         verdict = stats.verdict.value
-        basis = verdict_text(stats, note=False).removeprefix(verdict).strip()
+        # what the verdict rests on, a short line each: "n=3", "about 60 needed"
+        basis = verdict_text(stats, note=False).removeprefix(verdict).strip().strip("()")
         row = (
             _stacked(shown, interval),
             _stacked(stats.test, f"{p_label(stats.p_value)}, Holm {p_text(stats.p_adjusted)}"),
-            _stacked(verdict, basis, style=VERDICT_STYLES.get(stats.verdict, "")),
+            _stacked(verdict, *basis.split("; "), style=VERDICT_STYLES.get(stats.verdict, "")),
         )
         for column, cell in zip(cells, row, strict=True):
             column.append(cell)
