@@ -174,8 +174,8 @@ SPEC_ERRORS: dict[str, tuple[str, str]] = {
         BASE
         + "    report:\n      leaderboard:\n        show:\n          r: {metric: m, aggregate: avg}\n",
         "autobench.yaml:14:37: invalid 'aggregate' of metric 'r' of report leaderboard: 'avg'"
-        " is not allowed (expected 'count', 'mean', 'sum', 'min', 'max', 'median', 'p95',"
-        " 'stddev', 'geomean' or 'ratio_true')",
+        " is not allowed (expected 'count', 'mean', 'sum', 'per_pass', 'min', 'max', 'median',"
+        " 'p95', 'stddev', 'geomean' or 'ratio_true')",
     ),
     "comparison of an unknown variant": (
         BASE + "    report:\n      compare:\n        v1 -> v9: {}\n",
@@ -184,7 +184,7 @@ SPEC_ERRORS: dict[str, tuple[str, str]] = {
     "unknown semantic type key": (
         BASE + "    semantic_registry:\n      types:\n        a.b: {parnet: x}\n",
         "autobench.yaml:13:15: unknown key 'parnet' in semantic type 'a.b' (did you mean 'parent'?) (expected one of:"
-        " additive, description, parent, shape, unit)",
+        " additive, description, direction, parent, shape, unit)",
     ),
     "task target without colon": (
         "benchmark:\n  x:\n    run:\n      python: app.tasks.run\n",

@@ -158,12 +158,12 @@ from autobench.records._schemas import schema_dir as schema_dir
 from autobench.records._schemas import schema_id as schema_id
 from autobench.records._semantics import (
     DEFAULT_SEMANTIC_REGISTRY,
-    NAMESPACE_DIRECTIONS,
     Semantic,
     SemanticDefinition,
     SemanticRegistry,
     SemanticType,
 )
+from autobench.records._semantics import NAMESPACE_DIRECTIONS as NAMESPACE_DIRECTIONS
 from autobench.records._sink import DirectorySink as DirectorySink
 from autobench.records._sink import DurableSink as DurableSink
 from autobench.records._sink import ExperimentSink as ExperimentSink
@@ -206,7 +206,6 @@ from autobench.records._yaml_limits import YamlLimitError as YamlLimitError
 
 __all__ = [
     "DEFAULT_SEMANTIC_REGISTRY",
-    "NAMESPACE_DIRECTIONS",
     "ArtifactRef",
     "Case",
     "CompositeExtractor",

@@ -11,7 +11,9 @@ from autobench.report._builders import (
     build_report,
     build_run_metric_rows,
     compare_variants,
-    compare_variants_with_headline,
+)
+from autobench.report._builders import (
+    compare_variants_with_headline as compare_variants_with_headline,
 )
 from autobench.report._builders import report_spec as report_spec
 from autobench.report._experiments import compare_experiments as compare_experiments
@@ -85,7 +87,6 @@ __all__ = [
     "build_report",
     "build_run_metric_rows",
     "compare_variants",
-    "compare_variants_with_headline",
     "export_runs_csv",
     "export_summary_yaml",
     "exporter_registry",

@@ -271,10 +271,9 @@ def _statistics_table(comparison: Comparison, formats: MetricFormats) -> Rendera
     keys = [Column("metric", labels, wrap=True)]
     title = f"Statistics (paired by case, tests at {1 - level:.2g})"
     if len(counts) == 1:
-        cases = counts.pop()
-        title = (
-            f"Statistics ({cases} paired case{'' if cases == 1 else 's'}, tests at {1 - level:.2g})"
-        )
+        paired = counts.pop()
+        plural = "" if paired == 1 else "s"
+        title = f"Statistics ({paired} paired case{plural}, tests at {1 - level:.2g})"
     else:
         cases = [Text(str(m.statistics.n)) for m in tested if m.statistics is not None]
         values.insert(0, _right("cases", cases))
