@@ -21,10 +21,17 @@ def test_version_names_every_distribution(runner: CliRunner) -> None:
 
 
 def test_validate_shows_counts_and_never_runs_the_task(runner: CliRunner, spec_dir: Path) -> None:
-    (spec_dir / "cli_task.py").write_text("raise SystemExit('imported!')\n")
+    (spec_dir / "cli_task.py").write_text(
+        "def run_case(ctx, case):\n    raise SystemExit('ran!')\n"
+    )
     result = runner.invoke(cli, ["validate", str(spec_dir / "autobench.yaml")])
     assert result.exit_code == 0, result.output
     assert "cli-demo" in result.output
+    assert "planned runs  4" in result.output
+    # --no-import does not even import the task's module
+    (spec_dir / "cli_task.py").write_text("raise SystemExit('imported!')\n")
+    result = runner.invoke(cli, ["validate", "--no-import", str(spec_dir / "autobench.yaml")])
+    assert result.exit_code == 0, result.output
     assert "planned runs  4" in result.output
 
 

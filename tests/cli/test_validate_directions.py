@@ -49,6 +49,7 @@ benchmark:
 def _validate(tmp_path: Path, text: str) -> tuple[int, str]:
     spec = tmp_path / "autobench.yaml"
     spec.write_text(text, encoding="utf-8")
+    (tmp_path / "task.py").write_text("def run_case(ctx, case):\n    return 1\n")
     result = CliRunner(env={"COLUMNS": "400"}).invoke(cli, ["validate", str(spec)])
     return result.exit_code, result.output
 

@@ -158,8 +158,8 @@ def test_builder_methods_return_new_builders(tmp_path: Path) -> None:
 
 
 TASKS = """\
-def run_case(case, variant, ctx):
-    return {"ok": case.input["n"] > 1, "n": case.input["n"] * variant.factor_values["k"]}
+def run_case(ctx, case):
+    return {"ok": case.input["n"] > 1, "n": case.input["n"] * ctx.factor("k")}
 """
 
 
@@ -190,6 +190,7 @@ def test_builder_runs_sync_and_async(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert builder.to_spec().task.target == "builder_tasks_mod:run_case"
     result = builder.run(concurrency_limit=2)
     assert len(result.runs) == 4
+    assert [run.status.value for run in result.runs].count("errored") == 0
     assert sorted(run.run_id for run in result.runs) == sorted(_run_ids(builder.to_spec()))
 
     import asyncio

@@ -38,7 +38,7 @@ def test_same_module_name_in_two_benchmark_dirs(tmp_path: Path) -> None:
 
 
 def test_falls_back_to_normal_imports(tmp_path: Path) -> None:
-    assert resolve_task(make_spec(tmp_path, "json:dumps")).__name__ == "dumps"
+    assert resolve_task(make_spec(tmp_path, "operator:add")).__name__ == "add"
 
 
 def test_missing_module_names_target_directory_and_cause(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ from autobench.abp import (
     InstrumentationError,
 )
 from autobench.core.distributions import package_directories
-from autobench.core.runtime import ResumeError, TaskResolutionError
+from autobench.core.runtime import ResumeError, TaskResolutionError, TaskSignatureError
 from autobench.core.scoring import ScorerResolutionError
 from autobench.core.spec import SpecError
 from autobench.records import RecordFormatError, RecordingError
@@ -115,6 +115,8 @@ def user_errors() -> Iterator[None]:
         yield
     except SpecError as exc:
         raise show_error("Invalid benchmark spec", str(exc)) from None
+    except TaskSignatureError as exc:
+        raise show_error("Task cannot take (ctx, case)", str(exc)) from None
     except TaskResolutionError as exc:
         raise _task_error(exc) from None
     except ScorerResolutionError as exc:

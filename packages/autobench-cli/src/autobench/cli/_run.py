@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from autobench.cli._console import stderr_console, stdout_console, user_errors
+from autobench.cli._factor_names import warn_factor_names
 from autobench.cli._gate import fail_on_option, gate_failures, runs_option
 from autobench.cli._output import exit_for_gate
 from autobench.cli._plugins import check_executor, command_plugins
@@ -284,6 +285,7 @@ def run_command(
         cassette = _cassette(cassette_mode, cassette_dir)
         spec = load_benchmark_spec(spec_path, strict_scalars=strict_scalars, plugins=plugins)
         show_scalar_notes(spec)
+        warn_factor_names(spec, spec_path)
         executor_options = _executor_options(executor_option_items, ray_address, executor, spec)
         if repeat is None and resume_dir is not None:
             repeat = recorded_repeat(resume_dir)

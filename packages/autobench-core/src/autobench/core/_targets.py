@@ -15,7 +15,8 @@ benchmark file before falling back to import paths):
 
 Failures raise :class:`TargetResolutionError` (or the subclass the caller
 names) with the target, the directories searched and the underlying error as
-``__cause__``.
+``__cause__``, ending with a did-you-mean when a name close to the missing one
+exists (:mod:`autobench.core._target_hints`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from autobench.abp import AutobenchError
+from autobench.core._target_hints import attribute_hint, module_hint
 
 TARGET_PATTERN = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 """``module.sub:attr.path``: dotted identifiers on both sides of one colon."""
@@ -114,23 +116,34 @@ def resolve_target(
     try:
         value: Any = import_target_module(module_name, base_dir)
     except Exception as exc:
+        hint = ""
+        if isinstance(exc, ModuleNotFoundError) and _is_part_of(exc.name, module_name):
+            hint = module_hint(exc.name or module_name, base_dir)
         raise error(
             f"{prefix}cannot import module {module_name!r} of {what} {target!r} "
-            f"(searched {searched}): {type(exc).__name__}: {exc}",
+            f"(searched {searched}): {type(exc).__name__}: {exc}{hint}",
             module=module_name,
         ) from exc
     walked = module_name
     for part in attribute_path.split("."):
+        owner = value
         try:
-            value = getattr(value, part)
+            value = getattr(owner, part)
         except AttributeError as exc:
+            module_file = getattr(sys.modules.get(module_name), "__file__", None)
             raise error(
                 f"{prefix}{what} {target!r}: {walked!r} has no attribute {part!r} "
-                f"(module file: {getattr(sys.modules.get(module_name), '__file__', None)}): {exc}",
+                f"(module file: {module_file}){attribute_hint(owner, part)}",
                 module=module_name,
             ) from exc
         walked = f"{walked}.{part}"
     return value
+
+
+def _is_part_of(missing: str | None, module_name: str) -> bool:
+    """Whether the module an import found missing is ``module_name`` or one of its parents
+    (not a module it imports)."""
+    return missing is not None and (missing == module_name or module_name.startswith(missing + "."))
 
 
 _EXCEPTION_NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")

@@ -32,7 +32,8 @@ from autobench.core.runtime._session import RunSession as RunSession
 from autobench.core.runtime._session import default_record_dir as default_record_dir
 from autobench.core.runtime._span import DurationMetricSpec, Span
 from autobench.core.runtime._sync import RunningLoopError
-from autobench.core.runtime._tasks import TaskResolutionError
+from autobench.core.runtime._tasks import TaskResolutionError, TaskSignatureError
+from autobench.core.runtime._tasks import resolve_task as resolve_task
 
 __all__ = [
     "DurationMetricSpec",
@@ -43,6 +44,7 @@ __all__ = [
     "RunningLoopError",
     "Span",
     "TaskResolutionError",
+    "TaskSignatureError",
     "attach_trace",
     "capture_environment",
     "collect_benchmark_source_files",

@@ -3,8 +3,11 @@
 The module rule (relative to the spec's ``base_dir`` first, then the normal
 import path) is shared with every other ``module:attribute`` target and
 documented in :mod:`autobench.core._targets`. The task's target must resolve
-to a callable. Every failure raises :class:`TaskResolutionError` before any
-run starts.
+to a callable that can be called as ``task(ctx, case)``: its signature binds two
+positional arguments (every other parameter has a default or is keyword-only with
+one); a class, a coroutine function or a callable object qualifies when it does.
+Every failure raises :class:`TaskResolutionError` (:class:`TaskSignatureError` for
+the signature) before any run starts.
 """
 
 from __future__ import annotations
@@ -28,11 +31,17 @@ class TaskResolutionError(TargetResolutionError):
     """
 
 
+class TaskSignatureError(TaskResolutionError):
+    """The spec's task resolves to a callable whose signature cannot take ``(ctx, case)``."""
+
+
 def resolve_task(spec: BenchmarkSpec) -> Callable[..., Any]:
     """The task callable of ``spec`` (see the module docstring for the rule).
 
     Raises :class:`TaskResolutionError` naming the target, the directory
-    searched and the underlying error.
+    searched and the underlying error, and :class:`TaskSignatureError` when the
+    callable cannot be called with two positional arguments; both start with the
+    ``file:line:column`` of the target when the spec was read from YAML.
     """
     if spec.task is None:
         raise TaskResolutionError(
@@ -50,7 +59,30 @@ def resolve_task(spec: BenchmarkSpec) -> Callable[..., Any]:
             "which is not callable",
             module=module_name,
         )
+    check_task_signature(value, target, spec.task.origin)
     return value
+
+
+def check_task_signature(task: Callable[..., Any], target: str, where: str | None = None) -> None:
+    """Raise :class:`TaskSignatureError` when ``task`` cannot be called as ``task(ctx, case)``
+    (:meth:`inspect.Signature.bind` with two positional arguments fails); ``where``
+    (``file:line:column``) prefixes the message. A callable whose signature Python cannot
+    tell (some builtins) passes."""
+    try:
+        signature = inspect.signature(task)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(None, None)
+    except TypeError as exc:
+        prefix = f"{where}: " if where else ""
+        name = getattr(task, "__name__", type(task).__name__)
+        raise TaskSignatureError(
+            f"{prefix}task {target!r} cannot be called as task(ctx, case): its signature is "
+            f"{name}{signature} ({exc}); expected two positional parameters, ctx and case, "
+            "with every other parameter keyword-only or given a default",
+            module=target.partition(":")[0],
+        ) from None
 
 
 def is_async_task(task: Callable[..., Any]) -> bool:

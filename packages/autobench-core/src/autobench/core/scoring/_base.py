@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
@@ -75,6 +75,10 @@ class ScoringCall:
         return resolve_dotted_path(self.path_root(), path)
 
 
+_ORIGIN = "_autobench_origin"
+"""The instance ``__dict__`` key of :attr:`ScorerSpec.origin`."""
+
+
 class ScorerResolutionError(TargetResolutionError):
     """A scorer's ``module:attribute`` target (a ``python`` scorer's function, a
     ``schema`` scorer's model) could not be resolved; raised when the
@@ -103,6 +107,9 @@ class ScorerSpec(BaseModel):
 
     keyword: ClassVar[str]
     default_role: ClassVar[ObservationRole] = ObservationRole.OBJECTIVE
+    target_field: ClassVar[str | None] = None
+    """The field holding a ``module:attribute`` target the kind imports (``target``,
+    ``model``), if any: the spec loader locates the scorer at it."""
 
     kind: str
     name: str = Field(min_length=1)
@@ -123,6 +130,22 @@ class ScorerSpec(BaseModel):
     @property
     def effective_role(self) -> ObservationRole:
         return self.role or self.default_role
+
+    @property
+    def origin(self) -> str | None:
+        """Where the YAML spec wrote this scorer's target (or the scorer, for a kind with no
+        target), as ``file:line:column``; ``None`` for a scorer built in Python. It prefixes
+        resolution errors and is not part of the spec's content: never dumped, and two
+        scorers that differ only in it are equal (it is kept in the instance ``__dict__``
+        beside the fields, which pydantic's equality and hash leave out)."""
+        origin = self.__dict__.get(_ORIGIN)
+        return origin if isinstance(origin, str) else None
+
+    def located_at(self, origin: str | None) -> Self:
+        """A copy of this scorer whose :attr:`origin` is ``origin`` (copies keep it)."""
+        copy = self.model_copy()
+        object.__setattr__(copy, _ORIGIN, origin)  # not a field: the model stays frozen
+        return copy
 
     def score_record(self, value: Any, **fields: Any) -> ScoreRecord:
         """A :class:`ScoreRecord` of ``value`` under this scorer's name, semantic type, unit,

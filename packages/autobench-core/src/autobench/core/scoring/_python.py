@@ -32,6 +32,7 @@ class PythonScorer(ScorerSpec):
     """
 
     keyword: ClassVar[str] = "python"
+    target_field: ClassVar[str | None] = "target"
     kind: Literal["python"] = "python"
     target: str
     _function: Callable[..., Any] | None = PrivateAttr(default=None)
@@ -53,11 +54,14 @@ class PythonScorer(ScorerSpec):
 
     def resolve_function(self, base_dir: Path | None) -> Callable[..., Any]:
         """The callable ``target`` names; raises :class:`ScorerResolutionError`."""
-        what = f"python scorer '{self.name}'"
-        value = resolve_target(self.target, base_dir, what=what, error=ScorerResolutionError)
+        what = f"python scorer '{self.name}' target"
+        value = resolve_target(
+            self.target, base_dir, what=what, where=self.origin, error=ScorerResolutionError
+        )
         if not callable(value):
+            where = f"{self.origin}: " if self.origin else ""
             raise ScorerResolutionError(
-                f"{what} {self.target!r} resolves to an object of type "
+                f"{where}{what} {self.target!r} resolves to an object of type "
                 f"{type(value).__name__}, which is not callable",
                 module=self.target.partition(":")[0],
             )

@@ -58,6 +58,7 @@ class SchemaScorer(ScorerSpec):
     """
 
     keyword: ClassVar[str] = "schema"
+    target_field: ClassVar[str | None] = "model"
     kind: Literal["schema"] = "schema"
     path: str = "output"
     json_schema: dict[str, Any] | None = Field(default=None, alias="schema")
@@ -107,10 +108,13 @@ class SchemaScorer(ScorerSpec):
         """The pydantic model class ``model`` names; raises :class:`ScorerResolutionError`."""
         assert self.model is not None
         what = f"schema scorer '{self.name}' model"
-        value = resolve_target(self.model, base_dir, what=what, error=ScorerResolutionError)
+        value = resolve_target(
+            self.model, base_dir, what=what, where=self.origin, error=ScorerResolutionError
+        )
         if not (isinstance(value, type) and issubclass(value, BaseModel)):
+            where = f"{self.origin}: " if self.origin else ""
             raise ScorerResolutionError(
-                f"{what} {self.model!r} is not a pydantic model class",
+                f"{where}{what} {self.model!r} is not a pydantic model class",
                 module=self.model.partition(":")[0],
             )
         return value

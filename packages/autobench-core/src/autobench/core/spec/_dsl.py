@@ -30,7 +30,7 @@ from autobench.core.spec._models import (
     ReportSpec,
     TaskSpec,
 )
-from autobench.core.spec._sections import check_target, validate_scorer
+from autobench.core.spec._sections import check_target, locate_scorer, validate_scorer
 from autobench.core.spec._yaml import Located
 
 REPORT_KEYS = frozenset({"leaderboard", "matrix", "compare", "distributions"})
@@ -110,7 +110,9 @@ def scorers_from_dsl(item: Located, registry: ScorerRegistry) -> tuple[ScorerSpe
             data = model.from_dsl(name, action.value, options)
         except ValueError as exc:
             raise SpecError(action.location, f"invalid {what}: {exc}") from None
-        scorers.append(validate_scorer(data, entry, what, registry, action))
+        scorers.append(
+            locate_scorer(validate_scorer(data, entry, what, registry, action), entry, action)
+        )
     return tuple(scorers)
 
 

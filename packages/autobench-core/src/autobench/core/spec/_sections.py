@@ -208,6 +208,23 @@ def validate_scorer(
         ) from None
 
 
+def locate_scorer(scorer: ScorerSpec, entry: Located, action: Located | None = None) -> ScorerSpec:
+    """``scorer`` located at its target (the value of its kind's ``target_field``: the DSL
+    keyword's string, or that key in the keyword's mapping or in ``entry``), else at its
+    entry (the name's key in the DSL, the list item in the structured form)."""
+    field = scorer.target_field
+    found: Located | None = None
+    if field is not None:
+        if action is not None and isinstance(action.value, str):
+            found = action
+        elif action is not None and isinstance(action.value, dict):
+            found = action.get(field)
+        found = found or entry.get(field)
+    if found is not None:
+        return scorer.located_at(str(found.location))
+    return scorer.located_at(str(entry.key_location if action is not None else entry.location))
+
+
 def load_structured_scorers(item: Located, registry: ScorerRegistry) -> tuple[ScorerSpec, ...]:
     """``scoring: [{kind, name, ...}]`` (kinds of ``registry``); duplicate names are errors
     (at the second)."""
@@ -217,7 +234,7 @@ def load_structured_scorers(item: Located, registry: ScorerRegistry) -> tuple[Sc
     for entry in item.elements():
         data = expect_mapping(entry, "a scorer")
         what = f"scorer '{data['name']}'" if isinstance(data.get("name"), str) else "a scorer"
-        scorer = validate_scorer(dict(data), entry, what, registry)
+        scorer = locate_scorer(validate_scorer(dict(data), entry, what, registry), entry)
         name_item = entry.get("name") or entry
         if scorer.name in first_seen:
             raise SpecError(
