@@ -199,6 +199,25 @@ def test_report_locates_from_the_records_relative_to_where_it_runs(
     _assert_no_secret(output)
 
 
+def test_report_finds_the_spec_above_its_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The record inside the spec's directory, ``report`` run from above both: the spec's
+    directory is found from the record's recorded files, and named from where ``report`` runs."""
+    spec = _spec(tmp_path / "bench", "task")
+    monkeypatch.chdir(tmp_path / "bench")
+    assert _cli("run", "autobench.yaml", "--record", "rec")[0] == 0
+    monkeypatch.chdir(tmp_path)
+
+    code, output = _cli("report", "bench/rec")
+
+    assert code == 0, output
+    why = _reason_lines(output)
+    assert f"at bench/trace_tasks.py:{RAISE_LINE} in _parse" in why
+    assert "traceback: bench/rec/cases/a/v1/run.yaml errors[0].traceback" in why
+    assert spec.is_file()
+
+
 def test_a_record_written_before_locations_is_located_from_its_traceback(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -102,8 +102,9 @@ def spec_directory(result: ExperimentResult, candidates: list[Path]) -> Path | N
     if not files:
         return None
     for directory in candidates:
-        found = [_digest(directory / name) for name in files]
-        if None not in found and any(a == b for a, b in zip(found, files.values(), strict=True)):
+        if all((directory / name).is_file() for name in files) and any(
+            _digest(directory / name) == digest for name, digest in files.items()
+        ):
             return directory
     return None
 
