@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._gate import runs_option
+from autobench.cli._output import recorded_spec_dir
 from autobench.cli._plugins import command_plugins
 from autobench.cli._replayed import replayed
 from autobench.core.plugins import TraceExtractorRegistry
@@ -73,5 +74,10 @@ def replay_command(record_dir: Path, extract: tuple[str, ...], runs: RunSelectio
         result = replayed(record_dir)
         report = build_report(result)
     stdout_console(output_policy(result)).print(
-        render_report(report, records=str(record_dir), runs=runs)
+        render_report(
+            report,
+            records=str(record_dir),
+            runs=runs,
+            spec_dir=recorded_spec_dir(result, record_dir),
+        )
     )

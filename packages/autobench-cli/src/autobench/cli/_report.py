@@ -8,7 +8,7 @@ import click
 
 from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._gate import fail_on_option, gate_failures, runs_option
-from autobench.cli._output import exit_for_gate
+from autobench.cli._output import exit_for_gate, recorded_spec_dir
 from autobench.cli._replayed import replayed
 from autobench.report import build_report, output_policy, render_report
 from autobench.report._render import RunSelection
@@ -39,6 +39,11 @@ def report_command(
         result = replayed(record_dir, evidence_only=True)
         report = build_report(result, leave_out_replayed=leave_out_replayed)
     stdout_console(output_policy(result)).print(
-        render_report(report, records=str(record_dir), runs=runs)
+        render_report(
+            report,
+            records=str(record_dir),
+            runs=runs,
+            spec_dir=recorded_spec_dir(result, record_dir),
+        )
     )
     exit_for_gate(gate_failures(result, fail_on))

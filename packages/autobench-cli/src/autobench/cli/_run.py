@@ -13,7 +13,7 @@ from rich.text import Text
 from autobench.cli._console import stderr_console, stdout_console, user_errors
 from autobench.cli._factor_names import warn_factor_names
 from autobench.cli._gate import fail_on_option, gate_failures, runs_option
-from autobench.cli._output import exit_for_gate
+from autobench.cli._output import exit_for_gate, show_first_traceback
 from autobench.cli._plugins import check_executor, command_plugins
 from autobench.cli._scalars import show_scalar_notes, strict_scalars_option
 from autobench.core.runtime import (
@@ -340,7 +340,10 @@ def run_command(
     with user_errors():
         report = build_report(result)
     records = None if result.root_dir is None else str(result.root_dir)
-    stdout_console(output_policy(result)).print(render_report(report, records=records, runs=runs))
+    console = stdout_console(output_policy(result))
+    console.print(render_report(report, records=records, runs=runs, spec_dir=spec.base_dir))
+    if records is None:
+        show_first_traceback(console, result, spec.base_dir)
     exit_for_gate(gate_failures(result, fail_on))
 
 

@@ -45,6 +45,7 @@ from autobench.records._errors import RecordFormatError, RecordingError
 from autobench.records._evidence import (
     ArtifactRef,
     Case,
+    ErrorLocation,
     ErrorRecord,
     FactorValue,
     Observation,
@@ -211,6 +212,7 @@ __all__ = [
     "CompositeExtractor",
     "DerivedRunRecord",
     "Direction",
+    "ErrorLocation",
     "ErrorRecord",
     "EvaluationStatus",
     "ExperimentRecord",

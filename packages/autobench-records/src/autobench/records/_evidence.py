@@ -245,17 +245,38 @@ class ScoreRecord(RecordModel):
     span_id: str | None = Field(default=None, alias="span")
 
 
+class ErrorLocation(RecordModel):
+    """The innermost frame of the user's own code an exception passed through (neither
+    Autobench's code, nor an installed distribution's, nor the standard library's).
+
+    ``file`` is named as records name files (relative to the spec's directory when under
+    it, see ``autobench.core.runtime._portable``); ``line`` is 1-based; ``function`` is the
+    frame's code name (``<module>`` at module level).
+    """
+
+    file: str
+    line: int
+    function: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line} in {self.function}"
+
+
 class ErrorRecord(RecordModel):
     """A structured error: where it happened (``stage``), what it was, and its traceback.
 
     ``stage`` is ``task``, ``scorer``, ``context`` (reported through
     ``ctx.error``), ``span`` or ``recording``; ``source`` names the scorer or
-    component, ``span_id`` the span active when it happened.
+    component, ``span_id`` the span active when it happened. ``location`` is the
+    innermost frame of the user's code in ``traceback`` (``None`` for a plain message,
+    an exception that never passed through the user's code, and records written
+    before the field existed).
     """
 
     stage: str
     type: str
     message: str = ""
+    location: ErrorLocation | None = None
     traceback: str | None = None
     source: str | None = None
     span_id: str | None = Field(default=None, alias="span")

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from autobench.records import Direction, RunStatus, StatusCounts
+from autobench.records import Direction, ErrorLocation, RunStatus, StatusCounts
 
 
 class ReportModel(BaseModel):
@@ -340,6 +340,13 @@ class RunMetricRow(ReportModel):
     policies: dict[str, bool] = Field(default_factory=dict)
     """Each policy's result for this run, by policy name."""
     reason: str | None = None
+    location: ErrorLocation | None = None
+    """Where the error ``reason`` names was raised: the innermost frame of the user's code
+    (its file as the record names it: relative to the spec's directory when under it)."""
+    traceback_key: str | None = None
+    """The key of that error's full traceback in the run's record (``errors[0].traceback``)."""
+    record_path: str | None = None
+    """The run's record file, relative to the experiment directory."""
 
 
 class CassetteUse(ReportModel):

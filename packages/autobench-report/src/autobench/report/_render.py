@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, Literal
 
 from rich.console import Group, RenderableType
@@ -24,6 +25,7 @@ from rich.text import Text
 
 from autobench.records import RunStatus
 from autobench.report._display import NumberFormat, number_format
+from autobench.report._error_trace import traced_text
 from autobench.report._fit import Column, FitTable
 from autobench.report._format import metric_label, value_text
 from autobench.report._model import (
@@ -181,9 +183,18 @@ def _value(value: Any, number: NumberFormat) -> Text:
 
 
 def render_run_metrics(
-    report: Report, runs: RunSelection = "auto", max_rows: int = 20
+    report: Report,
+    runs: RunSelection = "auto",
+    max_rows: int = 20,
+    *,
+    records: str | None = None,
+    spec_dir: Path | None = None,
 ) -> list[RenderableType]:
-    """Per-run metrics, one table per semantic family (``quality``, ``time``, ...)."""
+    """Per-run metrics, one table per semantic family (``quality``, ``time``, ...), then
+    why runs did not pass: the reason, where the user's code raised and, when ``records``
+    (the experiment directory) is given, the run file and key of the full traceback.
+    ``spec_dir`` places the recorded files of the spec's directory
+    (:mod:`autobench.report._error_trace`)."""
     rows, caption = _select_rows(report.run_rows, runs, max_rows)
     if not rows:
         return []
@@ -196,9 +207,17 @@ def render_run_metrics(
         tables.append(FitTable(f"Run metrics: {family}", _run_keys(rows), columns, caption))
     reasons = [row for row in rows if row.reason]
     if reasons:
-        why = Column("reason", [Text(row.reason or "") for row in reasons], wrap=True)
+        why = Column("reason", [_reason(row, records, spec_dir) for row in reasons], wrap=True)
         tables.append(FitTable("Why runs did not pass", _run_keys(reasons), [why], caption))
     return tables
+
+
+def _reason(row: RunMetricRow, records: str | None, spec_dir: Path | None) -> Text:
+    text = Text(row.reason or "")
+    traced = traced_text(row, records, spec_dir)
+    if traced is not None:
+        text.append("\n" + traced, style="dim")
+    return text
 
 
 def render_matrix(matrix: CaseMatrix, max_rows: int = 20, show_all: bool = False) -> RenderableType:
@@ -303,6 +322,7 @@ def render_report(
     records: str | None = None,
     runs: RunSelection = "auto",
     max_rows: int = 20,
+    spec_dir: Path | None = None,
 ) -> RenderableType:
     """The whole report: the headline first (:mod:`autobench.report._render_headline`),
     then overview, variants, leaderboard, per-run metrics by semantic family, case matrix,
@@ -310,7 +330,8 @@ def render_report(
 
     ``runs`` selects per-run rows: ``auto`` (all when at most ``max_rows`` runs,
     else the runs that did not pass, at most ``max_rows``), ``all``, ``failed``
-    or ``none``.
+    or ``none``. ``records`` is the experiment directory as the overview names it;
+    ``spec_dir`` the spec's directory, when known (see :func:`render_run_metrics`).
     """
     headline = render_headline(report.headline)
     parts: list[RenderableType] = [] if headline is None else [headline]
@@ -323,7 +344,7 @@ def render_report(
     if report.policies:
         parts.append(render_policies(report))
     parts.extend(render_reliability(report, max_rows))
-    parts.extend(render_run_metrics(report, runs, max_rows))
+    parts.extend(render_run_metrics(report, runs, max_rows, records=records, spec_dir=spec_dir))
     if report.matrix is not None:
         parts.append(render_matrix(report.matrix, max_rows, show_all=runs == "all"))
     parts.extend(

@@ -275,8 +275,8 @@ def _statistics_table(comparison: Comparison, formats: MetricFormats) -> Rendera
         plural = "" if paired == 1 else "s"
         title = f"Statistics ({paired} paired case{plural}, tests at {1 - level:.2g})"
     else:
-        cases = [Text(str(m.statistics.n)) for m in tested if m.statistics is not None]
-        values.insert(0, _right("cases", cases))
+        per_metric = [Text(str(m.statistics.n)) for m in tested if m.statistics is not None]
+        values.insert(0, _right("cases", per_metric))
     caption = "\n".join([ESTIMATES, *notes])
     return FitTable(title, keys, values, caption, leading=1)
 

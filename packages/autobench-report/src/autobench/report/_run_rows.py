@@ -3,9 +3,17 @@ did not pass."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from autobench.records import ObservationRole, RunRecord, RunStatus, TaskStatus
+from autobench.records import (
+    ErrorLocation,
+    ErrorRecord,
+    ObservationRole,
+    RunRecord,
+    RunStatus,
+    TaskStatus,
+)
 from autobench.report._metrics import MetricTable
 from autobench.report._model import RunMetricRow
 
@@ -21,6 +29,44 @@ def _with_reason(text: str, reason: str | None) -> str:
     return text if not reason else f"{text}: {reason}"
 
 
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<function>\S+)', re.M)
+
+
+def _counted(run: RunRecord) -> list[tuple[int, ErrorRecord]]:
+    """The run's errors with their index in ``run.errors``, leaving out optional scorers'."""
+    optional = {score.name for score in run.scores if score.optional}
+    return [
+        (index, error)
+        for index, error in enumerate(run.errors)
+        if not (error.stage == "scorer" and error.source in optional)
+    ]
+
+
+def error_location(error: ErrorRecord) -> ErrorLocation | None:
+    """Where ``error`` was raised in the user's code: its recorded ``location``, else (a
+    record written before the field existed) the innermost frame of its traceback whose
+    file is not one of the interpreter's places (``<autobench>/``, ``<site-packages>/``,
+    ``<stdlib>/``, ``<python>/``, ``<frozen ...>``)."""
+    if error.location is not None:
+        return error.location
+    frames = [m for m in _FRAME.finditer(error.traceback or "") if not m["file"].startswith("<")]
+    if not frames:
+        return None
+    last = frames[-1]
+    return ErrorLocation(file=last["file"], line=int(last["line"]), function=last["function"])
+
+
+def traced_error(run: RunRecord) -> tuple[int, ErrorRecord] | None:
+    """The error (with its index in ``run.errors``) whose traceback explains why ``run`` did
+    not pass: the first counted error with a traceback, for a run that errored, was
+    skipped or whose task failed; ``None`` otherwise."""
+    if run.status is RunStatus.PASSED:
+        return None
+    if run.status is RunStatus.FAILED and run.task_status is not TaskStatus.FAILED:
+        return None
+    return next(((i, error) for i, error in _counted(run) if error.traceback), None)
+
+
 def run_reason(run: RunRecord) -> str | None:
     """Why ``run`` did not pass (``None`` for a passed run).
 
@@ -31,10 +77,7 @@ def run_reason(run: RunRecord) -> str | None:
     """
     if run.status is RunStatus.PASSED:
         return None
-    optional = {score.name for score in run.scores if score.optional}
-    errors = [
-        error for error in run.errors if not (error.stage == "scorer" and error.source in optional)
-    ]
+    errors = [error for _, error in _counted(run)]
     described = [_with_reason(error.type, error.message) for error in errors]
     if run.status is RunStatus.ERRORED or run.status is RunStatus.SKIPPED:
         fallback = "skipped" if run.status is RunStatus.SKIPPED else "errored"
@@ -56,10 +99,14 @@ def run_reason(run: RunRecord) -> str | None:
 
 def run_rows(table: MetricTable) -> list[RunMetricRow]:
     """One row per run (plan order) with ``metrics[semantic_type]`` for every projected type
-    the run has a usable value of."""
+    the run has a usable value of, its record path, and for a run that did not pass, the
+    reason and (when an error with a traceback explains it) where the error was raised and
+    the key of its traceback."""
     columns = [table.values(semantic) for semantic in table.semantic_types]
+    paths = {planned.id: planned.path for planned in table.result.experiment.plan}
     rows = []
     for index, run in enumerate(table.runs):
+        traced = traced_error(run)
         metrics = {
             values.semantic_type: values.by_run[index]
             for values in columns
@@ -80,6 +127,9 @@ def run_rows(table: MetricTable) -> list[RunMetricRow]:
                     for name, observation in table.policies[index].items()
                 },
                 reason=run_reason(run),
+                location=None if traced is None else error_location(traced[1]),
+                traceback_key=None if traced is None else f"errors[{traced[0]}].traceback",
+                record_path=paths.get(run.run_id),
             )
         )
     return rows

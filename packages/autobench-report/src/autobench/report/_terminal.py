@@ -22,6 +22,7 @@ from autobench.records import (
     project_observations,
     run_observations,
 )
+from autobench.report._run_rows import error_location
 
 _STATUS_STYLE = {
     RunStatus.PASSED: "green",
@@ -169,7 +170,8 @@ def render_status_table(result: ExperimentResult) -> RenderableType:
 
 
 def _why(run: RunRecord) -> str:
-    """The reason a run did not pass: its task or scorer error when it errored, else its
+    """The reason a run did not pass: its task or scorer error when it errored (with the
+    innermost frame of the user's code it was raised in, as recorded), else its
     failing constraints and the errors the task reported; optional scorers never count."""
     optional = {score.name for score in run.scores if score.optional}
     errors = [
@@ -177,7 +179,9 @@ def _why(run: RunRecord) -> str:
     ]
     if run.status is RunStatus.ERRORED and errors:
         error = errors[0]
-        return f"{error.stage}: {error.type}: {error.message}"[:160]
+        location = error_location(error)
+        at = "" if location is None else f" (at {location})"
+        return f"{error.stage}: {error.type}: {error.message}"[: 160 - len(at)] + at
     reasons = [
         f"{observation.name}: {observation.reason or observation.value}"
         for observation in run_observations(run)

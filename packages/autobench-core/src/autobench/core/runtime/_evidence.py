@@ -14,6 +14,7 @@ import traceback
 from typing import Any
 
 from autobench.abp import DEFAULT_CAPTURE_POLICY, Trace, gc_paused_for
+from autobench.core.runtime._user_frame import user_location
 from autobench.records import (
     ArtifactRef,
     AssetBinding,
@@ -245,7 +246,9 @@ def error_record(
     source: str | None = None,
     span_id: str | None = None,
 ) -> ErrorRecord:
-    """An :class:`ErrorRecord` for an exception (type, message, full traceback) or a message.
+    """An :class:`ErrorRecord` for an exception (type, message, full traceback, and the
+    innermost frame of the user's code: :func:`~autobench.core.runtime._user_frame.user_location`)
+    or a message.
 
     A plain message becomes type ``Error`` without a traceback. Messages and
     tracebacks go through the default capture policy's text redaction: an
@@ -263,6 +266,7 @@ def error_record(
             type=type(error).__name__,
             message=redact(str(error)),
             traceback=trace,
+            location=user_location(error),
             source=source,
             span_id=span_id,
         )

@@ -13,8 +13,8 @@ reader can interpret:
   directory.
 
 The most specific place wins: a virtual environment inside the spec's directory still gives
-``<site-packages>/...``. A run's errors, score errors and span error messages are rewritten
-when its record is made; a run without any rewrites nothing.
+``<site-packages>/...``. A run's errors (with the file of their location), score errors and span error
+messages are rewritten when its record is made; a run without any rewrites nothing.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ _SEPARATORS = "/\\" if os.sep == "\\" else "/"
 
 
 @functools.cache
-def _interpreter_places() -> tuple[tuple[str, str], ...]:
+def interpreter_places() -> tuple[tuple[str, str], ...]:
     """``(directory, placeholder)`` of the interpreter's own file trees."""
     places: list[tuple[str, str]] = [(path, "<autobench>") for path in package_directories()]
     paths = sysconfig.get_paths()
@@ -52,7 +52,7 @@ def _interpreter_places() -> tuple[tuple[str, str], ...]:
     return tuple(places)
 
 
-def _spellings(directory: str | Path) -> set[str]:
+def spellings(directory: str | Path) -> set[str]:
     """The ways ``directory`` may be written: as given (made absolute) and with links resolved."""
     path = Path(directory)
     found = {os.path.abspath(path)}
@@ -66,11 +66,11 @@ def _places(base_dir: Path | None) -> list[tuple[str, str]]:
     directory is replaced by nothing (its files become relative paths)."""
     places: list[tuple[str, str]] = []
     if base_dir is not None:
-        places += [(name, "") for name in _spellings(base_dir)]
-    for directory, placeholder in _interpreter_places():
-        places += [(name, placeholder) for name in _spellings(directory)]
-    places += [(name, "~") for name in _spellings(Path.home())]
-    places += [(name, "<tmp>") for name in _spellings(tempfile.gettempdir())]
+        places += [(name, "") for name in spellings(base_dir)]
+    for directory, placeholder in interpreter_places():
+        places += [(name, placeholder) for name in spellings(directory)]
+    places += [(name, "~") for name in spellings(Path.home())]
+    places += [(name, "<tmp>") for name in spellings(tempfile.gettempdir())]
     chosen: dict[str, str] = {}
     for directory, replacement in places:
         chosen.setdefault(directory, replacement)
@@ -135,6 +135,11 @@ def portable_evidence(
             update={
                 "message": text(error.message),
                 "traceback": None if error.traceback is None else text(error.traceback),
+                "location": None
+                if error.location is None
+                else error.location.model_copy(
+                    update={"file": portable_path(Path(error.location.file), base_dir)}
+                ),
             }
         )
         for error in errors
