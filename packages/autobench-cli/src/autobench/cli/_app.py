@@ -40,6 +40,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "autobench.cli._instrumentation:instrumentation_group",
         "Inspect instrumentation: integrations here (`doctor`), recorded trace shape (`trace DIR`).",
     ),
+    "judge": (
+        "autobench.cli._judge:judge_group",
+        "Judges: calibrate a score against human labels (`calibrate DIR --labels FILE`).",
+    ),
+    "label": (
+        "autobench.cli._label:label_command",
+        "Label a record's outputs by hand (in the terminal, or through a CSV sheet).",
+    ),
     "schema": (
         "autobench.cli._schema:schema_command",
         "Write the JSON schemas editors use to complete and check Autobench YAML.",

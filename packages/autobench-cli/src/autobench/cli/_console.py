@@ -34,7 +34,7 @@ from autobench.core.distributions import package_directories
 from autobench.core.runtime import ResumeError, TaskResolutionError, TaskSignatureError
 from autobench.core.scoring import ScorerResolutionError
 from autobench.core.spec import SpecError
-from autobench.records import RecordFormatError, RecordingError
+from autobench.records import LabelsError, RecordFormatError, RecordingError
 from autobench.report import UnknownExportFormatError, UnknownVariantError, redact_text
 
 EXIT_ERROR = 1
@@ -125,6 +125,8 @@ def user_errors() -> Iterator[None]:
         raise show_error("Cannot resume", str(exc)) from None
     except RecordingError as exc:
         raise show_error("Recording failed", str(exc)) from None
+    except LabelsError as exc:
+        raise show_error("Cannot read labels", str(exc)) from None
     except RecordFormatError as exc:
         raise show_error("Cannot read records", str(exc)) from None
     except UnknownVariantError as exc:

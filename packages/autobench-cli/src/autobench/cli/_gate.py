@@ -8,16 +8,33 @@ from collections.abc import Iterable
 
 import click
 
-from autobench.records import Direction, ExperimentResult, RunStatus
-from autobench.report import Comparison, MetricStatistics, Verdict, build_reliability, build_report
+from autobench.cli._agreement_gate import agreement_bound, agreement_failures, is_agreement_bound
+from autobench.records import LABELS_FILE, Direction, ExperimentResult, RunStatus
+from autobench.report import (
+    Comparison,
+    MetricStatistics,
+    Verdict,
+    build_reliability,
+    build_report,
+    stored_calibrations,
+)
 from autobench.report._statistics_text import p_label
 
 EXIT_GATE = 3
 """Exit code when runs ended in a status named by ``--fail-on`` (1 stays for errors)."""
 
-GATE_STATUSES = ("failed", "errored", "skipped", "missing", "regressed", "pass^k<FLOOR")
+GATE_STATUSES = (
+    "failed",
+    "errored",
+    "skipped",
+    "missing",
+    "regressed",
+    "pass^k<FLOOR",
+    "kappa<FLOOR",
+)
 """Run statuses, ``missing`` (planned runs without a record), ``regressed`` (a
-comparison's verdict) and ``pass^k<FLOOR`` (a variant's pass^k below ``FLOOR``)."""
+comparison's verdict) and ``pass^k<FLOOR`` (a variant's pass^k below ``FLOOR``), ``kappa<FLOOR`` (and the other
+agreement bounds of :mod:`autobench.cli._agreement_gate`)."""
 
 _PASS_HAT_K = re.compile(r"pass\^k\s*<\s*(\S+)")
 PASS_HAT_K_PREFIX = "pass^k<"
@@ -37,6 +54,8 @@ def parse_fail_on(
             continue
         if (floor := _PASS_HAT_K.fullmatch(part)) is not None:
             names.add(PASS_HAT_K_PREFIX + _floor_text(floor.group(1)))
+        elif (bound := agreement_bound(part)) is not None:
+            names.add(bound)
         elif part.startswith("pass^k"):
             raise click.BadParameter(f"{part!r}: write the floor as pass^k<0.9")
         else:
@@ -46,7 +65,9 @@ def parse_fail_on(
     unknown = sorted(
         name
         for name in names
-        if name not in GATE_STATUSES and not name.startswith(PASS_HAT_K_PREFIX)
+        if name not in GATE_STATUSES
+        and not name.startswith(PASS_HAT_K_PREFIX)
+        and not is_agreement_bound(name)
     )
     if unknown:
         raise click.BadParameter(
@@ -72,8 +93,10 @@ FAIL_ON_HELP = (
     "verdict is regressed and the whole confidence interval of the mean per-case delta "
     "lies on the worse side of zero; `pass^k<FLOOR`, quoted in a shell, e.g. "
     "'pass^k<0.9', when a variant's pass^k, the share of cases that passed in all K "
-    "repeats, is below FLOOR). Without it the exit code is 0 whenever the experiment "
-    "completed."
+    "repeats, is below FLOOR; `kappa<FLOOR`, likewise `accuracy`, `kappa_linear`, "
+    "`kappa_quadratic`, `tpr`, or `fpr>CEILING`, when the score calibrated by the labels "
+    "stored beside the record (labels.yaml) agrees with people less than that). Without "
+    "it the exit code is 0 whenever the experiment completed."
 )
 
 
@@ -96,6 +119,11 @@ def gate_failures(result: ExperimentResult, fail_on: frozenset[str]) -> list[str
     ]
     if floors:
         problems += below_pass_hat_k(result, max(floors))
+    bounds = [name for name in fail_on if is_agreement_bound(name)]
+    if bounds:
+        problems += agreement_failures(
+            stored_calibrations(result), bounds, where=f"no {LABELS_FILE} beside the record"
+        )
     return problems
 
 

@@ -76,6 +76,14 @@ from autobench.records._extraction_replay import (
     replay_experiment_extraction,
     replay_extraction,
 )
+from autobench.records._labels import LABEL_COLUMNS as LABEL_COLUMNS
+from autobench.records._labels import LabelsError as LabelsError
+from autobench.records._labels import labels_text as labels_text
+from autobench.records._labels import read_labels as read_labels
+from autobench.records._labels import write_labels as write_labels
+from autobench.records._labels_model import LABELS_FILE as LABELS_FILE
+from autobench.records._labels_model import Label as Label
+from autobench.records._labels_model import LabelsFile as LabelsFile
 from autobench.records._legacy import upgrade_run_body as upgrade_run_body
 from autobench.records._legacy import upgrade_trace_document as upgrade_trace_document
 from autobench.records._native import NativeObservation as NativeObservation
@@ -207,6 +215,8 @@ from autobench.records._yaml_limits import YamlLimitError as YamlLimitError
 
 __all__ = [
     "DEFAULT_SEMANTIC_REGISTRY",
+    "LABELS_FILE",
+    "LABEL_COLUMNS",
     "ArtifactRef",
     "Case",
     "CompositeExtractor",
@@ -221,6 +231,9 @@ __all__ = [
     "ExtractionRecord",
     "ExtractionResult",
     "FactorValue",
+    "Label",
+    "LabelsError",
+    "LabelsFile",
     "Observation",
     "ObservationKind",
     "ObservationQuery",
@@ -243,13 +256,16 @@ __all__ = [
     "Variant",
     "ensure_schema_cache",
     "filter_observations",
+    "labels_text",
     "load_experiment_record",
     "load_run_record",
     "project_observations",
+    "read_labels",
     "record_experiment",
     "replay_experiment",
     "replay_experiment_extraction",
     "replay_extraction",
     "run_observations",
     "trace_to_observations",
+    "write_labels",
 ]

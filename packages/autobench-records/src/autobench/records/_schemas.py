@@ -32,6 +32,7 @@ from pydantic import BaseModel
 from autobench.abp import Trace
 from autobench.records._evidence import ArtifactRef
 from autobench.records._extraction_record import EXTRACTION_RECORD_VERSION, ExtractionRecord
+from autobench.records._labels_model import LABELS_VERSION, LabelsFile
 from autobench.records._post_derived import POST_DERIVED_RECORD_VERSION, PostDerivedRecord
 from autobench.records._records import (
     EXPERIMENT_RECORD_VERSION,
@@ -59,6 +60,7 @@ RECORD_VERSIONS: dict[str, int] = {
     "artifact_payload": ARTIFACT_PAYLOAD_RECORD_VERSION,
     "post_derived": POST_DERIVED_RECORD_VERSION,
     "extraction": EXTRACTION_RECORD_VERSION,
+    "labels": LABELS_VERSION,
 }
 """Record type -> the newest version this Autobench writes and reads."""
 
@@ -71,6 +73,7 @@ _TITLES = {
     "artifact_payload": "Autobench structured artifact payload",
     "post_derived": "Autobench post-derived observations (post_derived.yaml)",
     "extraction": "Autobench extraction replay record (derived/.../extraction.yaml)",
+    "labels": "Autobench human labels (labels.yaml beside a record)",
 }
 
 
@@ -202,6 +205,13 @@ def _artifact_schema() -> dict[str, Any]:
     return schema
 
 
+def _labels_schema() -> dict[str, Any]:
+    """A labels file: typed by people too, so its ``record`` header is optional."""
+    schema = _file_schema("labels", LabelsFile)
+    schema["required"].remove("record")
+    return schema
+
+
 _BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "run": lambda: _file_schema("run", RunRecord),
     "experiment": lambda: _file_schema("experiment", ExperimentRecord),
@@ -211,6 +221,7 @@ _BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "artifact_payload": _artifact_payload_schema,
     "post_derived": lambda: _file_schema("post_derived", PostDerivedRecord),
     "extraction": lambda: _file_schema("extraction", ExtractionRecord),
+    "labels": _labels_schema,
 }
 
 

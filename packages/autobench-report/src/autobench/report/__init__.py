@@ -16,6 +16,9 @@ from autobench.report._builders import (
     compare_variants_with_headline as compare_variants_with_headline,
 )
 from autobench.report._builders import report_spec as report_spec
+from autobench.report._calibration import CalibrationError as CalibrationError
+from autobench.report._calibration import calibrate as calibrate
+from autobench.report._calibration import stored_calibrations as stored_calibrations
 from autobench.report._experiments import compare_experiments as compare_experiments
 from autobench.report._exporters import Exporter as Exporter
 from autobench.report._exporters import ExporterRegistry as ExporterRegistry
@@ -24,6 +27,8 @@ from autobench.report._exporters import export_content as export_content
 from autobench.report._exporters import exporter_registry
 from autobench.report._metrics import UnknownVariantError as UnknownVariantError
 from autobench.report._model import AggregateValue as AggregateValue
+from autobench.report._model import AgreementStatistic as AgreementStatistic
+from autobench.report._model import Calibration as Calibration
 from autobench.report._model import CaseMatrix as CaseMatrix
 from autobench.report._model import CaseReliability as CaseReliability
 from autobench.report._model import Comparison as Comparison
@@ -60,6 +65,7 @@ _RENDERERS = {
     "render_plan": "autobench.report._terminal",
     "render_status_table": "autobench.report._terminal",
     "render_report": "autobench.report._render",
+    "render_calibration": "autobench.report._render_calibration",
     "render_headline": "autobench.report._render_headline",
     "render_comparison": "autobench.report._render_summary",
     "render_experiment_comparison": "autobench.report._render_summary",

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from autobench.abp import AutobenchError
 from autobench.core.spec import MetricAggregation, ReportSpec
 from autobench.records import ExperimentResult
 from autobench.report._aggregates import has_repeats
+from autobench.report._calibration import stored_calibrations
 from autobench.report._columns import (
     default_columns,
     default_matrix_metric,
@@ -28,6 +30,7 @@ from autobench.report._matrix import case_matrix
 from autobench.report._metrics import MetricTable
 from autobench.report._model import (
     DEFAULT_LEVEL,
+    Calibration,
     CaseMatrix,
     CassetteUse,
     Comparison,
@@ -222,6 +225,7 @@ def build_report(
     ]
     rows = run_rows(table)
     headline = build_headline(comparisons, board, headline_kinds(table))
+    calibrations, problem = _stored_calibrations(result)
     return Report(
         benchmark=result.benchmark_id,
         experiment=result.experiment_id,
@@ -238,10 +242,20 @@ def build_report(
         policies=tuple(policy_summaries(table)),
         run_rows=tuple(rows),
         metric_units={semantic: table.values(semantic).unit for semantic in table.semantic_types},
-        diagnostics=table.diagnostics,
+        diagnostics=(*table.diagnostics, *problem),
         cassette=cassette_use(result, leave_out_replayed),
         reliability=reliability(table) if has_repeats(table) else None,
+        calibrations=calibrations,
     )
+
+
+def _stored_calibrations(result: ExperimentResult) -> tuple[tuple[Calibration, ...], list[str]]:
+    """The calibrations of the labels stored beside the record; a labels file that cannot
+    be used is a diagnostic of the report, not a failure of it."""
+    try:
+        return stored_calibrations(result), []
+    except AutobenchError as exc:
+        return (), [f"labels not used: {exc}"]
 
 
 REPLAYED = "cassette.replayed"

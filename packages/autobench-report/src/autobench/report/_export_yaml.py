@@ -19,6 +19,10 @@ Shape::
         pass_hat_k (each {value, low, high}), flaky: [case ids], short: [case ids],
         cases_detail: {case: {runs, passed, pass_at_k, pass_hat_k, pass_rate_interval: {low, high},
         flaky}}}}}                                 (only under repeats)
+      calibration: {score: {scale, labels_file, items, level, resamples, seed,
+        statistics: {name: {estimate, low, high}}, confusion: {label: {score: count}},
+        unlabelled_runs, unknown_labels, ambiguous_labels, unscored_runs}}
+                                                   (only with labels stored beside the record)
       diagnostics: [text]
 
 ``value: null`` is "no value". The text is written with the record YAML
@@ -32,6 +36,7 @@ from typing import Any
 from autobench.records import ExperimentResult, render_sections
 from autobench.report._model import (
     AggregateValue,
+    Calibration,
     Comparison,
     Distribution,
     MetricStatistics,
@@ -214,8 +219,40 @@ def report_document(report: Report) -> dict[str, Any]:
     body["distributions"] = {item.name: _distribution(item) for item in report.distributions}
     if report.reliability is not None:
         body["reliability"] = _reliability(report.reliability)
+    if report.calibrations:
+        body["calibration"] = {
+            item.score: calibration_document(item) for item in report.calibrations
+        }
     body["diagnostics"] = list(report.diagnostics)
     return body
+
+
+def calibration_document(item: Calibration) -> dict[str, Any]:
+    """The plain-data view of a calibration (see the module docstring)."""
+    return {
+        "scale": item.scale,
+        "labels_file": item.labels_file,
+        "items": item.items,
+        "level": item.level,
+        "resamples": item.resamples,
+        "seed": item.seed,
+        "statistics": {
+            statistic.name: {
+                "estimate": statistic.estimate,
+                "low": statistic.low,
+                "high": statistic.high,
+            }
+            for statistic in item.statistics
+        },
+        "confusion": {
+            label: dict(zip(item.categories, row, strict=True))
+            for label, row in zip(item.categories, item.confusion, strict=True)
+        },
+        "unlabelled_runs": list(item.unlabelled_runs),
+        "unknown_labels": list(item.unknown_labels),
+        "ambiguous_labels": list(item.ambiguous_labels),
+        "unscored_runs": list(item.unscored_runs),
+    }
 
 
 class YamlExporter:

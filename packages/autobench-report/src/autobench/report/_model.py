@@ -10,7 +10,7 @@ aggregate over no values has ``value=None`` ("no value"), never 0.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -415,6 +415,52 @@ class Reliability(ReportModel):
     variants: tuple[VariantReliability, ...] = ()
 
 
+Scale = Literal["pass/fail", "integer", "labels"]
+"""The scale of a calibrated score (see :mod:`autobench.report._calibration`)."""
+
+
+class AgreementStatistic(ReportModel):
+    """One statistic (a :data:`STATISTIC_TITLES` name) with its bootstrap interval; ``None``
+    where undefined (a rate without reference positives, kappa when chance agreement is 1)
+    or, for the ends, with fewer than two labelled items."""
+
+    name: str
+    estimate: float | None
+    low: float | None = None
+    high: float | None = None
+
+
+class Calibration(ReportModel):
+    """How a score agrees with people on the labelled runs.
+
+    ``confusion[i][j]`` counts runs a person labelled ``categories[i]`` and the score rated
+    ``categories[j]``. ``items`` is the number of labelled runs that had a value of the
+    score (the items every statistic is over)."""
+
+    score: str
+    scale: Scale
+    labels_file: str | None = None
+    items: int
+    categories: tuple[str, ...]
+    confusion: tuple[tuple[int, ...], ...]
+    statistics: tuple[AgreementStatistic, ...]
+    level: float
+    resamples: int
+    seed: int
+    unlabelled_runs: tuple[str, ...] = ()
+    """Runs of the record with a value of the score but no label."""
+    unknown_labels: tuple[str, ...] = ()
+    """Labels that name no run of the record."""
+    ambiguous_labels: tuple[str, ...] = ()
+    """Labels by case and variant that name several runs (repeats): give their run_id."""
+    unscored_runs: tuple[str, ...] = ()
+    """Labelled runs without a value of the score (missing, or the scorer errored)."""
+
+    def statistic(self, name: str) -> AgreementStatistic | None:
+        """The statistic called ``name``, or ``None`` when this scale does not report it."""
+        return next((item for item in self.statistics if item.name == name), None)
+
+
 class Report(ReportModel):
     """Everything the terminal report and the exporters show."""
 
@@ -441,3 +487,5 @@ class Report(ReportModel):
     """Set when the experiment recorded or replayed cassettes."""
     reliability: Reliability | None = None
     """pass@k, pass^k and the flaky cases, set when some case has repeats."""
+    calibrations: tuple[Calibration, ...] = ()
+    """How a score agrees with the human labels stored beside the record (``labels.yaml``)."""

@@ -35,6 +35,7 @@ from autobench.report._model import (
     Report,
     RunMetricRow,
 )
+from autobench.report._render_calibration import render_calibrations
 from autobench.report._render_cells import aggregate_cell
 from autobench.report._render_headline import render_headline
 from autobench.report._render_reliability import render_reliability
@@ -341,6 +342,7 @@ def render_report(
     formats = leaderboard_formats(report.leaderboard)
     if report.leaderboard.rows:
         parts.append(render_leaderboard(report.leaderboard))
+    parts.extend(render_calibrations(report.calibrations, max_rows))
     if report.policies:
         parts.append(render_policies(report))
     parts.extend(render_reliability(report, max_rows))

@@ -1,0 +1,139 @@
+"""``autobench judge calibrate``: how a score (a judge's, or any scorer's) agrees with
+human labels of the same runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from autobench.cli._agreement_gate import agreement_bound, agreement_failures
+from autobench.cli._console import stdout_console, user_errors
+from autobench.cli._output import exit_for_gate
+from autobench.cli._replayed import replayed
+from autobench.records import LABELS_FILE, LabelsFile, RecordingError, read_labels, write_labels
+from autobench.report import CalibrationError, calibrate, output_policy
+from autobench.report._calibration import CALIBRATION_RESAMPLES, CALIBRATION_SEED
+from autobench.report._render_calibration import render_calibration
+
+
+@click.group("judge")
+def judge_group() -> None:
+    """Judges: check a score against what people say about the same outputs."""
+
+
+def _parse_bounds(
+    _ctx: click.Context, _param: click.Parameter, value: str | None
+) -> frozenset[str]:
+    if value is None:
+        return frozenset()
+    bounds = set()
+    for part in (part.strip().lower() for part in value.split(",")):
+        if not part:
+            continue
+        bound = agreement_bound(part)
+        if bound is None:
+            raise click.BadParameter(
+                f"{part!r} is not an agreement bound; write e.g. 'kappa<0.6' or 'fpr>0.1'"
+            )
+        bounds.add(bound)
+    return frozenset(bounds)
+
+
+@judge_group.command("calibrate")
+@click.argument("record_dir", metavar="DIR", type=click.Path(path_type=Path, file_okay=False))
+@click.option(
+    "--labels",
+    "labels_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help=f"The labels file (YAML or CSV). Default: {LABELS_FILE} in DIR.",
+)
+@click.option(
+    "--score",
+    help="The score to calibrate (a scorer's or judge's name). Default: the one the labels "
+    "file names.",
+)
+@click.option(
+    "--store",
+    is_flag=True,
+    help=f"Also keep the labels in DIR/{LABELS_FILE}, so `autobench report DIR` shows this "
+    "calibration beside the scores (refuses to replace different labels there without "
+    "--replace).",
+)
+@click.option("--replace", is_flag=True, help=f"With --store: replace DIR/{LABELS_FILE}.")
+@click.option(
+    "--level", type=click.FloatRange(0.5, 1, max_open=True), default=0.95, show_default=True
+)
+@click.option(
+    "--resamples",
+    type=click.IntRange(100),
+    default=CALIBRATION_RESAMPLES,
+    show_default=True,
+    help="Bootstrap resamples of the labelled runs.",
+)
+@click.option("--seed", type=int, default=CALIBRATION_SEED, show_default=True)
+@click.option(
+    "--fail-on",
+    "bounds",
+    callback=_parse_bounds,
+    metavar="BOUNDS",
+    help="Exit with code 3 when the agreement is below a floor (comma-separated, quoted in "
+    "a shell: 'kappa<0.6', 'accuracy<0.8', 'kappa_linear<0.6', 'kappa_quadratic<0.7', "
+    "'tpr<0.9') or the false positive rate above a ceiling ('fpr>0.1'). The point "
+    "estimate is compared; an undefined statistic trips the gate.",
+)
+def calibrate_command(
+    record_dir: Path,
+    labels_path: Path | None,
+    score: str | None,
+    store: bool,
+    replace: bool,
+    level: float,
+    resamples: int,
+    seed: int,
+    bounds: frozenset[str],
+) -> None:
+    """Compare a score of the runs recorded in DIR with human labels.
+
+    Shows accuracy and Cohen's kappa (weighted kappa, linear and quadratic, for an
+    integer scale; true and false positive rates for pass/fail), each with a seeded
+    bootstrap interval over the labelled runs, the confusion matrix, and every run
+    without a label and label without a run.
+    """
+    stored = record_dir / LABELS_FILE
+    source = stored if labels_path is None else labels_path
+    with user_errors():
+        labels = read_labels(source)
+        score = score or labels.score
+        if score is None:
+            raise CalibrationError(f"{source} names no score: give --score NAME")
+        result = replayed(record_dir, evidence_only=True)
+        calibration = calibrate(
+            result,
+            labels,
+            score,
+            level=level,
+            resamples=resamples,
+            seed=seed,
+            labels_file=str(source),
+        )
+        if store:
+            _store(stored, LabelsFile(score=score, labels=labels.labels), replace=replace)
+    stdout_console(output_policy(result)).print(render_calibration(calibration))
+    if store:
+        click.echo(f"labels kept in {stored}")
+    exit_for_gate(agreement_failures([calibration], bounds, where=str(source)))
+
+
+def _store(path: Path, labels: LabelsFile, *, replace: bool) -> None:
+    if path.exists() and not replace:
+        try:
+            same = read_labels(path) == labels
+        except Exception:  # an unreadable file is different labels too
+            same = False
+        if not same:
+            raise RecordingError(
+                f"{path} already holds other labels; pass --replace to replace them",
+                path=path,
+            )
+    write_labels(path, labels)
