@@ -157,12 +157,14 @@ def _labelled(result: ExperimentResult, labels: Sequence[Label]) -> dict[str, La
     return found
 
 
-def _text(value: Any) -> str:
+def _text(value: Any, *, indent: int | None = None) -> str:
+    """A value for a person: text as it is, anything else as JSON (one line unless
+    ``indent``)."""
     if value is None:
         return ""
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False, default=str, indent=None)
+    return json.dumps(value, ensure_ascii=False, default=str, indent=indent)
 
 
 def _shown(run: RunRecord, score: str, position: int, total: int) -> Panel:
@@ -174,7 +176,7 @@ def _shown(run: RunRecord, score: str, position: int, total: int) -> Panel:
         ("output", run.output),
     ):
         body.append(f"{title}\n", style="bold")
-        body.append(f"{_text(content) or '(none)'}\n\n")
+        body.append(f"{_text(content, indent=2) or '(none)'}\n\n")
     body.append(f"{score}: ", style="bold")
     body.append(_text(value) or "(no value)")
     if reason:
