@@ -170,9 +170,14 @@ def bootstrap_intervals(
     tables: NDArray[np.int64] | None = None
     if n >= 2:
         rng = np.random.default_rng(seed)
-        picked = codes[rng.integers(0, n, size=(resamples, n))]
-        picked += np.arange(resamples)[:, None] * (k * k)
-        tables = np.bincount(picked.ravel(), minlength=resamples * k * k).reshape(resamples, k, k)
+        batch = max(1, min(resamples, 1_000_000 // n))  # bounded memory: ~8 MB of draws
+        parts = []
+        for start in range(0, resamples, batch):
+            rows = min(batch, resamples - start)
+            picked = codes[rng.integers(0, n, size=(rows, n))]
+            picked += np.arange(rows)[:, None] * (k * k)
+            parts.append(np.bincount(picked.ravel(), minlength=rows * k * k).reshape(rows, k, k))
+        tables = np.concatenate(parts)
     alpha = 1 - level
     found: dict[str, BootstrapInterval] = {}
     for name, statistic in statistics.items():
