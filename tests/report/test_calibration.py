@@ -19,6 +19,7 @@ from autobench.records import (
 )
 from autobench.report import CalibrationError, build_report, calibrate
 from autobench.report._agreement import weighted_kappa
+from autobench.report._export_markdown import render_markdown
 from autobench.report._export_yaml import report_document
 
 
@@ -158,6 +159,17 @@ def test_report_shows_the_stored_calibration(
         assert document["calibration"]["verdict"]["statistics"]["kappa"][
             "estimate"
         ] == pytest.approx(0.6)
+        markdown = render_markdown(report)
+        assert (
+            "## Calibration of verdict (pass/fail) against 10 human label(s) from labels.yaml"
+            in markdown
+        )
+        assert "| Cohen's kappa | 0.600 | [" in markdown
+        assert (
+            "| person vs verdict | fail | pass |\n| --- | --- | --- |\n| fail | 4 | 1 |\n| pass | 1 | 4 |"
+            in markdown
+        )
+        assert "- 1 label(s) for no run of the record: run no-such-run" in markdown
         # a labels file that cannot be used is a diagnostic, never a failed report
         stored.write_text("labels:\n  - {label: true}\n", encoding="utf-8")
         report = build_report(replay_experiment(recorded, evidence_only=True))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from autobench.records import ExperimentResult, RunStatus
+from autobench.report._calibration_text import calibration_markdown
 from autobench.report._format import aggregate_text, column_label, metric_label, value_text
 from autobench.report._headline_text import (
     HEADLINE_TITLE,
@@ -242,6 +243,7 @@ def render_markdown(report: Report) -> str:
                 for policy in report.policies
             ],
         )
+    lines += calibration_markdown(report.calibrations)
     lines += reliability_markdown(report.reliability)
     if report.matrix is not None:
         lines += _matrix(report.matrix)

@@ -21,7 +21,7 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", "<br>")
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     """A pipe table, as :func:`autobench.report._export_markdown.table` writes one."""
     lines = ["| " + " | ".join(_escape(h) for h in header) + " |"]
     lines.append("| " + " | ".join("---" for _ in header) + " |")
@@ -35,10 +35,12 @@ def reliability_markdown(reliability: Reliability | None) -> list[str]:
     if reliability is None:
         return []
     lines = [f"## {title(reliability)}", ""]
-    lines += _table(variant_header(reliability), [variant_row(i) for i in reliability.variants])
+    lines += markdown_table(
+        variant_header(reliability), [variant_row(i) for i in reliability.variants]
+    )
     unsteady = unsteady_cases(reliability)
     if unsteady:
         lines += ["Cases that did not pass every repeat:", ""]
-        lines += _table(case_header(reliability), [case_row(v, c) for v, c in unsteady])
+        lines += markdown_table(case_header(reliability), [case_row(v, c) for v, c in unsteady])
     lines += [f"- {_escape(line)}" for line in notes(reliability)] + [""]
     return lines
