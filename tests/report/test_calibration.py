@@ -21,6 +21,7 @@ from autobench.report import CalibrationError, build_report, calibrate
 from autobench.report._agreement import weighted_kappa
 from autobench.report._export_markdown import render_markdown
 from autobench.report._export_yaml import report_document
+from autobench.report._html import render_html
 
 
 @pytest.fixture(scope="module")
@@ -170,6 +171,10 @@ def test_report_shows_the_stored_calibration(
             in markdown
         )
         assert "- 1 label(s) for no run of the record: run no-such-run" in markdown
+        page = render_html(report, replay_experiment(recorded))
+        assert "<h2>Calibration of verdict (pass/fail) against 10 human label(s)" in page
+        assert "<th>person vs verdict</th>" in page
+        assert '<td>fail</td><td class="num">4</td><td class="num">1</td>' in page
         # a labels file that cannot be used is a diagnostic, never a failed report
         stored.write_text("labels:\n  - {label: true}\n", encoding="utf-8")
         report = build_report(replay_experiment(recorded, evidence_only=True))

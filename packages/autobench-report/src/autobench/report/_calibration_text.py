@@ -72,3 +72,29 @@ def calibration_markdown(calibrations: Sequence[Calibration]) -> list[str]:
         if listed_problems(item):
             lines.append("")
     return lines
+
+
+def calibration_views(calibrations: Sequence[Calibration]) -> list[dict[str, object]]:
+    """The HTML report's calibration sections, as plain data: title, statistics rows,
+    confusion header and rows, the lines of :func:`listed_problems` and the method note."""
+    return [
+        {
+            "title": calibration_title(item),
+            "level": f"{item.level:.0%} interval",
+            "statistics": [
+                [STATISTIC_TITLES[stat.name], number_text(stat.estimate), interval_text(stat)]
+                for stat in item.statistics
+            ],
+            "confusion_header": [f"person vs {item.score}", *item.categories],
+            "confusion": [
+                [category, *(str(count) for count in row)]
+                for category, row in zip(item.categories, item.confusion, strict=True)
+            ],
+            "problems": listed_problems(item),
+            "method": (
+                f"Intervals: percentile bootstrap over the labelled runs ({item.resamples} "
+                f"resamples, seed {item.seed}). Rows: what people said; columns: {item.score}."
+            ),
+        }
+        for item in calibrations
+    ]

@@ -36,6 +36,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from autobench.records import ExperimentResult
+from autobench.report._calibration_text import calibration_views
 from autobench.report._display import NumberFormat
 from autobench.report._format import column_label
 from autobench.report._html_figures import (
@@ -138,6 +139,7 @@ def render_html(report: Report, result: ExperimentResult) -> str:
         report=report,
         headline=headline_view(report),
         reliability=reliability_view(report),
+        calibrations=calibration_views(report.calibrations),
         winners=_winners(report, formats),
         leaderboard=leaderboard_view(report, formats),
         constant=constant,
