@@ -116,6 +116,10 @@ def test_stored_labels_show_in_the_report_and_gate_it(
         report.output
     )
     assert runner.invoke(cli, ["report", str(recorded), "--fail-on", "kappa<0.7"]).exit_code == 3
+    both = runner.invoke(cli, ["report", str(recorded), "--fail-on", "errored,fpr>0.1"])
+    assert both.exit_code == 3 and "verdict: fpr 0.200 > 0.1" in both.output
+    typo = runner.invoke(cli, ["report", str(recorded), "--fail-on", "kappa<high"])
+    assert typo.exit_code == 2 and "'high' is not a number" in typo.output
     # other labels are never stored over these without --replace
     other = tmp_path / "other.yaml"
     other.write_text(f"labels:\n  - {{run_id: {run_ids['c1']}, label: fail}}\n", encoding="utf-8")
@@ -219,5 +223,13 @@ def test_label_sheet_export_and_import(
     )
     assert refused.exit_code == 1 and "'high' is not an integer" in refused.output
     assert read_labels(recorded / LABELS_FILE) == labels
+    walk = runner.invoke(cli, ["label", str(recorded), "--score", "grade"], input="q\n")
+    assert "label (an integer; 1 to 3 recorded; s skip, q quit)" in walk.output
+    tone = runner.invoke(
+        cli,
+        ["label", str(recorded), "--score", "tone", "--labels", str(tmp_path / "t.yaml")],
+        input="q\n",
+    )
+    assert "label (a label, e.g. curt, kind; s skip, q quit)" in tone.output
     wrong = runner.invoke(cli, ["label", str(recorded), "--score", "verdict"], input="q\n")
     assert wrong.exit_code == 1 and "holds labels for score 'grade', not 'verdict'" in wrong.output

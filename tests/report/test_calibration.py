@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 from calibration_support import GRADES, record, verdict_labels_yaml
 
@@ -13,6 +15,7 @@ from autobench.records import (
     Label,
     LabelsError,
     LabelsFile,
+    load_input,
     read_labels,
     replay_experiment,
     write_labels,
@@ -22,6 +25,8 @@ from autobench.report._agreement import weighted_kappa
 from autobench.report._export_markdown import render_markdown
 from autobench.report._export_yaml import report_document
 from autobench.report._html import render_html
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -216,3 +221,30 @@ def test_labels_files_round_trip_and_locate_problems(tmp_path: Path) -> None:
     broken.write_text("labels:\n  - {run_id: r1}\n", encoding="utf-8")
     with pytest.raises(LabelsError, match=r"broken.yaml: label 1: label: Field required"):
         read_labels(broken)
+
+
+def test_labels_files_match_their_json_schema(tmp_path: Path) -> None:
+    """``schemas/labels.schema.json`` accepts what Autobench writes and what a person types
+    without the header, and rejects a label without its run or value."""
+    schema = json.loads((ROOT / "schemas" / "labels.schema.json").read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(schema)
+    path = tmp_path / "labels.yaml"
+    write_labels(
+        path,
+        LabelsFile(score="verdict", labels=(Label(run_id="r1", label=True, note="ok"),)),
+    )
+    assert list(validator.iter_errors(load_input(path.read_text(encoding="utf-8")))) == []
+    typed = {"score": "grade", "labels": [{"case": "c1", "variant": "base", "label": 4}]}
+    assert list(validator.iter_errors(typed)) == []
+    assert list(validator.iter_errors({"labels": [{"run_id": "r1"}]}))
+    assert list(validator.iter_errors({"labels": [{"run_id": "r1", "label": True, "x": 1}]}))
+
+
+def test_labels_file_versions(tmp_path: Path) -> None:
+    path = tmp_path / "labels.yaml"
+    path.write_text("record: {type: labels, version: 2}\nlabels: []\n", encoding="utf-8")
+    with pytest.raises(LabelsError, match="labels version 2 is newer than this Autobench reads"):
+        read_labels(path)
+    path.write_text("record: {type: run, version: 1}\nlabels: []\n", encoding="utf-8")
+    with pytest.raises(LabelsError, match="not a labels file"):
+        read_labels(path)

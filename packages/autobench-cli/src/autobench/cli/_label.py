@@ -53,12 +53,6 @@ SHEET_COLUMNS = (
 """The columns of an exported labelling sheet (``--import`` reads those of
 :data:`autobench.records.LABEL_COLUMNS` and ignores the rest)."""
 
-_SCALE_HINT = {
-    "pass/fail": "pass or fail",
-    "integer": "an integer",
-    "labels": "a label",
-}
-
 
 @click.command("label")
 @click.argument("record_dir", metavar="DIR", type=click.Path(path_type=Path, file_okay=False))
@@ -104,7 +98,7 @@ def label_command(
     with user_errors():
         result = replayed(record_dir)
         labels = _existing(target, score)
-        scale = _scale(result, score)
+        scale, hint = _scale(result, score)
         if export_path is not None:
             _export(export_path, result, score, labels)
             click.echo(f"wrote a sheet of {len(result.runs)} run(s) to {export_path}")
@@ -112,7 +106,7 @@ def label_command(
         if import_path is not None:
             _import(import_path, target, result, score, scale, labels, labeller)
             return
-    _walk(result, score, scale, labels, target, labeller)
+    _walk(result, score, (scale, hint), labels, target, labeller)
 
 
 def _existing(path: Path, score: str) -> LabelsFile:
@@ -131,14 +125,22 @@ def _score_of(run: RunRecord, score: str) -> tuple[Any, str | None]:
     return None, None
 
 
-def _scale(result: ExperimentResult, score: str) -> Scale:
+def _scale(result: ExperimentResult, score: str) -> tuple[Scale, str]:
+    """The score's scale, and how the prompt names it (with the values recorded)."""
     values = [value for run in result.runs if (value := _score_of(run, score)[0]) is not None]
     if not values:
         names = sorted({item.name for run in result.runs for item in run.scores})
         raise CalibrationError(
             f"no run has a value of score {score!r}; scores recorded: {', '.join(names) or 'none'}"
         )
-    return score_scale(values)
+    scale = score_scale(values)
+    if scale == "pass/fail":
+        return scale, "pass or fail"
+    if scale == "integer":
+        return scale, f"an integer; {min(values)} to {max(values)} recorded"
+    seen = sorted({str(value) for value in values})
+    shown = ", ".join(seen[:10]) + (", ..." if len(seen) > 10 else "")
+    return scale, f"a label, e.g. {shown}"
 
 
 def _labelled(result: ExperimentResult, labels: Sequence[Label]) -> dict[str, Label]:
@@ -192,11 +194,12 @@ def _shown(run: RunRecord, score: str, position: int, total: int) -> Panel:
 def _walk(
     result: ExperimentResult,
     score: str,
-    scale: Scale,
+    scale_hint: tuple[Scale, str],
     labels: LabelsFile,
     target: Path,
     labeller: str | None,
 ) -> None:
+    scale, hint = scale_hint
     console = stdout_console(output_policy(result))
     done = _labelled(result, labels.labels)
     todo = [run for run in result.runs if run.run_id not in done]
@@ -207,7 +210,7 @@ def _walk(
     written = skipped = 0
     for position, run in enumerate(todo, 1):
         console.print(_shown(run, score, position, len(todo)))
-        answer = _ask(console, scale)
+        answer = _ask(console, scale, hint)
         if answer is None:
             break
         if answer == "skip":
@@ -231,10 +234,10 @@ def _walk(
     )
 
 
-def _ask(console: Console, scale: Scale) -> tuple[Any] | str | None:
+def _ask(console: Console, scale: Scale, hint: str) -> tuple[Any] | str | None:
     """``(label,)``, ``"skip"``, or ``None`` to stop."""
     while True:
-        typed = click.prompt(f"label ({_SCALE_HINT[scale]}; s skip, q quit)").strip()
+        typed = click.prompt(f"label ({hint}; s skip, q quit)").strip()
         if typed.lower() in {"q", "quit"}:
             return None
         if typed.lower() in {"s", "skip"}:

@@ -66,9 +66,13 @@ def _read_yaml(text: str, path: Path) -> LabelsFile:
     header = data.pop("record", None)
     if header is not None and (not isinstance(header, dict) or header.get("type") != "labels"):
         raise LabelsError(f"not a labels file (record header {header!r})", path=path)
-    if isinstance(header, dict) and int(header.get("version", 1)) > LABELS_VERSION:
+    version = header.get("version", LABELS_VERSION) if isinstance(header, dict) else 1
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise LabelsError(f"labels version {version!r} is not a positive integer", path=path)
+    if version > LABELS_VERSION:
         raise LabelsError(
-            f"labels version {header.get('version')} is newer than this Autobench reads",
+            f"labels version {version} is newer than this Autobench reads "
+            f"(up to {LABELS_VERSION}); upgrade Autobench to read it",
             path=path,
         )
     items = data.get("labels") or []
