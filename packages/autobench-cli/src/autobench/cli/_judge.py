@@ -50,6 +50,7 @@ def _parse_bounds(
 )
 @click.option(
     "--score",
+    metavar="NAME",
     help="The score to calibrate (a scorer's or judge's name). Default: the one the labels "
     "file names.",
 )
@@ -62,7 +63,11 @@ def _parse_bounds(
 )
 @click.option("--replace", is_flag=True, help=f"With --store: replace DIR/{LABELS_FILE}.")
 @click.option(
-    "--level", type=click.FloatRange(0.5, 1, max_open=True), default=0.95, show_default=True
+    "--level",
+    type=click.FloatRange(0.5, 1, max_open=True),
+    default=0.95,
+    show_default=True,
+    help="Confidence level of the intervals.",
 )
 @click.option(
     "--resamples",
@@ -71,7 +76,13 @@ def _parse_bounds(
     show_default=True,
     help="Bootstrap resamples of the labelled runs.",
 )
-@click.option("--seed", type=int, default=CALIBRATION_SEED, show_default=True)
+@click.option(
+    "--seed",
+    type=int,
+    default=CALIBRATION_SEED,
+    show_default=True,
+    help="Seed of the bootstrap (the same labels and seed give the same intervals).",
+)
 @click.option(
     "--fail-on",
     "bounds",

@@ -56,14 +56,19 @@ SHEET_COLUMNS = (
 
 @click.command("label")
 @click.argument("record_dir", metavar="DIR", type=click.Path(path_type=Path, file_okay=False))
-@click.option("--score", required=True, help="The score the labels are for (its scale and values).")
+@click.option(
+    "--score",
+    metavar="NAME",
+    required=True,
+    help="The score the labels are for (its scale and values).",
+)
 @click.option(
     "--labels",
     "labels_path",
     type=click.Path(path_type=Path, dir_okay=False),
     help=f"The labels file to write. Default: {LABELS_FILE} in DIR.",
 )
-@click.option("--labeller", help="Who is labelling (kept with each label).")
+@click.option("--labeller", metavar="WHO", help="Who is labelling (kept with each label).")
 @click.option(
     "--export",
     "export_path",
@@ -114,7 +119,10 @@ def _existing(path: Path, score: str) -> LabelsFile:
         return LabelsFile(score=score)
     labels = read_labels(path)
     if labels.score is not None and labels.score != score:
-        raise CalibrationError(f"{path} holds labels for score {labels.score!r}, not {score!r}")
+        raise CalibrationError(
+            f"{path} holds labels for score {labels.score!r}, not {score!r}; "
+            "label another score into its own file with --labels FILE"
+        )
     return LabelsFile(score=score, labels=labels.labels)
 
 
