@@ -26,6 +26,7 @@ import numpy as np
 
 from autobench.report._agreement import accuracy, bootstrap_intervals, cohen_kappa
 from autobench.report._calibration import CALIBRATION_RESAMPLES, CALIBRATION_SEED, _statistics
+from autobench.report._model import Scale
 
 BUDGET_SECONDS = 1.0
 
@@ -56,7 +57,8 @@ def widths() -> None:
 def timing() -> bool:
     rng = np.random.default_rng(1)
     within = True
-    for categories, scale in ((2, "pass/fail"), (5, "integer")):
+    scales: tuple[tuple[int, Scale], ...] = ((2, "pass/fail"), (5, "integer"))
+    for categories, scale in scales:
         for n in (100, 1000, 10_000):
             people = rng.integers(0, categories, n)
             judge = np.where(rng.random(n) < 0.8, people, rng.integers(0, categories, n))
@@ -67,7 +69,7 @@ def timing() -> bool:
                     people.tolist(),
                     judge.tolist(),
                     categories,
-                    _statistics(scale),  # type: ignore[arg-type]
+                    _statistics(scale),
                     level=0.95,
                     resamples=CALIBRATION_RESAMPLES,
                     seed=CALIBRATION_SEED,
