@@ -47,6 +47,11 @@ async def slow_within_one(call):
     return abs(call.output["value"] - call.case.expected["value"]) <= 1
 
 
+def count_in_context(call):
+    call.ctx.metric("rescored", 1)
+    return True
+
+
 def explode(call):
     raise RuntimeError(f"judge unavailable for {call.case.id}")
 """
@@ -235,6 +240,28 @@ def test_a_scorer_that_raises_is_an_error_on_each_run_not_a_failed_command(
         assert (error.stage, error.source, error.type) == ("scorer", "judge", "RuntimeError")
     # The other scorer of the same runs scored.
     assert set(_values(record, "close").values()) == {True, False}
+
+
+def test_a_scorer_needing_the_run_context_is_told_the_record_keeps_none(
+    runner: CliRunner, workspace: Path, record: Path
+) -> None:
+    extra = "      counted:\n        python: rescore_scorers:count_in_context\n"
+    (workspace / "with_ctx.yaml").write_text(_changed("rescore_scorers:within_one", extra=extra))
+    result = runner.invoke(
+        cli, ["rescore", str(record), "--score", "counted", "--spec", "with_ctx.yaml"]
+    )
+    assert result.exit_code == 0, result.output
+    line = 1 + SCORERS.splitlines().index('    call.ctx.metric("rescored", 1)')
+    for path in _score_files(record, "counted"):
+        loaded = load_rescore_record(path)
+        (error,) = loaded.errors
+        run_file = loaded.lineage.run_record
+        assert error.location is not None
+        assert (error.location.file, error.location.line) == ("rescore_scorers.py", line)
+        assert f"({run_file}: a record keeps no run context, so call.ctx is None" in error.message
+        assert f"the scorer at rescore_scorers.py:{line} in count_in_context needs it" in (
+            loaded.score.error or ""
+        )
 
 
 def test_a_scorer_the_recorded_spec_lacks_is_a_located_error_with_the_closest_name(

@@ -25,6 +25,8 @@ from typing import Any
 
 from autobench.core.plugins import AutobenchPlugins
 from autobench.core.rescore._scorers import RescoreScorers, rescore_scorers
+from autobench.core.rescore._unkept import explained
+from autobench.core.runtime._portable import portable_evidence
 from autobench.core.runtime._progress import (
     ProgressCallback,
     ProgressEvent,
@@ -81,7 +83,9 @@ async def rescore_experiment(
     the others; a plain function scores on the event loop). ``progress`` receives the
     run's events (:mod:`autobench.core.runtime._progress`): ``run_finished`` has status
     ``errored`` when a scorer raised on that run, else ``passed``, and payload
-    ``{"kept": n}`` for scores already re-scored. Raises ``ValueError`` for an empty
+    ``{"kept": n}`` for scores already re-scored. A scorer error that comes from what
+    the record does not keep (the run context, an ``!opaque`` output) says so, naming the
+    run file and the scorer's line. Raises ``ValueError`` for an empty
     ``names`` or ``concurrency < 1``, the loaders' errors for damaged records,
     :class:`SpecError` / :class:`ScorerResolutionError` (nothing is written then), and
     :class:`RecordingError` when a derived record cannot be written.
@@ -162,6 +166,8 @@ async def _rescore_run(
     digest = run_sha256(root, run_path)
     run = load_run_record(root.joinpath(*PurePosixPath(run_path).parts), root=root)
     scores, errors = await score_run([scorer for scorer, _ in pending], recorded_call(run))
+    # Paths of this machine in messages and tracebacks, relative as a run writes them.
+    errors, scores, _ = portable_evidence(errors, scores, None, chosen.base_dir)
     when = datetime.now(UTC)
     written = []
     for (scorer, index), score in zip(pending, scores, strict=True):
@@ -177,11 +183,9 @@ async def _rescore_run(
             spec_sha256=chosen.spec_sha256,
             rescored_at=when,
         )
-        record = RescoreRecord(
-            lineage=lineage,
-            score=score,
-            errors=tuple(error for error in errors if error.source == scorer.name),
-        )
+        mine = tuple(error for error in errors if error.source == scorer.name)
+        score, mine = explained(score, mine, run, run_path)
+        record = RescoreRecord(lineage=lineage, score=score, errors=mine)
         written.append(store_rescore_record(root, run_path, record))
     return written, kept
 
