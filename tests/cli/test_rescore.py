@@ -3,6 +3,7 @@ with lineage; the run files stay byte for byte; ``report``/``compare --rescored`
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import hashlib
 import json
@@ -17,6 +18,8 @@ from ruamel.yaml import YAML
 
 from autobench.cli import cli
 from autobench.core.planning import canonical_json
+from autobench.core.rescore import rescore_experiment
+from autobench.core.runtime import ProgressEvent, ProgressEventKind
 from autobench.records import (
     load_rescore_record,
     replay_experiment,
@@ -415,3 +418,28 @@ def test_replay_and_extraction_leave_rescored_records_alone(
     extracted = runner.invoke(cli, ["replay", str(record), "--extract", "span"])
     assert extracted.exit_code == 0, extracted.output
     assert len(list((record / "derived" / "span").rglob("extraction.yaml"))) == 6
+
+
+def test_the_python_api_reports_progress_per_run_in_plan_order(
+    workspace: Path, record: Path
+) -> None:
+    extra = "      judge:\n        python: rescore_scorers:explode\n"
+    (workspace / "with_judge.yaml").write_text(_changed("rescore_scorers:within_one", extra=extra))
+    events: list[ProgressEvent] = []
+    outcome = asyncio.run(
+        rescore_experiment(
+            record, ["judge"], spec="with_judge.yaml", concurrency=3, progress=events.append
+        )
+    )
+    kinds = [event.kind for event in events]
+    assert kinds == [
+        ProgressEventKind.EXPERIMENT_STARTED,
+        *[ProgressEventKind.RUN_FINISHED] * 6,
+        ProgressEventKind.EXPERIMENT_FINISHED,
+    ]
+    plan = [planned.id for planned in replay_experiment(record).experiment.plan]
+    assert [event.run_id for event in events[1:-1]] == plan
+    assert {event.status for event in events[1:-1]} == {"errored"}
+    assert [event.completed for event in events[1:-1]] == [1, 2, 3, 4, 5, 6]
+    assert outcome.errors == 6 and outcome.kept == 0
+    assert [record.run_id for record in outcome.records] == plan

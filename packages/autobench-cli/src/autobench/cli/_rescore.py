@@ -18,7 +18,13 @@ from autobench.cli._console import stderr_console, stdout_console, user_errors
 from autobench.cli._plugins import command_plugins
 from autobench.core.rescore import RescoreOutcome, rescore_experiment
 from autobench.core.runtime import ProgressEvent, ProgressEventKind
-from autobench.records import ExperimentResult, find_rescoring, rescorings, with_rescored
+from autobench.records import (
+    ExperimentResult,
+    find_rescoring,
+    rescoring_labels,
+    rescorings,
+    with_rescored,
+)
 
 _EPILOG = """\b
 Examples:
@@ -194,9 +200,9 @@ def apply_rescored(result: ExperimentResult, names: tuple[str, ...]) -> Experime
     if names:
         return with_rescored(result, names)
     if result.root_dir is not None:
-        known = rescorings(result.root_dir)
+        known = rescoring_labels(result.root_dir)
         if known:
-            labels = ", ".join(dict.fromkeys(item.label for item in known))
+            labels = ", ".join(known)
             stderr_console().print(
                 Text(
                     f"Note: {result.root_dir} has re-scored scores ({labels}); these are the "

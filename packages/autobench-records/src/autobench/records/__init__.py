@@ -147,6 +147,7 @@ from autobench.records._rescore_io import load_rescore_record as load_rescore_re
 from autobench.records._rescore_io import rescore_path as rescore_path
 from autobench.records._rescore_io import rescore_record_from_yaml as rescore_record_from_yaml
 from autobench.records._rescore_io import rescore_record_to_yaml as rescore_record_to_yaml
+from autobench.records._rescore_io import rescoring_labels as rescoring_labels
 from autobench.records._rescore_io import rescorings as rescorings
 from autobench.records._rescore_io import run_sha256 as run_sha256
 from autobench.records._rescore_io import store_rescore_record as store_rescore_record

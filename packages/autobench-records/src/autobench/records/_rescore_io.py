@@ -157,6 +157,22 @@ def rescorings(root: Path) -> tuple[Rescoring, ...]:
     return tuple(sorted(found, key=lambda item: item.rescored_at))
 
 
+def rescoring_labels(root: Path) -> tuple[str, ...]:
+    """``<scorer>@<hash prefix>`` of every re-scoring in ``root``, reading one derived
+    record of each (cheap enough for a note beside every report)."""
+    base = Path(root) / DERIVED_DIR / RESCORE_DIR
+    if not base.is_dir():
+        return ()
+    labels = []
+    for scorer_dir in sorted(p for p in base.iterdir() if p.is_dir()):
+        for hash_dir in sorted(p for p in scorer_dir.iterdir() if p.is_dir()):
+            first = next(hash_dir.rglob(RESCORE_FILE), None)
+            if first is not None:
+                record = load_rescore_record(first)
+                labels.append(f"{record.scorer.name}@{record.scorer.hash[:HASH_DIGITS]}")
+    return tuple(labels)
+
+
 def find_rescoring(root: Path, name: str) -> Rescoring:
     """The re-scoring ``name`` designates in ``root``: ``<scorer>`` for the newest
     re-scoring of that scorer, ``<scorer>@<hash prefix>`` for one definition. Raises
