@@ -42,6 +42,7 @@ from autobench.records._records import (
     ExperimentSummary,
     RunRecord,
 )
+from autobench.records._rescore_record import RESCORE_RECORD_VERSION, RescoreRecord
 
 SCHEMA_BASE_URL = "urn:autobench:schemas"
 """The prefix of every record schema ``$id``: a name, not a host (the files ship in the
@@ -59,6 +60,7 @@ RECORD_VERSIONS: dict[str, int] = {
     "artifact_payload": ARTIFACT_PAYLOAD_RECORD_VERSION,
     "post_derived": POST_DERIVED_RECORD_VERSION,
     "extraction": EXTRACTION_RECORD_VERSION,
+    "rescore": RESCORE_RECORD_VERSION,
 }
 """Record type -> the newest version this Autobench writes and reads."""
 
@@ -71,6 +73,7 @@ _TITLES = {
     "artifact_payload": "Autobench structured artifact payload",
     "post_derived": "Autobench post-derived observations (post_derived.yaml)",
     "extraction": "Autobench extraction replay record (derived/.../extraction.yaml)",
+    "rescore": "Autobench re-scoring record (derived/rescore/.../score.yaml)",
 }
 
 
@@ -211,6 +214,7 @@ _BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "artifact_payload": _artifact_payload_schema,
     "post_derived": lambda: _file_schema("post_derived", PostDerivedRecord),
     "extraction": lambda: _file_schema("extraction", ExtractionRecord),
+    "rescore": lambda: _file_schema("rescore", RescoreRecord),
 }
 
 
