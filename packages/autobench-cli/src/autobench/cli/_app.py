@@ -28,6 +28,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "autobench.cli._replay:replay_command",
         "Rebuild a recorded experiment without importing its task.",
     ),
+    "rescore": (
+        "autobench.cli._rescore:rescore_command",
+        "Run scorers again on a record's outputs; write derived records.",
+    ),
     "report": (
         "autobench.cli._report:report_command",
         "Show the report of a recorded experiment.",

@@ -15,6 +15,7 @@ from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._gate import regressions
 from autobench.cli._output import exit_for_gate
 from autobench.cli._replayed import replayed
+from autobench.cli._rescore import apply_rescored, rescored_banner, rescored_option
 from autobench.report import (
     compare_experiments,
     compare_variants_with_headline,
@@ -57,12 +58,14 @@ regressed and its whole interval lies on the worse side of zero.
     "whole confidence interval of the mean per-case delta says worse (never a difference "
     "the data cannot support).",
 )
+@rescored_option
 def compare_command(
     record_dirs: tuple[Path, ...],
     baseline: str | None,
     candidate: str | None,
     level: float,
     fail_on: str | None,
+    rescored: tuple[str, ...],
 ) -> None:
     """Compare a baseline against a candidate, paired by case.
 
@@ -83,6 +86,9 @@ def compare_command(
     signed-rank test otherwise, Holm-adjusted p-values, and a verdict:
     improved, regressed, no detectable difference, or too few cases (with the
     cases the observed effect would need). It reports differences, not causes.
+
+    With --rescored NAME, each directory's re-scoring NAME (`autobench
+    rescore`) replaces its recorded score of that name.
     """
     if len(record_dirs) > 2:
         raise click.UsageError("give one record directory, or a baseline and a candidate one")
@@ -95,7 +101,12 @@ def compare_command(
         with user_errors():
             before = replayed(record_dirs[0], evidence_only=True, meanwhile=prepare_statistics)
             after = replayed(record_dirs[1], evidence_only=True)
+            before, after = apply_rescored(before, rescored), apply_rescored(after, rescored)
+            banners = [rescored_banner(before, rescored), rescored_banner(after, rescored)]
             across = compare_experiments(before, after, level=level)
+        for banner in banners:
+            if banner is not None:
+                stdout_console().print(banner, soft_wrap=True)
         stdout_console().print(render_experiment_comparison(across))
         comparisons = across.comparisons
     else:
@@ -105,6 +116,8 @@ def compare_command(
             )
         with user_errors():
             result = replayed(record_dirs[0], evidence_only=True, meanwhile=prepare_statistics)
+            result = apply_rescored(result, rescored)
+            banner = rescored_banner(result, rescored)
             spec = report_spec(result)
             configured = next(
                 (c for c in spec.comparisons if (c.baseline, c.candidate) == (baseline, candidate)),
@@ -117,9 +130,10 @@ def compare_command(
                 metrics=configured.metrics if configured and configured.metrics else None,
                 level=level,
             )
-        stdout_console(output_policy(result)).print(
-            render_comparison(comparison, headline=headline)
-        )
+        console = stdout_console(output_policy(result))
+        if banner is not None:
+            console.print(banner, soft_wrap=True)
+        console.print(render_comparison(comparison, headline=headline))
         comparisons = (comparison,)
     if fail_on == "regressed":
         exit_for_gate(regressions(comparisons))

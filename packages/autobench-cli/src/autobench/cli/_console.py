@@ -31,6 +31,7 @@ from autobench.abp import (
     InstrumentationError,
 )
 from autobench.core.distributions import package_directories
+from autobench.core.rescore import UnknownScorerError
 from autobench.core.runtime import ResumeError, TaskResolutionError, TaskSignatureError
 from autobench.core.scoring import ScorerResolutionError
 from autobench.core.spec import SpecError
@@ -113,6 +114,8 @@ def user_errors() -> Iterator[None]:
     """Turn Autobench's user-facing exceptions into an error panel and exit code 1."""
     try:
         yield
+    except UnknownScorerError as exc:
+        raise show_error("Unknown scorer", str(exc)) from None
     except SpecError as exc:
         raise show_error("Invalid benchmark spec", str(exc)) from None
     except TaskSignatureError as exc:

@@ -10,6 +10,7 @@ from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._gate import fail_on_option, gate_failures, runs_option
 from autobench.cli._output import exit_for_gate, recorded_spec_dir
 from autobench.cli._replayed import replayed
+from autobench.cli._rescore import apply_rescored, rescored_banner, rescored_option
 from autobench.report import build_report, output_policy, render_report
 from autobench.report._render import RunSelection
 
@@ -18,6 +19,7 @@ from autobench.report._render import RunSelection
 @click.argument("record_dir", metavar="DIR", type=click.Path(path_type=Path, file_okay=False))
 @runs_option
 @fail_on_option
+@rescored_option
 @click.option(
     "--leave-out-replayed",
     is_flag=True,
@@ -26,19 +28,29 @@ from autobench.report._render import RunSelection
     "spent, not what the recorded calls cost).",
 )
 def report_command(
-    record_dir: Path, runs: RunSelection, fail_on: frozenset[str], leave_out_replayed: bool
+    record_dir: Path,
+    runs: RunSelection,
+    fail_on: frozenset[str],
+    rescored: tuple[str, ...],
+    leave_out_replayed: bool,
 ) -> None:
     """Show the report of the experiment recorded in DIR.
 
     Overview and status counts, variant configuration, leaderboard, per-run
     metrics by semantic family, case matrix, comparisons and distributions,
     as configured in the spec's `report` section (sensible defaults
-    otherwise). Reads the records only: the task is never imported.
+    otherwise). Reads the records only: the task is never imported. With
+    --rescored NAME, the scores of that re-scoring (`autobench rescore`) are
+    shown in place of the recorded ones.
     """
     with user_errors():
-        result = replayed(record_dir, evidence_only=True)
+        result = apply_rescored(replayed(record_dir, evidence_only=True), rescored)
+        banner = rescored_banner(result, rescored)
         report = build_report(result, leave_out_replayed=leave_out_replayed)
-    stdout_console(output_policy(result)).print(
+    console = stdout_console(output_policy(result))
+    if banner is not None:
+        console.print(banner, soft_wrap=True)
+    console.print(
         render_report(
             report,
             records=str(record_dir),

@@ -147,6 +147,25 @@ from autobench.records._replay import (
 )
 from autobench.records._replay import load_experiment_summary as load_experiment_summary
 from autobench.records._replay import load_post_derived as load_post_derived
+from autobench.records._rescore_io import HASH_DIGITS as HASH_DIGITS
+from autobench.records._rescore_io import Rescoring as Rescoring
+from autobench.records._rescore_io import UnknownRescoringError as UnknownRescoringError
+from autobench.records._rescore_io import find_rescoring as find_rescoring
+from autobench.records._rescore_io import load_rescore_record as load_rescore_record
+from autobench.records._rescore_io import rescore_path as rescore_path
+from autobench.records._rescore_io import rescore_record_from_yaml as rescore_record_from_yaml
+from autobench.records._rescore_io import rescore_record_to_yaml as rescore_record_to_yaml
+from autobench.records._rescore_io import rescoring_labels as rescoring_labels
+from autobench.records._rescore_io import rescorings as rescorings
+from autobench.records._rescore_io import run_sha256 as run_sha256
+from autobench.records._rescore_io import store_rescore_record as store_rescore_record
+from autobench.records._rescore_io import with_rescored as with_rescored
+from autobench.records._rescore_record import RECORDED_SPEC as RECORDED_SPEC
+from autobench.records._rescore_record import RESCORE_RECORD_VERSION as RESCORE_RECORD_VERSION
+from autobench.records._rescore_record import RescoredRunRecord as RescoredRunRecord
+from autobench.records._rescore_record import RescoreLineage as RescoreLineage
+from autobench.records._rescore_record import RescoreRecord as RescoreRecord
+from autobench.records._rescore_record import ScorerDefinition as ScorerDefinition
 from autobench.records._result import ExperimentResult
 from autobench.records._run_accounting import ACCOUNTED_SOURCES as ACCOUNTED_SOURCES
 from autobench.records._run_accounting import ACCOUNTING_VERSION as ACCOUNTING_VERSION

@@ -25,6 +25,7 @@ from autobench.records._extraction_record import (
 from autobench.records._ownership import record_file
 from autobench.records._paths import safe_segment
 from autobench.records._records import RunRecord
+from autobench.records._rescore_record import RESCORE_DIR
 from autobench.records._values import encode_value
 from autobench.records._yaml import dump_record
 
@@ -100,7 +101,7 @@ def _inside(root: Path, candidate: Path) -> Path:
 
 class DerivedRecords:
     """The ``derived/`` directory of one experiment: its extractor and version directories,
-    listed once, highest version first."""
+    listed once, highest version first (``derived/rescore/``, re-scoring's, is not one)."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
@@ -108,6 +109,8 @@ class DerivedRecords:
         self._versions: list[list[Path]] = []
         if base.is_dir():
             for extractor_dir in sorted(p for p in base.iterdir() if p.is_dir()):
+                if extractor_dir.name == RESCORE_DIR:  # re-scoring's, not an extractor's
+                    continue
                 versions = [p for p in extractor_dir.iterdir() if p.is_dir()]
                 versions.sort(key=lambda p: version_key(p.name), reverse=True)
                 self._versions.append(versions)

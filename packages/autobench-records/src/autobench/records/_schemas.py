@@ -43,6 +43,7 @@ from autobench.records._records import (
     ExperimentSummary,
     RunRecord,
 )
+from autobench.records._rescore_record import RESCORE_RECORD_VERSION, RescoreRecord
 
 SCHEMA_BASE_URL = "urn:autobench:schemas"
 """The prefix of every record schema ``$id``: a name, not a host (the files ship in the
@@ -61,6 +62,7 @@ RECORD_VERSIONS: dict[str, int] = {
     "post_derived": POST_DERIVED_RECORD_VERSION,
     "extraction": EXTRACTION_RECORD_VERSION,
     "labels": LABELS_VERSION,
+    "rescore": RESCORE_RECORD_VERSION,
 }
 """Record type -> the newest version this Autobench writes and reads."""
 
@@ -74,6 +76,7 @@ _TITLES = {
     "post_derived": "Autobench post-derived observations (post_derived.yaml)",
     "extraction": "Autobench extraction replay record (derived/.../extraction.yaml)",
     "labels": "Autobench human labels (labels.yaml beside a record)",
+    "rescore": "Autobench re-scoring record (derived/rescore/.../score.yaml)",
 }
 
 
@@ -222,6 +225,7 @@ _BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "post_derived": lambda: _file_schema("post_derived", PostDerivedRecord),
     "extraction": lambda: _file_schema("extraction", ExtractionRecord),
     "labels": _labels_schema,
+    "rescore": lambda: _file_schema("rescore", RescoreRecord),
 }
 
 

@@ -1,0 +1,227 @@
+"""``autobench rescore``: run scorers again on a recorded experiment's outputs, without
+its task, and write derived records; ``--rescored NAME`` lets ``report``/``compare`` show
+them."""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
+
+from autobench.cli._console import stderr_console, stdout_console, user_errors
+from autobench.cli._plugins import command_plugins
+from autobench.core.rescore import RescoreOutcome, rescore_experiment
+from autobench.core.runtime import ProgressEvent, ProgressEventKind
+from autobench.records import (
+    ExperimentResult,
+    find_rescoring,
+    rescoring_labels,
+    rescorings,
+    with_rescored,
+)
+
+_EPILOG = """\b
+Examples:
+  autobench rescore runs/latest --score correct
+  autobench rescore runs/latest --score answer_quality --spec autobench.yaml
+  autobench report runs/latest --rescored answer_quality
+"""
+
+
+class _ProgressBar:
+    """Feeds re-scoring progress events into a Rich progress bar on stderr."""
+
+    def __init__(self, progress: Progress) -> None:
+        self._progress = progress
+        self._task = progress.add_task("rescoring", total=None, status="")
+        self._errored = 0
+
+    def __call__(self, event: ProgressEvent) -> None:
+        if event.kind is ProgressEventKind.EXPERIMENT_STARTED:
+            self._progress.update(self._task, total=event.total)
+        elif event.kind is ProgressEventKind.RUN_FINISHED:
+            self._errored += event.status == "errored"
+            status = f"scorer errors on {self._errored} runs" if self._errored else ""
+            self._progress.update(self._task, advance=1, status=status)
+
+
+@click.command("rescore", epilog=_EPILOG)
+@click.argument("record_dir", metavar="DIR", type=click.Path(path_type=Path, file_okay=False))
+@click.option(
+    "--score",
+    "names",
+    multiple=True,
+    required=True,
+    metavar="NAME",
+    help="A scorer to run (repeatable): one of the recorded spec's scorers, or of --spec.",
+)
+@click.option(
+    "--spec",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Take the scorers from this spec file instead of the recorded spec: a new scorer, "
+    "or a changed one (another threshold, a new rubric). Its targets resolve from its "
+    "directory.",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Maximum number of runs scored at once (scorers that await, such as model "
+    "judges, overlap).",
+)
+@click.option(
+    "--progress/--no-progress", "show_progress", default=True, help="Show a progress bar on stderr."
+)
+def rescore_command(
+    record_dir: Path,
+    names: tuple[str, ...],
+    spec: Path | None,
+    concurrency: int,
+    show_progress: bool,
+) -> None:
+    """Score the experiment recorded in DIR again, without running its task.
+
+    Each --score NAME runs on every recorded run, on what its run.yaml keeps:
+    the case, variant, output, observations and trace spans (the run context,
+    `ctx`, exists only while the task runs, so scorers get None). NAME is a
+    scorer of the experiment's recorded spec, or of --spec SPEC when given.
+    Scoring is the same as during `autobench run`: a scorer that raises gives
+    that run a score with an error, and the command goes on.
+
+    Every score is written as a derived record with its lineage (the scorer,
+    the hash of its definition, the spec it came from, when, the run and the
+    sha256 of its run.yaml) under
+    DIR/derived/rescore/<scorer>/<definition hash>/cases/<case>/<variant>/score.yaml.
+    Recorded files are never modified. Re-scoring again with the same
+    definition skips the runs already done (an interrupted re-scoring
+    completes); a changed definition is a new re-scoring beside the old one.
+
+    `autobench report DIR` and `compare` keep showing the recorded scores;
+    with `--rescored NAME` (NAME, or NAME@HASH for one definition) they show
+    the newest re-scoring of NAME in place of the recorded score. Run
+    statuses stay as recorded.
+    """
+    with user_errors():
+        progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[status]}"),
+            console=stderr_console(),
+            transient=True,
+            disable=not show_progress or not stderr_console().is_terminal,
+        )
+        with progress:
+            outcome = asyncio.run(
+                rescore_experiment(
+                    record_dir,
+                    names,
+                    spec=spec,
+                    plugins=command_plugins(),
+                    concurrency=concurrency,
+                    progress=_ProgressBar(progress),
+                )
+            )
+    _summary(outcome, record_dir)
+
+
+def _summary(outcome: RescoreOutcome, record_dir: Path) -> None:
+    console = stdout_console()
+    for definition in outcome.scorers.definitions:
+        mine = [r for r in outcome.records if r.scorer.hash == definition.hash]
+        errored = sum(1 for r in mine if r.score.error is not None)
+        values = [r.score.value for r in mine if _number(r.score.value) is not None]
+        label = f"{definition.name}@{definition.hash[:12]}"
+        parts = [f"{len(mine)} runs scored"]
+        if errored:
+            parts.append(f"{errored} with a scorer error")
+        kept = _kept(outcome, definition.hash)
+        if kept:
+            parts.append(f"{kept} already re-scored, kept")
+        if values:
+            parts.append(f"mean {sum(_number(v) or 0.0 for v in values) / len(values):.4g}")
+        console.print(Text(f"{label}: {', '.join(parts)}"), soft_wrap=True)
+        first = next((r for r in mine if r.score.error is not None), None)
+        if first is not None:
+            console.print(
+                Text(f"  first error ({first.lineage.run}): {first.score.error}", style="red"),
+                soft_wrap=True,
+            )
+    directory = record_dir / "derived" / "rescore"
+    console.print(Text(f"Derived records: {directory}"), soft_wrap=True)
+    shown = " ".join(f"--rescored {shlex.quote(d.name)}" for d in outcome.scorers.definitions)
+    console.print(
+        Text(f"Show them: autobench report {shlex.quote(str(record_dir))} {shown}"),
+        soft_wrap=True,
+    )
+
+
+def _kept(outcome: RescoreOutcome, definition_hash: str) -> int:
+    # `kept` counts (run, scorer) pairs overall; per scorer, the runs without a new record.
+    if not outcome.kept:
+        return 0
+    for item in rescorings(outcome.root):
+        if item.hash == definition_hash:
+            new = sum(1 for r in outcome.records if r.scorer.hash == definition_hash)
+            return len(item.records) - new
+    return 0
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return float(value)
+    return float(value) if isinstance(value, int | float) else None
+
+
+def rescored_option(function: Callable[..., Any]) -> Callable[..., Any]:
+    """The ``--rescored NAME`` option of the commands that show recorded scores."""
+    return click.option(
+        "--rescored",
+        multiple=True,
+        metavar="NAME",
+        help="Show the scores of the re-scoring NAME (`autobench rescore`: a scorer name "
+        "for its newest re-scoring, or NAME@HASH) in place of the recorded ones "
+        "(repeatable). Run statuses stay as recorded.",
+    )(function)
+
+
+def apply_rescored(result: ExperimentResult, names: tuple[str, ...]) -> ExperimentResult:
+    """``result`` with the re-scorings ``names`` laid over it; without names, ``result``
+    itself, after a note on stderr when the record has re-scorings (so the default view,
+    the recorded scores, is never changed silently)."""
+    if names:
+        return with_rescored(result, names)
+    if result.root_dir is not None:
+        known = rescoring_labels(result.root_dir)
+        if known:
+            labels = ", ".join(known)
+            stderr_console().print(
+                Text(
+                    f"Note: {result.root_dir} has re-scored scores ({labels}); these are the "
+                    "recorded ones (--rescored NAME shows a re-scoring).",
+                    style="dim",
+                ),
+                soft_wrap=True,
+            )
+    return result
+
+
+def rescored_banner(result: ExperimentResult, names: tuple[str, ...]) -> Text | None:
+    """One line saying which re-scorings replace recorded scores (``None`` without names)."""
+    if not names or result.root_dir is None:
+        return None
+    chosen = [find_rescoring(result.root_dir, name) for name in names]
+    described = "; ".join(
+        f"{item.label} ({len(item.records)} runs, {next(iter(item.records.values())).lineage.spec} "
+        f"spec, {item.rescored_at:%Y-%m-%d %H:%M} UTC)"
+        for item in chosen
+    )
+    return Text(f"Re-scored scores shown in place of the recorded ones: {described}")

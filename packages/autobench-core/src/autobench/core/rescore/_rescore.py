@@ -1,0 +1,215 @@
+"""Re-scoring a recorded experiment: its scorers run again on what its runs recorded.
+
+For every recorded run (plan order; planned runs without a ``run.yaml`` are skipped)
+the named scorers get the :class:`ScoringCall` the run's record can give: the case and
+variant, the output, the observations the task and its instrumentation recorded (those
+derived after scoring are left out, as at run time), the trace's spans, and ``ctx``
+``None`` (a run context lives only while the task runs). Scoring is the runtime's own
+(:func:`~autobench.core.runtime._scoring.score_run`), so a scorer that raises gives a
+score with ``error`` set and an error record on that run only, never a failed command.
+
+Each scorer's score of each run is written as a derived record
+(:mod:`autobench.records._rescore_record`); the run files are never touched. A run
+already re-scored with the same scorer definition keeps its derived record and is
+not scored again, so an interrupted re-scoring completes where it stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from autobench.core.plugins import AutobenchPlugins
+from autobench.core.rescore._scorers import RescoreScorers, rescore_scorers
+from autobench.core.rescore._unkept import explained
+from autobench.core.runtime._portable import portable_evidence
+from autobench.core.runtime._progress import (
+    ProgressCallback,
+    ProgressEvent,
+    ProgressEventKind,
+    deliver,
+)
+from autobench.core.runtime._scoring import score_run
+from autobench.core.scoring import ScorerSpec, ScoringCall
+from autobench.records import (
+    ObservationSource,
+    RescoreLineage,
+    RescoreRecord,
+    RunRecord,
+    load_experiment_record,
+    load_run_record,
+    rescore_path,
+    run_sha256,
+    store_rescore_record,
+)
+
+
+@dataclass(frozen=True)
+class RescoreOutcome:
+    """What a re-scoring did.
+
+    ``scorers`` are the scorers run (with their definitions); ``records`` the derived
+    records written now, in plan order and scorer order; ``kept`` counts the (run,
+    scorer) pairs skipped because their derived record already existed; ``errors``
+    counts the new records whose scorer raised. ``root`` is the experiment directory.
+    """
+
+    root: Path
+    scorers: RescoreScorers
+    records: tuple[RescoreRecord, ...] = ()
+    kept: int = 0
+    errors: int = field(default=0)
+
+
+async def rescore_experiment(
+    root: Path | str,
+    names: Sequence[str],
+    *,
+    spec: Path | str | None = None,
+    plugins: AutobenchPlugins | None = None,
+    concurrency: int = 1,
+    progress: ProgressCallback | None = None,
+) -> RescoreOutcome:
+    """Run the scorers ``names`` on every recorded run of the experiment in ``root`` and
+    write one derived record per scorer and run (see the module docstring).
+
+    ``spec`` is a spec file holding the scorers (default: the experiment's recorded
+    spec, see :func:`~autobench.core.rescore.rescore_scorers`). At most ``concurrency``
+    runs are scored at once (a scorer that awaits, such as a model judge, overlaps with
+    the others; a plain function scores on the event loop). ``progress`` receives the
+    run's events (:mod:`autobench.core.runtime._progress`): ``run_finished`` has status
+    ``errored`` when a scorer raised on that run, else ``passed``, and payload
+    ``{"kept": n}`` for scores already re-scored. A scorer error that comes from what
+    the record does not keep (the run context, an ``!opaque`` output) says so, naming the
+    run file and the scorer's line. Raises ``ValueError`` for an empty
+    ``names`` or ``concurrency < 1``, the loaders' errors for damaged records,
+    :class:`SpecError` / :class:`ScorerResolutionError` (nothing is written then), and
+    :class:`RecordingError` when a derived record cannot be written.
+    """
+    if not names:
+        raise ValueError("rescore_experiment needs at least one scorer name")
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, not {concurrency}")
+    root = Path(root)
+    experiment = load_experiment_record(root)
+    chosen = rescore_scorers(root, experiment, names, spec=spec, plugins=plugins)
+    planned = [
+        item for item in experiment.plan if root.joinpath(*PurePosixPath(item.path).parts).is_file()
+    ]
+    total, done = len(planned), 0
+    deliver(
+        progress, _event(ProgressEventKind.EXPERIMENT_STARTED, experiment.experiment_id, total, 0)
+    )
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(index: int, path: str) -> tuple[list[RescoreRecord], int]:
+        nonlocal done
+        async with gate:
+            return await _rescore_run(root, path, chosen)
+
+    tasks = [asyncio.ensure_future(one(index, item.path)) for index, item in enumerate(planned)]
+    results: list[tuple[list[RescoreRecord], int]] = []
+    try:
+        for item, task in zip(planned, tasks, strict=True):
+            written, kept = await task
+            done += 1
+            errored = any(record.score.error is not None for record in written)
+            deliver(
+                progress,
+                _event(
+                    ProgressEventKind.RUN_FINISHED,
+                    experiment.experiment_id,
+                    total,
+                    done,
+                    run_id=item.id,
+                    case_id=item.case,
+                    variant_id=item.variant,
+                    status="errored" if errored else "passed",
+                    payload={"kept": kept},
+                ),
+            )
+            results.append((written, kept))
+    finally:
+        for task in tasks:
+            task.cancel()
+    records = tuple(record for written, _ in results for record in written)
+    deliver(
+        progress,
+        _event(ProgressEventKind.EXPERIMENT_FINISHED, experiment.experiment_id, total, done),
+    )
+    return RescoreOutcome(
+        root=root,
+        scorers=chosen,
+        records=records,
+        kept=sum(kept for _, kept in results),
+        errors=sum(1 for record in records if record.score.error is not None),
+    )
+
+
+async def _rescore_run(
+    root: Path, run_path: str, chosen: RescoreScorers
+) -> tuple[list[RescoreRecord], int]:
+    pending: list[tuple[ScorerSpec, int]] = []
+    for index, definition in enumerate(chosen.definitions):
+        target = root.joinpath(
+            *PurePosixPath(rescore_path(run_path, definition.name, definition.hash)).parts
+        )
+        if not target.exists():
+            pending.append((chosen.scorers[index], index))
+    kept = len(chosen.definitions) - len(pending)
+    if not pending:
+        return [], kept
+    digest = run_sha256(root, run_path)
+    run = load_run_record(root.joinpath(*PurePosixPath(run_path).parts), root=root)
+    scores, errors = await score_run([scorer for scorer, _ in pending], recorded_call(run))
+    # Paths of this machine in messages and tracebacks, relative as a run writes them.
+    errors, scores, _ = portable_evidence(errors, scores, None, chosen.base_dir)
+    when = datetime.now(UTC)
+    written = []
+    for (scorer, index), score in zip(pending, scores, strict=True):
+        lineage = RescoreLineage(
+            run=run.run_id,
+            experiment=run.experiment_id,
+            case=run.case_id,
+            variant=run.variant_id,
+            run_record=run_path,
+            run_sha256=digest,
+            scorer=chosen.definitions[index],
+            spec=chosen.spec,
+            spec_sha256=chosen.spec_sha256,
+            rescored_at=when,
+        )
+        mine = tuple(error for error in errors if error.source == scorer.name)
+        score, mine = explained(score, mine, run, run_path)
+        record = RescoreRecord(lineage=lineage, score=score, errors=mine)
+        written.append(store_rescore_record(root, run_path, record))
+    return written, kept
+
+
+def recorded_call(run: RunRecord) -> ScoringCall:
+    """The :class:`ScoringCall` a recorded run can give its scorers (see the module
+    docstring): no run context, and the observations recorded before scoring."""
+    observations = tuple(
+        item for item in run.observations if item.source is not ObservationSource.DERIVED
+    )
+    return ScoringCall(
+        case=run.case,
+        variant=run.variant,
+        output=run.output,
+        observations=observations,
+        spans=run.spans,
+        selected_spans=run.spans,
+        ctx=None,
+    )
+
+
+def _event(
+    kind: ProgressEventKind, experiment_id: str, total: int, completed: int, **fields: Any
+) -> ProgressEvent:
+    return ProgressEvent(
+        kind=kind, experiment_id=experiment_id, total=total, completed=completed, **fields
+    )

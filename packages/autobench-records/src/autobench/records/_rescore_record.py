@@ -1,0 +1,143 @@
+"""The derived record re-scoring writes: one scorer's score of one run, with its lineage.
+
+Re-scoring runs a scorer again on what a run recorded (its case, variant, output,
+observations and trace) without running the task. The run record stays as it is;
+the new score goes into a derived record beside the extraction replay's, in the
+same layout (``derived/<producer>/<version>/<the run's own path>``)::
+
+    derived/rescore/<scorer>/<definition hash, 12 hex>/cases/<case>/<variant>/score.yaml
+
+(``<scorer>`` made path-safe.) One file per scorer and run. Its sections::
+
+    record: {type: rescore, version: 1}
+    lineage:
+      run: run_0001_easy_candidate          # the parent run id
+      experiment: exp_...
+      case: easy
+      variant: candidate
+      run_record: cases/easy/candidate/run.yaml
+      run_sha256: ...                       # of the parent run.yaml bytes, for audit
+      scorer:
+        name: correct
+        kind: python
+        hash: 5f1c...                       # sha256 of the canonical JSON of `definition`
+        definition: {kind: python, name: correct, target: scorers:strict}
+      spec: recorded                        # or the path of the spec file given
+      spec_sha256: ...                      # of that file (absent for the recorded spec)
+      rescored_at: 2026-...
+    score: {name: correct, value: 1.0, ...} # what the scoring stage kept
+    errors: [...]                           # the scorer's error, if it raised
+
+The derived records of one scorer definition (one ``<hash>`` directory) form one
+re-scoring; :meth:`RescoreRecord.apply` puts its score in place of the run's score
+of the same name.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import PrivateAttr
+
+from autobench.records._base import RecordModel
+from autobench.records._evidence import ErrorRecord, ScoreRecord
+from autobench.records._records import RunRecord
+
+RESCORE_RECORD_VERSION = 1
+RESCORE_FILE = "score.yaml"
+RESCORE_DIR = "rescore"
+"""The producer directory of re-scoring under ``derived/`` (extraction replay skips it)."""
+RECORDED_SPEC = "recorded"
+"""``lineage.spec`` of a re-scoring that used the experiment's recorded spec."""
+
+
+class ScorerDefinition(RecordModel):
+    """The scorer a re-scoring ran: its ``name`` and ``kind``, its ``definition`` (the
+    scorer as the spec model dumps it) and ``hash``, the sha256 hex digest of the
+    definition's canonical JSON: two re-scorings with the same hash ran the same scorer."""
+
+    name: str
+    kind: str
+    hash: str
+    definition: dict[str, Any]
+
+
+class RescoreLineage(RecordModel):
+    """Where a re-scored score comes from (see the module docstring)."""
+
+    run: str
+    experiment: str
+    case: str
+    variant: str
+    run_record: str
+    run_sha256: str | None = None
+    scorer: ScorerDefinition
+    spec: str
+    """``recorded`` (:data:`RECORDED_SPEC`) or the path of the spec file given."""
+    spec_sha256: str | None = None
+    rescored_at: datetime
+
+
+class RescoreRecord(RecordModel):
+    """The content of a ``score.yaml``: lineage, the score, and the scorer's errors
+    (empty when it scored)."""
+
+    lineage: RescoreLineage
+    score: ScoreRecord
+    errors: tuple[ErrorRecord, ...] = ()
+    _path: str | None = PrivateAttr(default=None)
+
+    @property
+    def path(self) -> str | None:
+        """Where the record is stored, relative to the experiment directory (not written)."""
+        return self._path
+
+    def stored_at(self, path: str) -> RescoreRecord:
+        """This record, knowing it is stored at ``path`` (relative to the experiment dir)."""
+        copy = self.model_copy()
+        copy._path = path
+        return copy
+
+    @property
+    def run_id(self) -> str:
+        return self.lineage.run
+
+    @property
+    def scorer(self) -> ScorerDefinition:
+        return self.lineage.scorer
+
+    def apply(self, run: RunRecord) -> RunRecord:
+        """``run`` with this score in place of its score of the same name (appended when
+        the run has none) and this re-scoring's errors in place of the errors the scorer
+        gave at run time (stage ``scorer``, source the scorer name). The run's status is
+        left as recorded. Raises ``ValueError`` for another run."""
+        if run.run_id != self.lineage.run:
+            raise ValueError(f"re-scoring of run {self.lineage.run!r} applied to {run.run_id!r}")
+        name = self.score.name
+        scores = [self.score if score.name == name else score for score in run.scores]
+        if not any(score.name == name for score in run.scores):
+            scores.append(self.score)
+        errors = tuple(
+            error for error in run.errors if not (error.stage == "scorer" and error.source == name)
+        )
+        return run.model_copy(update={"scores": tuple(scores), "errors": errors + self.errors})
+
+
+class RescoredRunRecord(RunRecord):
+    """The run record a re-scoring derives: the parent run with the re-scored scores in
+    place (what :meth:`RescoreRecord.apply` gives for each), plus ``rescores``, the stored
+    derived records they come from. The parent record (object and file) is left as it was.
+    """
+
+    rescores: tuple[RescoreRecord, ...]
+
+    @classmethod
+    def of(cls, run: RunRecord, rescores: tuple[RescoreRecord, ...]) -> RescoredRunRecord:
+        """Every record of ``rescores`` applied to its parent ``run`` (``ValueError`` for
+        another run)."""
+        applied = run
+        for record in rescores:
+            applied = record.apply(applied)
+        fields = {name: getattr(applied, name) for name in RunRecord.model_fields}
+        return cls.model_validate({**fields, "rescores": rescores})
