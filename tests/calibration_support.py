@@ -61,7 +61,8 @@ GRADES = {
 TONES = {f"c{n}": "kind" if n % 2 else "curt" for n in range(1, 12)}
 
 
-def _spec() -> str:
+def spec_text() -> str:
+    """The benchmark YAML of the eleven cases."""
     cases = "\n".join(
         f"      - {{id: {case}, input: {{question: q{case[1:]}, verdict: {str(VERDICTS[case]).lower()}, "
         f"grade: {GRADES[case]}, tone: {TONES[case]}}}, expected: {{answer: a{case[1:]}}}}}"
@@ -86,7 +87,7 @@ benchmark:
 def record(root: Path) -> Path:
     """Run the benchmark under ``root`` and return its record directory."""
     (root / "support_task.py").write_text(TASK, encoding="utf-8")
-    (root / "autobench.yaml").write_text(_spec(), encoding="utf-8")
+    (root / "autobench.yaml").write_text(spec_text(), encoding="utf-8")
     out = root / "out"
     ran = CliRunner(env={"COLUMNS": "200"}).invoke(
         cli, ["run", str(root / "autobench.yaml"), "--record", str(out), "--no-progress"]

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from calibration_support import record, verdict_labels_yaml
+from calibration_support import HUMAN_VERDICTS, TASK, record, spec_text, verdict_labels_yaml
 from click.testing import CliRunner
 
 from autobench.cli import cli
@@ -233,3 +233,46 @@ def test_label_sheet_export_and_import(
     assert "label (a label, e.g. curt, kind; s skip, q quit)" in tone.output
     wrong = runner.invoke(cli, ["label", str(recorded), "--score", "verdict"], input="q\n")
     assert wrong.exit_code == 1 and "holds labels for score 'grade', not 'verdict'" in wrong.output
+
+
+FIXED = """\
+from autobench import ScoreRecord
+
+PEOPLE = {people!r}
+
+
+def verdict(call):
+    return ScoreRecord(name="verdict", value=PEOPLE.get(call.case.id, True), reason="fixed rubric")
+"""
+
+
+def test_calibrate_a_rescored_judge(
+    recorded: Path, run_ids: dict[str, str], tmp_path: Path
+) -> None:
+    """A judge re-scored with a better rubric (``autobench rescore``) is calibrated with
+    --rescored: here it says what people said on every labelled run, kappa 1."""
+    workspace = tmp_path / "fixed"
+    workspace.mkdir()
+    (workspace / "support_task.py").write_text(TASK, encoding="utf-8")
+    (workspace / "support_fixed.py").write_text(
+        FIXED.format(people=HUMAN_VERDICTS), encoding="utf-8"
+    )
+    spec = workspace / "fixed.yaml"
+    spec.write_text(
+        spec_text().replace('"support_task:verdict"', '"support_fixed:verdict"'), encoding="utf-8"
+    )
+    runner = CliRunner(env=WIDE)
+    rescored = runner.invoke(
+        cli, ["rescore", str(recorded), "--score", "verdict", "--spec", str(spec), "--no-progress"]
+    )
+    assert rescored.exit_code == 0, rescored.output
+    labels = _labels_file(tmp_path, run_ids)
+    before = runner.invoke(cli, ["judge", "calibrate", str(recorded), "--labels", str(labels)])
+    assert "Cohen's kappa" in before.output and "0.600" in before.output
+    after = runner.invoke(
+        cli,
+        ["judge", "calibrate", str(recorded), "--labels", str(labels), "--rescored", "verdict"],
+    )
+    assert after.exit_code == 0, after.output
+    assert "Re-scored scores shown in place of the recorded ones: verdict@" in after.output
+    assert "│ Cohen's kappa       │    1.000 │ [1.000, 1.000] │" in after.output

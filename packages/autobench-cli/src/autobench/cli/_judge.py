@@ -11,6 +11,7 @@ from autobench.cli._agreement_gate import agreement_bound, agreement_failures
 from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._output import exit_for_gate
 from autobench.cli._replayed import replayed
+from autobench.cli._rescore import apply_rescored, rescored_banner, rescored_option
 from autobench.records import LABELS_FILE, LabelsFile, RecordingError, read_labels, write_labels
 from autobench.report import CalibrationError, calibrate, output_policy
 from autobench.report._calibration import CALIBRATION_RESAMPLES, CALIBRATION_SEED
@@ -61,6 +62,7 @@ def _parse_bounds(
     "calibration beside the scores (refuses to replace different labels there without "
     "--replace).",
 )
+@rescored_option
 @click.option("--replace", is_flag=True, help=f"With --store: replace DIR/{LABELS_FILE}.")
 @click.option(
     "--level",
@@ -98,6 +100,7 @@ def calibrate_command(
     labels_path: Path | None,
     score: str | None,
     store: bool,
+    rescored: tuple[str, ...],
     replace: bool,
     level: float,
     resamples: int,
@@ -109,7 +112,8 @@ def calibrate_command(
     Shows accuracy and Cohen's kappa (weighted kappa, linear and quadratic, for an
     integer scale; true and false positive rates for pass/fail), each with a seeded
     bootstrap interval over the labelled runs, the confusion matrix, and every run
-    without a label and label without a run.
+    without a label and label without a run. With --rescored NAME, the scores of that
+    re-scoring (`autobench rescore`) are calibrated in place of the recorded ones.
     """
     stored = record_dir / LABELS_FILE
     source = stored if labels_path is None else labels_path
@@ -118,7 +122,8 @@ def calibrate_command(
         score = score or labels.score
         if score is None:
             raise CalibrationError(f"{source} names no score: give --score NAME")
-        result = replayed(record_dir, evidence_only=True)
+        result = apply_rescored(replayed(record_dir, evidence_only=True), rescored)
+        banner = rescored_banner(result, rescored)
         calibration = calibrate(
             result,
             labels,
@@ -130,7 +135,10 @@ def calibrate_command(
         )
         if store:
             _store(stored, LabelsFile(score=score, labels=labels.labels), replace=replace)
-    stdout_console(output_policy(result)).print(render_calibration(calibration))
+    console = stdout_console(output_policy(result))
+    if banner is not None:
+        console.print(banner, soft_wrap=True)
+    console.print(render_calibration(calibration))
     if store:
         click.echo(f"labels kept in {stored}")
     exit_for_gate(agreement_failures([calibration], bounds, where=str(source)))

@@ -24,6 +24,7 @@ from rich.text import Text
 
 from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._replayed import replayed
+from autobench.cli._rescore import apply_rescored, rescored_option
 from autobench.records import (
     LABELS_FILE,
     ExperimentResult,
@@ -68,6 +69,7 @@ SHEET_COLUMNS = (
     type=click.Path(path_type=Path, dir_okay=False),
     help=f"The labels file to write. Default: {LABELS_FILE} in DIR.",
 )
+@rescored_option
 @click.option("--labeller", metavar="WHO", help="Who is labelling (kept with each label).")
 @click.option(
     "--export",
@@ -85,6 +87,7 @@ def label_command(
     record_dir: Path,
     score: str,
     labels_path: Path | None,
+    rescored: tuple[str, ...],
     labeller: str | None,
     export_path: Path | None,
     import_path: Path | None,
@@ -101,7 +104,7 @@ def label_command(
         raise click.UsageError("--export and --import are separate steps: give one")
     target = labels_path or record_dir / LABELS_FILE
     with user_errors():
-        result = replayed(record_dir)
+        result = apply_rescored(replayed(record_dir), rescored)
         labels = _existing(target, score)
         scale, hint = _scale(result, score)
         if export_path is not None:
