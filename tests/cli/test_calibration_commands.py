@@ -276,3 +276,12 @@ def test_calibrate_a_rescored_judge(
     assert after.exit_code == 0, after.output
     assert "Re-scored scores shown in place of the recorded ones: verdict@" in after.output
     assert "│ Cohen's kappa       │    1.000 │ [1.000, 1.000] │" in after.output
+    stored = runner.invoke(
+        cli, ["judge", "calibrate", str(recorded), "--labels", str(labels), "--store"]
+    )
+    assert stored.exit_code == 0, stored.output
+    report = runner.invoke(
+        cli, ["report", str(recorded), "--rescored", "verdict", "--fail-on", "kappa<0.9"]
+    )
+    assert report.exit_code == 0, report.output
+    assert "│ Cohen's kappa       │    1.000 │" in report.output
