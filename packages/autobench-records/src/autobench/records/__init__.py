@@ -235,7 +235,6 @@ from autobench.records._yaml_limits import YamlLimitError as YamlLimitError
 __all__ = [
     "DEFAULT_SEMANTIC_REGISTRY",
     "LABELS_FILE",
-    "LABEL_COLUMNS",
     "ArtifactRef",
     "Case",
     "CompositeExtractor",
@@ -275,7 +274,6 @@ __all__ = [
     "Variant",
     "ensure_schema_cache",
     "filter_observations",
-    "labels_text",
     "load_experiment_record",
     "load_run_record",
     "project_observations",

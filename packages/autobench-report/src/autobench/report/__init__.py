@@ -92,6 +92,7 @@ __all__ = [
     "build_reliability",
     "build_report",
     "build_run_metric_rows",
+    "calibrate",
     "compare_variants",
     "export_runs_csv",
     "export_summary_yaml",
@@ -102,6 +103,7 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy renderers
     from autobench.report._files import export_runs_csv, export_summary_yaml
     from autobench.report._files import write_export as write_export
     from autobench.report._render import render_report as render_report
+    from autobench.report._render_calibration import render_calibration as render_calibration
     from autobench.report._render_headline import render_headline as render_headline
     from autobench.report._render_summary import render_comparison as render_comparison
     from autobench.report._render_summary import (
