@@ -444,3 +444,71 @@ def test_an_unset_key_variable_is_a_scorer_error_naming_it(project: Path, endpoi
     error = _score(_runs(spec, project / "records")["good"], "policy_ok").error
     assert error is not None and "JUDGE_UNSET_KEY_VAR" in error
     assert _Endpoint.requests == []
+
+
+def test_the_builder_takes_a_judge_object_or_mapping(project: Path) -> None:
+    from autobench import Benchmark
+    from autobench.core.scoring import IntegerScale, JudgeScorer
+
+    sys.path.insert(0, str(project))
+    try:
+        result = (
+            Benchmark("built")
+            .dataset([{"id": "c1", "input": {"answer": "refund within 30 days"}}])
+            .variants([{"id": "v1"}])
+            .task("judge_task:run")
+            .scoring(
+                [
+                    JudgeScorer(
+                        name="grade",
+                        model="test",
+                        rubric="Grade 1 to 3.",
+                        scale=IntegerScale(min=1, max=3),
+                    ),
+                    {
+                        "kind": "judge",
+                        "name": "policy_ok",
+                        "model": {"python": "judge_models:policy_model"},
+                        "rubric": "file://rubric.md",
+                        "inputs": ["output.answer"],
+                    },
+                ]
+            )
+            .base_dir(project)
+            .run()
+        )
+    finally:
+        sys.path.remove(str(project))
+    scores = {score.name: score.value for score in result.runs[0].scores}
+    assert scores["policy_ok"] is True
+    assert scores["grade"] in (1, 2, 3)
+
+
+def test_the_editor_schema_completes_a_judge_and_refuses_an_inline_key() -> None:
+    from jsonschema import Draft202012Validator
+
+    from autobench.core.schemas import editor_schemas
+
+    validator = Draft202012Validator(editor_schemas()["benchmark_schema.json"])
+
+    def spec(judge: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "benchmark": {
+                "b": {
+                    "dataset": {"cases": [{"id": "c"}]},
+                    "run": {"python": "m:f"},
+                    "score": {"j": {"judge": judge, "semantic": "quality.answer"}},
+                }
+            }
+        }
+
+    good = {
+        "model": {"name": "m", "base_url": "http://x/v1", "api_key_env": "KEY"},
+        "rubric": "file://rubric.md",
+        "inputs": {"answer": "output.answer"},
+        "scale": {"labels": ["good", "bad"]},
+        "examples": [{"output": "hi", "verdict": "good", "reason": "ok"}],
+    }
+    assert list(validator.iter_errors(spec(good))) == []
+    keyed = {**good, "model": {"name": "m", "base_url": "http://x/v1", "api_key": "sk-1"}}
+    assert list(validator.iter_errors(spec(keyed))) != []
