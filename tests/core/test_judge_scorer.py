@@ -78,6 +78,29 @@ def flaky(messages, info):
     return _reply(info, reason="second try", score=4)
 
 
+async def stuck(messages, info):
+    import asyncio
+
+    await asyncio.Event().wait()  # never answers
+
+
+IN_FLIGHT = []
+MOST = []
+
+
+async def counted(messages, info):
+    import asyncio
+
+    IN_FLIGHT.append(1)
+    MOST.append(len(IN_FLIGHT))
+    for _ in range(20):
+        await asyncio.sleep(0)
+    IN_FLIGHT.pop()
+    return _reply(info, reason="ok", verdict="pass")
+
+
+stuck_model = FunctionModel(stuck)
+counted_model = FunctionModel(counted)
 policy_model = FunctionModel(policy)
 graded_model = FunctionModel(graded)
 tone_model = FunctionModel(tone)
@@ -512,3 +535,55 @@ def test_the_editor_schema_completes_a_judge_and_refuses_an_inline_key() -> None
     assert list(validator.iter_errors(spec(good))) == []
     keyed = {**good, "model": {"name": "m", "base_url": "http://x/v1", "api_key": "sk-1"}}
     assert list(validator.iter_errors(spec(keyed))) != []
+
+
+def test_a_judge_call_past_its_timeout_is_retried_then_a_scorer_error(project: Path) -> None:
+    spec = _spec(
+        project,
+        """
+        grade:
+          judge: {model: {python: judge_models:stuck_model}, rubric: r, timeout: 0.01, retries: 1}
+        """,
+    )
+    run = _runs(spec, project / "records")["good"]
+    error = _score(run, "grade").error
+    assert error is not None and "JudgeCallError" in error and "timed out" in error
+    query = ObservationQuery(observations=run_observations(run))
+    assert query.values("judge.request.count") == [0]  # no reply came back
+
+
+def test_judges_stay_within_the_run_concurrency(project: Path) -> None:
+    spec = project / "autobench.yaml"
+    cases = "".join(f"        - {{id: c{i}, input: {{answer: a}}}}\n" for i in range(6))
+    spec.write_text(
+        "benchmark:\n  many:\n    dataset:\n      cases:\n"
+        + cases
+        + "    run: {python: judge_task:run}\n"
+        "    variants: {v1: {}}\n"
+        "    score:\n      ok:\n        judge: {model: {python: judge_models:counted_model}, rubric: r}\n"
+    )
+    root = project / "records"
+    result = run_benchmark_path(spec, concurrency_limit=2, sink=RecordDirectoryWriter(root))
+    assert [score.value for run in result.runs for score in run.scores] == [True] * 6
+    most = sys.modules["judge_models"].MOST
+    assert len(most) == 6 and max(most) <= 2
+
+
+def test_a_pricing_table_without_the_judge_model_is_a_diagnostic(project: Path) -> None:
+    (project / "pricing.yaml").write_text(
+        "pricing:\n  models:\n    other:\n      input: {unit: mtok, price: 1.0}\n"
+        "      output: {unit: mtok, price: 1.0}\n"
+    )
+    spec = _spec(
+        project,
+        """
+        ok:
+          judge: {model: {python: judge_models:policy_model}, rubric: r, pricing: file://pricing.yaml}
+        """,
+    )
+    run = _runs(spec, project / "records")["good"]
+    query = ObservationQuery(observations=run_observations(run))
+    assert query.values("judge.cost") == []
+    [diagnostic] = [o for o in run.observations if o.name == "judge_cost_unknown_pricing"]
+    assert diagnostic.reason is not None and "no price for the model" in diagnostic.reason
+    assert diagnostic.tags["metric"] == "judge.cost"

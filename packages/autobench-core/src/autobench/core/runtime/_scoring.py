@@ -39,7 +39,7 @@ from typing import Any
 from autobench.core.runtime._evidence import EvidenceBuffer, error_record
 from autobench.core.scoring import NEVER_SUSPENDING_SCORERS, ScorerSpec, ScoringCall
 from autobench.core.scoring._base import ScorerEvidence
-from autobench.records import AssetBinding, ErrorRecord, ObservationKind, ScoreRecord
+from autobench.records import AssetBinding, ErrorRecord, ScoreRecord
 
 _NEVER_SUSPENDS = frozenset(kind.__dict__["score"] for kind in NEVER_SUSPENDING_SCORERS)
 """The ``score`` functions of the built-in scorers that are plain computations (never await)."""
@@ -130,18 +130,19 @@ def score_run_inline(scorers: Sequence[ScorerSpec], call: ScoringCall) -> Scorin
 
 def add_scorer_evidence(evidence: EvidenceBuffer, recorded: ScorerEvidence) -> None:
     """Add what the scorers of a run recorded to the run's ``evidence``: observations as
-    metric task observations (linked to no span of the application's trace), artifacts,
+    task observations (linked to no span of the application's trace), artifacts,
     and asset versions (an asset the task bound itself keeps its binding)."""
     for item in recorded.observations:
         evidence.add_observation(
             item.name,
             item.value,
-            kind=ObservationKind.METRIC,
+            kind=item.kind,
             span_id=None,
             semantic_type=item.semantic_type,
             unit=item.unit,
             direction=item.direction,
             role=item.role,
+            reason=item.reason,
             tags=dict(item.tags),
         )
     for artifact in recorded.artifacts:

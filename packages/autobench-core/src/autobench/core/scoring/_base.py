@@ -13,24 +13,35 @@ from autobench.abp import SpanRecord
 from autobench.core._targets import TargetResolutionError
 from autobench.core.scoring._paths import resolve_dotted_path
 from autobench.core.scoring._selector import SpanSelector
-from autobench.records import Case, Direction, Observation, ObservationRole, ScoreRecord, Variant
+from autobench.records import (
+    Case,
+    Direction,
+    Observation,
+    ObservationKind,
+    ObservationRole,
+    ScoreRecord,
+    Variant,
+)
 
 
 @dataclass(frozen=True, slots=True)
 class ScorerObservation:
     """An observation a scorer records beside its score (a judge's tokens and cost).
 
-    Fields as :meth:`RunContext.observe` takes them; the runtime stores it as a metric
-    task observation of the run (never a score, so it is summed like other spend).
+    Fields as :meth:`RunContext.observe` takes them; the runtime stores it as a task
+    observation of the run (a metric unless ``kind`` says otherwise; never a score, so
+    spend is summed like the application's, under its own semantic type).
     """
 
     name: str
     value: Any
-    semantic_type: str
+    semantic_type: str | None
     unit: str | None = None
     direction: Direction | None = None
     role: ObservationRole = ObservationRole.DIAGNOSTIC
     tags: Mapping[str, str] = field(default_factory=dict)
+    kind: ObservationKind = ObservationKind.METRIC
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,8 @@ application's trace. That trace is kept with the run as the artifact
 responses (Pydantic AI's own accounting of every attempt, failed ones
 included), becomes the run's observations ``judge.tokens.input``,
 ``judge.tokens.output`` and ``judge.request.count``, and, when the judge has a
-``pricing`` table pricing every response's model, ``judge.cost`` (USD): types
+``pricing`` table pricing every response's model, ``judge.cost`` (USD; a
+diagnostic ``judge_cost_unknown_pricing`` says why when it cannot): types
 of their own, so the application's ``llm.tokens.*`` and ``money.cost`` never
 include a judge.
 """
@@ -48,7 +49,7 @@ from autobench.core.scoring._judge import (
     JudgeScorer,
     LabelScale,
 )
-from autobench.records import Direction, ObservationRole, ScoreRecord, Semantic
+from autobench.records import Direction, ObservationKind, ScoreRecord, Semantic
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, ModelResponse
@@ -58,6 +59,9 @@ JUDGE_SPAN_KIND = "judge"
 
 JUDGE_SCOPE_TAG = {"scope": "judge"}
 """The tag of every judge span and observation."""
+
+JUDGE_COST_UNPRICED = "judge_cost_unknown_pricing"
+"""The diagnostic recorded when a judge has a pricing table that cannot price its calls."""
 
 REPLY_SHOWN = 500
 """At most this many characters of a judge's reply are quoted in an error."""
@@ -324,9 +328,10 @@ def _usage(responses: Sequence[ModelResponse]) -> dict[str, int]:
     }
 
 
-def judge_cost(scorer: JudgeScorer, responses: Sequence[ModelResponse]) -> Decimal | None:
-    """The exact USD cost of ``responses`` by the judge's pricing table; ``None`` when it has
-    none or any response's model is not priced (never a partial sum)."""
+def judge_cost(scorer: JudgeScorer, responses: Sequence[ModelResponse]) -> Decimal | str | None:
+    """The exact USD cost of ``responses`` by the judge's pricing table: ``None`` when it has
+    no table (or there was no response), else the cost, or why a response could not be
+    priced (never a partial sum)."""
     table = scorer._pricing_table
     if table is None or not responses:
         return None
@@ -334,16 +339,17 @@ def judge_cost(scorer: JudgeScorer, responses: Sequence[ModelResponse]) -> Decim
 
     total = Decimal(0)
     for response in responses:
-        names = [response.model_name, _configured_name(scorer)]
+        names = [name for name in (response.model_name, _configured_name(scorer)) if name]
         priced = None
         for name in names:
-            if name:
-                with contextlib.suppress(LookupError):
-                    priced = table.resolve(name, response.provider_name)
-                if priced is not None:
-                    break
+            try:
+                priced = table.resolve(name, response.provider_name)
+            except LookupError as exc:
+                return f"model {name!r}: {exc}"
+            if priced is not None:
+                break
         if priced is None:
-            return None
+            return f"no price for the model {' or '.join(map(repr, names)) or '(unnamed)'}"
         usage = response.usage
         try:
             total += call_cost(
@@ -355,8 +361,8 @@ def judge_cost(scorer: JudgeScorer, responses: Sequence[ModelResponse]) -> Decim
                     usage.cache_write_tokens,
                 ),
             )
-        except (LookupError, ValueError):
-            return None
+        except (LookupError, ValueError) as exc:
+            return f"model {priced.model_id!r}: {exc}"
     return total
 
 
@@ -397,7 +403,7 @@ def _keep_evidence(
             )
         )
     cost = judge_cost(scorer, responses)
-    if cost is not None:
+    if isinstance(cost, Decimal):
         evidence.observations.append(
             ScorerObservation(
                 f"{scorer.name}.{Semantic.JUDGE_COST}",
@@ -405,8 +411,18 @@ def _keep_evidence(
                 Semantic.JUDGE_COST,
                 unit="usd",
                 direction=Direction.MINIMIZE,
-                role=ObservationRole.DIAGNOSTIC,
                 tags={**tags, "exact": str(cost)},
+            )
+        )
+    elif cost is not None:
+        evidence.observations.append(
+            ScorerObservation(
+                JUDGE_COST_UNPRICED,
+                None,
+                None,
+                kind=ObservationKind.DIAGNOSTIC,
+                reason=f"judge '{scorer.name}' cost not recorded: {cost}",
+                tags={**tags, "metric": Semantic.JUDGE_COST},
             )
         )
     if scorer._rubric_version is not None:
