@@ -118,7 +118,6 @@ def project(tmp_path: Path) -> Iterator[Path]:
     yield tmp_path
     for name in ("judge_task", "judge_models"):
         sys.modules.pop(name, None)
-    track.clear()
 
 
 def _spec(directory: Path, score: str) -> Path:

@@ -11,11 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from pai_support import REQUEST_USAGE
 from ruamel.yaml import YAML
 
+from autobench.cli import cli
 from autobench.core.runtime import run_benchmark_path
-from autobench.core.tracking import track
 from autobench.records import ObservationQuery, RecordDirectoryWriter, run_observations
 
 TASK = """
@@ -88,7 +89,6 @@ def project(tmp_path: Path) -> Iterator[Path]:
     yield tmp_path
     for name in ("judge_cost_task", "judge_cost_judge"):
         sys.modules.pop(name, None)
-    track.clear()
 
 
 def test_the_task_costs_x_and_the_judge_costs_y_with_every_instrumentor_on(
@@ -127,3 +127,15 @@ def test_the_task_costs_x_and_the_judge_costs_y_with_every_instrumentor_on(
         {"scope": "judge", "scorer": "helpful"},
     )
     assert {"pydantic_ai", "openai", "httpx"} <= {span["scope"] for span in spans}
+    # The report's leaderboard shows both, apart.
+    report = CliRunner().invoke(cli, ["report", str(project / "records")], terminal_width=200)
+    assert report.exit_code == 0, report.output
+    rows = {
+        line.rsplit(None, 1)[0].strip(): line.split()[-1]
+        for line in report.output.splitlines()
+        if line.startswith(("cost total", "judge cost total"))
+    }
+    assert rows == {
+        "cost total (USD)": f"{task_cost:.5f}",
+        "judge cost total (USD)": f"{judge_cost:.5f}",
+    }
