@@ -586,3 +586,23 @@ def test_a_pricing_table_without_the_judge_model_is_a_diagnostic(project: Path) 
     [diagnostic] = [o for o in run.observations if o.name == "judge_cost_unknown_pricing"]
     assert diagnostic.reason is not None and "no price for the model" in diagnostic.reason
     assert diagnostic.tags["metric"] == "judge.cost"
+
+
+@pytest.mark.skipif(
+    "OPENAI_API_KEY" not in __import__("os").environ, reason="live: needs OPENAI_API_KEY"
+)
+def test_live_an_openai_judge_grades_the_policy_answers(project: Path) -> None:
+    spec = _spec(
+        project,
+        """
+        policy_ok:
+          judge:
+            model: openai:gpt-4o-mini
+            rubric: file://rubric.md
+            inputs: {answer: output.answer}
+        """,
+    )
+    runs = _runs(spec, project / "records")
+    assert [_score(runs[c], "policy_ok").value for c in ("good", "bad")] == [True, False]
+    query = ObservationQuery(observations=run_observations(runs["good"]))
+    assert query.values("judge.request.count") == [1]
