@@ -58,7 +58,7 @@ def test_a_third_party_scorer_kind_is_validated_like_a_builtin() -> None:
 def test_unknown_kind_names_the_known_kinds() -> None:
     with pytest.raises(
         ValueError,
-        match="unknown scorer kind 'fuzzy'; known kinds: exact, expected_action, output, pass_fail, python, schema",
+        match="unknown scorer kind 'fuzzy'; known kinds: exact, expected_action, judge, output, pass_fail, python, schema",
     ):
         scorer_registry().validate({"kind": "fuzzy", "name": "x"})
 

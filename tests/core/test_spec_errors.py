@@ -23,7 +23,7 @@ benchmark:
       v1: {}
 """
 
-KEYWORDS = "exactly one of: exact, expected_action, pass, python, schema, value"
+KEYWORDS = "exactly one of: exact, expected_action, judge, pass, python, schema, value"
 LOCAL = "a local path or file:// reference inside the spec directory"
 
 
@@ -231,8 +231,8 @@ SPEC_ERRORS: dict[str, tuple[str, str]] = {
     "structured unknown scorer kind": (
         "benchmark: {id: x}\nscoring:\n  - {kind: fuzzy, name: a}\n",
         "autobench.yaml:3:12: invalid scorer 'a': unknown scorer kind 'fuzzy'; known kinds:"
-        " exact, expected_action, output, pass_fail, python, schema (expected one of: exact,"
-        " expected_action, output, pass_fail, python, schema)",
+        " exact, expected_action, judge, output, pass_fail, python, schema (expected one of:"
+        " exact, expected_action, judge, output, pass_fail, python, schema)",
     ),
     "structured duplicate scorer": (
         "benchmark: {id: x}\nscoring:\n  - {kind: pass_fail, name: a, path: p}\n"

@@ -63,6 +63,11 @@ class Semantic:
     SERVING_COST = "serving.cost"
     OPTIMIZATION_COST = "optimization.cost"
     LIFETIME_COST = "lifetime.cost"
+    # Judges (a judge scorer's own spend, kept apart from the application's)
+    JUDGE_TOKENS_INPUT = "judge.tokens.input"
+    JUDGE_TOKENS_OUTPUT = "judge.tokens.output"
+    JUDGE_REQUEST_COUNT = "judge.request.count"
+    JUDGE_COST = "judge.cost"
     # Time
     TIME_LATENCY = "time.latency"
     TIME_FIRST_CHUNK = "time.first_chunk"
@@ -237,6 +242,35 @@ _BUILTIN_TYPES: dict[str, SemanticDefinition] = {
         Semantic.MONEY_COST, "usd", "number", "Cost spent by an optimizer."
     ),
     Semantic.LIFETIME_COST: _d(Semantic.MONEY_COST, "usd", "number", "Cost over a lifetime."),
+    # Judges: no parent, so a judge's spend never adds to llm.tokens.* or money.cost.
+    Semantic.JUDGE_TOKENS_INPUT: _d(
+        unit="tokens",
+        shape="integer",
+        description="Input tokens a judge scorer's model calls used.",
+        additive=True,
+        direction=_MIN,
+    ),
+    Semantic.JUDGE_TOKENS_OUTPUT: _d(
+        unit="tokens",
+        shape="integer",
+        description="Output tokens a judge scorer's model calls used.",
+        additive=True,
+        direction=_MIN,
+    ),
+    Semantic.JUDGE_REQUEST_COUNT: _d(
+        unit="requests",
+        shape="integer",
+        description="Model requests a judge scorer made.",
+        additive=True,
+        direction=_MIN,
+    ),
+    Semantic.JUDGE_COST: _d(
+        unit="usd",
+        shape="number",
+        description="Money a judge scorer's model calls cost.",
+        additive=True,
+        direction=_MIN,
+    ),
     # Time
     Semantic.TIME_LATENCY: _d(
         unit="s", shape="number", description="Elapsed time of an operation.", direction=_MIN

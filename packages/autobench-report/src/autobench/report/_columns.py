@@ -12,7 +12,8 @@ Defaults (used when the spec leaves a view out):
   latency (median and p95 of ``time.latency``), tokens (mean ``llm.tokens.input``
   and ``llm.tokens.output`` per run, else mean ``llm.tokens.total``) and cost
   (mean and total ``money.cost``, and under repeats the cost per pass over the dataset:
-  the sum over cases of each case's mean); an evaluated column that reads the same type
+  the sum over cases of each case's mean), and the total ``judge.cost`` of judge scorers
+  (apart from ``money.cost``, which never includes it); an evaluated column that reads the same type
   with the same aggregate as one of these is shown once, under the latter's name;
 * matrix: the first evaluated column whose type is an objective, else the first one;
 * comparisons: none, except when the experiment has exactly two variants
@@ -115,6 +116,8 @@ def _usual_columns(table: MetricTable) -> list[MetricColumn]:
     if _recorded(table, Semantic.MONEY_COST):
         cost = [*_COST, _COST_PER_PASS] if has_repeats(table) else _COST
         columns += [column(table, name, Semantic.MONEY_COST, fn) for name, fn in cost]
+    if _recorded(table, Semantic.JUDGE_COST):  # what grading cost, never in the cost above
+        columns.append(column(table, "judge cost total", Semantic.JUDGE_COST, "sum"))
     return columns
 
 

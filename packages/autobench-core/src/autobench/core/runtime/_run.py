@@ -77,7 +77,12 @@ from autobench.core.runtime._retry import (
     call_with_deadline,
     past_deadline,
 )
-from autobench.core.runtime._scoring import ScoringResult, score_run, score_run_inline
+from autobench.core.runtime._scoring import (
+    ScoringResult,
+    add_scorer_evidence,
+    score_run,
+    score_run_inline,
+)
 from autobench.core.runtime._status import decide_outcome
 from autobench.core.scoring import ScorerSpec, ScoringCall
 from autobench.core.spec._models import LimitSpec
@@ -443,6 +448,7 @@ async def execute_run(setup: RunSetup, planned: MatrixRunSpec) -> RunOutput:
     if limits is not None and (keys := limit_keys(setup.limit_specs, planned.variant)):
         await charge_all(limits, keys, tokens_used(run.trace))
     scoring = await score_run(setup.scorers, call)
+    _add_scorer_evidence(run, call)
     return _finish(setup, run, last.status, scoring)
 
 
@@ -568,6 +574,7 @@ def execute_sync_run(
         if setup.scores_inline
         else run_on_loop(loop, score_run(setup.scorers, call))
     )
+    _add_scorer_evidence(run, call)
     return _finish(setup, run, last.status, scoring)
 
 
@@ -706,6 +713,14 @@ def _scoring_call(run: _Run, registry: SemanticRegistry) -> ScoringCall:
         selected_spans=run.trace.spans,
         ctx=run.ctx,
     )
+
+
+def _add_scorer_evidence(run: _Run, call: ScoringCall) -> None:
+    """What the scorers recorded besides their scores joins the run's observations,
+    artifacts and asset versions (``_scoring.add_scorer_evidence``)."""
+    if call.evidence:
+        add_scorer_evidence(run.evidence, call.evidence)
+        run.observations = tuple(run.evidence.observations)
 
 
 def _add_accounting(run: _Run, registry: SemanticRegistry, pool: Pool) -> None:

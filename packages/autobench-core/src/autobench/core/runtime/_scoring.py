@@ -24,6 +24,10 @@ worker thread has no event loop running, so it scores with
 built-in of ``NEVER_SUSPENDING_SCORERS``: the coroutine is driven with a single
 ``send(None)``); other scorers (``python`` scorers, plugin kinds) are awaited on the experiment's event loop
 (``_bridge.run_on_loop``).
+
+What scorers record besides their scores (``ScoringCall.evidence``: a judge's
+tokens and cost, its own trace, its rubric's version) joins the run's evidence
+through :func:`add_scorer_evidence` once scoring is over.
 """
 
 from __future__ import annotations
@@ -32,9 +36,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from autobench.core.runtime._evidence import error_record
+from autobench.core.runtime._evidence import EvidenceBuffer, error_record
 from autobench.core.scoring import NEVER_SUSPENDING_SCORERS, ScorerSpec, ScoringCall
-from autobench.records import ErrorRecord, ScoreRecord
+from autobench.core.scoring._base import ScorerEvidence
+from autobench.records import AssetBinding, ErrorRecord, ScoreRecord
 
 _NEVER_SUSPENDS = frozenset(kind.__dict__["score"] for kind in NEVER_SUSPENDING_SCORERS)
 """The ``score`` functions of the built-in scorers that are plain computations (never await)."""
@@ -121,3 +126,32 @@ def score_run_inline(scorers: Sequence[ScorerSpec], call: ScoringCall) -> Scorin
         return result
     coroutine.close()
     raise RuntimeError("a scorer expected never to suspend awaited something")
+
+
+def add_scorer_evidence(evidence: EvidenceBuffer, recorded: ScorerEvidence) -> None:
+    """Add what the scorers of a run recorded to the run's ``evidence``: observations as
+    task observations (linked to no span of the application's trace), artifacts,
+    and asset versions (an asset the task bound itself keeps its binding)."""
+    for item in recorded.observations:
+        evidence.add_observation(
+            item.name,
+            item.value,
+            kind=item.kind,
+            span_id=None,
+            semantic_type=item.semantic_type,
+            unit=item.unit,
+            direction=item.direction,
+            role=item.role,
+            reason=item.reason,
+            tags=dict(item.tags),
+        )
+    for artifact in recorded.artifacts:
+        evidence.add_artifact(
+            artifact.name,
+            artifact.payload,
+            media_type=artifact.media_type,
+            tags=dict(artifact.tags),
+            span_id=None,
+        )
+    for asset_id, (version, kind) in recorded.assets.items():
+        evidence.assets.setdefault(asset_id, AssetBinding(version=version, kind=kind))

@@ -4,10 +4,25 @@ from autobench.core.scoring._actions import DEFAULT_SEMANTICS as DEFAULT_SEMANTI
 from autobench.core.scoring._actions import ExpectedAction as ExpectedAction
 from autobench.core.scoring._actions import ExpectedActionScorer
 from autobench.core.scoring._actions import expected_actions as expected_actions
-from autobench.core.scoring._base import ScorerResolutionError, ScorerSpec, ScoringCall
+from autobench.core.scoring._base import (
+    ScorerArtifact,
+    ScorerEvidence,
+    ScorerObservation,
+    ScorerResolutionError,
+    ScorerSpec,
+    ScoringCall,
+)
 from autobench.core.scoring._builtin import BUILTIN_SCORERS as BUILTIN_SCORERS
 from autobench.core.scoring._builtin import NEVER_SUSPENDING_SCORERS as NEVER_SUSPENDING_SCORERS
 from autobench.core.scoring._builtin import ExactScorer, OutputMetricScorer, PassFailScorer
+from autobench.core.scoring._judge import (
+    IntegerScale,
+    JudgeEndpoint,
+    JudgeExample,
+    JudgeModelTarget,
+    JudgeScorer,
+    LabelScale,
+)
 from autobench.core.scoring._paths import MissingPathError, resolve_dotted_path
 from autobench.core.scoring._python import PythonScorer
 from autobench.core.scoring._schema import SchemaScorer
@@ -16,11 +31,20 @@ from autobench.core.scoring._selector import SpanSelector
 __all__ = [
     "ExactScorer",
     "ExpectedActionScorer",
+    "IntegerScale",
+    "JudgeEndpoint",
+    "JudgeExample",
+    "JudgeModelTarget",
+    "JudgeScorer",
+    "LabelScale",
     "MissingPathError",
     "OutputMetricScorer",
     "PassFailScorer",
     "PythonScorer",
     "SchemaScorer",
+    "ScorerArtifact",
+    "ScorerEvidence",
+    "ScorerObservation",
     "ScorerResolutionError",
     "ScorerSpec",
     "ScoringCall",

@@ -13,7 +13,61 @@ from autobench.abp import SpanRecord
 from autobench.core._targets import TargetResolutionError
 from autobench.core.scoring._paths import resolve_dotted_path
 from autobench.core.scoring._selector import SpanSelector
-from autobench.records import Case, Direction, Observation, ObservationRole, ScoreRecord, Variant
+from autobench.records import (
+    Case,
+    Direction,
+    Observation,
+    ObservationKind,
+    ObservationRole,
+    ScoreRecord,
+    Variant,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ScorerObservation:
+    """An observation a scorer records beside its score (a judge's tokens and cost).
+
+    Fields as :meth:`RunContext.observe` takes them; the runtime stores it as a task
+    observation of the run (a metric unless ``kind`` says otherwise; never a score, so
+    spend is summed like the application's, under its own semantic type).
+    """
+
+    name: str
+    value: Any
+    semantic_type: str | None
+    unit: str | None = None
+    direction: Direction | None = None
+    role: ObservationRole = ObservationRole.DIAGNOSTIC
+    tags: Mapping[str, str] = field(default_factory=dict)
+    kind: ObservationKind = ObservationKind.METRIC
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScorerArtifact:
+    """An artifact a scorer records beside its score: ``payload`` (JSON-like) stored as
+    ``media_type`` under ``name`` (a judge's own trace)."""
+
+    name: str
+    payload: Any
+    media_type: str = "application/json"
+    tags: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class ScorerEvidence:
+    """What scorers of one run record besides their scores, for the runtime to add to the
+    run's record once scoring is over: observations, artifacts, and tracked asset versions
+    (``asset id -> (version, kind)``). Shared by every scorer of the run (one per
+    :class:`ScoringCall`, kept by the copies a span selector makes)."""
+
+    observations: list[ScorerObservation] = field(default_factory=list)
+    artifacts: list[ScorerArtifact] = field(default_factory=list)
+    assets: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.observations or self.artifacts or self.assets)
 
 
 @dataclass(frozen=True)
@@ -26,7 +80,9 @@ class ScoringCall:
     the run's spans in start order and ``selected_spans`` those matching the
     scorer's ``span`` selector (all spans when it has none); ``observations``
     are the task's observations. ``ctx`` is the run's context, ``None`` when
-    scoring recorded evidence.
+    scoring recorded evidence. ``evidence`` collects what scorers record besides
+    their scores (:class:`ScorerEvidence`); whoever runs the scorers adds it to the
+    record (the runtime does, after scoring).
     """
 
     case: Case
@@ -37,6 +93,7 @@ class ScoringCall:
     selected_spans: Sequence[SpanRecord] = ()
     ctx: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
+    evidence: ScorerEvidence = field(default_factory=ScorerEvidence)
 
     @property
     def task_result(self) -> Any:
