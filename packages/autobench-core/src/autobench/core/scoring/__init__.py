@@ -15,14 +15,6 @@ from autobench.core.scoring._base import (
 from autobench.core.scoring._builtin import BUILTIN_SCORERS as BUILTIN_SCORERS
 from autobench.core.scoring._builtin import NEVER_SUSPENDING_SCORERS as NEVER_SUSPENDING_SCORERS
 from autobench.core.scoring._builtin import ExactScorer, OutputMetricScorer, PassFailScorer
-from autobench.core.scoring._judge import (
-    IntegerScale,
-    JudgeEndpoint,
-    JudgeExample,
-    JudgeModelTarget,
-    JudgeScorer,
-    LabelScale,
-)
 from autobench.core.scoring._paths import MissingPathError, resolve_dotted_path
 from autobench.core.scoring._python import PythonScorer
 from autobench.core.scoring._schema import SchemaScorer
@@ -31,12 +23,6 @@ from autobench.core.scoring._selector import SpanSelector
 __all__ = [
     "ExactScorer",
     "ExpectedActionScorer",
-    "IntegerScale",
-    "JudgeEndpoint",
-    "JudgeExample",
-    "JudgeModelTarget",
-    "JudgeScorer",
-    "LabelScale",
     "MissingPathError",
     "OutputMetricScorer",
     "PassFailScorer",

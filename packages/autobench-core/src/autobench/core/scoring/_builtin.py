@@ -1,7 +1,8 @@
 """Built-in scorers, registered through the plugin hook (:data:`BUILTIN_SCORERS`).
 
-``value``, ``pass`` and ``exact`` are defined here; ``schema``, ``python``,
-``expected_action`` and ``judge`` in their own modules.
+``value``, ``pass`` and ``exact`` are defined here; ``schema``, ``python`` and
+``expected_action`` in their own modules. The ``judge`` kind comes from the
+autobench-judge distribution, registered through the same hook.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from typing import Any, ClassVar, Literal
 
 from autobench.core.scoring._actions import ExpectedActionScorer
 from autobench.core.scoring._base import ScorerSpec, ScoringCall
-from autobench.core.scoring._judge import JudgeScorer
 from autobench.core.scoring._python import PythonScorer
 from autobench.core.scoring._schema import SchemaScorer
 from autobench.records import ObservationRole, ScoreRecord
@@ -80,7 +80,6 @@ BUILTIN_SCORERS: tuple[type[ScorerSpec], ...] = (
     SchemaScorer,
     PythonScorer,
     ExpectedActionScorer,
-    JudgeScorer,
 )
 """Every scorer kind Autobench ships, in registration order."""
 

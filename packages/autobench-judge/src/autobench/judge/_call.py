@@ -41,12 +41,12 @@ from autobench.core.scoring._base import (
     ScorerResolutionError,
     ScoringCall,
 )
-from autobench.core.scoring._judge import (
+from autobench.judge._fields import (
     IntegerScale,
     JudgeEndpoint,
+    JudgeFields,
     JudgeModelTarget,
     JudgeScale,
-    JudgeScorer,
     LabelScale,
 )
 from autobench.records import Direction, ObservationKind, ScoreRecord, Semantic
@@ -68,7 +68,7 @@ REPLY_SHOWN = 500
 
 _INSTALL = (
     "the judge scorer runs its model through Pydantic AI, which is not installed: "
-    "pip install 'autobench[pydantic-ai]' (and 'pydantic-ai-slim[openai]' for OpenAI models "
+    "pip install 'autobench[judge]' (autobench-judge brings 'pydantic-ai-slim[openai]' for OpenAI models "
     "and OpenAI-compatible endpoints)"
 )
 
@@ -95,7 +95,7 @@ def _pydantic_ai() -> Any:
     return pydantic_ai
 
 
-def resolve_model_target(scorer: JudgeScorer, base_dir: Path | None) -> Any:
+def resolve_model_target(scorer: JudgeFields, base_dir: Path | None) -> Any:
     """The Pydantic AI model a ``{python: module:attribute}`` judge model names (a callable
     is called with no argument). Raises :class:`ScorerResolutionError`."""
     assert isinstance(scorer.model, JudgeModelTarget)
@@ -116,7 +116,7 @@ def resolve_model_target(scorer: JudgeScorer, base_dir: Path | None) -> Any:
     return value
 
 
-def build_model(scorer: JudgeScorer) -> Any:
+def build_model(scorer: JudgeFields) -> Any:
     """The Pydantic AI model (or model string) the judge calls."""
     _pydantic_ai()
     if scorer._model_object is not None:
@@ -184,7 +184,7 @@ def _verdict_text(scale: JudgeScale, verdict: Any) -> str:
     return str(verdict)
 
 
-def instructions(scorer: JudgeScorer) -> str:
+def instructions(scorer: JudgeFields) -> str:
     """The judge's instructions: its role, the rubric, the scale and the examples."""
     parts = [
         "You are an evaluator. Grade the material you are given strictly by the rubric below.",
@@ -254,8 +254,8 @@ async def _attempt(agent: Any, prompt: str, timeout: float | None) -> tuple[Any,
     return result.output, list(messages)
 
 
-async def judge_run(scorer: JudgeScorer, call: ScoringCall) -> ScoreRecord:
-    """Judge one run (see the module docstring); the scorer's :meth:`JudgeScorer.score`.
+async def judge_run(scorer: JudgeFields, call: ScoringCall) -> ScoreRecord:
+    """Judge one run (see the module docstring); the scorer's :meth:`~autobench.judge.JudgeScorer.score`.
 
     Raises :class:`~autobench.core.scoring.MissingPathError` for an input path that does
     not resolve, :class:`JudgeReplyError` for a malformed or off-scale reply,
@@ -301,7 +301,7 @@ async def judge_run(scorer: JudgeScorer, call: ScoringCall) -> ScoreRecord:
     return scorer.score_record(value, reason=reply.model_dump()["reason"])
 
 
-def _failure(scorer: JudgeScorer, exc: Exception, messages: Sequence[Any]) -> Exception:
+def _failure(scorer: JudgeFields, exc: Exception, messages: Sequence[Any]) -> Exception:
     where = f"{scorer.origin}: " if scorer.origin else ""
     pydantic_ai = _pydantic_ai()
     if isinstance(exc, pydantic_ai.UnexpectedModelBehavior) and _responses(messages):
@@ -328,7 +328,7 @@ def _usage(responses: Sequence[ModelResponse]) -> dict[str, int]:
     }
 
 
-def judge_cost(scorer: JudgeScorer, responses: Sequence[ModelResponse]) -> Decimal | str | None:
+def judge_cost(scorer: JudgeFields, responses: Sequence[ModelResponse]) -> Decimal | str | None:
     """The exact USD cost of ``responses`` by the judge's pricing table: ``None`` when it has
     no table (or there was no response), else the cost, or why a response could not be
     priced (never a partial sum)."""
@@ -366,7 +366,7 @@ def judge_cost(scorer: JudgeScorer, responses: Sequence[ModelResponse]) -> Decim
     return total
 
 
-def _configured_name(scorer: JudgeScorer) -> str | None:
+def _configured_name(scorer: JudgeFields) -> str | None:
     model = scorer.model
     if isinstance(model, JudgeEndpoint):
         return model.name
@@ -374,7 +374,7 @@ def _configured_name(scorer: JudgeScorer) -> str | None:
 
 
 def _keep_evidence(
-    scorer: JudgeScorer,
+    scorer: JudgeFields,
     call: ScoringCall,
     collector: TraceCollector,
     responses: Sequence[ModelResponse],

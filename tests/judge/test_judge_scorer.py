@@ -470,7 +470,7 @@ def test_an_unset_key_variable_is_a_scorer_error_naming_it(project: Path, endpoi
 
 def test_the_builder_takes_a_judge_object_or_mapping(project: Path) -> None:
     from autobench import Benchmark
-    from autobench.core.scoring import IntegerScale, JudgeScorer
+    from autobench.judge import IntegerScale, JudgeScorer
 
     sys.path.insert(0, str(project))
     try:
@@ -509,9 +509,12 @@ def test_the_builder_takes_a_judge_object_or_mapping(project: Path) -> None:
 def test_the_editor_schema_completes_a_judge_and_refuses_an_inline_key() -> None:
     from jsonschema import Draft202012Validator
 
+    from autobench.core.plugins import new_plugin_manager
     from autobench.core.schemas import editor_schemas
 
-    validator = Draft202012Validator(editor_schemas()["benchmark_schema.json"])
+    # the installed plugins' kinds, as `autobench schema` writes them: the judge among them
+    schemas = editor_schemas(new_plugin_manager())
+    validator = Draft202012Validator(schemas["benchmark_schema.json"])
 
     def spec(judge: dict[str, Any]) -> dict[str, Any]:
         return {

@@ -18,8 +18,9 @@ YAML::
           retries: 1
         semantic: quality.answer.policy
 
-The model call itself lives in :mod:`._judge_call` (it imports Pydantic AI, and
-only when a judge runs); this module is the spec and its checks.
+The model call lives in :mod:`._call` (it imports Pydantic AI, and only when a judge runs);
+this module is the spec's fields and their checks, which :mod:`._call` reads, and
+:mod:`._spec` makes them the scorer (so the modules import one another one way only).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import (
     BaseModel,
@@ -41,8 +42,7 @@ from pydantic import (
 )
 
 from autobench.core._targets import check_target_syntax
-from autobench.core.scoring._base import ScorerResolutionError, ScorerSpec, ScoringCall
-from autobench.records import ScoreRecord
+from autobench.core.scoring._base import ScorerResolutionError, ScorerSpec
 
 if TYPE_CHECKING:
     from autobench.core.pricing import PricingTable
@@ -135,32 +135,9 @@ class JudgeExample(_Closed):
     reason: str | None = None
 
 
-class JudgeScorer(ScorerSpec):
-    """``judge: {model, rubric, inputs, scale, examples, pricing, timeout, retries}``: a
-    model grades the run against a rubric.
-
-    * ``model``: a Pydantic AI model string (``openai:gpt-4o-mini``, ``test``), an
-      OpenAI-compatible endpoint (:class:`JudgeEndpoint`) or a model object from the
-      user's code (:class:`JudgeModelTarget`).
-    * ``rubric``: the grading instructions, inline or ``file://path`` (relative to the
-      spec). Tracked as an asset ``rubric.<scorer name>`` of kind ``rubric``: each run
-      records the version it was judged with.
-    * ``inputs``: name -> dotted path of what the judge reads (default
-      ``{output: output}``); a list of paths names each by its last step. A path that
-      does not resolve is a scorer error of that run.
-    * ``scale``: ``pass_fail`` (the score is a bool), ``{min, max}`` (an int) or
-      ``{labels: [...]}`` (one of the strings).
-    * ``examples``: few-shot :class:`JudgeExample` entries, checked against the scale.
-    * ``pricing``: a pricing file (the ``token_cost`` format) pricing the judge's calls.
-    * ``timeout`` (seconds, per attempt) and ``retries`` (further attempts after a call
-      that raised, timed out or gave a malformed reply).
-
-    The judge's reason is the score's ``reason``. A reply that is malformed or off the
-    scale after every attempt is a scorer error of that run, never a task failure. The
-    judge's tokens, requests and cost are observations ``judge.tokens.input``,
-    ``judge.tokens.output``, ``judge.request.count``, ``judge.cost`` (see
-    :mod:`._judge_call`), never the application's ``llm.tokens.*`` or ``money.cost``.
-    """
+class JudgeFields(ScorerSpec):
+    """The fields of a :class:`~autobench.judge.JudgeScorer` and their checks (the scorer
+    itself, which calls the model, is :mod:`._spec`'s)."""
 
     keyword: ClassVar[str] = "judge"
     kind: Literal["judge"] = "judge"
@@ -206,7 +183,7 @@ class JudgeScorer(ScorerSpec):
         return value
 
     @model_validator(mode="after")
-    def _examples_on_scale(self) -> JudgeScorer:
+    def _examples_on_scale(self) -> Self:
         for number, example in enumerate(self.examples, 1):
             problem = scale_problem(self.scale, example.verdict)
             if problem is not None:
@@ -249,46 +226,6 @@ class JudgeScorer(ScorerSpec):
                 f"{where}judge scorer '{self.name}' rubric {self.rubric!r} cannot be read: "
                 f"{exc.strerror or exc}"
             ) from None
-
-    def prepare(self, base_dir: Path | None) -> JudgeScorer:
-        """Read the rubric and pricing files (relative to ``base_dir``), track the rubric,
-        resolve a ``{python: ...}`` model. Raises :class:`ScorerResolutionError`."""
-        from autobench.core.tracking import track
-        from autobench.core.tracking._describe import text_hash
-
-        bound = self.model_copy()
-        text, source = self._read_rubric(base_dir)
-        version = track.record(
-            "rubric",
-            self.name,
-            {"text": text},
-            source_path=source,
-            source_hash=text_hash(text) if source else None,
-        )
-        bound._rubric_text = text
-        bound._rubric_version = version.version
-        if self.pricing is not None:
-            from autobench.core.pricing import PricingError, load_pricing_table
-
-            relative = self.pricing.removeprefix("file://")
-            path = Path(relative) if base_dir is None else base_dir / relative
-            try:
-                bound._pricing_table = load_pricing_table(path)
-            except PricingError as exc:
-                where = f"{self.origin}: " if self.origin else ""
-                raise ScorerResolutionError(
-                    f"{where}judge scorer '{self.name}' pricing: {exc}"
-                ) from None
-        if isinstance(self.model, JudgeModelTarget):
-            from autobench.core.scoring._judge_call import resolve_model_target
-
-            bound._model_object = resolve_model_target(self, base_dir)
-        return bound
-
-    async def score(self, call: ScoringCall) -> ScoreRecord:
-        from autobench.core.scoring._judge_call import judge_run
-
-        return await judge_run(self, call)
 
 
 def scale_problem(scale: JudgeScale, value: Any) -> str | None:
