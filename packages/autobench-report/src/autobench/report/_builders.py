@@ -20,6 +20,7 @@ from autobench.report._columns import (
     default_columns,
     default_matrix_metric,
     spec_columns,
+    comparison_columns,
     summary_columns,
 )
 from autobench.report._compare import compare
@@ -57,6 +58,10 @@ def report_spec(result: ExperimentResult) -> ReportSpec:
 
 def _columns(table: MetricTable, metrics: Sequence[MetricAggregation]) -> list[MetricColumn]:
     return spec_columns(table, metrics) if metrics else summary_columns(table)
+
+
+def _compared(table: MetricTable, metrics: Sequence[MetricAggregation]) -> list[MetricColumn]:
+    return spec_columns(table, metrics) if metrics else comparison_columns(table)
 
 
 def _leaderboard_columns(table: MetricTable, spec: ReportSpec) -> list[MetricColumn]:
@@ -144,17 +149,17 @@ def _compare_variants(
             if (item.baseline, item.candidate) == (baseline, candidate)
         ]
         metrics = configured[0].metrics if configured else ()
-    return compare(table, baseline, candidate, _columns(table, metrics), level=level)
+    return compare(table, baseline, candidate, _compared(table, metrics), level=level)
 
 
 def _comparisons(table: MetricTable, spec: ReportSpec) -> list[Comparison]:
     if spec.comparisons:
         return [
-            compare(table, item.baseline, item.candidate, _columns(table, item.metrics))
+            compare(table, item.baseline, item.candidate, _compared(table, item.metrics))
             for item in spec.comparisons
         ]
     if len(table.variants) == 2:
-        return [compare(table, *table.variants, summary_columns(table))]
+        return [compare(table, *table.variants, comparison_columns(table))]
     return []
 
 

@@ -17,7 +17,8 @@ Defaults (used when the spec leaves a view out):
   with the same aggregate as one of these is shown once, under the latter's name;
 * matrix: the first evaluated column whose type is an objective, else the first one;
 * comparisons: none, except when the experiment has exactly two variants
-  (then the first against the second, with the default columns).
+  (then the first against the second, with the default columns less the judge's cost:
+  :func:`comparison_columns`).
 
 Every column carries its direction (see :mod:`autobench.report._directions`).
 """
@@ -133,6 +134,18 @@ def summary_columns(table: MetricTable) -> list[MetricColumn]:
         ]
         cached = table.memo["summary_columns"] = [*evaluated, *usual]
     return list(cached)
+
+
+def comparison_columns(table: MetricTable) -> list[MetricColumn]:
+    """The default comparison columns: :func:`summary_columns` less what grading cost
+    (``judge.cost``). A judge's spend is what the evaluation cost, not an outcome of the
+    variant: tested beside the objectives it would only widen the Holm adjustment of every
+    verdict. The leaderboard still shows it."""
+    return [
+        item
+        for item in summary_columns(table)
+        if Semantic.JUDGE_COST not in table.registry.ancestors(item.semantic_type)
+    ]
 
 
 def default_matrix_metric(table: MetricTable, columns: Sequence[MetricColumn]) -> str | None:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from autobench.core.spec import MetricAggregation
 from autobench.records import ExperimentResult, experiment_changes
-from autobench.report._columns import spec_columns, summary_columns
+from autobench.report._columns import comparison_columns, spec_columns
 from autobench.report._compare import Side, compare_sides
 from autobench.report._headline import build_headline, headline_kinds
 from autobench.report._metrics import MetricTable
@@ -45,7 +45,7 @@ def compare_experiments(
     """
     before = MetricTable(baseline)
     after = MetricTable(candidate)
-    columns = spec_columns(before, metrics) if metrics else summary_columns(before)
+    columns = spec_columns(before, metrics) if metrics else comparison_columns(before)
     cases = tuple(dict.fromkeys([*before.cases, *after.cases]))
     comparisons = tuple(
         compare_sides(
