@@ -203,8 +203,8 @@ def test_report_rescored_shows_the_rescore_judge_cost_apart(project: Path) -> No
     plain = _invoke("report", str(record))
     shown = _invoke("report", str(record), "--rescored", "policy")
     flat = " ".join(shown.split())
-    assert f"Re-scoring policy@{by_case['exact'].scorer.hash[:12]} judge cost ${total:f}" in flat
-    assert "3 requests" in flat and "not in the application's cost" in flat
+    assert f"Re-scoring policy@{by_case['exact'].scorer.hash[:12]}: judge cost ${total:f}" in flat
+    assert "3 requests" in flat and "never in the application's cost" in flat
     # the application spent nothing: no cost column but the judge's
     assert "cost mean" not in shown and "cost mean" not in plain
     assert _judge_total(shown) == pytest.approx(float(total), rel=0.01)

@@ -235,8 +235,8 @@ def rescored_banner(result: ExperimentResult, names: tuple[str, ...]) -> Text | 
         spend = judge_spend(tuple(item.records.values()))
         if spend is not None:
             lines.append(
-                f"Re-scoring {item.label} {spend} (its own spend: not in the application's "
-                "cost, and in place of the recorded judge's)"
+                f"Re-scoring {item.label}: {spend}; the judge columns show this spend in "
+                "place of the recorded judge's, never in the application's cost"
             )
     return Text("\n".join(lines))
 
