@@ -26,6 +26,7 @@ EXAMPLES = (
     "abp_concurrent",
     "llm_native",
     "pydantic_ai",
+    "judges",
 )
 # extra `autobench run` options of an example
 RUN_OPTIONS: dict[str, tuple[str, ...]] = {"abp_concurrent": ("--concurrency", "2")}
@@ -36,6 +37,7 @@ STANDALONE_SCRIPTS = (
     ("abp_openai_agents", "run_openai_agents.py"),
     ("pydantic_ai", "openrouter_instrument_all.py"),  # live: says it skipped without a key
     ("pydantic_ai", "openrouter_instrument_all.py", "--offline"),
+    ("judges", "live_judge.py"),  # live: says it skipped without a key
 )
 """Examples that run on their own (no record directory): (example, script, arguments...)."""
 SOURCES = ("packages", "tests", "tools", "examples", "noxfile.py")

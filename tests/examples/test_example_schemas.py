@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from autobench.core.schemas import schema_version
+from autobench.core.plugins import new_plugin_manager
+from autobench.core.schemas import editor_schemas, schema_version
 from autobench.core.spec._yaml import parse_yaml, read_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,11 +24,21 @@ FILES = sorted(
 
 
 def _expected_schema(path: Path) -> str:
-    if path.name == "autobench.yaml":
+    if path.name.startswith("autobench.") and path.suffix == ".yaml":
         return "benchmark_schema.json"
     if "pricing" in path.relative_to(EXAMPLES).as_posix():
         return "pricing_schema.json"
+    if path.name == "labels.yaml":
+        return "../labels.schema.json"  # a record file's schema, beside the versioned ones
     return "dataset_schema.json"
+
+
+def _with_plugins(path: Path, schema: dict[str, Any]) -> dict[str, Any]:
+    """The editor schema with the installed plugins' kinds for a spec that uses one (the
+    checked-in schema lists the built-in kinds only: a `judge:` scorer is autobench-judge's)."""
+    if path.relative_to(EXAMPLES).parts[0] != "judges" or not path.name.startswith("autobench."):
+        return schema
+    return editor_schemas(new_plugin_manager())["benchmark_schema.json"]
 
 
 def _schema_of(path: Path) -> tuple[Path, dict[str, Any]]:
@@ -42,13 +53,19 @@ def _schema_of(path: Path) -> tuple[Path, dict[str, Any]]:
 
 def test_the_examples_hold_specs_datasets_and_pricing() -> None:
     kinds = {_expected_schema(path) for path in FILES}
-    assert kinds == {"benchmark_schema.json", "dataset_schema.json", "pricing_schema.json"}
+    assert kinds == {
+        "benchmark_schema.json",
+        "dataset_schema.json",
+        "pricing_schema.json",
+        "../labels.schema.json",
+    }
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.relative_to(EXAMPLES).as_posix())
 def test_example_header_resolves_and_the_file_is_valid(path: Path) -> None:
     target, schema = _schema_of(path)
-    assert target == ROOT / "schemas" / schema_version() / _expected_schema(path)
+    assert target == (ROOT / "schemas" / schema_version() / _expected_schema(path)).resolve()
+    schema = _with_plugins(path, schema)
     data = read_yaml(path, path).located.value
     errors = [
         f"{list(e.absolute_path)}: {e.message}"

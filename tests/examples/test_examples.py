@@ -482,3 +482,74 @@ def test_the_live_openrouter_example_skips_without_a_key_and_runs_offline() -> N
     )
     assert offline.returncode == 0, offline.stderr
     assert "passed 2" in offline.stdout and "runs that did not pass" not in offline.stdout
+
+
+def test_judges_example_grades_calibrates_and_rescores_with_a_changed_rubric(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SUPPORT_JUDGE_MODEL", raising=False)  # the offline judge
+    record = tmp_path / "judges"
+    _run_example("judges", record)
+    result = replay_experiment(record)
+    verdicts = {(run.case_id, run.variant_id): run.score("policy").value for run in result.runs}
+    assert [case for (case, variant), ok in verdicts.items() if variant == "canned" and ok] == [
+        "exchange",
+        "shipping",
+        "password",
+    ]
+    assert all(ok for (_, variant), ok in verdicts.items() if variant == "grounded")
+    for run in result.runs:  # the judge's spend is its own, priced by judge_pricing.yaml
+        query = ObservationQuery(observations=run_observations(run))
+        assert query.values("judge.request.count") == [1]
+        assert query.values("judge.cost")[0] > 0 and query.values("money.cost") == []
+    runner = CliRunner()
+    example = EXAMPLES / "judges"
+    calibrated = runner.invoke(
+        cli,
+        ["judge", "calibrate", str(record), "--labels", str(example / "labels.yaml"), "--store"],
+    )
+    assert calibrated.exit_code == 0, calibrated.output
+    flat = " ".join(calibrated.output.split())
+    assert "accuracy │ 0.750" in flat and "Cohen's kappa │ 0.400" in flat
+    assert (record / "labels.yaml").is_file()
+    rescored = runner.invoke(
+        cli,
+        ["rescore", str(record), "--score", "policy", "--spec", str(example / "autobench.v2.yaml")],
+    )
+    assert rescored.exit_code == 0, rescored.output
+    assert "16 runs scored, mean 0.5625, judge cost $" in rescored.output
+    again = runner.invoke(cli, ["judge", "calibrate", str(record), "--rescored", "policy"])
+    assert again.exit_code == 0, again.output
+    flat = " ".join(again.output.split())
+    assert "accuracy │ 0.917" in flat and "Cohen's kappa │ 0.824" in flat
+    report = runner.invoke(cli, ["report", str(record), "--rescored", "policy"])
+    assert report.exit_code == 0, report.output
+    assert "judge cost $" in report.stdout and "16 requests" in report.stdout
+
+
+def test_judges_live_script_says_it_skipped_without_a_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    completed = subprocess.run(
+        [sys.executable, str(EXAMPLES / "judges" / "live_judge.py")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "OPENAI_API_KEY is not set; nothing was run" in completed.stdout
+
+
+@pytest.mark.skipif("OPENAI_API_KEY" not in os.environ, reason="live: needs OPENAI_API_KEY")
+def test_judges_live_script_grades_with_a_real_openai_judge(tmp_path: Path) -> None:
+    completed = subprocess.run(
+        [sys.executable, str(EXAMPLES / "judges" / "live_judge.py"), str(tmp_path / "live")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    result = replay_experiment(tmp_path / "live")
+    assert len(result.runs) == 16
+    assert all(run.score("policy").value in (True, False) for run in result.runs)

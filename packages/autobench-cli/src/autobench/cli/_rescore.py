@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,8 @@ from autobench.core.rescore import RescoreOutcome, rescore_experiment
 from autobench.core.runtime import ProgressEvent, ProgressEventKind
 from autobench.records import (
     ExperimentResult,
+    RescoreRecord,
+    Semantic,
     find_rescoring,
     rescoring_labels,
     rescorings,
@@ -148,6 +151,9 @@ def _summary(outcome: RescoreOutcome, record_dir: Path) -> None:
             parts.append(f"{kept} already re-scored, kept")
         if values:
             parts.append(f"mean {sum(_number(v) or 0.0 for v in values) / len(values):.4g}")
+        spend = judge_spend(mine)
+        if spend is not None:
+            parts.append(spend)
         console.print(Text(f"{label}: {', '.join(parts)}"), soft_wrap=True)
         first = next((r for r in mine if r.score.error is not None), None)
         if first is not None:
@@ -224,4 +230,50 @@ def rescored_banner(result: ExperimentResult, names: tuple[str, ...]) -> Text | 
         f"spec, {item.rescored_at:%Y-%m-%d %H:%M} UTC)"
         for item in chosen
     )
-    return Text(f"Re-scored scores shown in place of the recorded ones: {described}")
+    lines = [f"Re-scored scores shown in place of the recorded ones: {described}"]
+    for item in chosen:
+        spend = judge_spend(tuple(item.records.values()))
+        if spend is not None:
+            lines.append(
+                f"Re-scoring {item.label}: {spend}; the judge columns show this spend in "
+                "place of the recorded judge's, never in the application's cost"
+            )
+    return Text("\n".join(lines))
+
+
+def judge_spend(records: Sequence[RescoreRecord]) -> str | None:
+    """What the judges of ``records`` spent, in words (``judge cost $0.0012 (24 requests,
+    3,400 input and 480 output tokens)``), or ``None`` when they recorded no judge usage.
+    The cost is the exact sum of the ``judge.cost`` observations, said to be unknown when
+    some record has requests but no cost (a model without a price)."""
+    totals: dict[str, Decimal] = {}
+    unpriced = False
+    for record in records:
+        kinds = {item.semantic_type for item in record.observations}
+        if Semantic.JUDGE_REQUEST_COUNT in kinds and Semantic.JUDGE_COST not in kinds:
+            unpriced = True
+        for item in record.observations:
+            if item.semantic_type in _SPEND and _number(item.value) is not None:
+                exact = (
+                    item.tags.get("exact") if item.semantic_type == Semantic.JUDGE_COST else None
+                )
+                amount = Decimal(exact) if exact is not None else Decimal(str(item.value))
+                totals[item.semantic_type] = totals.get(item.semantic_type, Decimal(0)) + amount
+    if not totals:
+        return None
+    cost = totals.get(Semantic.JUDGE_COST)
+    said = "judge cost unknown" if cost is None or unpriced else f"judge cost ${cost:f}"
+    requests = int(totals.get(Semantic.JUDGE_REQUEST_COUNT, 0))
+    tokens_in = int(totals.get(Semantic.JUDGE_TOKENS_INPUT, 0))
+    tokens_out = int(totals.get(Semantic.JUDGE_TOKENS_OUTPUT, 0))
+    return f"{said} ({requests:,} requests, {tokens_in:,} input and {tokens_out:,} output tokens)"
+
+
+_SPEND = frozenset(
+    {
+        Semantic.JUDGE_COST,
+        Semantic.JUDGE_REQUEST_COUNT,
+        Semantic.JUDGE_TOKENS_INPUT,
+        Semantic.JUDGE_TOKENS_OUTPUT,
+    }
+)

@@ -162,6 +162,7 @@ from autobench.records._rescore_io import store_rescore_record as store_rescore_
 from autobench.records._rescore_io import with_rescored as with_rescored
 from autobench.records._rescore_record import RECORDED_SPEC as RECORDED_SPEC
 from autobench.records._rescore_record import RESCORE_RECORD_VERSION as RESCORE_RECORD_VERSION
+from autobench.records._rescore_record import SCORER_TAG as SCORER_TAG
 from autobench.records._rescore_record import RescoredRunRecord as RescoredRunRecord
 from autobench.records._rescore_record import RescoreLineage as RescoreLineage
 from autobench.records._rescore_record import RescoreRecord as RescoreRecord

@@ -168,7 +168,7 @@ def _extension(media_type: str, *, binary: bool) -> str:
     return ".bin" if binary else ".txt"
 
 
-def _payload_file(ref: ArtifactRef, payload: Any) -> tuple[str, bytes]:
+def payload_file(ref: ArtifactRef, payload: Any) -> tuple[str, bytes]:
     """``(extension, bytes)`` of one payload, following the module's storage rules."""
     if isinstance(payload, bytes | bytearray | memoryview):
         return _extension(ref.media_type, binary=True), bytes(payload)
@@ -416,7 +416,7 @@ class RecordDirectoryWriter:
     ) -> ArtifactRef:
         if ref.id not in payloads:
             return ref
-        extension, data = _payload_file(ref, payloads[ref.id])
+        extension, data = payload_file(ref, payloads[ref.id])
         stem = safe_segment(ref.name)
         name = stem if stem.endswith(extension) else stem + extension
         if name in used:

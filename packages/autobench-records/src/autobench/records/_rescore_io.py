@@ -11,13 +11,16 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from autobench.abp import AutobenchError
 from autobench.records._atomic import AtomicFiles
 from autobench.records._codec import record_body, validate_record
+from autobench.records._directory import payload_file
 from autobench.records._errors import RecordFormatError, RecordingError
 from autobench.records._extraction_record import DERIVED_DIR
 from autobench.records._ownership import record_file
@@ -79,10 +82,18 @@ def rescore_path(run_path: str, scorer: str, definition_hash: str) -> str:
     )
 
 
-def store_rescore_record(root: Path, run_path: str, record: RescoreRecord) -> RescoreRecord:
+def store_rescore_record(
+    root: Path,
+    run_path: str,
+    record: RescoreRecord,
+    payloads: Mapping[str, Any] | None = None,
+) -> RescoreRecord:
     """Write ``record`` (the re-scoring of the run stored at ``run_path``) under ``root``;
-    returns it knowing its path. Raises :class:`RecordingError` when that file exists
-    (derived records are never overwritten) or the storage fails."""
+    returns it knowing its path. ``payloads`` maps the id of each of the record's
+    artifacts to its payload, written beside ``score.yaml`` (stored as a run's artifact
+    payloads are, see :mod:`autobench.records._directory`) before it, the artifact
+    given its path, size and sha256. Raises :class:`RecordingError` when that file
+    exists (derived records are never overwritten) or the storage fails."""
     root = Path(root)
     relative = rescore_path(run_path, record.scorer.name, record.scorer.hash)
     target = root.joinpath(*PurePosixPath(relative).parts)
@@ -94,6 +105,34 @@ def store_rescore_record(root: Path, run_path: str, record: RescoreRecord) -> Re
         )
     files = AtomicFiles(root, schema_root=root.joinpath(*PurePosixPath(relative).parts[:4]))
     files.ensure_dir(target.parent, for_path=target)
+    if payloads:
+        folder = PurePosixPath(relative).parent
+        used = {RESCORE_FILE}
+        artifacts = []
+        for ref in record.artifacts:
+            if ref.id not in payloads:
+                artifacts.append(ref)
+                continue
+            extension, data = payload_file(ref, payloads[ref.id])
+            stem = safe_segment(ref.name)
+            name = stem if stem.endswith(extension) else stem + extension
+            if name in used:
+                name = safe_segment(f"{ref.name}#{ref.id}") + extension
+            used.add(name)
+            stored = (folder / name).as_posix()
+            path = root.joinpath(*PurePosixPath(stored).parts)
+            data = files.localize(path, data)  # hashed as written
+            files.create(path, data)
+            artifacts.append(
+                ref.model_copy(
+                    update={
+                        "path": stored,
+                        "size": len(data),
+                        "sha256": hashlib.sha256(data).hexdigest(),
+                    }
+                )
+            )
+        record = record.model_copy(update={"artifacts": tuple(artifacts)})
     files.create(target, rescore_record_to_yaml(record).encode("utf-8"))
     files.sync()
     return record.stored_at(relative)

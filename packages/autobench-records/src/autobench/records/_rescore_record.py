@@ -27,10 +27,19 @@ same layout (``derived/<producer>/<version>/<the run's own path>``)::
       rescored_at: 2026-...
     score: {name: correct, value: 1.0, ...} # what the scoring stage kept
     errors: [...]                           # the scorer's error, if it raised
+    observations: [...]                     # what the scorer recorded beside its score
+    artifacts: [...]                        # (a judge's judge.* spend, its trace), see below
+    asset_versions: {...}                   # (the rubric version it judged with)
+
+What the scorer recorded beside its score (``ScoringCall.evidence``) is kept with it:
+its observations (ids ``rescore_obs_<n>``, tagged ``scorer: <name>``), its artifacts,
+whose payloads are files beside ``score.yaml`` (paths relative to the experiment
+directory, as a run's are), and the tracked asset versions it used. A re-score's
+spend is therefore in its own record, never in the run's files.
 
 The derived records of one scorer definition (one ``<hash>`` directory) form one
 re-scoring; :meth:`RescoreRecord.apply` puts its score in place of the run's score
-of the same name.
+of the same name, and its evidence in place of what the scorer recorded at run time.
 """
 
 from __future__ import annotations
@@ -38,16 +47,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import PrivateAttr
+from pydantic import Field, PrivateAttr
 
 from autobench.records._base import RecordModel
-from autobench.records._evidence import ErrorRecord, ScoreRecord
-from autobench.records._records import RunRecord
+from autobench.records._evidence import ArtifactRef, ErrorRecord, Observation, ScoreRecord
+from autobench.records._records import AssetBinding, RunRecord
 
 RESCORE_RECORD_VERSION = 1
 RESCORE_FILE = "score.yaml"
 RESCORE_DIR = "rescore"
 """The producer directory of re-scoring under ``derived/`` (extraction replay skips it)."""
+SCORER_TAG = "scorer"
+"""The tag naming the scorer that recorded an observation or artifact beside its score."""
 RECORDED_SPEC = "recorded"
 """``lineage.spec`` of a re-scoring that used the experiment's recorded spec."""
 
@@ -80,12 +91,17 @@ class RescoreLineage(RecordModel):
 
 
 class RescoreRecord(RecordModel):
-    """The content of a ``score.yaml``: lineage, the score, and the scorer's errors
-    (empty when it scored)."""
+    """The content of a ``score.yaml``: lineage, the score, the scorer's errors (empty
+    when it scored), and what the scorer recorded beside the score: ``observations``
+    (a judge's ``judge.*`` tokens, requests and cost), ``artifacts`` (its trace) and
+    ``asset_versions`` (asset id -> the version it used, a judge's rubric)."""
 
     lineage: RescoreLineage
     score: ScoreRecord
     errors: tuple[ErrorRecord, ...] = ()
+    observations: tuple[Observation, ...] = ()
+    artifacts: tuple[ArtifactRef, ...] = ()
+    asset_versions: dict[str, AssetBinding] = Field(default_factory=dict)
     _path: str | None = PrivateAttr(default=None)
 
     @property
@@ -109,9 +125,12 @@ class RescoreRecord(RecordModel):
 
     def apply(self, run: RunRecord) -> RunRecord:
         """``run`` with this score in place of its score of the same name (appended when
-        the run has none) and this re-scoring's errors in place of the errors the scorer
-        gave at run time (stage ``scorer``, source the scorer name). The run's status is
-        left as recorded. Raises ``ValueError`` for another run."""
+        the run has none), this re-scoring's errors in place of the errors the scorer
+        gave at run time (stage ``scorer``, source the scorer name), and this
+        re-scoring's observations and artifacts in place of those the scorer recorded
+        at run time (tagged ``scorer: <name>``, as a judge tags its spend and trace); its
+        asset versions replace the run's of the same id. The run's status is left as
+        recorded. Raises ``ValueError`` for another run."""
         if run.run_id != self.lineage.run:
             raise ValueError(f"re-scoring of run {self.lineage.run!r} applied to {run.run_id!r}")
         name = self.score.name
@@ -121,7 +140,17 @@ class RescoreRecord(RecordModel):
         errors = tuple(
             error for error in run.errors if not (error.stage == "scorer" and error.source == name)
         )
-        return run.model_copy(update={"scores": tuple(scores), "errors": errors + self.errors})
+        observations = tuple(item for item in run.observations if item.tags.get(SCORER_TAG) != name)
+        artifacts = tuple(item for item in run.artifacts if item.tags.get(SCORER_TAG) != name)
+        return run.model_copy(
+            update={
+                "scores": tuple(scores),
+                "errors": errors + self.errors,
+                "observations": observations + self.observations,
+                "artifacts": artifacts + self.artifacts,
+                "asset_versions": {**run.asset_versions, **self.asset_versions},
+            }
+        )
 
 
 class RescoredRunRecord(RunRecord):

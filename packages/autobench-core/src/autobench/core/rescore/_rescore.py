@@ -9,7 +9,9 @@ derived after scoring are left out, as at run time), the trace's spans, and ``ct
 score with ``error`` set and an error record on that run only, never a failed command.
 
 Each scorer's score of each run is written as a derived record
-(:mod:`autobench.records._rescore_record`); the run files are never touched. A run
+(:mod:`autobench.records._rescore_record`), with what the scorer recorded beside it
+(a judge's ``judge.*`` spend and trace, its rubric version); the run files are never
+touched. Each scorer gets a call of its own, so its record keeps its evidence only. A run
 already re-scored with the same scorer definition keeps its derived record and is
 not scored again, so an interrupted re-scoring completes where it stopped.
 """
@@ -26,6 +28,7 @@ from typing import Any
 from autobench.core.plugins import AutobenchPlugins
 from autobench.core.rescore._scorers import RescoreScorers, rescore_scorers
 from autobench.core.rescore._unkept import explained
+from autobench.core.runtime._evidence import EvidenceBuffer
 from autobench.core.runtime._portable import portable_evidence
 from autobench.core.runtime._progress import (
     ProgressCallback,
@@ -33,9 +36,11 @@ from autobench.core.runtime._progress import (
     ProgressEventKind,
     deliver,
 )
-from autobench.core.runtime._scoring import score_run
+from autobench.core.runtime._scoring import add_scorer_evidence, score_run
 from autobench.core.scoring import ScorerSpec, ScoringCall
+from autobench.core.scoring._base import ScorerEvidence
 from autobench.records import (
+    SCORER_TAG,
     ObservationSource,
     RescoreLineage,
     RescoreRecord,
@@ -165,12 +170,14 @@ async def _rescore_run(
         return [], kept
     digest = run_sha256(root, run_path)
     run = load_run_record(root.joinpath(*PurePosixPath(run_path).parts), root=root)
-    scores, errors = await score_run([scorer for scorer, _ in pending], recorded_call(run))
-    # Paths of this machine in messages and tracebacks, relative as a run writes them.
-    errors, scores, _ = portable_evidence(errors, scores, None, chosen.base_dir)
     when = datetime.now(UTC)
     written = []
-    for (scorer, index), score in zip(pending, scores, strict=True):
+    for scorer, index in pending:
+        # One call per scorer, so each derived record keeps the evidence of its own scorer.
+        call = recorded_call(run)
+        scores, errors = await score_run([scorer], call)
+        # Paths of this machine in messages and tracebacks, relative as a run writes them.
+        errors, scores, _ = portable_evidence(errors, scores, None, chosen.base_dir)
         lineage = RescoreLineage(
             run=run.run_id,
             experiment=run.experiment_id,
@@ -183,11 +190,38 @@ async def _rescore_run(
             spec_sha256=chosen.spec_sha256,
             rescored_at=when,
         )
-        mine = tuple(error for error in errors if error.source == scorer.name)
-        score, mine = explained(score, mine, run, run_path)
-        record = RescoreRecord(lineage=lineage, score=score, errors=mine)
-        written.append(store_rescore_record(root, run_path, record))
+        score, mine = explained(scores[0], tuple(errors), run, run_path)
+        evidence = _scorer_evidence(run, scorer.name, call.evidence)
+        record = RescoreRecord(
+            lineage=lineage,
+            score=score,
+            errors=mine,
+            observations=tuple(evidence.observations),
+            artifacts=tuple(evidence.artifacts),
+            asset_versions=dict(evidence.assets),
+        )
+        written.append(store_rescore_record(root, run_path, record, evidence.payloads))
     return written, kept
+
+
+def _scorer_evidence(run: RunRecord, name: str, recorded: ScorerEvidence) -> EvidenceBuffer:
+    """What scorer ``name`` recorded beside its score, as the runtime would add it to a
+    run, with ids of their own (``rescore_obs_<n>``, ``rescore_art_<n>``: the run's ids
+    stay unique when the re-scoring is laid over it) and tagged ``scorer: <name>``."""
+    buffer = EvidenceBuffer(run.case_id, run.variant_id)
+    add_scorer_evidence(buffer, recorded)
+    for position, item in enumerate(buffer.observations):
+        buffer.observations[position] = item.model_copy(
+            update={"id": f"rescore_{item.id}", "tags": {SCORER_TAG: name, **item.tags}}
+        )
+    payloads = {}
+    for position, ref in enumerate(buffer.artifacts):
+        payloads[f"rescore_{ref.id}"] = buffer.payloads[ref.id]
+        buffer.artifacts[position] = ref.model_copy(
+            update={"id": f"rescore_{ref.id}", "tags": {SCORER_TAG: name, **ref.tags}}
+        )
+    buffer.payloads = payloads
+    return buffer
 
 
 def recorded_call(run: RunRecord) -> ScoringCall:
