@@ -5,12 +5,15 @@ derived record read back from disk, the report's rates, position bias and headli
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import jsonschema
 import pytest
 from click.testing import CliRunner
+from ruamel.yaml import YAML
 
 from autobench.cli import cli
 from autobench.core.runtime import run_benchmark_path
@@ -23,7 +26,10 @@ from autobench.records import (
 )
 from autobench.report import build_report
 from autobench.report._headline_text import item_text
-from autobench.report._pairwise import pairwise_summary
+from autobench.report._model import Headline, HeadlineComparison
+from autobench.report._pairwise import pairwise_summary, with_pairwise
+
+SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 
 TASK = """
 def run(ctx, case):
@@ -73,7 +79,14 @@ def first(messages, info):
     return _reply(info, reason="the first reads well", winner="first")
 
 
+def broken(messages, info):
+    if _pointwise(info):
+        return _pointwise(info)
+    return _reply(info, reason="both are fine", winner="both")
+
+
 longer_model = FunctionModel(longer)
+broken_model = FunctionModel(broken)
 first_model = FunctionModel(first)
 """
 
@@ -115,6 +128,13 @@ benchmark:
           model: {{python: pair_judges:first_model}}
           rubric: Prefer the more helpful answer.
           inputs: {{question: case.input.question, answer: output.answer}}
+      unsure:
+        judge:
+          model: {{python: pair_judges:broken_model}}
+          rubric: Prefer the more helpful answer.
+          inputs: [output.answer]
+      exact:
+        exact: {{actual: output.answer, expected: case.input.answer}}
 """
 
 
@@ -234,3 +254,52 @@ def test_the_command_judges_and_prints_rates_and_bias(record: Path) -> None:
     assert "ties 8 (100%" in result.output
     assert "the verdict flips with the order on 8 of 8 cases" in result.output
     assert "first shown wins 100%" in result.output
+
+
+def test_the_record_file_is_valid_against_its_checked_in_schema(record: Path) -> None:
+    outcome = asyncio.run(judge_pairwise(record, "helpful", "short", "long"))
+    text = (record / outcome.record.path).read_text(encoding="utf-8")
+    assert text.startswith("# yaml-language-server: $schema=")
+    document = YAML(typ="safe").load(text)
+    document["lineage"]["judged_at"] = str(document["lineage"]["judged_at"])
+    schema = json.loads((SCHEMAS / "pairwise.schema.json").read_text())
+    jsonschema.validate(document, schema)
+    assert document["record"] == {"type": "pairwise", "version": 1}
+
+
+def test_a_reply_off_the_answers_is_an_error_of_that_order_and_the_case_has_no_outcome(
+    record: Path,
+) -> None:
+    outcome = asyncio.run(judge_pairwise(record, "unsure", "short", "long"))
+    case = outcome.record.cases[0]
+    assert case.outcome is None
+    assert all(order.winner is None for order in case.orders)
+    assert "not first, second or tie" in (case.orders[0].error or "")
+    assert "both" in (case.orders[0].error or "")
+    summary = pairwise_summary(outcome.record)
+    assert summary.errored == 8 and summary.win_rate.total == 0
+    assert summary.win_rate.value is None and summary.flip_rate is None
+
+
+def test_a_scorer_that_is_not_a_judge_is_refused(record: Path) -> None:
+    with pytest.raises(
+        PairwiseJudgeError, match="'exact' is of kind 'exact'; pairwise judging needs a judge"
+    ):
+        asyncio.run(judge_pairwise(record, "exact", "short", "long"))
+
+
+def test_the_item_joins_the_comparison_of_the_same_pair_after_its_items(record: Path) -> None:
+    summary = pairwise_summary(
+        asyncio.run(judge_pairwise(record, "helpful", "short", "long")).record
+    )
+    headline = Headline(
+        comparisons=(
+            HeadlineComparison(baseline="long", candidate="short", paired_cases=8),
+            HeadlineComparison(baseline="short", candidate="long", paired_cases=8),
+        )
+    )
+    joined = with_pairwise(headline, (summary,))
+    assert [len(c.items) for c in joined.comparisons] == [0, 1]
+    item = joined.comparisons[1].items[0]
+    assert item.kind == "pairwise" and item.delta == 1.0
+    assert item.ci_low == summary.win_rate.low

@@ -188,7 +188,7 @@ async def judge_pairwise(
     scorer = chosen.scorers[0]
     if not isinstance(scorer, JudgeFields):
         raise PairwiseJudgeError(
-            f"scorer {judge!r} is a {scorer.kind} scorer; pairwise judging needs a judge: scorer"
+            f"scorer {judge!r} is of kind {scorer.kind!r}; pairwise judging needs a judge: scorer"
         )
     definition = definition_of(scorer)
     relative = pairwise_path(definition.name, definition.hash, baseline, candidate)
