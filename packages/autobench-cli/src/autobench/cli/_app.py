@@ -46,7 +46,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "judge": (
         "autobench.cli._judge:judge_group",
-        "Judges: calibrate a score against human labels (`calibrate DIR --labels FILE`).",
+        "Judges: calibrate against human labels (`calibrate`), compare two variants (`pairwise`).",
     ),
     "label": (
         "autobench.cli._label:label_command",

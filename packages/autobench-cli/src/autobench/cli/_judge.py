@@ -1,8 +1,11 @@
 """``autobench judge calibrate``: how a score (a judge's, or any scorer's) agrees with
-human labels of the same runs."""
+human labels of the same runs; ``autobench judge pairwise``: a judge compares two recorded
+variants case by case (the judging itself is autobench-judge's, imported when asked)."""
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 from pathlib import Path
 
 import click
@@ -10,11 +13,13 @@ import click
 from autobench.cli._agreement_gate import agreement_bound, agreement_failures
 from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._output import exit_for_gate
+from autobench.cli._plugins import command_plugins
 from autobench.cli._replayed import replayed
 from autobench.cli._rescore import apply_rescored, rescored_banner, rescored_option
 from autobench.records import LABELS_FILE, LabelsFile, RecordingError, read_labels, write_labels
 from autobench.report import CalibrationError, calibrate, output_policy
 from autobench.report._calibration import CALIBRATION_RESAMPLES, CALIBRATION_SEED
+from autobench.report._pairwise import pairwise_lines, pairwise_summary
 from autobench.report._render_calibration import render_calibration
 
 
@@ -156,3 +161,83 @@ def _store(path: Path, labels: LabelsFile, *, replace: bool) -> None:
                 path=path,
             )
     write_labels(path, labels)
+
+
+@judge_group.command("pairwise")
+@click.argument("record_dir", metavar="DIR", type=click.Path(path_type=Path, file_okay=False))
+@click.option(
+    "--judge",
+    "judge",
+    required=True,
+    metavar="NAME",
+    help="The judge: a `judge:` scorer of the recorded spec (or of --spec).",
+)
+@click.option("--baseline", required=True, metavar="VARIANT", help="The baseline variant.")
+@click.option("--candidate", required=True, metavar="VARIANT", help="The candidate variant.")
+@click.option(
+    "--spec",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Take the judge from this spec file instead of the recorded spec.",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Maximum number of cases judged at once.",
+)
+@click.option(
+    "--level",
+    type=click.FloatRange(0.5, 1, max_open=True),
+    default=0.95,
+    show_default=True,
+    help="Confidence level of the intervals and the sign test.",
+)
+def pairwise_command(
+    record_dir: Path,
+    judge: str,
+    baseline: str,
+    candidate: str,
+    spec: Path | None,
+    concurrency: int,
+    level: float,
+) -> None:
+    """Judge two recorded variants against each other, case by case, without running the task.
+
+    For every case both variants recorded, the judge NAME (a `judge:` scorer, reused with
+    its model, rubric and inputs) is shown both outputs and says which is better, or a
+    tie: once with the baseline first, once with the candidate first. Both answers make
+    the case's outcome for the candidate (they disagree: a tie). Shows win/tie/loss rates
+    with Wilson intervals, a sign test of wins against losses (ties left out) and the
+    position bias (how often the order flips the verdict; how often the response shown
+    first wins). The judge's spend is kept apart from the application's.
+
+    The result is a derived record with lineage,
+    DIR/derived/pairwise/<judge>/<definition hash>/<baseline>~<candidate>.yaml; the run
+    files are never touched. `autobench report DIR` shows it in the headline of that pair.
+    Judging the same pair again with the same judge shows the stored record.
+    """
+    with user_errors():
+        try:
+            pairwise = importlib.import_module("autobench.judge._pairwise")
+        except ImportError as exc:
+            raise click.UsageError(
+                "pairwise judging needs the judge distribution: pip install 'autobench[judge]' "
+                f"({exc})"
+            ) from None
+        outcome = asyncio.run(
+            pairwise.judge_pairwise(
+                record_dir,
+                judge,
+                baseline,
+                candidate,
+                spec=spec,
+                plugins=command_plugins(),
+                concurrency=concurrency,
+            )
+        )
+    summary = pairwise_summary(outcome.record, level=level)
+    for line in pairwise_lines(summary):
+        click.echo(line)
+    what = "already judged, kept" if outcome.kept else "written"
+    click.echo(f"{what}: {record_dir / (outcome.record.path or '')}")

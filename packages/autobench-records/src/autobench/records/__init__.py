@@ -99,6 +99,18 @@ from autobench.records._output_redaction import url_secrets as url_secrets
 from autobench.records._ownership import case_input_hash as case_input_hash
 from autobench.records._ownership import check_own_run as check_own_run
 from autobench.records._ownership import record_file as record_file
+from autobench.records._pairwise_io import load_pairwise_record as load_pairwise_record
+from autobench.records._pairwise_io import pairwise_path as pairwise_path
+from autobench.records._pairwise_io import pairwise_record_from_yaml as pairwise_record_from_yaml
+from autobench.records._pairwise_io import pairwise_record_to_yaml as pairwise_record_to_yaml
+from autobench.records._pairwise_io import pairwise_records as pairwise_records
+from autobench.records._pairwise_io import store_pairwise_record as store_pairwise_record
+from autobench.records._pairwise_record import PAIRWISE_RECORD_VERSION as PAIRWISE_RECORD_VERSION
+from autobench.records._pairwise_record import PairwiseCase as PairwiseCase
+from autobench.records._pairwise_record import PairwiseLineage as PairwiseLineage
+from autobench.records._pairwise_record import PairwiseOrder as PairwiseOrder
+from autobench.records._pairwise_record import PairwiseRecord as PairwiseRecord
+from autobench.records._pairwise_record import combined_outcome as combined_outcome
 from autobench.records._paths import artifact_dir as artifact_dir
 from autobench.records._paths import run_record_path as run_record_path
 from autobench.records._paths import safe_segment as safe_segment
@@ -236,6 +248,7 @@ from autobench.records._yaml_limits import YamlLimitError as YamlLimitError
 __all__ = [
     "DEFAULT_SEMANTIC_REGISTRY",
     "LABELS_FILE",
+    "PAIRWISE_RECORD_VERSION",
     "ArtifactRef",
     "Case",
     "CompositeExtractor",
@@ -257,6 +270,10 @@ __all__ = [
     "ObservationKind",
     "ObservationQuery",
     "ObservationRole",
+    "PairwiseCase",
+    "PairwiseLineage",
+    "PairwiseOrder",
+    "PairwiseRecord",
     "RecordDirectoryWriter",
     "RecordFormatError",
     "RecordingError",
@@ -273,10 +290,16 @@ __all__ = [
     "TraceExtractor",
     "UsageExtractor",
     "Variant",
+    "combined_outcome",
     "ensure_schema_cache",
     "filter_observations",
     "load_experiment_record",
+    "load_pairwise_record",
     "load_run_record",
+    "pairwise_path",
+    "pairwise_record_from_yaml",
+    "pairwise_record_to_yaml",
+    "pairwise_records",
     "project_observations",
     "read_labels",
     "record_experiment",
@@ -284,6 +307,7 @@ __all__ = [
     "replay_experiment_extraction",
     "replay_extraction",
     "run_observations",
+    "store_pairwise_record",
     "trace_to_observations",
     "write_labels",
 ]

@@ -33,6 +33,7 @@ from autobench.abp import Trace
 from autobench.records._evidence import ArtifactRef
 from autobench.records._extraction_record import EXTRACTION_RECORD_VERSION, ExtractionRecord
 from autobench.records._labels_model import LABELS_VERSION, LabelsFile
+from autobench.records._pairwise_record import PAIRWISE_RECORD_VERSION, PairwiseRecord
 from autobench.records._post_derived import POST_DERIVED_RECORD_VERSION, PostDerivedRecord
 from autobench.records._records import (
     EXPERIMENT_RECORD_VERSION,
@@ -63,6 +64,7 @@ RECORD_VERSIONS: dict[str, int] = {
     "extraction": EXTRACTION_RECORD_VERSION,
     "labels": LABELS_VERSION,
     "rescore": RESCORE_RECORD_VERSION,
+    "pairwise": PAIRWISE_RECORD_VERSION,
 }
 """Record type -> the newest version this Autobench writes and reads."""
 
@@ -77,6 +79,7 @@ _TITLES = {
     "extraction": "Autobench extraction replay record (derived/.../extraction.yaml)",
     "labels": "Autobench human labels (labels.yaml beside a record)",
     "rescore": "Autobench re-scoring record (derived/rescore/.../score.yaml)",
+    "pairwise": "Autobench pairwise judging record (derived/pairwise/.../<baseline>~<candidate>.yaml)",
 }
 
 
@@ -226,6 +229,7 @@ _BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "extraction": lambda: _file_schema("extraction", ExtractionRecord),
     "labels": _labels_schema,
     "rescore": lambda: _file_schema("rescore", RescoreRecord),
+    "pairwise": lambda: _file_schema("pairwise", PairwiseRecord),
 }
 
 

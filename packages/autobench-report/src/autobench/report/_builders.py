@@ -44,6 +44,7 @@ from autobench.report._model import (
     RunMetricRow,
     VariantSummary,
 )
+from autobench.report._pairwise import stored_pairwise, with_pairwise
 from autobench.report._paused import paused_over_runs
 from autobench.report._policies import policy_summaries
 from autobench.report._reliability import reliability
@@ -230,6 +231,7 @@ def build_report(
     ]
     rows = run_rows(table)
     headline = build_headline(comparisons, board, headline_kinds(table))
+    headline, pairwise_problem = _with_stored_pairwise(headline, result)
     calibrations, problem = _stored_calibrations(result)
     return Report(
         benchmark=result.benchmark_id,
@@ -247,11 +249,22 @@ def build_report(
         policies=tuple(policy_summaries(table)),
         run_rows=tuple(rows),
         metric_units={semantic: table.values(semantic).unit for semantic in table.semantic_types},
-        diagnostics=(*table.diagnostics, *problem),
+        diagnostics=(*table.diagnostics, *pairwise_problem, *problem),
         cassette=cassette_use(result, leave_out_replayed),
         reliability=reliability(table) if has_repeats(table) else None,
         calibrations=calibrations,
     )
+
+
+def _with_stored_pairwise(
+    headline: Headline, result: ExperimentResult
+) -> tuple[Headline, list[str]]:
+    """``headline`` with the pairwise judgings stored beside the record
+    (:mod:`autobench.report._pairwise`); a damaged pairwise record is a diagnostic."""
+    try:
+        return with_pairwise(headline, stored_pairwise(result)), []
+    except AutobenchError as exc:
+        return headline, [f"pairwise judging not shown: {exc}"]
 
 
 def _stored_calibrations(result: ExperimentResult) -> tuple[tuple[Calibration, ...], list[str]]:

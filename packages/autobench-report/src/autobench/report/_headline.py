@@ -12,7 +12,10 @@ A comparison's items, in this order:
 * ``cost``: the ``mean`` column of ``money.cost`` (or a child type): the cost of a case
   (else its ``per_pass``, else its ``sum``);
 * ``latency``: the ``median`` column of ``time.latency`` (or a child type), else its
-  ``mean``, ``p95`` or ``max``.
+  ``mean``, ``p95`` or ``max``;
+* ``pairwise``: one per pairwise judging of the same pair stored beside the record (the
+  candidate's win rate, its Wilson interval and the sign test's verdict), added by
+  :func:`autobench.report._pairwise.with_pairwise` when the report is built.
 
 The Pareto front is taken over the leaderboard's first quality column with a direction
 (else the pass rate), its cost and its latency columns in the same order of preference

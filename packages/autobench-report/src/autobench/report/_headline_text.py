@@ -108,6 +108,8 @@ def item_parts(item: HeadlineItem) -> ItemParts:
     name = label(item.kind, item.fn, item.name)
     if item.delta is None:
         return ItemParts(name, NO_VALUE)
+    if item.kind == "pairwise":
+        return _pairwise_parts(name, item)
     if item.kind == "cost" and item.ratio is not None:
         per = {"mean": "a case", "per_pass": "a pass", "sum": "in total"}.get(item.fn, item.fn)
         delta = quantity(item.delta, item.unit, signed=True)
@@ -118,6 +120,17 @@ def item_parts(item: HeadlineItem) -> ItemParts:
     # an exact item says all its note would (the delta is the same on every case)
     note = "" if item.exact else item.note or ""
     return ItemParts(name, change, interval(item), verdict, note)
+
+
+def _pairwise_parts(name: str, item: HeadlineItem) -> ItemParts:
+    """A pairwise item: the candidate's win rate and its interval in percent
+    (``wins 75% [47%, 91%]``); ties, losses and the order flips in the note."""
+    bounds = ""
+    if item.ci_low is not None and item.ci_high is not None:
+        bounds = f"[{item.ci_low:.0%}, {item.ci_high:.0%}]"
+    assert item.delta is not None
+    verdict = "" if item.verdict is None else item.verdict.value
+    return ItemParts(name, f"wins {item.delta:.0%}", bounds, verdict, item.note or "")
 
 
 def item_text(item: HeadlineItem) -> str:

@@ -215,7 +215,8 @@ class HeadlineItem(ReportModel):
     """One question of a comparison answered in a few words: the change of one metric.
 
     ``kind`` says which question (``quality``: an objective or constraint; ``cost``: the
-    mean ``money.cost`` of a case; ``latency``: the median ``time.latency``). ``delta`` is
+    mean ``money.cost`` of a case; ``latency``: the median ``time.latency``; ``pairwise``: a
+    judge's pairwise comparison, ``delta`` the candidate's win rate). ``delta`` is
     candidate minus baseline of the column's aggregate, ``ratio`` candidate over baseline
     (``None`` unless both are positive), ``[ci_low, ci_high]`` the interval of the row's
     statistics (of ``estimate``, the quantity ``interval_of`` names) and ``verdict`` the
