@@ -17,10 +17,10 @@ from autobench.records import ExperimentResult
 from autobench.report._aggregates import has_repeats
 from autobench.report._calibration import stored_calibrations
 from autobench.report._columns import (
+    comparison_columns,
     default_columns,
     default_matrix_metric,
     spec_columns,
-    comparison_columns,
     summary_columns,
 )
 from autobench.report._compare import compare
