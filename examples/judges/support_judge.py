@@ -8,6 +8,11 @@ mentions "guarantee"), an answer with "guarantee" or "always" fails too. Token u
 Pydantic AI's estimate for function models, priced by ``judge_pricing.yaml`` under the
 model name ``support-judge-offline``.
 
+Asked to compare two answers (``autobench judge pairwise``: the reply has a ``winner``, the
+answers come as ``<first_answer>`` and ``<second_answer>``), the same model counts, for each
+answer, the facts it states less the promises it makes ("guarantee", "always"), and prefers
+the answer with more; equal counts are a tie. The rule reads the content, never the order.
+
 ``model()`` returns that model, or the Pydantic AI model named by ``SUPPORT_JUDGE_MODEL``
 (``openai:gpt-4o-mini``, say) when it is set: ``live_judge.py`` sets it for a real judge.
 """
@@ -32,8 +37,32 @@ def _tag(prompt: str, name: str) -> str:
     return found.group(1) if found else ""
 
 
+def _standing(answer: str, facts: list[str]) -> tuple[int, list[str]]:
+    """How well ``answer`` states the policy: facts stated less promises made, and the
+    promises."""
+    text = answer.lower()
+    promised = [word for word in PROMISES if word in text]
+    return sum(fact.lower() in text for fact in facts) - len(promised), promised
+
+
+def _compare(prompt: str, facts: list[str]) -> tuple[str, str]:
+    """The pairwise rule above: ``(reason, winner)``."""
+    first, first_promises = _standing(_tag(prompt, "first_answer"), facts)
+    second, second_promises = _standing(_tag(prompt, "second_answer"), facts)
+    if first == second:
+        return f"both state the policy as well (standing {first})", "tie"
+    winner = "first" if first > second else "second"
+    promises = first_promises if winner == "second" else second_promises
+    reason = f"the {winner} answer states more of the policy ({max(first, second)} to "
+    reason += f"{min(first, second)}, facts less promises)"
+    if promises:
+        reason += f"; the other promises {', '.join(promises)}"
+    return reason, winner
+
+
 def grade(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-    """The offline judge's reply: a reason and a pass/fail verdict by the rule above."""
+    """The offline judge's reply: a reason and a pass/fail verdict by the rule above, or a
+    ``winner`` (first, second, tie) when asked to compare two answers."""
     request = messages[-1]
     rubric = getattr(request, "instructions", None) or ""
     prompt = "\n".join(
@@ -41,8 +70,13 @@ def grade(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         for part in getattr(request, "parts", ())
         if isinstance(getattr(part, "content", None), str)
     )
-    answer = _tag(prompt, "answer").lower()
     facts = [fact for fact in json.loads(_tag(prompt, "facts") or "[]")]
+    tool = info.output_tools[0]
+    if "winner" in tool.parameters_json_schema.get("properties", {}):
+        reason, winner = _compare(prompt, facts)
+        arguments = json.dumps({"reason": reason, "winner": winner})
+        return ModelResponse(parts=[ToolCallPart(tool.name, arguments)])
+    answer = _tag(prompt, "answer").lower()
     missing = [fact for fact in facts if fact.lower() not in answer]
     promised = [word for word in PROMISES if word in answer] if "guarantee" in rubric else []
     if missing:
@@ -52,7 +86,7 @@ def grade(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     else:
         reason, verdict = "states every fact of the policy", "pass"
     arguments = json.dumps({"reason": reason, "verdict": verdict})
-    return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, arguments)])
+    return ModelResponse(parts=[ToolCallPart(tool.name, arguments)])
 
 
 def model() -> Model | Any:
