@@ -23,6 +23,7 @@ from autobench.records import (
     RunRecord,
     RunStatus,
     load_extraction_record,
+    pairwise_records,
     replay_experiment,
     run_observations,
 )
@@ -484,7 +485,7 @@ def test_the_live_openrouter_example_skips_without_a_key_and_runs_offline() -> N
     assert "passed 2" in offline.stdout and "runs that did not pass" not in offline.stdout
 
 
-def test_judges_example_grades_calibrates_and_rescores_with_a_changed_rubric(
+def test_judges_example_grades_calibrates_rescores_and_compares_pairwise(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("SUPPORT_JUDGE_MODEL", raising=False)  # the offline judge
@@ -525,6 +526,31 @@ def test_judges_example_grades_calibrates_and_rescores_with_a_changed_rubric(
     report = runner.invoke(cli, ["report", str(record), "--rescored", "policy"])
     assert report.exit_code == 0, report.output
     assert "judge cost $" in report.stdout and "16 requests" in report.stdout
+    # pairwise: the `prefer` judge of autobench.pairwise.yaml compares the recorded answers
+    pair = ["--judge", "prefer", "--baseline", "canned", "--candidate", "grounded"]
+    spec = ["--spec", str(example / "autobench.pairwise.yaml")]
+    judged = runner.invoke(cli, ["judge", "pairwise", str(record), *pair, *spec])
+    assert judged.exit_code == 0, judged.output
+    flat = " ".join(judged.output.split())
+    assert "canned -> grounded, judged pairwise by prefer (8 cases, both orders)" in flat
+    assert "wins 7 (88%, 95% Wilson [53%, 98%]); ties 1 (12%," in flat
+    assert "losses 0 (0%, 95% Wilson [0%, 32%])" in flat
+    assert "improved (sign test, wins vs losses without ties: p = 0.0156)" in flat
+    assert "flips with the order on 0 of 8 cases (0%)" in flat
+    assert "first shown wins 50% of 14 decided answers" in flat
+    assert "judge spend (apart from the application's): 16 requests" in flat
+    (stored,) = pairwise_records(record)
+    outcomes = {case.case: case.outcome for case in stored.cases}
+    assert outcomes.pop("password") == "tie"  # both state both facts, neither promises
+    assert set(outcomes.values()) == {"win"}
+    headline = runner.invoke(cli, ["report", str(record)])
+    assert headline.exit_code == 0, headline.output
+    top = " ".join(headline.stdout.split("Experiment")[0].split())
+    assert "canned -> grounded (8 paired cases, 95% intervals)" in top
+    assert "prefer (pairwise) wins 88% [53%, 98%] improved (ties 12%, losses 0% of 8" in top
+    assert "the order flips the verdict on 0%)" in top
+    again = runner.invoke(cli, ["judge", "pairwise", str(record), *pair, *spec])
+    assert again.exit_code == 0 and "already judged, kept" in again.output
 
 
 def test_judges_live_script_says_it_skipped_without_a_key(
