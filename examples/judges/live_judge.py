@@ -7,8 +7,11 @@
 Without ``OPENAI_API_KEY`` the script says so and exits (status 0) without running
 anything. With it, it sets ``SUPPORT_JUDGE_MODEL`` (which ``support_judge.model`` reads),
 runs ``autobench.yaml`` into the record directory given (a temporary one by default),
-then reports it and calibrates the judge against ``labels.yaml``. The judge's calls are
-priced by ``judge_pricing.yaml`` (gpt-4o-mini) and reported as judge cost.
+calibrates the judge against ``labels.yaml``, has the ``prefer`` judge of
+``autobench.pairwise.yaml`` compare the ``canned`` and ``grounded`` answers in both orders
+(``autobench judge pairwise``), then reports the record, whose headline shows that
+comparison. The judges' calls are priced by ``judge_pricing.yaml`` (gpt-4o-mini) and
+reported as judge cost.
 """
 
 from __future__ import annotations
@@ -32,9 +35,12 @@ def main(argv: list[str]) -> int:
     os.environ.setdefault("SUPPORT_JUDGE_MODEL", DEFAULT_MODEL)
     record = Path(argv[0]) if argv else Path(tempfile.mkdtemp(prefix="autobench-judges-")) / "run"
     spec = str(HERE / "autobench.yaml")
+    pair = ["--judge", "prefer", "--baseline", "canned", "--candidate", "grounded"]
     for args in (
         ["run", spec, "--record", str(record), "--no-progress", "--concurrency", "4"],
         ["judge", "calibrate", str(record), "--labels", str(HERE / "labels.yaml")],
+        ["judge", "pairwise", str(record), *pair, "--spec", str(HERE / "autobench.pairwise.yaml")],
+        ["report", str(record)],
     ):
         try:
             cli.main(args, standalone_mode=False)

@@ -567,6 +567,29 @@ def test_judges_live_script_says_it_skipped_without_a_key(
     assert "OPENAI_API_KEY is not set; nothing was run" in completed.stdout
 
 
+def test_judges_live_script_runs_every_step_with_a_stand_in_model(tmp_path: Path) -> None:
+    # Pydantic AI's TestModel in place of gpt-4o-mini: the script's own steps, no network.
+    # TestModel always answers `first`, so the pairwise step shows a judge biased by order.
+    env = {**os.environ, "OPENAI_API_KEY": "not-used", "SUPPORT_JUDGE_MODEL": "test"}
+    completed = subprocess.run(
+        [sys.executable, str(EXAMPLES / "judges" / "live_judge.py"), str(tmp_path / "live")],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert len(replay_experiment(tmp_path / "live").runs) == 16
+    assert "Calibration of policy (pass/fail) against 12 human label(s)" in completed.stdout
+    flat = " ".join(completed.stdout.split())
+    assert "canned -> grounded, judged pairwise by prefer (8 cases, both orders)" in flat
+    assert "wins 0 (0%, 95% Wilson [0%, 32%]); ties 8 (100%," in flat
+    assert "the verdict flips with the order on 8 of 8 cases (100%)" in flat
+    assert "prefer (pairwise) wins 0% [0%, 32%] no detectable difference" in flat
+    (pairwise,) = pairwise_records(tmp_path / "live")
+    assert {order.winner for case in pairwise.cases for order in case.orders} == {"first"}
+
+
 @pytest.mark.skipif("OPENAI_API_KEY" not in os.environ, reason="live: needs OPENAI_API_KEY")
 def test_judges_live_script_grades_with_a_real_openai_judge(tmp_path: Path) -> None:
     completed = subprocess.run(
@@ -579,3 +602,8 @@ def test_judges_live_script_grades_with_a_real_openai_judge(tmp_path: Path) -> N
     result = replay_experiment(tmp_path / "live")
     assert len(result.runs) == 16
     assert all(run.score("policy").value in (True, False) for run in result.runs)
+    (pairwise,) = pairwise_records(tmp_path / "live")
+    assert (pairwise.lineage.baseline, pairwise.lineage.candidate) == ("canned", "grounded")
+    assert len(pairwise.cases) == 8
+    assert "judged pairwise by prefer (8 cases, both orders)" in completed.stdout
+    assert "prefer (pairwise)" in completed.stdout
