@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from autobench.abp._cassette import CASSETTE_MEDIA_TYPE, load_cassette
 from autobench.cli import cli
 from autobench.records import RunRecord, replay_experiment, rescorings, run_record_path
+from autobench.report import build_report
 
 TASK = """
 def run(ctx, case):
@@ -174,6 +175,12 @@ def _judged(run: RunRecord) -> tuple[Any, ...]:
     return score.value, score.reason, score.error, _spend(run.observations)
 
 
+def _metric_types(report: Any) -> set[str]:
+    return {
+        kind for row in report.run_rows for kind, value in row.metrics.items() if value is not None
+    }
+
+
 def _replayed(observations: Any) -> list[Any]:
     return [o.value for o in observations if o.name == "judge.policy_ok.cassette.replayed"]
 
@@ -207,6 +214,15 @@ def test_a_recorded_judge_replays_offline_with_the_same_scores_and_spend(
         assert _replayed(again.observations) == [1]
         assert not [a for a in again.artifacts if a.media_type == CASSETTE_MEDIA_TYPE]
 
+    # The report says the judge's spend was replayed, and can leave it out.
+    use = build_report(replay_experiment(project / "rep")).cassette
+    assert use is not None and (use.judge_replayed_requests, use.judge_sent_requests) == (2, 0)
+    shown = _cli("report", "rep")
+    assert "2 judge requests replayed, their judge tokens and cost" in shown
+    left_out = build_report(replay_experiment(project / "rep"), leave_out_replayed=True)
+    kept = build_report(replay_experiment(project / "rep"))
+    assert "judge.cost" in _metric_types(kept) and "judge.cost" not in _metric_types(left_out)
+
     # A re-scoring of the replayed record, replayed from the first one: offline too.
     _cli("rescore", "rep", "--score", "policy_ok", "--cassette", "replay", "--cassette-from", "rec")
     assert len(_Endpoint.requests) == 2
@@ -234,10 +250,11 @@ def test_a_rescore_records_the_judge_and_another_rescore_replays_it_offline(
             "judge.policy_ok.cassette"
         ]
     server.stop()
-    _cli(
+    said = _cli(
         "rescore", "copy", "--score", "policy_ok", "--no-progress",
         "--cassette", "replay", "--cassette-from", "live",
     )  # fmt: skip
+    assert "2 requests replayed from a cassette: recorded spend, not paid again" in said
     assert len(_Endpoint.requests) == 4
     (replayed,) = rescorings(project / "copy")
     assert replayed.records.keys() == recorded.records.keys()

@@ -279,10 +279,18 @@ def judge_spend(records: Sequence[RescoreRecord]) -> str | None:
     """What the judges of ``records`` spent, in words (``judge cost $0.0012 (24 requests,
     3,400 input and 480 output tokens)``), or ``None`` when they recorded no judge usage.
     The cost is the exact sum of the ``judge.cost`` observations, said to be unknown when
-    some record has requests but no cost (a model without a price)."""
+    some record has requests but no cost (a model without a price). Requests answered
+    from a cassette (``--cassette replay``) are said to be replayed: their spend is the
+    recorded calls', not paid again."""
     totals: dict[str, Decimal] = {}
     unpriced = False
+    replayed = 0
     for record in records:
+        replayed += sum(
+            item.value
+            for item in record.observations
+            if item.tags.get("cassette") == "replayed" and isinstance(item.value, int)
+        )
         kinds = {item.semantic_type for item in record.observations}
         if Semantic.JUDGE_REQUEST_COUNT in kinds and Semantic.JUDGE_COST not in kinds:
             unpriced = True
@@ -300,7 +308,10 @@ def judge_spend(records: Sequence[RescoreRecord]) -> str | None:
     requests = int(totals.get(Semantic.JUDGE_REQUEST_COUNT, 0))
     tokens_in = int(totals.get(Semantic.JUDGE_TOKENS_INPUT, 0))
     tokens_out = int(totals.get(Semantic.JUDGE_TOKENS_OUTPUT, 0))
-    return f"{said} ({requests:,} requests, {tokens_in:,} input and {tokens_out:,} output tokens)"
+    shown = f"{said} ({requests:,} requests, {tokens_in:,} input and {tokens_out:,} output tokens"
+    if replayed:
+        shown += f"; {replayed:,} requests replayed from a cassette: recorded spend, not paid again"
+    return shown + ")"
 
 
 _SPEND = frozenset(
