@@ -20,12 +20,21 @@ from click.testing import CliRunner
 
 from autobench.abp._cassette import CASSETTE_MEDIA_TYPE, load_cassette
 from autobench.cli import cli
-from autobench.records import RunRecord, replay_experiment, rescorings, run_record_path
+from autobench.records import (
+    RunRecord,
+    pairwise_records,
+    replay_experiment,
+    rescorings,
+    run_record_path,
+)
 from autobench.report import build_report
 
 TASK = """
 def run(ctx, case):
-    return {"answer": case.input["answer"]}
+    answer = case.input["answer"]
+    if ctx.factor("style") == "long":
+        answer = answer + " Ask for it in the app."
+    return {"answer": answer}
 """
 
 
@@ -39,13 +48,17 @@ class _Endpoint(BaseHTTPRequestHandler):
         type(self).requests.append(body)
         prompt = body["messages"][-1]["content"]
         ok = "refund within 30 days" in prompt
-        arguments = json.dumps(
-            {
-                "reason": "cites the policy" if ok else "no policy",
-                "verdict": "pass" if ok else "fail",
-            }
-        )
+        answer = {
+            "reason": "cites the policy" if ok else "no policy",
+            "verdict": "pass" if ok else "fail",
+        }
         tool = body["tools"][0]["function"]["name"]
+        if "winner" in json.dumps(body["tools"][0]["function"]["parameters"]):
+            # Pairwise: the longer answer wins, wherever it is shown.
+            second = prompt.index("<second_")
+            winner = "first" if second > len(prompt) - second else "second"
+            answer = {"reason": "the longer one", "winner": winner}
+        arguments = json.dumps(answer)
         reply = {
             "id": "chatcmpl-1",
             "object": "chat.completion",
@@ -133,7 +146,8 @@ def project(tmp_path: Path, server: _Server, monkeypatch: pytest.MonkeyPatch) ->
                       input: {{answer: "no."}}
                 run: {{python: cassette_task:run}}
                 variants:
-                  v1: {{}}
+                  v1: {{factors: {{style: short}}}}
+                  v2: {{factors: {{style: long}}}}
                 score:
                   policy_ok:
                     judge:
@@ -154,8 +168,8 @@ def _cli(*args: str) -> str:
     return result.output
 
 
-def _runs(record: Path) -> dict[str, RunRecord]:
-    return {run.case_id: run for run in replay_experiment(record).runs}
+def _runs(record: Path) -> dict[tuple[str, str], RunRecord]:
+    return {(run.case_id, run.variant_id): run for run in replay_experiment(record).runs}
 
 
 def _spend(observations: Any) -> tuple[tuple[str, Any], ...]:
@@ -189,7 +203,7 @@ def test_a_recorded_judge_replays_offline_with_the_same_scores_and_spend(
     project: Path, server: _Server
 ) -> None:
     _cli("run", "autobench.yaml", "--no-progress", "--record", "rec", "--cassette", "record")
-    assert len(_Endpoint.requests) == 2
+    assert len(_Endpoint.requests) == 4
     recorded = _runs(project / "rec")
     for run in recorded.values():
         kept = [a for a in run.artifacts if a.name == "judge.policy_ok.cassette"]
@@ -200,12 +214,12 @@ def test_a_recorded_judge_replays_offline_with_the_same_scores_and_spend(
         assert "sk-judge-key" not in (project / "rec" / kept[0].path).read_text()
         # The application made no HTTP call: its own cassette holds nothing.
         assert not [a for a in run.artifacts if a.name == "cassette"]
-    assert _judged(recorded["good"])[:2] == (True, "cites the policy")
-    assert _judged(recorded["bad"])[:2] == (False, "no policy")
+    assert _judged(recorded["good", "v1"])[:2] == (True, "cites the policy")
+    assert _judged(recorded["bad", "v2"])[:2] == (False, "no policy")
 
     server.stop()
     _cli("run", "autobench.yaml", "--no-progress", "--record", "rep", "--cassette", "replay", "rec")
-    assert len(_Endpoint.requests) == 2  # nothing more reached the endpoint
+    assert len(_Endpoint.requests) == 4  # nothing more reached the endpoint
     replayed = _runs(project / "rep")
     for case, live in recorded.items():
         again = replayed[case]
@@ -216,19 +230,19 @@ def test_a_recorded_judge_replays_offline_with_the_same_scores_and_spend(
 
     # The report says the judge's spend was replayed, and can leave it out.
     use = build_report(replay_experiment(project / "rep")).cassette
-    assert use is not None and (use.judge_replayed_requests, use.judge_sent_requests) == (2, 0)
+    assert use is not None and (use.judge_replayed_requests, use.judge_sent_requests) == (4, 0)
     shown = _cli("report", "rep")
-    assert "2 judge requests replayed, their judge tokens and cost" in shown
+    assert "4 judge requests replayed, their judge tokens and cost" in shown
     left_out = build_report(replay_experiment(project / "rep"), leave_out_replayed=True)
     kept = build_report(replay_experiment(project / "rep"))
     assert "judge.cost" in _metric_types(kept) and "judge.cost" not in _metric_types(left_out)
 
     # A re-scoring of the replayed record, replayed from the first one: offline too.
     _cli("rescore", "rep", "--score", "policy_ok", "--cassette", "replay", "--cassette-from", "rec")
-    assert len(_Endpoint.requests) == 2
+    assert len(_Endpoint.requests) == 4
     (rescoring,) = rescorings(project / "rep")
     for record in rescoring.records.values():
-        live = recorded[record.lineage.case]
+        live = recorded[record.lineage.case, record.lineage.variant]
         score = record.score
         assert (score.value, score.reason, score.error, _spend(record.observations)) == (
             _judged(live)
@@ -241,9 +255,9 @@ def test_a_rescore_records_the_judge_and_another_rescore_replays_it_offline(
 ) -> None:
     _cli("run", "autobench.yaml", "--no-progress", "--record", "live")
     shutil.copytree(project / "live", project / "copy")
-    assert len(_Endpoint.requests) == 2
-    _cli("rescore", "live", "--score", "policy_ok", "--no-progress", "--cassette", "record")
     assert len(_Endpoint.requests) == 4
+    _cli("rescore", "live", "--score", "policy_ok", "--no-progress", "--cassette", "record")
+    assert len(_Endpoint.requests) == 8
     (recorded,) = rescorings(project / "live")
     for record in recorded.records.values():
         assert [a.name for a in record.artifacts if a.media_type == CASSETTE_MEDIA_TYPE] == [
@@ -254,8 +268,8 @@ def test_a_rescore_records_the_judge_and_another_rescore_replays_it_offline(
         "rescore", "copy", "--score", "policy_ok", "--no-progress",
         "--cassette", "replay", "--cassette-from", "live",
     )  # fmt: skip
-    assert "2 requests replayed from a cassette: recorded spend, not paid again" in said
-    assert len(_Endpoint.requests) == 4
+    assert "4 requests replayed from a cassette: recorded spend, not paid again" in said
+    assert len(_Endpoint.requests) == 8
     (replayed,) = rescorings(project / "copy")
     assert replayed.records.keys() == recorded.records.keys()
     for path, record in replayed.records.items():
@@ -276,7 +290,7 @@ def test_a_replay_from_a_record_without_judge_cassettes_is_refused(
     )
     assert result.exit_code != 0
     assert "holds no cassette" in result.output
-    assert len(_Endpoint.requests) == 2 and not rescorings(project / "live")
+    assert len(_Endpoint.requests) == 4 and not rescorings(project / "live")
 
 
 def test_a_judge_request_is_never_answered_from_the_application_cassette(
@@ -294,8 +308,50 @@ def test_a_judge_request_is_never_answered_from_the_application_cassette(
         run_yaml.write_text(text.replace("name: judge.policy_ok.cassette", "name: cassette"))
     server.stop()
     _cli("run", "autobench.yaml", "--no-progress", "--record", "rep", "--cassette", "replay", "rec")
-    assert len(_Endpoint.requests) == 2
+    assert len(_Endpoint.requests) == 4
     for run in _runs(project / "rep").values():
         value, _, error, _ = _judged(run)
         assert value is None and error is not None
         assert "cassette has no reply" in error and "judge.policy_ok.cassette" in error
+
+
+def test_pairwise_judging_records_its_calls_and_replays_them_offline(
+    project: Path, server: _Server
+) -> None:
+    _cli("run", "autobench.yaml", "--no-progress", "--record", "live")
+    shutil.copytree(project / "live", project / "copy")
+    pair = ["--judge", "policy_ok", "--baseline", "v1", "--candidate", "v2"]
+    _cli("judge", "pairwise", "live", *pair, "--cassette", "record")
+    assert len(_Endpoint.requests) == 8  # 2 cases, both orders
+    (judged,) = pairwise_records(project / "live")
+    assert judged.path is not None
+    stored = project / "live" / judged.path.replace(".yaml", ".cassette.json")
+    assert len(load_cassette(stored.read_bytes())) == 4
+    server.stop()
+    shown = _cli(
+        "judge", "pairwise", "copy", *pair, "--cassette", "replay", "--cassette-from", "live"
+    )
+    assert len(_Endpoint.requests) == 8
+    assert "wins 2" in shown
+    (again,) = pairwise_records(project / "copy")
+    assert [c.orders for c in again.cases] == [c.orders for c in judged.cases]
+    assert all(order.winner is not None for c in again.cases for order in c.orders)
+    assert [c.outcome for c in again.cases] == [c.outcome for c in judged.cases]
+    for live, replayed in zip(judged.cases, again.cases, strict=True):
+        assert _spend(replayed.observations) == _spend(live.observations)
+        counts = [o.value for o in replayed.observations if o.tags.get("cassette") == "replayed"]
+        assert counts == [2]
+
+
+def test_pairwise_replay_from_a_record_without_its_cassette_is_refused(
+    project: Path, server: _Server
+) -> None:
+    _cli("run", "autobench.yaml", "--no-progress", "--record", "live")
+    server.stop()
+    result = CliRunner().invoke(
+        cli,
+        ["judge", "pairwise", "live", "--judge", "policy_ok", "--baseline", "v1",
+         "--candidate", "v2", "--cassette", "replay"],
+    )  # fmt: skip
+    assert result.exit_code != 0 and "holds no cassette of judge 'policy_ok'" in result.output
+    assert len(_Endpoint.requests) == 4 and not pairwise_records(project / "live")
