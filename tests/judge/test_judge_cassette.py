@@ -249,6 +249,15 @@ def test_a_recorded_judge_replays_offline_with_the_same_scores_and_spend(
         )
         assert _replayed(record.observations) == [1]
 
+    # Re-scoring the recorded experiment itself replays from its own judge cassettes.
+    _cli("rescore", "rec", "--score", "policy_ok", "--no-progress", "--cassette", "replay")
+    assert len(_Endpoint.requests) == 4
+    (own,) = rescorings(project / "rec")
+    assert len(own.records) == 4
+    for record in own.records.values():
+        live = recorded[record.lineage.case, record.lineage.variant]
+        assert (record.score.value, record.score.reason, record.score.error) == _judged(live)[:3]
+
 
 def test_a_rescore_records_the_judge_and_another_rescore_replays_it_offline(
     project: Path, server: _Server
