@@ -193,6 +193,22 @@ def _store(path: Path, labels: LabelsFile, *, replace: bool) -> None:
     show_default=True,
     help="Confidence level of the intervals and the sign test.",
 )
+@click.option(
+    "--cassette",
+    "cassette_mode",
+    type=click.Choice(["record", "replay", "replay-or-record"]),
+    help="record: keep the judge's HTTP exchanges beside the derived record "
+    "(<baseline>~<candidate>.cassette.json). replay: answer them from the cassettes of this "
+    "judge and pair in --cassette-from FROM_DIR (default DIR), offline; a request that "
+    "matches nothing is that order's error. replay-or-record: send and record it instead.",
+)
+@click.option(
+    "--cassette-from",
+    "cassette_dir",
+    metavar="FROM_DIR",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="The record directory whose pairwise cassettes --cassette replay uses (default: DIR).",
+)
 def pairwise_command(
     record_dir: Path,
     judge: str,
@@ -201,6 +217,8 @@ def pairwise_command(
     spec: Path | None,
     concurrency: int,
     level: float,
+    cassette_mode: str | None,
+    cassette_dir: Path | None,
 ) -> None:
     """Judge two recorded variants against each other, case by case, without running the task.
 
@@ -225,6 +243,19 @@ def pairwise_command(
                 "pairwise judging needs the judge distribution: pip install 'autobench[judge]' "
                 f"({exc})"
             ) from None
+        if cassette_dir is not None and cassette_mode in (None, "record"):
+            raise click.UsageError("--cassette-from only applies to --cassette replay")
+        cassettes = None
+        if cassette_mode is not None:
+            from autobench.judge._pairwise_cassette import pairwise_cassettes
+
+            cassettes = pairwise_cassettes(
+                cassette_mode,  # type: ignore[arg-type]
+                cassette_dir or record_dir,
+                judge,
+                baseline,
+                candidate,
+            )
         outcome = asyncio.run(
             pairwise.judge_pairwise(
                 record_dir,
@@ -234,6 +265,7 @@ def pairwise_command(
                 spec=spec,
                 plugins=command_plugins(),
                 concurrency=concurrency,
+                cassettes=cassettes,
             )
         )
     summary = pairwise_summary(outcome.record, level=level)

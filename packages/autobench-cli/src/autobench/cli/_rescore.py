@@ -18,7 +18,7 @@ from rich.text import Text
 from autobench.cli._console import stderr_console, stdout_console, user_errors
 from autobench.cli._plugins import command_plugins
 from autobench.core.rescore import RescoreOutcome, rescore_experiment
-from autobench.core.runtime import ProgressEvent, ProgressEventKind
+from autobench.core.runtime import CassetteSetup, ProgressEvent, ProgressEventKind
 from autobench.records import (
     ExperimentResult,
     RescoreRecord,
@@ -80,6 +80,24 @@ class _ProgressBar:
     "judges, overlap).",
 )
 @click.option(
+    "--cassette",
+    "cassette_mode",
+    type=click.Choice(["record", "replay", "replay-or-record"]),
+    help="record: keep the HTTP exchanges of the scorers' model calls (a judge's) in their "
+    "derived records. replay: answer them from the cassettes of --cassette-from FROM_DIR "
+    "(default DIR itself: its runs' and re-scorings' judge cassettes), offline; a request "
+    "that matches nothing is a scorer error. replay-or-record: send and record such a "
+    "request instead.",
+)
+@click.option(
+    "--cassette-from",
+    "cassette_dir",
+    metavar="FROM_DIR",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="The record directory whose judge cassettes --cassette replay and replay-or-record "
+    "use (default: DIR).",
+)
+@click.option(
     "--progress/--no-progress", "show_progress", default=True, help="Show a progress bar on stderr."
 )
 def rescore_command(
@@ -87,6 +105,8 @@ def rescore_command(
     names: tuple[str, ...],
     spec: Path | None,
     concurrency: int,
+    cassette_mode: str | None,
+    cassette_dir: Path | None,
     show_progress: bool,
 ) -> None:
     """Score the experiment recorded in DIR again, without running its task.
@@ -111,7 +131,10 @@ def rescore_command(
     the newest re-scoring of NAME in place of the recorded score. Run
     statuses stay as recorded.
     """
+    if cassette_dir is not None and cassette_mode in (None, "record"):
+        raise click.UsageError("--cassette-from only applies to --cassette replay")
     with user_errors():
+        cassette = rescore_cassette(cassette_mode, cassette_dir or record_dir)
         progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -131,9 +154,20 @@ def rescore_command(
                     plugins=command_plugins(),
                     concurrency=concurrency,
                     progress=_ProgressBar(progress),
+                    cassette=cassette,
                 )
             )
     _summary(outcome, record_dir)
+
+
+def rescore_cassette(mode: str | None, source: Path) -> CassetteSetup | None:
+    """The cassettes of ``--cassette MODE`` replaying from ``source`` (``None``: none).
+    Raises :class:`~autobench.core.runtime.CassetteSourceError`."""
+    if mode is None:
+        return None
+    if mode == "record":
+        return CassetteSetup("record")
+    return CassetteSetup.replaying("replay" if mode == "replay" else "replay-or-record", source)
 
 
 def _summary(outcome: RescoreOutcome, record_dir: Path) -> None:
@@ -245,10 +279,18 @@ def judge_spend(records: Sequence[RescoreRecord]) -> str | None:
     """What the judges of ``records`` spent, in words (``judge cost $0.0012 (24 requests,
     3,400 input and 480 output tokens)``), or ``None`` when they recorded no judge usage.
     The cost is the exact sum of the ``judge.cost`` observations, said to be unknown when
-    some record has requests but no cost (a model without a price)."""
+    some record has requests but no cost (a model without a price). Requests answered
+    from a cassette (``--cassette replay``) are said to be replayed: their spend is the
+    recorded calls', not paid again."""
     totals: dict[str, Decimal] = {}
     unpriced = False
+    replayed = 0
     for record in records:
+        replayed += sum(
+            item.value
+            for item in record.observations
+            if item.tags.get("cassette") == "replayed" and isinstance(item.value, int)
+        )
         kinds = {item.semantic_type for item in record.observations}
         if Semantic.JUDGE_REQUEST_COUNT in kinds and Semantic.JUDGE_COST not in kinds:
             unpriced = True
@@ -266,7 +308,10 @@ def judge_spend(records: Sequence[RescoreRecord]) -> str | None:
     requests = int(totals.get(Semantic.JUDGE_REQUEST_COUNT, 0))
     tokens_in = int(totals.get(Semantic.JUDGE_TOKENS_INPUT, 0))
     tokens_out = int(totals.get(Semantic.JUDGE_TOKENS_OUTPUT, 0))
-    return f"{said} ({requests:,} requests, {tokens_in:,} input and {tokens_out:,} output tokens)"
+    shown = f"{said} ({requests:,} requests, {tokens_in:,} input and {tokens_out:,} output tokens"
+    if replayed:
+        shown += f"; {replayed:,} requests replayed from a cassette: recorded spend, not paid again"
+    return shown + ")"
 
 
 _SPEND = frozenset(

@@ -18,6 +18,16 @@ included), becomes the run's observations ``judge.tokens.input``,
 diagnostic ``judge_cost_unknown_pricing`` says why when it cannot): types
 of their own, so the application's ``llm.tokens.*`` and ``money.cost`` never
 include a judge.
+
+**Cassettes.** Under ``autobench run --cassette`` (or ``autobench rescore
+--cassette``) the judge's HTTP requests go through a cassette of its own
+(``ScoringCall.cassettes``), kept with the run as the artifact
+``judge.<scorer name>.cassette``: recorded, or answered from the source record's
+cassette of that name only (never from the application's). A replayed reply
+carries the recorded usage, so the judge's tokens and cost are the recorded
+call's; the observation ``judge.<scorer name>.cassette.replayed`` counts the
+replayed requests. A request the cassette cannot answer is a
+:class:`JudgeCallError` at once (no retry).
 """
 
 from __future__ import annotations
@@ -34,6 +44,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from autobench.abp import AutobenchError, TraceCollector, bind_collector, start_span
+from autobench.abp._cassette import RunCassette, bind_cassette
 from autobench.core._targets import resolve_target
 from autobench.core.scoring._base import (
     ScorerArtifact,
@@ -276,7 +287,8 @@ async def judge_run(scorer: JudgeFields, call: ScoringCall) -> ScoreRecord:
     responses: list[ModelResponse] = []
     failure: Exception | None = None
     reply: Any = None
-    with bind_collector(collector):
+    cassette = None if call.cassettes is None else call.cassettes.open(cassette_name(scorer))
+    with bind_collector(collector), bind_cassette(cassette):
         try:
             with start_span(
                 f"judge.{scorer.name}", kind=JUDGE_SPAN_KIND, input=values, tags=tags
@@ -287,7 +299,9 @@ async def judge_run(scorer: JudgeFields, call: ScoringCall) -> ScoreRecord:
                     if not isinstance(outcome, Exception):
                         reply, failure = outcome, None
                         break
-                    failure = _failure(scorer, outcome, messages)
+                    failure = _failure(scorer, outcome, messages, cassette)
+                    if cassette is not None and cassette.misses:
+                        break  # a replay that cannot answer will not answer the next time
                 root.set_usage(_usage(responses))
                 if failure is not None:
                     raise failure
@@ -295,17 +309,44 @@ async def judge_run(scorer: JudgeFields, call: ScoringCall) -> ScoreRecord:
         except (JudgeReplyError, JudgeCallError):
             pass  # recorded on the span; raised once the judge's evidence is kept
     _keep_evidence(scorer, call, collector, responses, tags)
+    if cassette is not None:
+        _keep_cassette(scorer, call, cassette, tags)
     if failure is not None:
         raise failure
     value = _verdict(scorer.scale, reply)
     return scorer.score_record(value, reason=reply.model_dump()["reason"])
 
 
-def _failure(scorer: JudgeFields, exc: Exception, messages: Sequence[Any]) -> Exception:
+def cassette_name(scorer: JudgeFields) -> str:
+    """The artifact name of the judge's cassette: ``judge.<scorer name>.cassette``."""
+    return f"judge.{scorer.name}.cassette"
+
+
+def _keep_cassette(
+    scorer: JudgeFields, call: ScoringCall, cassette: RunCassette, tags: Mapping[str, str]
+) -> None:
+    from autobench.core.runtime._cassette import keep_scorer_cassette
+
+    artifacts, observations = keep_scorer_cassette(cassette, cassette_name(scorer), tags)
+    call.evidence.artifacts.extend(artifacts)
+    call.evidence.observations.extend(observations)
+
+
+def _failure(
+    scorer: JudgeFields,
+    exc: Exception,
+    messages: Sequence[Any],
+    cassette: RunCassette | None = None,
+) -> Exception:
     where = f"{scorer.origin}: " if scorer.origin else ""
     pydantic_ai = _pydantic_ai()
-    if isinstance(exc, pydantic_ai.UnexpectedModelBehavior) and _responses(messages):
-        error: Exception = JudgeReplyError(
+    if cassette is not None and cassette.misses:
+        error: Exception = JudgeCallError(
+            f"{where}judge '{scorer.name}': its cassette has no reply to this call: "
+            f"{cassette.misses[-1]}"
+        )
+    elif isinstance(exc, pydantic_ai.UnexpectedModelBehavior) and _responses(messages):
+        error = JudgeReplyError(
             f"{where}judge '{scorer.name}' gave a reply that is not {scale_text(scorer.scale)} "
             f"with a reason ({exc.message}); reply: {_reply_text(messages)}"
         )

@@ -14,7 +14,9 @@ answers make one outcome). The judge's calls run under a trace collector of thei
 as the scorer's do (:mod:`autobench.judge._call`): their tokens, requests and cost are
 the case's ``judge.*`` observations in the derived record, never the application's.
 A call that fails after its retries is kept as that order's ``error``: the case has no
-outcome and the command goes on.
+outcome and the command goes on. With ``cassettes``
+(:mod:`autobench.judge._pairwise_cassette`) the judge's calls are recorded beside the
+derived record, or answered from a source record's, offline.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from autobench.abp import AutobenchError, TraceCollector, bind_collector, start_span
+from autobench.abp._cassette import RunCassette, bind_cassette
 from autobench.core._keys import did_you_mean
 from autobench.core.plugins import AutobenchPlugins
 from autobench.core.rescore import definition_of, recorded_call, rescore_scorers
@@ -44,8 +47,10 @@ from autobench.judge._call import (
     _responses,
     _usage,
     build_model,
+    cassette_name,
 )
 from autobench.judge._fields import JudgeFields
+from autobench.judge._pairwise_cassette import PairwiseCassettes
 from autobench.records import (
     ExperimentRecord,
     Observation,
@@ -168,13 +173,15 @@ async def judge_pairwise(
     spec: Path | str | None = None,
     plugins: AutobenchPlugins | None = None,
     concurrency: int = 1,
+    cassettes: PairwiseCassettes | None = None,
 ) -> PairwiseOutcome:
     """Judge ``candidate`` against ``baseline`` on every case both recorded in the
     experiment at ``root``, with the ``judge:`` scorer named ``judge`` (of the recorded
     spec, or of the spec file ``spec``), and store the derived record (module docstring).
 
     When this judge definition already compared this pair, the stored record is returned
-    (``kept``) and no call is made. At most ``concurrency`` cases are judged at once.
+    (``kept``) and no call is made. ``cassettes`` records the judge's calls beside the
+    record, or replays them (:func:`~autobench.judge._pairwise_cassette.pairwise_cassettes`). At most ``concurrency`` cases are judged at once.
     Raises :class:`PairwiseJudgeError` (not a judge, unknown variant, no common case),
     ``ValueError`` for ``concurrency < 1``, what
     :func:`~autobench.core.rescore.rescore_scorers` raises for an unknown scorer or a bad
@@ -201,7 +208,7 @@ async def judge_pairwise(
 
     async def one(case: str, baseline_path: str, candidate_path: str) -> PairwiseCase:
         async with gate:
-            return await _judge_case(root, scorer, case, baseline_path, candidate_path)
+            return await _judge_case(root, scorer, case, baseline_path, candidate_path, cassettes)
 
     cases = await asyncio.gather(*(one(*pair) for pair in pairs))
     record = PairwiseRecord(
@@ -216,11 +223,18 @@ async def judge_pairwise(
         ),
         cases=tuple(cases),
     )
+    if cassettes is not None:
+        cassettes.store(root, relative)
     return PairwiseOutcome(store_pairwise_record(root, record), kept=False)
 
 
 async def _judge_case(
-    root: Path, judge: JudgeFields, case: str, baseline_path: str, candidate_path: str
+    root: Path,
+    judge: JudgeFields,
+    case: str,
+    baseline_path: str,
+    candidate_path: str,
+    cassettes: PairwiseCassettes | None = None,
 ) -> PairwiseCase:
     runs = [
         load_run_record(root.joinpath(*PurePosixPath(path).parts), root=root)
@@ -232,6 +246,8 @@ async def _judge_case(
     orders: list[PairwiseOrder] = []
     observations: list[Observation] = []
     evidence_call = ScoringCall(case=base.case, variant=cand.variant, output=None)
+    name = cassette_name(judge).replace(".cassette", ".pairwise.cassette")
+    cassette = None if cassettes is None else cassettes.open(name)
     for first, second in ((0, 1), (1, 0)):
         try:
             shared = {name: calls[0].resolve(path) for name, path in shared_paths.items()}
@@ -242,11 +258,16 @@ async def _judge_case(
         except Exception as exc:  # a path the record cannot give: this order's error
             orders.append(_order(runs, first, second, error=f"{type(exc).__name__}: {exc}"))
             continue
-        reply, error = await _ask(judge, pairwise_prompt(shared, *sides), evidence_call)
+        reply, error = await _ask(judge, pairwise_prompt(shared, *sides), evidence_call, cassette)
         if reply is None:
             orders.append(_order(runs, first, second, error=error))
         else:
             orders.append(_order(runs, first, second, winner=reply.winner, reason=reply.reason))
+    if cassette is not None:
+        from autobench.core.runtime._cassette import keep_scorer_cassette
+
+        tags = {**JUDGE_SCOPE_TAG, "scorer": judge.name, "pairwise": "true"}
+        evidence_call.evidence.observations.extend(keep_scorer_cassette(cassette, name, tags)[1])
     for number, item in enumerate(evidence_call.evidence.observations):
         observations.append(
             Observation.model_validate(
@@ -299,7 +320,7 @@ def _order(
 
 
 async def _ask(
-    judge: JudgeFields, prompt: str, call: ScoringCall
+    judge: JudgeFields, prompt: str, call: ScoringCall, cassette: RunCassette | None = None
 ) -> tuple[PairwiseReply | None, str | None]:
     """One question (with the judge's retries): the reply, or why there is none. The
     judge's trace, usage and cost go into ``call.evidence``."""
@@ -316,7 +337,7 @@ async def _ask(
     responses: list[Any] = []
     reply: PairwiseReply | None = None
     error: str | None = None
-    with bind_collector(collector):
+    with bind_collector(collector), bind_cassette(cassette):
         with start_span(
             f"judge.{judge.name}.pairwise", kind=JUDGE_SPAN_KIND, input=prompt, tags=tags
         ) as root:
@@ -326,6 +347,12 @@ async def _ask(
                 if not isinstance(outcome, Exception):
                     reply, error = outcome, None
                     break
+                if cassette is not None and cassette.misses:
+                    error = (
+                        f"judge '{judge.name}': its cassette has no reply to this call: "
+                        f"{cassette.misses[-1]}"
+                    )
+                    break  # a replay that cannot answer will not answer the next time
                 if isinstance(outcome, pydantic_ai.UnexpectedModelBehavior) and _responses(
                     messages
                 ):

@@ -288,6 +288,7 @@ def cassette_use(result: ExperimentResult, left_out: bool = False) -> CassetteUs
     if info is None:
         return None
     counts, sent = [], 0
+    judge = {"replayed": 0, "sent": 0}
     for run in result.runs:
         for observation in run.observations:
             if isinstance(observation.value, int) and not isinstance(observation.value, bool):
@@ -295,6 +296,11 @@ def cassette_use(result: ExperimentResult, left_out: bool = False) -> CassetteUs
                     counts.append(observation.value)
                 elif observation.name == SENT:
                     sent += observation.value
+                elif (
+                    observation.tags.get("scope") == "judge"
+                    and (which := observation.tags.get("cassette")) in judge
+                ):
+                    judge[which] += observation.value
     return CassetteUse(
         mode=info.mode,
         source=info.record_dir,
@@ -303,4 +309,6 @@ def cassette_use(result: ExperimentResult, left_out: bool = False) -> CassetteUs
         replayed_requests=sum(counts),
         sent_requests=sent,
         replayed_spend_left_out=left_out,
+        judge_replayed_requests=judge["replayed"],
+        judge_sent_requests=judge["sent"],
     )

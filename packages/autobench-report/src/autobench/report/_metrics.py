@@ -64,14 +64,32 @@ those of the recorded calls."""
 def without_replayed_spend(observations: Sequence[Observation]) -> tuple[Observation, ...]:
     """``observations`` of a run, without its ``llm.*`` and ``money.*`` evidence when every
     request of the run was answered from a cassette (a ``cassette.replayed`` count above 0
-    and no ``cassette.sent`` above 0); a run that sent any request keeps all of it."""
+    and no ``cassette.sent`` above 0), and without its ``judge.*`` spend when every judge
+    request was (the judges' ``cassette: replayed`` counts above 0, no ``cassette: sent``
+    above 0); a run that sent any request keeps that evidence."""
     counts = {o.name: o.value for o in observations if o.name in _CASSETTE_COUNTS}
     replayed, sent = counts.get("cassette.replayed"), counts.get("cassette.sent")
-    if not (isinstance(replayed, int) and replayed > 0) or (isinstance(sent, int) and sent > 0):
+    families: tuple[str, ...] = ()
+    if isinstance(replayed, int) and replayed > 0 and not (isinstance(sent, int) and sent > 0):
+        families += REPLAYED_SPEND
+    judged = {"replayed": 0, "sent": 0}
+    for o in observations:
+        which = o.tags.get("cassette")
+        if o.tags.get("scope") == "judge" and which in judged and isinstance(o.value, int):
+            judged[which] += o.value
+    if judged["replayed"] > 0 and judged["sent"] == 0:
+        families += (JUDGE_SPEND,)
+    if not families:
         return tuple(observations)
     return tuple(
-        o for o in observations if not (o.semantic_type or o.name).startswith(REPLAYED_SPEND)
+        o
+        for o in observations
+        if "cassette" in o.tags or not (o.semantic_type or o.name).startswith(families)
     )
+
+
+JUDGE_SPEND = "judge."
+"""The semantic family of a judge's tokens, requests and cost."""
 
 
 _CASSETTE_COUNTS = frozenset({"cassette.replayed", "cassette.sent"})

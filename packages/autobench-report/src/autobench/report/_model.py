@@ -365,6 +365,11 @@ class CassetteUse(ReportModel):
     """Requests that went to the network under ``replay-or-record``."""
     replayed_spend_left_out: bool = False
     """Whether the token and cost evidence of fully replayed runs is left out of the views."""
+    judge_replayed_requests: int = 0
+    """Judge requests answered from the judges' own cassettes (``judge.<scorer>.cassette``):
+    their ``judge.*`` tokens and cost are the recorded calls'."""
+    judge_sent_requests: int = 0
+    """Judge requests that went to the network under ``replay-or-record``."""
 
 
 class CaseReliability(ReportModel):

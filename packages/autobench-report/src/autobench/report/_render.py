@@ -104,10 +104,21 @@ def _cassette_text(report: Report) -> Text:
         else "their tokens and cost are those recorded"
     )
     sent = f", {use.sent_requests} sent and recorded" if use.mode == "replay-or-record" else ""
+    judge = ""
+    if use.judge_replayed_requests or use.judge_sent_requests:
+        judge_sent = (
+            f", {use.judge_sent_requests} sent and recorded"
+            if use.mode == "replay-or-record"
+            else ""
+        )
+        judge = (
+            f"; {use.judge_replayed_requests} judge requests replayed{judge_sent}, "
+            "their judge tokens and cost those recorded"
+        )
     return Text(
         f"{use.mode}: {use.replayed_runs} of {report.runs} runs replayed "
         f"({use.replayed_requests} requests{sent}; {spend}) from {use.source} "
-        f"({use.source_experiment})",
+        f"({use.source_experiment}){judge}",
         style="cyan",
         overflow="fold",
     )

@@ -14,6 +14,11 @@ Each scorer's score of each run is written as a derived record
 touched. Each scorer gets a call of its own, so its record keeps its evidence only. A run
 already re-scored with the same scorer definition keeps its derived record and is
 not scored again, so an interrupted re-scoring completes where it stopped.
+
+With a ``cassette`` (``autobench rescore --cassette``), a scorer that calls a model
+over HTTP (a judge) records its exchanges into its derived record, or has them answered
+from the source record's cassettes (the runs' and their re-scorings'), as during
+``autobench run --cassette`` (:mod:`autobench.core.runtime._cassette`).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from typing import Any
 from autobench.core.plugins import AutobenchPlugins
 from autobench.core.rescore._scorers import RescoreScorers, rescore_scorers
 from autobench.core.rescore._unkept import explained
+from autobench.core.runtime._cassette import CassetteSetup
 from autobench.core.runtime._evidence import EvidenceBuffer
 from autobench.core.runtime._portable import portable_evidence
 from autobench.core.runtime._progress import (
@@ -78,6 +84,7 @@ async def rescore_experiment(
     plugins: AutobenchPlugins | None = None,
     concurrency: int = 1,
     progress: ProgressCallback | None = None,
+    cassette: CassetteSetup | None = None,
 ) -> RescoreOutcome:
     """Run the scorers ``names`` on every recorded run of the experiment in ``root`` and
     write one derived record per scorer and run (see the module docstring).
@@ -88,7 +95,8 @@ async def rescore_experiment(
     the others; a plain function scores on the event loop). ``progress`` receives the
     run's events (:mod:`autobench.core.runtime._progress`): ``run_finished`` has status
     ``errored`` when a scorer raised on that run, else ``passed``, and payload
-    ``{"kept": n}`` for scores already re-scored. A scorer error that comes from what
+    ``{"kept": n}`` for scores already re-scored. ``cassette`` records or replays the
+    scorers' HTTP exchanges (see the module docstring). A scorer error that comes from what
     the record does not keep (the run context, an ``!opaque`` output) says so, naming the
     run file and the scorer's line. Raises ``ValueError`` for an empty
     ``names`` or ``concurrency < 1``, the loaders' errors for damaged records,
@@ -114,7 +122,7 @@ async def rescore_experiment(
     async def one(index: int, path: str) -> tuple[list[RescoreRecord], int]:
         nonlocal done
         async with gate:
-            return await _rescore_run(root, path, chosen)
+            return await _rescore_run(root, path, chosen, cassette)
 
     tasks = [asyncio.ensure_future(one(index, item.path)) for index, item in enumerate(planned)]
     results: list[tuple[list[RescoreRecord], int]] = []
@@ -156,7 +164,7 @@ async def rescore_experiment(
 
 
 async def _rescore_run(
-    root: Path, run_path: str, chosen: RescoreScorers
+    root: Path, run_path: str, chosen: RescoreScorers, cassette: CassetteSetup | None = None
 ) -> tuple[list[RescoreRecord], int]:
     pending: list[tuple[ScorerSpec, int]] = []
     for index, definition in enumerate(chosen.definitions):
@@ -174,7 +182,7 @@ async def _rescore_run(
     written = []
     for scorer, index in pending:
         # One call per scorer, so each derived record keeps the evidence of its own scorer.
-        call = recorded_call(run)
+        call = recorded_call(run, cassette)
         scores, errors = await score_run([scorer], call)
         # Paths of this machine in messages and tracebacks, relative as a run writes them.
         errors, scores, _ = portable_evidence(errors, scores, None, chosen.base_dir)
@@ -224,9 +232,10 @@ def _scorer_evidence(run: RunRecord, name: str, recorded: ScorerEvidence) -> Evi
     return buffer
 
 
-def recorded_call(run: RunRecord) -> ScoringCall:
+def recorded_call(run: RunRecord, cassette: CassetteSetup | None = None) -> ScoringCall:
     """The :class:`ScoringCall` a recorded run can give its scorers (see the module
-    docstring): no run context, and the observations recorded before scoring."""
+    docstring): no run context, the observations recorded before scoring, and the
+    scorers' cassettes of ``cassette`` for this run (``None``: none)."""
     observations = tuple(
         item for item in run.observations if item.source is not ObservationSource.DERIVED
     )
@@ -238,6 +247,9 @@ def recorded_call(run: RunRecord) -> ScoringCall:
         spans=run.spans,
         selected_spans=run.spans,
         ctx=None,
+        cassettes=None
+        if cassette is None
+        else cassette.for_scoring(run.case_id, run.variant_id, run.run.repeat),
     )
 
 

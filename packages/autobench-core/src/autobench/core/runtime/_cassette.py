@@ -17,6 +17,14 @@ answered from the cassette) and, under ``replay-or-record``, ``cassette.sent`` (
 that went out), so reports can tell replayed evidence from live evidence.
 Each attempt of a retried run starts from the beginning of its cassette.
 
+**Scorers' cassettes.** A scorer that calls a model (a judge) asks the run's
+:class:`ScorerCassettes` for a cassette of its own, named like an artifact
+(``judge.<scorer name>.cassette``): its exchanges are kept as that artifact of the run
+(or of a re-scoring's derived record), beside the application's ``cassette``, and a
+replay answers the scorer's requests from the source run's artifact of the same name
+only, so a scorer's request is never answered with an application response (nor with
+another scorer's).
+
 The HTTP clients are reached through the ``autobench_cassette_transports`` hook (the
 ``autobench-instrument-httpx`` distribution patches HTTPX); core imports no HTTP client.
 """
@@ -45,6 +53,7 @@ from autobench.records import CassetteInfo, ObservationKind, ObservationRole
 
 if TYPE_CHECKING:
     from autobench.core.planning import MatrixRunSpec
+    from autobench.core.scoring._base import ScorerArtifact, ScorerObservation
 
 CASSETTE_ARTIFACT = "cassette"
 """The artifact name of a run's cassette."""
@@ -72,6 +81,11 @@ class CassetteSetup:
     mode: CassetteMode
     sources: Mapping[tuple[str, str, int], Path] = field(default_factory=dict)
     source: Mapping[str, str] = field(default_factory=dict)
+    scorer_sources: Mapping[tuple[str, str, int], Mapping[str, tuple[Path, ...]]] = field(
+        default_factory=dict
+    )
+    """The scorers' cassette files of each source run: artifact name -> the files of that
+    name (the run's, then its re-scorings', oldest first)."""
 
     def __post_init__(self) -> None:
         if self.mode not in CASSETTE_MODES:
@@ -91,22 +105,33 @@ class CassetteSetup:
         except OSError as exc:
             raise CassetteSourceError(f"cannot replay cassettes from {source_dir}: {exc}") from exc
         sources: dict[tuple[str, str, int], Path] = {}
+        scorer_sources: dict[tuple[str, str, int], dict[str, tuple[Path, ...]]] = {}
         root = source_dir.resolve()  # runs may read their cassette elsewhere (ray workers)
         digest = hashlib.sha256()
+        rescored = _rescored_artifacts(root)
         for run in result.runs:
-            for artifact in run.artifacts:
-                if artifact.name == CASSETTE_ARTIFACT and artifact.path is not None:
-                    key = (run.case_id, run.variant_id, run.run.repeat or 1)
-                    try:
-                        path = record_file(root, artifact.path, what="cassette", source=source_dir)
-                    except RecordFormatError as exc:
-                        raise CassetteSourceError(
-                            f"cannot replay cassettes from {source_dir}: {exc}"
-                        ) from exc
+            key = (run.case_id, run.variant_id, run.run.repeat or 1)
+            artifacts = [*run.artifacts, *rescored.get(run.run_id, ())]
+            for artifact in artifacts:
+                if artifact.path is None or not (
+                    artifact.name == CASSETTE_ARTIFACT or artifact.media_type == CASSETTE_MEDIA_TYPE
+                ):
+                    continue
+                try:
+                    path = record_file(root, artifact.path, what="cassette", source=source_dir)
+                except RecordFormatError as exc:
+                    raise CassetteSourceError(
+                        f"cannot replay cassettes from {source_dir}: {exc}"
+                    ) from exc
+                _check_digest(path, artifact.sha256)
+                if artifact.name == CASSETTE_ARTIFACT:
                     sources[key] = path
-                    _check_digest(path, artifact.sha256)
                     digest.update(f"{key}:{artifact.sha256}\n".encode())
-        if not sources:
+                else:
+                    named = scorer_sources.setdefault(key, {})
+                    named[artifact.name] = (*named.get(artifact.name, ()), path)
+                    digest.update(f"{key}:{artifact.name}:{artifact.sha256}\n".encode())
+        if not sources and not scorer_sources:
             raise CassetteSourceError(
                 f"{source_dir} holds no cassette: record it with --cassette record (a record "
                 "made with --cassette replay holds none; one made with replay-or-record does)"
@@ -116,7 +141,7 @@ class CassetteSetup:
             "experiment_id": result.experiment.experiment.id,
             "sha256": digest.hexdigest(),
         }
-        return cls(mode, sources, source)
+        return cls(mode, sources, source, scorer_sources)
 
     def for_run(self, planned: MatrixRunSpec) -> RunCassette:
         """A fresh cassette for one attempt of ``planned`` (the source's exchanges, read once
@@ -136,6 +161,93 @@ class CassetteSetup:
                 f"repeat {key[2]}",
             )
         return RunCassette(self.mode, _read(path))
+
+    def for_scoring(self, case_id: str, variant_id: str, repeat: int | None) -> ScorerCassettes:
+        """The cassettes the scorers of one run (case, variant, repeat) record to or
+        replay from."""
+        key = (case_id, variant_id, repeat or 1)
+        source = self.source.get("record_dir", "the source record")
+        return ScorerCassettes(
+            self.mode,
+            dict(self.scorer_sources.get(key, {})),
+            f"{source} has no {{name}} for case {key[0]!r}, variant {key[1]!r}, repeat {key[2]}",
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ScorerCassettes:
+    """The cassettes of one run's scorers (see the module docstring): ``mode``, and to
+    replay, the source run's scorer cassette files by artifact name (``recorded``);
+    ``absent`` is the message of a name with no file (``{name}`` is filled in)."""
+
+    mode: CassetteMode
+    recorded: Mapping[str, tuple[Path, ...]] = field(default_factory=dict)
+    absent: str = "the source record has no {name}"
+
+    def open(self, name: str) -> RunCassette:
+        """A fresh cassette for the scorer whose cassette artifact is ``name``
+        (``judge.<scorer>.cassette``): empty to record, else the source's exchanges of that
+        name only. Raises :class:`CassetteSourceError` when no HTTP client integration is
+        installed or the file cannot be read."""
+        ensure_transports()
+        if self.mode == "record":
+            return RunCassette("record")
+        paths = self.recorded.get(name)
+        if not paths:
+            return RunCassette(self.mode, (), absent=self.absent.format(name=name))
+        return RunCassette(self.mode, [exchange for path in paths for exchange in _read(path)])
+
+
+REPLAYED_SUFFIX = ".replayed"
+"""A scorer cassette's observation ``<artifact name>.replayed``: how many of the
+scorer's requests it answered (``.sent``: how many went out, ``replay-or-record``)."""
+
+
+def keep_scorer_cassette(
+    cassette: RunCassette, name: str, tags: Mapping[str, str]
+) -> tuple[list[ScorerArtifact], list[ScorerObservation]]:
+    """What a scorer keeps of its ``cassette`` (artifact ``name``): the recorded exchanges
+    as that artifact (media type :data:`CASSETTE_MEDIA_TYPE`) when there are any, and the
+    counts ``<name>.replayed`` (replaying) and ``<name>.sent`` (``replay-or-record``) as
+    diagnostic metrics, all tagged ``tags``."""
+    from autobench.core.scoring._base import ScorerArtifact, ScorerObservation
+
+    artifacts = []
+    if cassette.records and cassette.exchanges:
+        artifacts.append(
+            ScorerArtifact(
+                name,
+                dump_cassette(cassette.exchanges, cassette.policy),
+                media_type=CASSETTE_MEDIA_TYPE,
+                tags={**tags, "mode": cassette.mode},
+            )
+        )
+    counts = {f"{name}.replayed": cassette.replayed} if cassette.replays else {}
+    if cassette.mode == "replay-or-record":
+        counts[f"{name}.sent"] = cassette.sent
+    observations = [
+        ScorerObservation(
+            key, count, None, unit="requests", tags={**tags, "cassette": key.rpartition(".")[2]}
+        )
+        for key, count in counts.items()
+    ]
+    return artifacts, observations
+
+
+def _rescored_artifacts(root: Path) -> dict[str, list[Any]]:
+    """The artifacts of the derived records of every re-scoring in ``root``, by run id
+    (oldest re-scoring first). Raises :class:`CassetteSourceError` for a damaged one."""
+    from autobench.records import rescorings
+
+    try:
+        found = rescorings(root)
+    except AutobenchError as exc:
+        raise CassetteSourceError(f"cannot replay cassettes from {root}: {exc}") from exc
+    by_run: dict[str, list[Any]] = {}
+    for rescoring in found:
+        for record in rescoring.records.values():
+            by_run.setdefault(record.run_id, []).extend(record.artifacts)
+    return by_run
 
 
 @functools.lru_cache(maxsize=64)

@@ -443,7 +443,7 @@ async def execute_run(setup: RunSetup, planned: MatrixRunSpec) -> RunOutput:
     if last.interrupted:
         _scoring_call(run, setup.registry)
         raise RunInterrupted(_finish(setup, run, last.status, ((), ())))
-    call = _scoring_call(run, setup.registry)
+    call = _scoring_call(run, setup.registry, setup.cassette)
     limits = setup.limits
     if limits is not None and (keys := limit_keys(setup.limit_specs, planned.variant)):
         await charge_all(limits, keys, tokens_used(run.trace))
@@ -561,7 +561,7 @@ def execute_sync_run(
     if last.interrupted:
         _scoring_call(run, setup.registry)
         raise RunInterrupted(_finish(setup, run, last.status, ((), ())))
-    call = _scoring_call(run, setup.registry)
+    call = _scoring_call(run, setup.registry, setup.cassette)
     limits = setup.limits
     if (
         limits is not None
@@ -672,7 +672,9 @@ def _bind_referenced_assets(run: _Run) -> None:
                 )
 
 
-def _scoring_call(run: _Run, registry: SemanticRegistry) -> ScoringCall:
+def _scoring_call(
+    run: _Run, registry: SemanticRegistry, cassette: CassetteSetup | None = None
+) -> ScoringCall:
     """Freeze the run's trace and observations, add the run totals of additive evidence
     (accounting summaries, ``records._run_accounting``); return the call the scorers
     receive (``output`` is ``None`` when the task raised). Streams the task left open
@@ -704,14 +706,18 @@ def _scoring_call(run: _Run, registry: SemanticRegistry) -> ScoringCall:
             artifact_id=ref.id,
         )
     _add_accounting(run, registry, "direct")
+    planned = run.planned
     return ScoringCall(
-        case=run.planned.case,
-        variant=run.planned.variant,
+        case=planned.case,
+        variant=planned.variant,
         output=run.output,
         observations=run.observations,
         spans=run.trace.spans,
         selected_spans=run.trace.spans,
         ctx=run.ctx,
+        cassettes=None
+        if cassette is None
+        else cassette.for_scoring(planned.case.id, planned.variant.id, planned.repeat),
     )
 
 

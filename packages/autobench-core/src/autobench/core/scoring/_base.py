@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Protocol, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from autobench.abp import SpanRecord
+from autobench.abp._cassette import RunCassette
 from autobench.core._targets import TargetResolutionError
 from autobench.core.scoring._paths import resolve_dotted_path
 from autobench.core.scoring._selector import SpanSelector
@@ -22,6 +23,15 @@ from autobench.records import (
     ScoreRecord,
     Variant,
 )
+
+
+class ScorerCassettes(Protocol):
+    """Where a scorer's HTTP calls record to or replay from, for one run
+    (``autobench.core.runtime._cassette.ScorerCassettes``)."""
+
+    def open(self, name: str) -> RunCassette:
+        """A fresh cassette for the scorer whose cassette artifact is ``name``."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +92,9 @@ class ScoringCall:
     are the task's observations. ``ctx`` is the run's context, ``None`` when
     scoring recorded evidence. ``evidence`` collects what scorers record besides
     their scores (:class:`ScorerEvidence`); whoever runs the scorers adds it to the
-    record (the runtime does, after scoring).
+    record (the runtime does, after scoring). ``cassettes`` gives a scorer that calls a
+    model over HTTP (a judge) a cassette of its own when the session records or replays
+    cassettes (``autobench run --cassette``, ``autobench rescore --cassette``), else ``None``.
     """
 
     case: Case
@@ -94,6 +106,7 @@ class ScoringCall:
     ctx: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
     evidence: ScorerEvidence = field(default_factory=ScorerEvidence)
+    cassettes: ScorerCassettes | None = None
 
     @property
     def task_result(self) -> Any:
