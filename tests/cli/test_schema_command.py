@@ -75,3 +75,16 @@ def test_schema_help_explains_the_header(runner: CliRunner) -> None:
     assert "# yaml-language-server: $schema=" in result.output
     top = runner.invoke(cli, ["--help"])
     assert "schema" in top.output
+
+
+def test_with_plugins_the_installed_judge_kind_is_in_the_schema(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    """The built-in schema has no ``judge`` kind (it comes from autobench-judge);
+    ``--with-plugins`` writes the installed plugins' kinds, the judge's among them."""
+    plain, with_plugins = tmp_path / "plain", tmp_path / "plugins"
+    assert runner.invoke(cli, ["schema", "--dir", str(plain)]).exit_code == 0
+    done = runner.invoke(cli, ["schema", "--dir", str(with_plugins), "--with-plugins"])
+    assert done.exit_code == 0, done.output
+    assert '"judge"' not in (plain / "benchmark_schema.json").read_text()
+    assert '"judge"' in (with_plugins / "benchmark_schema.json").read_text()

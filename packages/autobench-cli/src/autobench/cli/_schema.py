@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from autobench.cli._console import stdout_console
+from autobench.core.plugins import new_plugin_manager
 from autobench.core.schemas import (
     BENCHMARK_SCHEMA,
     default_schema_dir,
@@ -34,7 +35,15 @@ def checkout_root(start: Path) -> Path:
     help="Directory to write into (default: schemas/<version>/ at the root of the git "
     "checkout holding the current directory, or under the current directory).",
 )
-def schema_command(directory: Path | None) -> None:
+@click.option(
+    "--with-plugins",
+    is_flag=True,
+    help="Include the scorer, deriver and post-deriver kinds of the installed plugins (the "
+    "judge: kind of autobench-judge, a metric pack's kinds), so an editor completes and checks "
+    "them too. Without it the schemas hold the built-in kinds alone, the same on every machine "
+    "(what a checkout keeps under schemas/).",
+)
+def schema_command(directory: Path | None, with_plugins: bool) -> None:
     """Write the JSON schemas editors use to complete and check Autobench YAML.
 
     Writes benchmark_schema.json (autobench.yaml, both the authoring DSL and the
@@ -49,7 +58,8 @@ def schema_command(directory: Path | None) -> None:
     """
     target = directory or default_schema_dir(checkout_root(Path.cwd()))
     try:
-        written = write_editor_schemas(target)
+        manager = new_plugin_manager() if with_plugins else None
+        written = write_editor_schemas(target, manager)
     except OSError as error:
         raise click.ClickException(
             f"cannot write the schemas into {target}: {error.strerror or error}"
