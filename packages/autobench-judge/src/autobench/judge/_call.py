@@ -13,7 +13,9 @@ application's trace. That trace is kept with the run as the artifact
 ``judge.<scorer name>.trace`` (JSON). The judge's usage, read from the model's
 responses (Pydantic AI's own accounting of every attempt, failed ones
 included), becomes the run's observations ``judge.tokens.input``,
-``judge.tokens.output`` and ``judge.request.count``, and, when the judge has a
+``judge.tokens.output`` and ``judge.request.count`` (and ``judge.time.queue``, the
+seconds its attempts waited for the judge's ``limits``, when it has some:
+:mod:`._limits`), and, when the judge has a
 ``pricing`` table pricing every response's model, ``judge.cost`` (USD; a
 diagnostic ``judge_cost_unknown_pricing`` says why when it cannot): types
 of their own, so the application's ``llm.tokens.*`` and ``money.cost`` never
@@ -60,6 +62,7 @@ from autobench.judge._fields import (
     JudgeScale,
     LabelScale,
 )
+from autobench.judge._limits import judge_slot
 from autobench.records import Direction, ObservationKind, ScoreRecord, Semantic
 
 if TYPE_CHECKING:
@@ -252,17 +255,27 @@ def _responses(messages: Sequence[ModelMessage]) -> list[ModelResponse]:
     return [message for message in messages if isinstance(message, ModelResponse)]
 
 
-async def _attempt(agent: Any, prompt: str, timeout: float | None) -> tuple[Any, list[Any]]:
-    """One agent run: ``(reply or the exception it raised, the messages exchanged)``."""
+async def _attempt(
+    agent: Any, prompt: str, judge: JudgeFields, cassette: RunCassette | None = None
+) -> tuple[Any, list[Any], float]:
+    """One agent run within the judge's rate limits (:mod:`._limits`) and its ``timeout``
+    (which bounds the call, not the wait before it): ``(reply or the exception it raised,
+    the messages exchanged, the seconds waited for the judge's budget)``."""
     pydantic_ai = _pydantic_ai()
-    with pydantic_ai.capture_run_messages() as messages:
-        try:
-            deadline = asyncio.timeout(timeout) if timeout else contextlib.nullcontext()
-            async with deadline:
-                result = await agent.run(prompt)
-        except Exception as exc:
-            return exc, list(messages)
-    return result.output, list(messages)
+    timeout = judge.timeout
+    async with judge_slot(judge, cassette) as slot:
+        with pydantic_ai.capture_run_messages() as messages:
+            outcome: Any
+            try:
+                deadline = asyncio.timeout(timeout) if timeout else contextlib.nullcontext()
+                async with deadline:
+                    outcome = (await agent.run(prompt)).output
+            except Exception as exc:
+                outcome = exc
+        slot.tokens = sum(
+            r.usage.input_tokens + r.usage.output_tokens for r in _responses(messages)
+        )
+    return outcome, list(messages), slot.waited
 
 
 async def judge_run(scorer: JudgeFields, call: ScoringCall) -> ScoreRecord:
@@ -288,13 +301,15 @@ async def judge_run(scorer: JudgeFields, call: ScoringCall) -> ScoreRecord:
     failure: Exception | None = None
     reply: Any = None
     cassette = None if call.cassettes is None else call.cassettes.open(cassette_name(scorer))
+    queued = 0.0
     with bind_collector(collector), bind_cassette(cassette):
         try:
             with start_span(
                 f"judge.{scorer.name}", kind=JUDGE_SPAN_KIND, input=values, tags=tags
             ) as root:
                 for _ in range(scorer.retries + 1):
-                    outcome, messages = await _attempt(agent, prompt, scorer.timeout)
+                    outcome, messages, waited = await _attempt(agent, prompt, scorer, cassette)
+                    queued += waited
                     responses.extend(_responses(messages))
                     if not isinstance(outcome, Exception):
                         reply, failure = outcome, None
@@ -308,7 +323,7 @@ async def judge_run(scorer: JudgeFields, call: ScoringCall) -> ScoreRecord:
                 root.set_output(reply.model_dump(mode="json"))
         except (JudgeReplyError, JudgeCallError):
             pass  # recorded on the span; raised once the judge's evidence is kept
-    _keep_evidence(scorer, call, collector, responses, tags)
+    _keep_evidence(scorer, call, collector, responses, tags, queued)
     if cassette is not None:
         _keep_cassette(scorer, call, cassette, tags)
     if failure is not None:
@@ -420,8 +435,10 @@ def _keep_evidence(
     collector: TraceCollector,
     responses: Sequence[ModelResponse],
     tags: Mapping[str, str],
+    queued: float = 0.0,
 ) -> None:
-    """The judge's trace, usage, cost and rubric version, into ``call.evidence``."""
+    """The judge's trace, usage, cost, rubric version and (when it has ``limits``) the
+    seconds ``queued`` for its budget, into ``call.evidence``."""
     evidence = call.evidence
     trace = collector.materialize(release=True)
     evidence.artifacts.append(
@@ -439,6 +456,17 @@ def _keep_evidence(
                 usage[key],
                 semantic,
                 unit=unit,
+                direction=Direction.MINIMIZE,
+                tags=dict(tags),
+            )
+        )
+    if scorer.limits is not None:
+        evidence.observations.append(
+            ScorerObservation(
+                f"{scorer.name}.{Semantic.JUDGE_TIME_QUEUE}",
+                queued,
+                Semantic.JUDGE_TIME_QUEUE,
+                unit="s",
                 direction=Direction.MINIMIZE,
                 tags=dict(tags),
             )

@@ -16,6 +16,7 @@ YAML::
           pricing: file://pricing.yaml       # prices the judge's own calls (judge.cost)
           timeout: 30
           retries: 1
+          limits: {requests_per_minute: 500, tokens_per_minute: 200000, max_concurrency: 4}
         semantic: quality.answer.policy
 
 The model call lives in :mod:`._call` (it imports Pydantic AI, and only when a judge runs);
@@ -43,11 +44,22 @@ from pydantic import (
 
 from autobench.core._targets import check_target_syntax
 from autobench.core.scoring._base import ScorerResolutionError, ScorerSpec
+from autobench.core.spec._models import LimitSpec
 
 if TYPE_CHECKING:
     from autobench.core.pricing import PricingTable
 
-_ACTION_FIELDS = {"model", "rubric", "inputs", "scale", "examples", "pricing", "timeout", "retries"}
+_ACTION_FIELDS = {
+    "model",
+    "rubric",
+    "inputs",
+    "scale",
+    "examples",
+    "pricing",
+    "timeout",
+    "retries",
+    "limits",
+}
 """The fields written under the ``judge`` keyword when the spec is dumped as YAML."""
 
 _FIELD_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -149,6 +161,7 @@ class JudgeFields(ScorerSpec):
     pricing: str | None = None
     timeout: float | None = Field(default=None, gt=0)
     retries: int = Field(default=0, ge=0, le=10)
+    limits: LimitSpec | None = None
     _rubric_text: str | None = PrivateAttr(default=None)
     _rubric_version: str | None = PrivateAttr(default=None)
     _pricing_table: PricingTable | None = PrivateAttr(default=None)

@@ -337,12 +337,14 @@ async def _ask(
     responses: list[Any] = []
     reply: PairwiseReply | None = None
     error: str | None = None
+    queued = 0.0
     with bind_collector(collector), bind_cassette(cassette):
         with start_span(
             f"judge.{judge.name}.pairwise", kind=JUDGE_SPAN_KIND, input=prompt, tags=tags
         ) as root:
             for _ in range(judge.retries + 1):
-                outcome, messages = await _attempt(agent, prompt, judge.timeout)
+                outcome, messages, waited = await _attempt(agent, prompt, judge, cassette)
+                queued += waited
                 responses.extend(_responses(messages))
                 if not isinstance(outcome, Exception):
                     reply, error = outcome, None
@@ -366,5 +368,5 @@ async def _ask(
             root.set_usage(_usage(responses))
             if reply is not None:
                 root.set_output(reply.model_dump(mode="json"))
-    _keep_evidence(judge, call, collector, responses, tags)
+    _keep_evidence(judge, call, collector, responses, tags, queued)
     return reply, error

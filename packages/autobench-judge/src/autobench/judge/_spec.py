@@ -12,7 +12,7 @@ from autobench.records import ScoreRecord
 
 
 class JudgeScorer(JudgeFields):
-    """``judge: {model, rubric, inputs, scale, examples, pricing, timeout, retries}``: a
+    """``judge: {model, rubric, inputs, scale, examples, pricing, timeout, retries, limits}``: a
     model grades the run against a rubric.
 
     * ``model``: a Pydantic AI model string (``openai:gpt-4o-mini``, ``test``), an
@@ -30,6 +30,10 @@ class JudgeScorer(JudgeFields):
     * ``pricing``: a pricing file (the ``token_cost`` format) pricing the judge's calls.
     * ``timeout`` (seconds, per attempt) and ``retries`` (further attempts after a call
       that raised, timed out or gave a malformed reply).
+    * ``limits``: the judge's rate limits (:class:`~autobench.core.spec._models.LimitSpec`:
+      ``max_concurrency``, ``requests_per_minute``, ``tokens_per_minute``), held per model
+      across every run, re-score and pairwise judging of the process (:mod:`._limits`);
+      the wait is the observation ``judge.time.queue``.
 
     The judge's reason is the score's ``reason``. A reply that is malformed or off the
     scale after every attempt is a scorer error of that run, never a task failure. The

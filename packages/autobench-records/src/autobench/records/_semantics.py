@@ -68,6 +68,7 @@ class Semantic:
     JUDGE_TOKENS_OUTPUT = "judge.tokens.output"
     JUDGE_REQUEST_COUNT = "judge.request.count"
     JUDGE_COST = "judge.cost"
+    JUDGE_TIME_QUEUE = "judge.time.queue"
     # Time
     TIME_LATENCY = "time.latency"
     TIME_FIRST_CHUNK = "time.first_chunk"
@@ -268,6 +269,14 @@ _BUILTIN_TYPES: dict[str, SemanticDefinition] = {
         unit="usd",
         shape="number",
         description="Money a judge scorer's model calls cost.",
+        additive=True,
+        direction=_MIN,
+    ),
+    Semantic.JUDGE_TIME_QUEUE: _d(
+        unit="s",
+        shape="number",
+        description="Time a judge scorer's calls waited for the judge's rate limits "
+        "(the sum over its attempts; not part of the run's queue or latency).",
         additive=True,
         direction=_MIN,
     ),
