@@ -197,7 +197,7 @@ def test_a_judge_without_limits_records_no_wait(
 def test_pairwise_judging_honours_the_judges_limits(
     judges: tuple[Any, FakeClock], tmp_path: Path
 ) -> None:
-    module, clock = judges
+    module, _ = judges
     spec = _spec(
         tmp_path,
         3,
