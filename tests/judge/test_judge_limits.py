@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from autobench.core.rescore import rescore_experiment
 from autobench.core.runtime import run_benchmark_path
 from autobench.core.spec import SpecError, dump_benchmark_spec, load_benchmark_spec
 from autobench.judge._limits import JudgeBudgets, judge_budgets
@@ -268,3 +269,23 @@ def test_judge_limits_write_back_to_yaml_and_load_equal(tmp_path: Path) -> None:
         "requests_per_minute": 30.5,
         "tokens_per_minute": None,
     }
+
+
+def test_rescoring_honours_the_judges_limits(judges: tuple[Any, FakeClock], tmp_path: Path) -> None:
+    module, _ = judges
+    limited = "{model: {python: limit_judges:passes_model}, rubric: r, " + (
+        "limits: {requests_per_minute: 30, max_concurrency: 1}}"
+    )
+    spec = _spec(tmp_path, 4, f"grade: {{judge: {limited}}}\n")
+    root = tmp_path / "records"
+    run_benchmark_path(spec, sink=RecordDirectoryWriter(root))
+    module.STARTS.clear()
+    module.MOST.clear()
+    fresh = FakeClock()
+    module.CLOCK = fresh
+    with judge_budgets(JudgeBudgets(clock=fresh, sleep=fresh.sleep)):
+        outcome = asyncio.run(rescore_experiment(root, ["grade"], concurrency=4))
+    assert len(outcome.records) == 4 and outcome.errors == 0
+    # 30 a minute: four re-scored runs judged 2 s apart, one at a time.
+    assert sorted(at for _, at in module.STARTS) == [0.0, 2.0, 4.0, 6.0]
+    assert max(module.MOST) == 1
