@@ -216,3 +216,21 @@ def _judge_total(text: str) -> float:
     board = text[text.index("Leaderboard") :]
     row = next(line for line in board.splitlines() if line.startswith("v1 "))
     return float(row.split()[-1].lstrip("*$").replace(",", ""))
+
+
+def test_an_edited_rubric_file_is_a_new_definition_rescored_beside_the_first(
+    project: Path,
+) -> None:
+    """The rubric file's text is part of the judge's identity: editing ``strict.md`` and
+    rescoring with the same spec writes a second rescoring (the first is kept), not "already
+    rescored"."""
+    record, _, _ = _rescored(project)
+    (project / "strict.md").write_text("Pass an answer that mentions a refund.\n")  # lenient now
+    _invoke("rescore", str(record), "--score", "policy", "--spec", "strict.yaml", "--no-progress")
+    first, second = rescorings(record)
+    assert first.hash != second.hash and first.directory != second.directory
+    values = [
+        {item.lineage.case: item.score.value for item in rescoring.records.values()}["vague"]
+        for rescoring in (first, second)
+    ]
+    assert sorted(values) == [False, True]  # one under the strict text, one under the edited

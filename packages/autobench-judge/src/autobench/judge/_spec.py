@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from autobench.core.scoring._base import ScorerResolutionError, ScoringCall
@@ -76,6 +77,13 @@ class JudgeScorer(JudgeFields):
 
             bound._model_object = resolve_model_target(self, base_dir)
         return bound
+
+    def definition_content(self) -> dict[str, str]:
+        """``{"rubric_sha256": ...}`` for a ``file://`` rubric once :meth:`prepare` read it:
+        an edited rubric file is a new definition of the judge (a re-scoring of its own)."""
+        if not self.rubric.startswith("file://") or self._rubric_text is None:
+            return {}
+        return {"rubric_sha256": hashlib.sha256(self._rubric_text.encode()).hexdigest()}
 
     async def score(self, call: ScoringCall) -> ScoreRecord:
         from autobench.judge._call import judge_run

@@ -55,10 +55,13 @@ class RescoreScorers:
 
 
 def definition_of(scorer: ScorerSpec) -> ScorerDefinition:
-    """The :class:`ScorerDefinition` of ``scorer``: its JSON dump and the sha256 of that
-    dump's canonical JSON (where the spec wrote it is not part of it)."""
+    """The :class:`ScorerDefinition` of ``scorer``: its JSON dump (with, under ``content``,
+    the digests of the files it names and has read, :meth:`ScorerSpec.definition_content`)
+    and the sha256 of that dump's canonical JSON (where the spec wrote it is not part of it)."""
     definition: dict[str, Any] = scorer.model_dump(mode="json", exclude_defaults=True)
     definition = {"kind": scorer.kind, **definition}
+    if content := scorer.definition_content():
+        definition["content"] = dict(sorted(content.items()))
     digest = hashlib.sha256(canonical_json(definition).encode()).hexdigest()
     return ScorerDefinition(name=scorer.name, kind=scorer.kind, hash=digest, definition=definition)
 

@@ -244,6 +244,13 @@ class ScorerSpec(BaseModel):
         """
         return self
 
+    def definition_content(self) -> dict[str, str]:
+        """Digests of what the definition names by reference and a prepared scorer has read
+        (a ``file://`` rubric's text): part of the scorer's identity where its definition is
+        hashed (``autobench rescore``), so editing such a file makes a new definition. Empty
+        by default."""
+        return {}
+
     async def score(self, call: ScoringCall) -> ScoreRecord | Any:
         """Score one run; return a :class:`ScoreRecord` or a plain value.
 
