@@ -56,6 +56,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "autobench.cli._schema:schema_command",
         "Write the JSON schemas editors use to complete and check Autobench YAML.",
     ),
+    "view": (
+        "autobench.cli._view:view_command",
+        "Browse recorded experiments and runs in a local web page (autobench-view).",
+    ),
     "export": (
         "autobench.cli._export:export_command",
         "Write a report file (yaml, csv, markdown, junit, ...) and preview it.",

@@ -1,0 +1,238 @@
+"""The viewer's ASGI application: pages over the experiments found under some directories.
+
+Pages: ``/`` (the experiments), ``/x/{key}`` (an experiment: headline, leaderboard, runs
+table), ``/x/{key}/run/{run_id}`` (a run), ``/x/{key}/file/{path}`` (an artifact file of
+the record, only under its directory). Every response carries a Content-Security-Policy
+that allows nothing from another origin.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.routing import Route
+
+from autobench.abp import Trace
+from autobench.records import ExperimentResult, RunRecord, load_run_record, replay_experiment
+from autobench.report import Report, build_report
+from autobench.report._html_figures import leaderboard_formats
+from autobench.report._html_views import headline_view, leaderboard_view
+from autobench.view._discover import Found, find_experiments
+from autobench.view._files import TEXT_LIMIT, contained, is_textual
+from autobench.view._runs import Query, RunRow, choices, run_rows, select
+from autobench.view._trace import span_rows
+
+STATIC = Path(__file__).parent / "static"
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+@cache
+def _templates() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["pretty"] = _pretty
+    return env
+
+
+def _pretty(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, default=str, ensure_ascii=False)
+
+
+class Viewer:
+    """The state behind the pages: the roots, and each experiment's replayed result and
+    report, kept while the record's files are unchanged."""
+
+    def __init__(self, directories: Sequence[Path]) -> None:
+        self.roots = tuple(Path(d).resolve() for d in directories)
+        self._loaded: dict[
+            Path, tuple[tuple[int, int], ExperimentResult, Report, list[RunRow]]
+        ] = {}
+
+    def experiments(self) -> list[Found]:
+        return find_experiments(self.roots)
+
+    def find(self, key: str) -> Found:
+        for found in self.experiments():
+            if found.key == key:
+                return found
+        raise HTTPException(404, "no such experiment")
+
+    def load(self, found: Found) -> tuple[ExperimentResult, Report, list[RunRow]]:
+        """The replayed result, its report (``build_report``) and its table rows, replayed
+        again when the count or newest change of its files differs (runs recorded since)."""
+        signature = _signature(found.path)
+        cached = self._loaded.get(found.path)
+        if cached is not None and cached[0] == signature:
+            return cached[1], cached[2], cached[3]
+        result = replay_experiment(found.path, evidence_only=True)
+        report = build_report(result)
+        rows = run_rows(result, report)
+        self._loaded[found.path] = (signature, result, report, rows)
+        return result, report, rows
+
+
+def _signature(root: Path) -> tuple[int, int]:
+    count, newest = 0, 0
+    for here, _dirs, files in os.walk(root):
+        for name in files:
+            if name.endswith(".yaml"):
+                count += 1
+                newest = max(newest, os.stat(os.path.join(here, name)).st_mtime_ns)
+    return count, newest
+
+
+def _page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
+    html = _templates().get_template(name).render(**values)
+    return HTMLResponse(html, status_code=status, headers=HEADERS)
+
+
+async def index(request: Request) -> Response:
+    viewer: Viewer = request.app.state.viewer
+    return _page("index.html", roots=viewer.roots, experiments=viewer.experiments())
+
+
+def _query(request: Request) -> Query:
+    params = request.query_params
+
+    def integer(name: str, default: int) -> int:
+        try:
+            return int(params.get(name, default))
+        except ValueError:
+            return default
+
+    return Query(
+        status=params.get("status", ""),
+        case=params.get("case", ""),
+        variant=params.get("variant", ""),
+        repeat=params.get("repeat", ""),
+        error=params.get("error", ""),
+        sort=params.get("sort", ""),
+        descending=params.get("order", "") == "desc",
+        page=integer("page", 1),
+        size=integer("size", 50),
+    )
+
+
+async def experiment(request: Request) -> Response:
+    viewer: Viewer = request.app.state.viewer
+    found = viewer.find(request.path_params["key"])
+    _result, report, rows = viewer.load(found)
+    query = _query(request)
+    page = select(rows, query)
+    formats = leaderboard_formats(report)
+    params = {k: v for k, v in request.query_params.items() if k != "page"}
+    return _page(
+        "experiment.html",
+        found=found,
+        report=report,
+        headline=headline_view(report),
+        leaderboard=leaderboard_view(report, formats),
+        page=page,
+        query=query,
+        params=params,
+        choices=choices(rows),
+        diagnostics=report.diagnostics,
+    )
+
+
+def _run(viewer: Viewer, found: Found, run_id: str) -> RunRecord:
+    result, _report, _rows = viewer.load(found)
+    planned = next((item for item in result.experiment.plan if item.id == run_id), None)
+    if planned is None:
+        raise HTTPException(404, "no such run")
+    path = contained(found.path, planned.path)
+    if path is None:
+        raise HTTPException(404, "no record for this run")
+    return load_run_record(path, root=found.path)
+
+
+async def run_page(request: Request) -> Response:
+    viewer: Viewer = request.app.state.viewer
+    found = viewer.find(request.path_params["key"])
+    run = _run(viewer, found, request.path_params["run_id"])
+    artifacts = []
+    for ref in run.artifacts:
+        path = None if ref.path is None else contained(found.path, ref.path)
+        text = None
+        if path is not None and is_textual(ref.media_type) and path.stat().st_size <= TEXT_LIMIT:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        artifacts.append({"ref": ref, "available": path is not None, "text": text})
+    trace = run.trace if isinstance(run.trace, Trace) else None
+    return _page(
+        "run.html",
+        found=found,
+        run=run,
+        artifacts=artifacts,
+        spans=span_rows(trace),
+    )
+
+
+async def file(request: Request) -> Response:
+    viewer: Viewer = request.app.state.viewer
+    found = viewer.find(request.path_params["key"])
+    path = contained(found.path, request.path_params["path"])
+    if path is None:
+        raise HTTPException(404, "no such file")
+    return FileResponse(
+        path,
+        headers={**HEADERS, "Content-Disposition": "attachment"},
+        media_type="application/octet-stream",
+    )
+
+
+async def static(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name not in ("view.css", "view.js"):
+        raise HTTPException(404, "no such asset")
+    media = "text/css" if name.endswith(".css") else "text/javascript"
+    return Response((STATIC / name).read_bytes(), media_type=media, headers=HEADERS)
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    detail = getattr(exc, "detail", "not found")
+    code = getattr(exc, "status_code", 404)
+    return _page("error.html", status=code, code=code, detail=detail)
+
+
+def create_app(directories: Sequence[Path]) -> Starlette:
+    """The viewer over the experiments found (recursively) under ``directories``. Only GET
+    and HEAD are routed: nothing can be written. Raises ``FileNotFoundError`` for a
+    directory that does not exist."""
+    for directory in directories:
+        if not Path(directory).is_dir():
+            raise FileNotFoundError(f"no directory here: {directory}")
+    app = Starlette(
+        routes=[
+            Route("/", index),
+            Route("/static/{name}", static),
+            Route("/x/{key:path}/run/{run_id}", run_page),
+            Route("/x/{key:path}/file/{path:path}", file),
+            Route("/x/{key:path}", experiment),
+        ],
+        exception_handlers={HTTPException: _not_found},
+    )
+    app.state.viewer = Viewer(directories)
+    return app

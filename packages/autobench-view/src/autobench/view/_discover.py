@@ -1,0 +1,44 @@
+"""Finding experiments (directories holding ``experiment.yaml``) under the given roots."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+EXPERIMENT_FILE = "experiment.yaml"
+
+
+@dataclass(frozen=True)
+class Found:
+    """One experiment directory: ``key`` is its URL segment (its path relative to the
+    root it was found under, with ``root`` the index of that root), ``path`` is resolved."""
+
+    key: str
+    root: int
+    path: Path
+
+
+def find_experiments(roots: tuple[Path, ...]) -> list[Found]:
+    """Every directory at or below each of ``roots`` (resolved) holding ``experiment.yaml``,
+    sorted by root then relative path. Symbolic links to directories are not followed, so
+    nothing outside the roots is found."""
+    found: list[Found] = []
+    for index, root in enumerate(roots):
+        for here, dirs, files in os.walk(root, followlinks=False):
+            dirs.sort()
+            if EXPERIMENT_FILE in files:
+                relative = Path(here).relative_to(root).as_posix()
+                key = f"{index}/{'' if relative == '.' else relative}".rstrip("/")
+                found.append(Found(key=key, root=index, path=Path(here)))
+    return found
+
+
+def inside(path: Path, root: Path) -> bool:
+    """Whether ``path``, with every symbolic link resolved, lies at or below ``root``
+    (already resolved)."""
+    try:
+        path.resolve(strict=True).relative_to(root)
+    except (OSError, ValueError):
+        return False
+    return True

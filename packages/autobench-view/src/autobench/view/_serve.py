@@ -1,0 +1,61 @@
+"""Running the viewer: uvicorn on a loopback address unless told otherwise."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import threading
+import webbrowser
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+LOOPBACK_WARNING = (
+    "autobench view is serving on {host}, which is not a loopback address: anyone who can "
+    "reach this machine on port {port} can read these records (inputs, outputs, traces). "
+    "There is no authentication."
+)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or an IPv4/IPv6 address) only reaches this machine: a
+    loopback address, or ``localhost``. Other names are not resolved and count as not
+    loopback."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(
+    directories: Sequence[Path],
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    open_browser: bool = True,
+    say: Callable[[str], None] = print,
+) -> None:
+    """Serve the viewer over ``directories`` until interrupted. ``port`` 0 picks a free
+    port. ``say`` receives the address line and, for a non-loopback ``host``, the warning
+    (:data:`LOOPBACK_WARNING`). Raises ``OSError`` when the address cannot be bound."""
+    import uvicorn
+
+    from autobench.view._app import create_app
+
+    app = create_app(directories)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host.strip("[]"), port))
+    bound = sock.getsockname()[1]
+    shown = f"[{host.strip('[]')}]" if family == socket.AF_INET6 else host
+    url = f"http://{shown}:{bound}/"
+    if not is_loopback(host):
+        say(LOOPBACK_WARNING.format(host=host, port=bound))
+    say(f"autobench view: {url} (Ctrl-C to stop)")
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", server_header=False)
+    server = uvicorn.Server(config)
+    if open_browser:
+        threading.Timer(0.5, webbrowser.open, args=(url,)).start()
+    server.run(sockets=[sock])

@@ -1,0 +1,105 @@
+"""Viewer tests: real record directories written by running tiny benchmarks into tmp."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import sys
+import textwrap
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from autobench import run_benchmark_spec
+from autobench.core.spec import BenchmarkSpec
+from autobench.records import ExperimentResult, RecordDirectoryWriter
+
+_modules = itertools.count(1)
+
+HOSTILE = '<script>window.__pwned=1</script>"><img src=x onerror="window.__pwned=2">'
+
+TASK = """
+import json
+
+def run(ctx, case):
+    with ctx.span("step " + case.input["text"], kind="tool", attributes={"note": case.input["text"]}):
+        ctx.metric("latency", case.input["ms"] / 1000, semantic_type="time.latency", unit="s")
+        ctx.metric("cost", case.input["usd"], semantic_type="money.cost", unit="USD")
+    ctx.check("safe", case.input["ok"], reason="because " + case.input["text"])
+    ctx.artifact("notes", "notes about " + case.input["text"], media_type="text/plain")
+    ctx.artifact("blob", b"\\x00\\x01binary", media_type="application/octet-stream")
+    if case.input["boom"]:
+        raise RuntimeError("exploded " + case.input["text"])
+    return {"answer": case.input["text"], "q": case.input["q"]}
+"""
+
+CASES = [
+    {
+        "id": HOSTILE,
+        "input": {"text": HOSTILE, "ms": 5, "usd": 0.01, "q": 0.9, "ok": True, "boom": False},
+    },
+    {
+        "id": "plain",
+        "input": {"text": "plain", "ms": 9, "usd": 0.02, "q": 0.4, "ok": False, "boom": False},
+    },
+    {
+        "id": "boom",
+        "input": {"text": "boom", "ms": 1, "usd": 0.0, "q": 0.0, "ok": True, "boom": True},
+    },
+]
+VARIANTS = [{"id": "base", "factors": {"model": "a"}}, {"id": HOSTILE, "factors": {"model": "b"}}]
+SCORING = [{"kind": "output", "name": "quality", "path": "output.q", "semantic": "quality.score"}]
+
+RunBench = Callable[..., ExperimentResult]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _autobench_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    home = tmp_path_factory.mktemp("autobench-home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AUTOBENCH_HOME", str(home))
+        yield home
+
+
+def run_into(
+    workdir: Path,
+    source: str = TASK,
+    *,
+    cases: Sequence[Mapping[str, Any]] = CASES,
+    variants: Sequence[Mapping[str, Any]] = VARIANTS,
+    scoring: Sequence[Mapping[str, Any]] = SCORING,
+    benchmark: str = "view-test",
+    out: Path | None = None,
+) -> ExperimentResult:
+    """Write ``source`` as a task module under ``workdir`` and run the benchmark, recording
+    into ``workdir/<benchmark>`` (``out`` overrides)."""
+    module = f"view_task_{next(_modules)}"
+    (workdir / f"{module}.py").write_text(textwrap.dedent(source))
+    sys.path.insert(0, str(workdir))
+    data: dict[str, Any] = {
+        "benchmark": {"id": benchmark},
+        "dataset": {"cases": list(cases)},
+        "variants": list(variants),
+        "scoring": list(scoring),
+        "task": {"target": f"{module}:run"},
+    }
+    spec = BenchmarkSpec.model_validate(data).model_copy(update={"base_dir": workdir})
+    try:
+        return asyncio.run(
+            run_benchmark_spec(spec, sink=RecordDirectoryWriter(out or workdir / benchmark))
+        )
+    finally:
+        sys.modules.pop(module, None)
+        sys.path.remove(str(workdir))
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory holding one recorded experiment (the hostile fixture: markup in case and
+    variant ids, span names, reasons, outputs, errors and artifacts)."""
+    workdir = tmp_path_factory.mktemp("view-records")
+    result = run_into(workdir)
+    assert result.root_dir is not None
+    return workdir
