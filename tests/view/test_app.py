@@ -201,3 +201,24 @@ def test_loopback_hosts() -> None:
     assert is_loopback("127.8.0.1") and is_loopback("[::1]")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.1")
     assert not is_loopback("example.org")
+
+
+def test_the_waterfall_starts_at_the_earliest_span() -> None:
+    from autobench.abp import Trace
+    from autobench.view._trace import span_rows
+
+    trace = Trace.model_validate(
+        {
+            "id": "t",
+            "spans": [
+                {"id": "a", "operation": "root", "offset": 2.0, "duration": 4.0},
+                {"id": "b", "operation": "child", "parent": "a", "offset": 3.0, "duration": 1.0},
+            ],
+        }
+    )
+    rows = span_rows(trace)
+    assert [(r["depth"], r["left"], r["width"]) for r in rows["rows"]] == [
+        (0, 0.0, 100.0),
+        (1, 25.0, 25.0),
+    ]
+    assert rows["total"] == 2 and rows["extent"] == 4.0

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from pydantic import BaseModel
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -58,6 +59,8 @@ def _templates() -> jinja2.Environment:
 def _pretty(value: Any) -> str:
     if isinstance(value, str):
         return value
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json", by_alias=True, exclude_none=True)
     return json.dumps(value, indent=2, default=str, ensure_ascii=False)
 
 

@@ -28,6 +28,15 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def announce(host: str, port: int) -> tuple[str, list[str]]:
+    """The viewer's address on ``host``:``port`` and the lines that tell it: the warning
+    first for a host that is not loopback."""
+    bare = host.strip("[]")
+    url = f"http://[{bare}]:{port}/" if ":" in bare else f"http://{bare}:{port}/"
+    lines = [] if is_loopback(host) else [LOOPBACK_WARNING.format(host=host, port=port)]
+    return url, [*lines, f"autobench view: {url} (Ctrl-C to stop)"]
+
+
 def serve(
     directories: Sequence[Path],
     *,
@@ -49,11 +58,9 @@ def serve(
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host.strip("[]"), port))
     bound = sock.getsockname()[1]
-    shown = f"[{host.strip('[]')}]" if family == socket.AF_INET6 else host
-    url = f"http://{shown}:{bound}/"
-    if not is_loopback(host):
-        say(LOOPBACK_WARNING.format(host=host, port=bound))
-    say(f"autobench view: {url} (Ctrl-C to stop)")
+    url, lines = announce(host, bound)
+    for line in lines:
+        say(line)
     config = uvicorn.Config(app, log_level="warning", lifespan="off", server_header=False)
     server = uvicorn.Server(config)
     if open_browser:

@@ -14,10 +14,12 @@ MAX_SPANS = 5000
 def span_rows(trace: Trace | None) -> dict[str, Any]:
     """``{"rows": [...], "total": n, "extent": seconds}``: one row per span in start order
     (up to :data:`MAX_SPANS`), each with ``depth`` (0 for a root), ``left`` and ``width`` in
-    percent of the trace's extent, and the span itself."""
+    percent of the trace's extent (from its earliest span's start to its latest end), and
+    the span itself."""
     if trace is None or not trace.spans:
         return {"rows": [], "total": 0, "extent": 0.0}
-    extent = max((span.offset + (span.duration or 0.0)) for span in trace.spans) or 1e-9
+    start = min(span.offset for span in trace.spans)
+    extent = max(span.offset + (span.duration or 0.0) for span in trace.spans) - start or 1e-9
     depth: dict[str, int] = {}
     rows: list[dict[str, Any]] = []
     for span in trace.spans:
@@ -32,7 +34,7 @@ def span_rows(trace: Trace | None) -> dict[str, Any]:
             {
                 "span": span,
                 "depth": level,
-                "left": round(100 * span.offset / extent, 3),
+                "left": round(100 * (span.offset - start) / extent, 3),
                 "width": round(max(100 * (span.duration or 0.0) / extent, 0.3), 3),
                 "failed": failed,
                 "status": str(getattr(span.status, "value", span.status)),

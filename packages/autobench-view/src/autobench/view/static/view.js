@@ -12,4 +12,5 @@ document.addEventListener("DOMContentLoaded", function () {
   document.querySelectorAll(".name[data-depth]").forEach(function (name) {
     name.style.paddingLeft = (Number(name.dataset.depth) * 14) + "px";
   });
+  document.body.dataset.ready = "true";
 });

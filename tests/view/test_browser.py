@@ -1,0 +1,130 @@
+"""``autobench view`` in a real browser: headless Chromium (Debian's ``chromium`` and
+``chromium-driver``) driven by selenium against the viewer served by uvicorn on a loopback
+port. Opens the index, an experiment, filters its runs, opens a run: no console error, no
+script from recorded text runs, screenshots written for a person to look at."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from autobench.view import create_app
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or DRIVER is None,
+    reason="no chromium and chromedriver on PATH (Debian: apt-get install chromium chromium-driver)",
+)
+
+
+@pytest.fixture(scope="module")
+def server(records: Path) -> Iterator[str]:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(create_app([records]), log_level="warning", lifespan="off")
+    instance = uvicorn.Server(config)
+    thread = threading.Thread(target=instance.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60  # a safety net, not a measure
+    while not instance.started:
+        assert time.monotonic() < deadline, "the viewer never started"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        instance.should_exit = True
+        thread.join(timeout=30)
+        sock.close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1280,1000",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
+    ):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(str(DRIVER)))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _ready(driver: object) -> None:
+    deadline = time.monotonic() + 60  # a safety net, not a measure
+    while driver.execute_script("return document.body && document.body.dataset.ready") != "true":  # type: ignore[attr-defined]
+        assert time.monotonic() < deadline, "the page never became ready"
+        time.sleep(0.05)
+
+
+def _errors(driver: object) -> list[dict[str, object]]:
+    return [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]  # type: ignore[attr-defined]
+
+
+def test_open_filter_and_drill_down(browser: object, server: str, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver = browser
+    driver.get(server + "/")  # type: ignore[attr-defined]
+    _ready(driver)
+    links = driver.find_elements(By.CSS_SELECTOR, "a.experiment-link")  # type: ignore[attr-defined]
+    assert len(links) == 1
+    links[0].click()
+    _ready(driver)
+    assert driver.find_element(By.ID, "leaderboard").is_displayed()  # type: ignore[attr-defined]
+    rows = driver.find_elements(By.CSS_SELECTOR, "#runs-table tbody tr")  # type: ignore[attr-defined]
+    assert len(rows) == 6
+    shot = tmp_path / "view-experiment.png"
+    assert driver.save_screenshot(str(shot))  # type: ignore[attr-defined]
+
+    Select(driver.find_element(By.NAME, "status")).select_by_value("errored")  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 60  # a safety net, not a measure
+    while "status=errored" not in driver.current_url:  # type: ignore[attr-defined]
+        assert time.monotonic() < deadline, "choosing a status did not filter the runs"
+        time.sleep(0.05)
+    _ready(driver)
+    rows = driver.find_elements(By.CSS_SELECTOR, "#runs-table tbody tr")  # type: ignore[attr-defined]
+    assert len(rows) == 2
+    assert all(row.get_attribute("class") == "status-errored" for row in rows)
+
+    rows[0].find_element(By.CSS_SELECTOR, "a.run-link").click()
+    _ready(driver)
+    assert "RuntimeError" in driver.find_element(By.ID, "errors").text  # type: ignore[attr-defined]
+    spans = driver.find_elements(By.CSS_SELECTOR, "#trace details.span")  # type: ignore[attr-defined]
+    step = next(span for span in spans if "step boom" in span.text)
+    step.find_element(By.TAG_NAME, "summary").click()
+    assert '"note": "boom"' in step.find_element(By.TAG_NAME, "dl").text
+    bar = driver.find_element(By.CSS_SELECTOR, "#trace .bar")  # type: ignore[attr-defined]
+    assert bar.size["width"] > 0
+    run_shot = tmp_path / "view-run.png"
+    assert driver.save_screenshot(str(run_shot))  # type: ignore[attr-defined]
+
+    assert driver.execute_script("return window.__pwned === undefined")  # type: ignore[attr-defined]
+    assert _errors(driver) == []
+    print(f"screenshots of autobench view: {shot} {run_shot}")

@@ -1,0 +1,56 @@
+"""``autobench view`` as a user starts it: a real uvicorn server on a loopback port, asked
+for pages over HTTP; the warning for a host that is not loopback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+from click.testing import CliRunner
+
+from autobench.cli import cli
+from autobench.view._serve import LOOPBACK_WARNING, announce
+
+
+def test_the_command_serves_the_records_on_loopback(records: Path) -> None:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "autobench.cli", "view", str(records), "--no-open"],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        assert line.startswith("autobench view: http://127.0.0.1:"), line
+        url = line.split()[2]
+        index = httpx.get(url, timeout=30)
+        assert index.status_code == 200
+        assert "/x/0/view-test" in index.text
+        assert httpx.get(url + "x/0/view-test", timeout=30).status_code == 200
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        if process.stderr is not None:
+            process.stderr.close()
+
+
+def test_a_host_that_is_not_loopback_is_warned_about() -> None:
+    url, lines = announce("0.0.0.0", 8080)
+    assert url == "http://0.0.0.0:8080/"
+    assert lines[0] == LOOPBACK_WARNING.format(host="0.0.0.0", port=8080)
+    assert "no authentication" in lines[0].lower()
+    url, lines = announce("::1", 9000)
+    assert url == "http://[::1]:9000/" and len(lines) == 1
+
+
+def test_the_command_is_listed_and_checks_its_directories(tmp_path: Path) -> None:
+    runner = CliRunner()
+    assert "view" in runner.invoke(cli, ["--help"]).output
+    missing = runner.invoke(cli, ["view", str(tmp_path / "nope"), "--no-open"])
+    assert missing.exit_code == 2
+    assert "does not exist" in missing.output
