@@ -222,3 +222,18 @@ def test_the_waterfall_starts_at_the_earliest_span() -> None:
         (1, 25.0, 25.0),
     ]
     assert rows["total"] == 2 and rows["extent"] == 4.0
+
+
+def test_a_damaged_record_is_a_located_message_not_a_crash(tmp_path: Path) -> None:
+    run_into(tmp_path, out=tmp_path / "good", benchmark="good")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "experiment.yaml").write_text("record: {type: experiment, version: 1}\nexperiment: [\n")
+    client = TestClient(create_app([tmp_path]))
+    index = client.get("/")
+    assert index.status_code == 200
+    assert 'class="error"' in index.text and "experiment.yaml" in index.text
+    assert ">good<" in index.text  # the good experiment's benchmark id
+    broken = client.get("/x/0/bad")
+    assert broken.status_code == 422
+    assert "this record cannot be read" in broken.text

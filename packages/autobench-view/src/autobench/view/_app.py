@@ -23,8 +23,14 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 
-from autobench.abp import Trace
-from autobench.records import ExperimentResult, RunRecord, load_run_record, replay_experiment
+from autobench.abp import AutobenchError, Trace
+from autobench.records import (
+    ExperimentResult,
+    RunRecord,
+    load_experiment_record,
+    load_run_record,
+    replay_experiment,
+)
 from autobench.report import Report, build_report
 from autobench.report._html_figures import leaderboard_formats
 from autobench.report._html_views import headline_view, leaderboard_view
@@ -112,9 +118,28 @@ def _page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
     return HTMLResponse(html, status_code=status, headers=HEADERS)
 
 
+def _summary(found: Found) -> dict[str, Any]:
+    """What the index says of an experiment: its ids, start and planned runs, or why its
+    ``experiment.yaml`` cannot be read."""
+    try:
+        record = load_experiment_record(found.path)
+    except AutobenchError as exc:
+        return {"found": found, "problem": str(exc)}
+    info = record.experiment
+    return {
+        "found": found,
+        "problem": None,
+        "benchmark": info.benchmark,
+        "experiment": info.id,
+        "started": "" if info.started_at is None else info.started_at.isoformat(timespec="seconds"),
+        "planned": len(record.plan),
+    }
+
+
 async def index(request: Request) -> Response:
     viewer: Viewer = request.app.state.viewer
-    return _page("index.html", roots=viewer.roots, experiments=viewer.experiments())
+    experiments = [_summary(found) for found in viewer.experiments()]
+    return _page("index.html", roots=viewer.roots, experiments=experiments)
 
 
 def _query(request: Request) -> Query:
@@ -142,7 +167,10 @@ def _query(request: Request) -> Query:
 async def experiment(request: Request) -> Response:
     viewer: Viewer = request.app.state.viewer
     found = viewer.find(request.path_params["key"])
-    _result, report, rows = viewer.load(found)
+    try:
+        _result, report, rows = viewer.load(found)
+    except AutobenchError as exc:
+        raise HTTPException(422, f"this record cannot be read: {exc}") from exc
     query = _query(request)
     page = select(rows, query)
     formats = leaderboard_formats(report)
