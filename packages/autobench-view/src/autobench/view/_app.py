@@ -3,13 +3,15 @@
 Pages: ``/`` (the experiments), ``/x/{key}`` (an experiment: headline, leaderboard, runs
 table), ``/x/{key}/run/{run_id}`` (a run), ``/x/{key}/file/{path}`` (an artifact file of
 the record, only under its directory). Every response carries a Content-Security-Policy
-that allows nothing from another origin.
+that allows nothing from another origin. Pages are plain functions, which Starlette runs in
+its thread pool, so a long replay does not stall the server.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -76,6 +78,7 @@ class Viewer:
 
     def __init__(self, directories: Sequence[Path]) -> None:
         self.roots = tuple(Path(d).resolve() for d in directories)
+        self._lock = threading.Lock()
         self._loaded: dict[
             Path, tuple[tuple[int, int], ExperimentResult, Report, list[RunRow]]
         ] = {}
@@ -92,15 +95,16 @@ class Viewer:
     def load(self, found: Found) -> tuple[ExperimentResult, Report, list[RunRow]]:
         """The replayed result, its report (``build_report``) and its table rows, replayed
         again when the count or newest change of its files differs (runs recorded since)."""
-        signature = _signature(found.path)
-        cached = self._loaded.get(found.path)
-        if cached is not None and cached[0] == signature:
-            return cached[1], cached[2], cached[3]
-        result = replay_experiment(found.path, evidence_only=True)
-        report = build_report(result)
-        rows = run_rows(result, report)
-        self._loaded[found.path] = (signature, result, report, rows)
-        return result, report, rows
+        with self._lock:  # pages are served from a thread pool: one replay at a time
+            signature = _signature(found.path)
+            cached = self._loaded.get(found.path)
+            if cached is not None and cached[0] == signature:
+                return cached[1], cached[2], cached[3]
+            result = replay_experiment(found.path, evidence_only=True)
+            report = build_report(result)
+            rows = run_rows(result, report)
+            self._loaded[found.path] = (signature, result, report, rows)
+            return result, report, rows
 
 
 def _signature(root: Path) -> tuple[int, int]:
@@ -136,7 +140,7 @@ def _summary(found: Found) -> dict[str, Any]:
     }
 
 
-async def index(request: Request) -> Response:
+def index(request: Request) -> Response:
     viewer: Viewer = request.app.state.viewer
     experiments = [_summary(found) for found in viewer.experiments()]
     return _page("index.html", roots=viewer.roots, experiments=experiments)
@@ -164,7 +168,7 @@ def _query(request: Request) -> Query:
     )
 
 
-async def experiment(request: Request) -> Response:
+def experiment(request: Request) -> Response:
     viewer: Viewer = request.app.state.viewer
     found = viewer.find(request.path_params["key"])
     try:
@@ -200,7 +204,7 @@ def _run(viewer: Viewer, found: Found, run_id: str) -> RunRecord:
     return load_run_record(path, root=found.path)
 
 
-async def run_page(request: Request) -> Response:
+def run_page(request: Request) -> Response:
     viewer: Viewer = request.app.state.viewer
     found = viewer.find(request.path_params["key"])
     run = _run(viewer, found, request.path_params["run_id"])
@@ -221,7 +225,7 @@ async def run_page(request: Request) -> Response:
     )
 
 
-async def file(request: Request) -> Response:
+def file(request: Request) -> Response:
     viewer: Viewer = request.app.state.viewer
     found = viewer.find(request.path_params["key"])
     path = contained(found.path, request.path_params["path"])
@@ -234,7 +238,7 @@ async def file(request: Request) -> Response:
     )
 
 
-async def static(request: Request) -> Response:
+def static(request: Request) -> Response:
     name = request.path_params["name"]
     if name not in ("view.css", "view.js"):
         raise HTTPException(404, "no such asset")
