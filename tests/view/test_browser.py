@@ -128,3 +128,25 @@ def test_open_filter_and_drill_down(browser: object, server: str, tmp_path: Path
     assert driver.execute_script("return window.__pwned === undefined")  # type: ignore[attr-defined]
     assert _errors(driver) == []
     print(f"screenshots of autobench view: {shot} {run_shot}")
+
+
+def test_hostile_recorded_text_runs_no_script(browser: object, server: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver = browser
+    driver.get(server + "/x/0/view-test?case=" + "%3Cscript%3E")  # type: ignore[attr-defined]
+    _ready(driver)
+    driver.get(server + "/x/0/view-test")  # type: ignore[attr-defined]
+    _ready(driver)
+    links = [
+        a.get_attribute("href")
+        for a in driver.find_elements(By.CSS_SELECTOR, "a.run-link")  # type: ignore[attr-defined]
+    ]
+    hostile = [link for link in links if "script_window" in link]
+    assert len(hostile) == 4  # the hostile case under both variants, the hostile variant's runs
+    for link in hostile:
+        driver.get(link)  # type: ignore[attr-defined]
+        _ready(driver)
+        assert driver.execute_script("return window.__pwned === undefined")  # type: ignore[attr-defined]
+        assert "<script>window.__pwned=1</script>" in driver.find_element(By.TAG_NAME, "h1").text  # type: ignore[attr-defined]
+    assert _errors(driver) == []
