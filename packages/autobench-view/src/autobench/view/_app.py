@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jinja2
 from pydantic import BaseModel
@@ -72,16 +73,29 @@ def _pretty(value: Any) -> str:
     return json.dumps(value, indent=2, default=str, ensure_ascii=False)
 
 
+RECHECK_SECONDS = 1.0
+"""How long a loaded experiment is served without looking at its files again."""
+
+
+class Loaded(NamedTuple):
+    """An experiment as the pages use it: the replayed result, its report
+    (``build_report``), the rows of its runs table and the values its filters offer."""
+
+    result: ExperimentResult
+    report: Report
+    rows: list[RunRow]
+    choices: dict[str, list[str]]
+
+
 class Viewer:
-    """The state behind the pages: the roots, and each experiment's replayed result and
-    report, kept while the record's files are unchanged."""
+    """The state behind the pages: the roots, and each experiment's :class:`Loaded`, kept
+    while the record's files are unchanged (looked at again at most every
+    :data:`RECHECK_SECONDS`)."""
 
     def __init__(self, directories: Sequence[Path]) -> None:
         self.roots = tuple(Path(d).resolve() for d in directories)
         self._lock = threading.Lock()
-        self._loaded: dict[
-            Path, tuple[tuple[int, int], ExperimentResult, Report, list[RunRow]]
-        ] = {}
+        self._loaded: dict[Path, tuple[tuple[int, int], float, Loaded]] = {}
 
     def experiments(self) -> list[Found]:
         return find_experiments(self.roots)
@@ -92,19 +106,25 @@ class Viewer:
                 return found
         raise HTTPException(404, "no such experiment")
 
-    def load(self, found: Found) -> tuple[ExperimentResult, Report, list[RunRow]]:
-        """The replayed result, its report (``build_report``) and its table rows, replayed
-        again when the count or newest change of its files differs (runs recorded since)."""
+    def load(self, found: Found) -> Loaded:
+        """The experiment at ``found``, replayed again when the count or newest change of its
+        YAML files differs from the last look (runs recorded since). Raises what
+        :func:`~autobench.records.replay_experiment` raises."""
         with self._lock:  # pages are served from a thread pool: one replay at a time
-            signature = _signature(found.path)
             cached = self._loaded.get(found.path)
+            now = time.monotonic()
+            if cached is not None and now - cached[1] < RECHECK_SECONDS:
+                return cached[2]
+            signature = _signature(found.path)
             if cached is not None and cached[0] == signature:
-                return cached[1], cached[2], cached[3]
+                self._loaded[found.path] = (signature, now, cached[2])
+                return cached[2]
             result = replay_experiment(found.path, evidence_only=True)
             report = build_report(result)
             rows = run_rows(result, report)
-            self._loaded[found.path] = (signature, result, report, rows)
-            return result, report, rows
+            loaded = Loaded(result, report, rows, choices(rows))
+            self._loaded[found.path] = (signature, time.monotonic(), loaded)
+            return loaded
 
 
 def _signature(root: Path) -> tuple[int, int]:
@@ -172,11 +192,12 @@ def experiment(request: Request) -> Response:
     viewer: Viewer = request.app.state.viewer
     found = viewer.find(request.path_params["key"])
     try:
-        _result, report, rows = viewer.load(found)
+        loaded = viewer.load(found)
     except AutobenchError as exc:
         raise HTTPException(422, f"this record cannot be read: {exc}") from exc
+    report = loaded.report
     query = _query(request)
-    page = select(rows, query)
+    page = select(loaded.rows, query)
     formats = leaderboard_formats(report)
     params = {k: v for k, v in request.query_params.items() if k != "page"}
     return _page(
@@ -188,14 +209,15 @@ def experiment(request: Request) -> Response:
         page=page,
         query=query,
         params=params,
-        choices=choices(rows),
+        choices=loaded.choices,
         diagnostics=report.diagnostics,
     )
 
 
 def _run(viewer: Viewer, found: Found, run_id: str) -> RunRecord:
-    result, _report, _rows = viewer.load(found)
-    planned = next((item for item in result.experiment.plan if item.id == run_id), None)
+    planned = next(
+        (item for item in viewer.load(found).result.experiment.plan if item.id == run_id), None
+    )
     if planned is None:
         raise HTTPException(404, "no such run")
     path = contained(found.path, planned.path)

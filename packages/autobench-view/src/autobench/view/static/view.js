@@ -2,7 +2,7 @@
 // autobench view: the little behaviour the server-rendered pages need. Sizes come from
 // data attributes (the CSP allows no inline style or script); filters submit on change.
 document.addEventListener("DOMContentLoaded", function () {
-  document.querySelectorAll("select[data-autosubmit]").forEach(function (select) {
+  document.querySelectorAll("[data-autosubmit]").forEach(function (select) {
     select.addEventListener("change", function () { select.form.submit(); });
   });
   document.querySelectorAll(".bar[data-left]").forEach(function (bar) {
