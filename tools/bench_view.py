@@ -24,6 +24,7 @@ from bench_html_report import autobench, write_spec  # tools/, beside this scrip
 from starlette.testclient import TestClient
 
 from autobench.view import create_app
+from autobench.view._app import RECHECK_SECONDS
 
 
 def _timed(client: TestClient, url: str, repeat: int = 5) -> tuple[float, str]:
@@ -54,6 +55,20 @@ def measure(record: Path) -> None:
     run = re.findall(r'href="(/x/[^"]+/run/[^"]+)"', text)[0]
     seconds, _ = _timed(client, run)
     print(f"a run page: {seconds * 1000:,.0f} ms")
+    rechecks, pages = [], []
+    for _ in range(3):
+        time.sleep(RECHECK_SECONDS + 0.1)
+        rechecks.append(_timed(client, run, repeat=1)[0])
+        time.sleep(RECHECK_SECONDS + 0.1)
+        pages.append(_timed(client, f"/x/{key}", repeat=1)[0])
+    print(
+        f"a run page {RECHECK_SECONDS:g} s after the last look at the record's files: "
+        f"{statistics.median(rechecks) * 1000:,.0f} ms"
+    )
+    print(
+        f"experiment page {RECHECK_SECONDS:g} s after the last look (its files looked at "
+        f"again, unchanged): {statistics.median(pages) * 1000:,.0f} ms"
+    )
 
 
 def main() -> None:

@@ -106,14 +106,15 @@ class Viewer:
                 return found
         raise HTTPException(404, "no such experiment")
 
-    def load(self, found: Found) -> Loaded:
+    def load(self, found: Found, *, fresh: bool = True) -> Loaded:
         """The experiment at ``found``, replayed again when the count or newest change of its
-        YAML files differs from the last look (runs recorded since). Raises what
+        YAML files differs from the last look (runs recorded since); with ``fresh`` false,
+        whatever was loaded last, without looking. Raises what
         :func:`~autobench.records.replay_experiment` raises."""
         with self._lock:  # pages are served from a thread pool: one replay at a time
             cached = self._loaded.get(found.path)
             now = time.monotonic()
-            if cached is not None and now - cached[1] < RECHECK_SECONDS:
+            if cached is not None and (not fresh or now - cached[1] < RECHECK_SECONDS):
                 return cached[2]
             signature = _signature(found.path)
             if cached is not None and cached[0] == signature:
@@ -215,8 +216,16 @@ def experiment(request: Request) -> Response:
 
 
 def _run(viewer: Viewer, found: Found, run_id: str) -> RunRecord:
+    # The run's own record is read below: the plan loaded last names its file, unless the
+    # run is newer than that load.
     planned = next(
-        (item for item in viewer.load(found).result.experiment.plan if item.id == run_id), None
+        (
+            item
+            for fresh in (False, True)
+            for item in viewer.load(found, fresh=fresh).result.experiment.plan
+            if item.id == run_id
+        ),
+        None,
     )
     if planned is None:
         raise HTTPException(404, "no such run")

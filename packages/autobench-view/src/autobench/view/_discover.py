@@ -21,8 +21,9 @@ class Found:
 
 def find_experiments(roots: tuple[Path, ...]) -> list[Found]:
     """Every directory at or below each of ``roots`` (resolved) holding ``experiment.yaml``,
-    sorted by root then relative path. Symbolic links to directories are not followed, so
-    nothing outside the roots is found."""
+    sorted by root then relative path. The walk does not descend into an experiment
+    directory it found (its thousands of run folders hold no experiment). Symbolic links to
+    directories are not followed, so nothing outside the roots is found."""
     found: list[Found] = []
     for index, root in enumerate(roots):
         for here, dirs, files in os.walk(root, followlinks=False):
@@ -31,6 +32,7 @@ def find_experiments(roots: tuple[Path, ...]) -> list[Found]:
                 relative = Path(here).relative_to(root).as_posix()
                 key = f"{index}/{'' if relative == '.' else relative}".rstrip("/")
                 found.append(Found(key=key, root=index, path=Path(here)))
+                dirs[:] = []  # an experiment's own folders (runs, artifacts) hold no other
     return found
 
 
