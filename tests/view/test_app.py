@@ -112,6 +112,7 @@ def test_artifact_download_and_headers(client: TestClient, records: Path) -> Non
     blob = client.get(href.group(1))
     assert blob.status_code == 200 and blob.content == b"\x00\x01binary"
     assert blob.headers["content-disposition"] == "attachment"
+    assert blob.headers["x-content-type-options"] == "nosniff"
     assert page.headers["content-security-policy"] == CSP
     assert "default-src 'none'" in CSP and "http" not in CSP
 
