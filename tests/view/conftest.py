@@ -21,7 +21,12 @@ _modules = itertools.count(1)
 HOSTILE = '<script>window.__pwned=1</script>"><img src=x onerror="window.__pwned=2">'
 
 TASK = """
-import json
+import base64
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+SVG = '<svg xmlns="http://www.w3.org/2000/svg"><script>window.__pwned=3</script></svg>'
 
 def run(ctx, case):
     with ctx.span("step " + case.input["text"], kind="tool", attributes={"note": case.input["text"]}):
@@ -30,6 +35,8 @@ def run(ctx, case):
     ctx.check("safe", case.input["ok"], reason="because " + case.input["text"])
     ctx.artifact("notes", "notes about " + case.input["text"], media_type="text/plain")
     ctx.artifact("blob", b"\\x00\\x01binary", media_type="application/octet-stream")
+    ctx.artifact("chart", PNG, media_type="image/png")
+    ctx.artifact("drawing", SVG, media_type="image/svg+xml")
     if case.input["boom"]:
         raise RuntimeError("exploded " + case.input["text"])
     return {"answer": case.input["text"], "q": case.input["q"]}

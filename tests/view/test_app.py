@@ -238,3 +238,17 @@ def test_a_damaged_record_is_a_located_message_not_a_crash(tmp_path: Path) -> No
     broken = client.get("/x/0/bad")
     assert broken.status_code == 422
     assert "this record cannot be read" in broken.text
+
+
+def test_raster_images_are_shown_and_svg_only_downloaded(client: TestClient) -> None:
+    page = client.get(_run_links(client.get(f"/x/{KEY}", params={"case": "plain"}).text)[0])
+    images = re.findall(r'<img class="artifact-image" src="([^"]+)"', page.text)
+    assert len(images) == 1 and images[0].endswith("/chart.png")
+    shown = client.get(images[0])
+    assert shown.status_code == 200
+    assert shown.headers["content-type"] == "image/png"
+    assert shown.content.startswith(b"\x89PNG")
+    svg = re.search(r'href="([^"]+/drawing\.svg)" download', page.text)
+    assert svg is not None
+    assert client.get(svg.group(1).replace("/file/", "/image/")).status_code == 404
+    assert client.get(svg.group(1)).headers["content-disposition"] == "attachment"

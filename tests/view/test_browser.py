@@ -120,6 +120,8 @@ def test_open_filter_and_drill_down(browser: object, server: str, tmp_path: Path
     step = next(span for span in spans if "step boom" in span.text)
     step.find_element(By.TAG_NAME, "summary").click()
     assert '"note": "boom"' in step.find_element(By.TAG_NAME, "dl").text
+    image = driver.find_element(By.CSS_SELECTOR, "img.artifact-image")  # type: ignore[attr-defined]
+    assert driver.execute_script("return arguments[0].naturalWidth", image) == 1  # type: ignore[attr-defined]
     bar = driver.find_element(By.CSS_SELECTOR, "#trace .bar")  # type: ignore[attr-defined]
     assert bar.size["width"] > 0
     run_shot = tmp_path / "view-run.png"

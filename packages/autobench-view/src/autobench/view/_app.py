@@ -2,7 +2,8 @@
 
 Pages: ``/`` (the experiments), ``/x/{key}`` (an experiment: headline, leaderboard, runs
 table), ``/x/{key}/run/{run_id}`` (a run), ``/x/{key}/file/{path}`` (an artifact file of
-the record, only under its directory). Every response carries a Content-Security-Policy
+the record, only under its directory, as a download), ``/x/{key}/image/{path}`` (a raster
+image of the record, inline). Every response carries a Content-Security-Policy
 that allows nothing from another origin. Pages are plain functions, which Starlette runs in
 its thread pool, so a long replay does not stall the server.
 """
@@ -38,7 +39,7 @@ from autobench.report import Report, build_report
 from autobench.report._html_figures import leaderboard_formats
 from autobench.report._html_views import headline_view, leaderboard_view
 from autobench.view._discover import Found, find_experiments
-from autobench.view._files import TEXT_LIMIT, contained, is_textual
+from autobench.view._files import TEXT_LIMIT, contained, image_type, is_textual
 from autobench.view._runs import Query, RunRow, choices, run_rows, select
 from autobench.view._trace import span_rows
 
@@ -245,7 +246,10 @@ def run_page(request: Request) -> Response:
         text = None
         if path is not None and is_textual(ref.media_type) and path.stat().st_size <= TEXT_LIMIT:
             text = path.read_text(encoding="utf-8", errors="replace")
-        artifacts.append({"ref": ref, "available": path is not None, "text": text})
+        image = None if path is None else image_type(path)
+        artifacts.append(
+            {"ref": ref, "available": path is not None, "text": text, "image": image is not None}
+        )
     trace = run.trace if isinstance(run.trace, Trace) else None
     return _page(
         "run.html",
@@ -267,6 +271,17 @@ def file(request: Request) -> Response:
         headers={**HEADERS, "Content-Disposition": "attachment"},
         media_type="application/octet-stream",
     )
+
+
+def image(request: Request) -> Response:
+    """A raster image of the record, shown inline (``IMAGES``); anything else is 404."""
+    viewer: Viewer = request.app.state.viewer
+    found = viewer.find(request.path_params["key"])
+    path = contained(found.path, request.path_params["path"])
+    media = None if path is None else image_type(path)
+    if path is None or media is None:
+        raise HTTPException(404, "no such image")
+    return FileResponse(path, headers=HEADERS, media_type=media)
 
 
 def static(request: Request) -> Response:
@@ -296,6 +311,7 @@ def create_app(directories: Sequence[Path]) -> Starlette:
             Route("/static/{name}", static),
             Route("/x/{key:path}/run/{run_id}", run_page),
             Route("/x/{key:path}/file/{path:path}", file),
+            Route("/x/{key:path}/image/{path:path}", image),
             Route("/x/{key:path}", experiment),
         ],
         exception_handlers={HTTPException: _not_found},

@@ -36,3 +36,19 @@ def is_textual(media_type: str) -> bool:
         or base in ("application/json", "application/x-yaml", "application/yaml")
         or base.endswith(("+json", "+yaml"))
     )
+
+
+IMAGES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+}
+"""Raster images shown inline on a run page, by file extension. SVG is not among them: it
+can carry script and markup, so it is only downloaded."""
+
+
+def image_type(path: Path) -> str | None:
+    """The media type an image file at ``path`` is served with inline, or ``None``."""
+    return IMAGES.get(path.suffix.lower())
