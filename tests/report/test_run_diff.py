@@ -12,7 +12,8 @@ from report_support import RunBench
 
 from autobench.abp import SpanRecord, Trace
 from autobench.records import ExperimentResult, RunRecord
-from autobench.report import DiffStatus, RunDiff, StepOp, diff_runs, run_diff_lines
+from autobench.report import DiffStatus, RunDiff, StepOp, ToolCall, diff_runs, run_diff_lines
+from autobench.report._run_diff import align_tools
 
 AGENT_TASK = """
 from autobench import SpanKind
@@ -243,3 +244,26 @@ def test_generated_traces(result: ExperimentResult, left: Trace, right: Trace) -
     for path, (status, lid, rid, deltas) in _signature(diff).items():
         assert swapped[path] == (_SWAP[status], rid, lid, {k: -v for k, v in deltas.items()})
     assert len(swapped) == len(diff.spans)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    left=st.lists(st.sampled_from("abc"), max_size=500),
+    right=st.lists(st.sampled_from("abc"), max_size=500),
+)
+def test_long_tool_sequences_are_aligned_in_windows(left: list[str], right: list[str]) -> None:
+    def calls(names: list[str]) -> list[ToolCall]:
+        return [ToolCall(position=i, name=n, span_id=f"s{i}") for i, n in enumerate(names)]
+
+    steps = align_tools(calls(left), calls(right))
+    # every call of each side appears once, in order, and equal rows pair equal names
+    assert [s.left.position for s in steps if s.left] == list(range(len(left)))
+    assert [s.right.position for s in steps if s.right] == list(range(len(right)))
+    for step in steps:
+        if step.op is StepOp.EQUAL:
+            assert step.left is not None and step.right is not None
+            assert step.left.name == step.right.name
+        if step.op is StepOp.INSERT:
+            assert step.left is None
+        if step.op is StepOp.DELETE:
+            assert step.right is None

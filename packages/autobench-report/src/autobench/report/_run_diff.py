@@ -313,20 +313,46 @@ def tool_calls(run: RunRecord) -> tuple[ToolCall, ...]:
     return tuple(calls)
 
 
+TOOL_WINDOW = 200
+"""Tool calls aligned at once: longer sequences are aligned window by window (below)."""
+
+
+def _opcodes(left: Sequence[str], right: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
+    """:meth:`difflib.SequenceMatcher.get_opcodes` of two name sequences (no junk heuristic),
+    exact while both fit in :data:`TOOL_WINDOW`. Longer ones (SequenceMatcher is quadratic
+    on the few distinct names tools have) are aligned a window of each side at a time: the
+    steps up to the window's last equal block are kept and the next windows start after it
+    (a window pair without any equal name is one replace step)."""
+    codes: list[tuple[str, int, int, int, int]] = []
+    i = j = 0
+    while i < len(left) or j < len(right):
+        lwin, rwin = left[i : i + TOOL_WINDOW], right[j : j + TOOL_WINDOW]
+        last = i + len(lwin) == len(left) and j + len(rwin) == len(right)
+        found: list[tuple[str, int, int, int, int]] = list(
+            difflib.SequenceMatcher(None, lwin, rwin, autojunk=False).get_opcodes()
+        )
+        if not last:
+            ends = [k for k, code in enumerate(found) if code[0] == "equal"]
+            op = "replace" if lwin and rwin else "delete" if lwin else "insert"
+            found = found[: ends[-1] + 1] if ends else [(op, 0, len(lwin), 0, len(rwin))]
+        for op, i1, i2, j1, j2 in found:
+            codes.append((op, i + i1, i + i2, j + j1, j + j2))
+        i, j = codes[-1][2], codes[-1][4]
+    return codes
+
+
 def align_tools(left: Sequence[ToolCall], right: Sequence[ToolCall]) -> tuple[ToolStep, ...]:
     """Side-by-side rows of two tool-call sequences, aligned on tool names by
-    :class:`difflib.SequenceMatcher` (no junk heuristic): one row per call of an ``equal``,
+    :class:`difflib.SequenceMatcher` (:func:`_opcodes`): one row per call of an ``equal``,
     ``insert`` or ``delete`` step, and the calls of a ``replace`` step paired in order."""
-    matcher = difflib.SequenceMatcher(
-        None, [call.name for call in left], [call.name for call in right], autojunk=False
-    )
     steps: list[ToolStep] = []
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+    codes = _opcodes([call.name for call in left], [call.name for call in right])
+    for op, i1, i2, j1, j2 in codes:
         for offset in range(max(i2 - i1, j2 - j1)):
             lcall = left[i1 + offset] if i1 + offset < i2 else None
             rcall = right[j1 + offset] if j1 + offset < j2 else None
             steps.append(
-                ToolStep(
+                ToolStep.model_construct(
                     op=StepOp(op),
                     left=lcall,
                     right=rcall,
