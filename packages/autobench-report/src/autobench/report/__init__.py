@@ -57,6 +57,19 @@ from autobench.report._redaction import redact_strings as redact_strings
 from autobench.report._redaction import redact_text as redact_text
 from autobench.report._redaction import redact_url as redact_url
 from autobench.report._redaction import url_secrets as url_secrets
+from autobench.report._run_diff import diff_runs as diff_runs
+from autobench.report._run_diff_model import AttributeChange as AttributeChange
+from autobench.report._run_diff_model import DiffStatus as DiffStatus
+from autobench.report._run_diff_model import RunDiff as RunDiff
+from autobench.report._run_diff_model import RunSummary as RunSummary
+from autobench.report._run_diff_model import ScoreChange as ScoreChange
+from autobench.report._run_diff_model import SpanDiff as SpanDiff
+from autobench.report._run_diff_model import SpanSide as SpanSide
+from autobench.report._run_diff_model import StepOp as StepOp
+from autobench.report._run_diff_model import ToolCall as ToolCall
+from autobench.report._run_diff_model import ToolStep as ToolStep
+from autobench.report._run_diff_model import TotalDelta as TotalDelta
+from autobench.report._run_diff_text import run_diff_lines as run_diff_lines
 
 # The Rich renderers are imported on first use: loading the plugin manager imports this
 # package (the built-in exporters are an entry point), and that must not cost a Rich import.
