@@ -33,9 +33,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import PrivateAttr
-
-from autobench.records._base import RecordModel
+from autobench.records._base import RecordModel, StoredRecordModel
 from autobench.records._evidence import Observation
 from autobench.records._extraction import EvidenceReference, ExtractionDiagnostic
 from autobench.records._records import RunRecord
@@ -71,7 +69,7 @@ class ExtractionLineage(RecordModel):
     extracted_at: datetime | None = None
 
 
-class ExtractionRecord(RecordModel):
+class ExtractionRecord(StoredRecordModel):
     """The content of an ``extraction.yaml``: lineage, observations, diagnostics, references.
 
     Observations omit ``case``/``variant`` in the file (the lineage names them; the
@@ -82,18 +80,6 @@ class ExtractionRecord(RecordModel):
     observations: tuple[Observation, ...] = ()
     diagnostics: tuple[ExtractionDiagnostic, ...] = ()
     references: tuple[EvidenceReference, ...] = ()
-    _path: str | None = PrivateAttr(default=None)
-
-    @property
-    def path(self) -> str | None:
-        """Where the record is stored, relative to the experiment directory (not written)."""
-        return self._path
-
-    def stored_at(self, path: str) -> ExtractionRecord:
-        """This record, knowing it is stored at ``path`` (relative to the experiment dir)."""
-        copy = self.model_copy()
-        copy._path = path
-        return copy
 
     @property
     def run_id(self) -> str:

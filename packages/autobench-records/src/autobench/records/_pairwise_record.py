@@ -42,9 +42,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field
 
-from autobench.records._base import RecordModel
+from autobench.records._base import RecordModel, StoredRecordModel
 from autobench.records._evidence import Observation
 from autobench.records._rescore_record import ScorerDefinition
 
@@ -113,20 +113,8 @@ class PairwiseLineage(RecordModel):
     judged_at: datetime
 
 
-class PairwiseRecord(RecordModel):
+class PairwiseRecord(StoredRecordModel):
     """The content of a pairwise record file (see the module docstring)."""
 
     lineage: PairwiseLineage
     cases: tuple[PairwiseCase, ...] = ()
-    _path: str | None = PrivateAttr(default=None)
-
-    @property
-    def path(self) -> str | None:
-        """Where the record is stored, relative to the experiment directory (not written)."""
-        return self._path
-
-    def stored_at(self, path: str) -> PairwiseRecord:
-        """This record, knowing it is stored at ``path`` (relative to the experiment dir)."""
-        copy = self.model_copy()
-        copy._path = path
-        return copy

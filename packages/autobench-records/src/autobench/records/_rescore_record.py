@@ -47,9 +47,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field
 
-from autobench.records._base import RecordModel
+from autobench.records._base import RecordModel, StoredRecordModel
 from autobench.records._evidence import ArtifactRef, ErrorRecord, Observation, ScoreRecord
 from autobench.records._records import AssetBinding, RunRecord
 
@@ -90,7 +90,7 @@ class RescoreLineage(RecordModel):
     rescored_at: datetime
 
 
-class RescoreRecord(RecordModel):
+class RescoreRecord(StoredRecordModel):
     """The content of a ``score.yaml``: lineage, the score, the scorer's errors (empty
     when it scored), and what the scorer recorded beside the score: ``observations``
     (a judge's ``judge.*`` tokens, requests and cost), ``artifacts`` (its trace) and
@@ -102,18 +102,6 @@ class RescoreRecord(RecordModel):
     observations: tuple[Observation, ...] = ()
     artifacts: tuple[ArtifactRef, ...] = ()
     asset_versions: dict[str, AssetBinding] = Field(default_factory=dict)
-    _path: str | None = PrivateAttr(default=None)
-
-    @property
-    def path(self) -> str | None:
-        """Where the record is stored, relative to the experiment directory (not written)."""
-        return self._path
-
-    def stored_at(self, path: str) -> RescoreRecord:
-        """This record, knowing it is stored at ``path`` (relative to the experiment dir)."""
-        copy = self.model_copy()
-        copy._path = path
-        return copy
 
     @property
     def run_id(self) -> str:
