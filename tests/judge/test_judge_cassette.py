@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from judge_support import send_json, tool_call_reply
 
 from autobench.abp._cassette import CASSETTE_MEDIA_TYPE, load_cassette
 from autobench.cli import cli
@@ -58,41 +59,7 @@ class _Endpoint(BaseHTTPRequestHandler):
             second = prompt.index("<second_")
             winner = "first" if second > len(prompt) - second else "second"
             answer = {"reason": "the longer one", "winner": winner}
-        arguments = json.dumps(answer)
-        reply = {
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 1,
-            "model": body["model"],
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "tool_calls",
-                    "message": {
-                        "role": "assistant",
-                        "content": None,
-                        "tool_calls": [
-                            {
-                                "id": "c1",
-                                "type": "function",
-                                "function": {"name": tool, "arguments": arguments},
-                            }
-                        ],
-                    },
-                }
-            ],
-            "usage": {
-                "prompt_tokens": 100 + len(prompt),
-                "completion_tokens": 15,
-                "total_tokens": 115 + len(prompt),
-            },
-        }
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, tool_call_reply(body["model"], tool, answer, 100 + len(prompt)))
 
     def log_message(self, *args: Any) -> None:
         pass

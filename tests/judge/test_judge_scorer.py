@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from judge_support import send_json, tool_call_reply
 from ruamel.yaml import YAML
 
 from autobench.core.runtime import run_benchmark_path
@@ -372,37 +373,9 @@ class _Endpoint(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
         type(self).requests.append((self.path, self.headers["authorization"], body))
         tool = body["tools"][0]["function"]["name"]
-        arguments = json.dumps({"reason": "fine", "verdict": "pass"})
-        reply = {
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 1,
-            "model": body["model"],
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "tool_calls",
-                    "message": {
-                        "role": "assistant",
-                        "content": None,
-                        "tool_calls": [
-                            {
-                                "id": "c1",
-                                "type": "function",
-                                "function": {"name": tool, "arguments": arguments},
-                            }
-                        ],
-                    },
-                }
-            ],
-            "usage": {"prompt_tokens": 120, "completion_tokens": 15, "total_tokens": 135},
-        }
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(
+            self, tool_call_reply(body["model"], tool, {"reason": "fine", "verdict": "pass"}, 120)
+        )
 
     def log_message(self, *args: Any) -> None:
         pass
