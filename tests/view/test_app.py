@@ -125,8 +125,10 @@ def test_recorded_text_is_escaped_everywhere(client: TestClient) -> None:
         assert HOSTILE not in page.text
         assert "<script>window" not in page.text
         assert "<img src=x" not in page.text
-        # The only scripts are the viewer's own file.
-        assert re.findall(r"<script[^>]*>", page.text) == ['<script src="/static/view.js" defer>']
+        # The only scripts are the viewer's own files.
+        scripts = re.findall(r"<script[^>]*>", page.text)
+        assert scripts[0] == '<script src="/static/view.js" defer>'
+        assert set(scripts[1:]) <= {'<script src="/static/waterfall.js" defer>'}
     hostile_run = client.get(_run_links(pages[1].text)[0]).text
     assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in hostile_run
 
@@ -206,7 +208,7 @@ def test_loopback_hosts() -> None:
 
 def test_the_waterfall_starts_at_the_earliest_span() -> None:
     from autobench.abp import Trace
-    from autobench.view._trace import span_rows
+    from autobench.view._waterfall import waterfall
 
     trace = Trace.model_validate(
         {
@@ -217,12 +219,12 @@ def test_the_waterfall_starts_at_the_earliest_span() -> None:
             ],
         }
     )
-    rows = span_rows(trace)
-    assert [(r["depth"], r["left"], r["width"]) for r in rows["rows"]] == [
-        (0, 0.0, 100.0),
-        (1, 25.0, 25.0),
+    fall = waterfall(trace)
+    assert fall.rows(0, 10) == [
+        [0, 1, 0.0, 4000.0, 0, "root", "custom"],
+        [1, 0, 1000.0, 1000.0, 0, "child", "custom"],
     ]
-    assert rows["total"] == 2 and rows["extent"] == 4.0
+    assert fall.total == 2 and fall.extent == 4.0
 
 
 def test_a_damaged_record_is_a_located_message_not_a_crash(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 
-from autobench.abp import AutobenchError, Trace
+from autobench.abp import AutobenchError
 from autobench.records import (
     ExperimentResult,
     RunRecord,
@@ -38,10 +38,10 @@ from autobench.records import (
 from autobench.report import Report, build_report
 from autobench.report._html_figures import leaderboard_formats
 from autobench.report._html_views import headline_view, leaderboard_view
+from autobench.view import _run_page
 from autobench.view._discover import Found, find_experiments
-from autobench.view._files import TEXT_LIMIT, contained, image_type, is_textual
+from autobench.view._files import contained, image_type
 from autobench.view._runs import Query, RunRow, choices, run_rows, select
-from autobench.view._trace import span_rows
 
 STATIC = Path(__file__).parent / "static"
 CSP = (
@@ -236,30 +236,6 @@ def _run(viewer: Viewer, found: Found, run_id: str) -> RunRecord:
     return load_run_record(path, root=found.path)
 
 
-def run_page(request: Request) -> Response:
-    viewer: Viewer = request.app.state.viewer
-    found = viewer.find(request.path_params["key"])
-    run = _run(viewer, found, request.path_params["run_id"])
-    artifacts = []
-    for ref in run.artifacts:
-        path = None if ref.path is None else contained(found.path, ref.path)
-        text = None
-        if path is not None and is_textual(ref.media_type) and path.stat().st_size <= TEXT_LIMIT:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        image = None if path is None else image_type(path)
-        artifacts.append(
-            {"ref": ref, "available": path is not None, "text": text, "image": image is not None}
-        )
-    trace = run.trace if isinstance(run.trace, Trace) else None
-    return _page(
-        "run.html",
-        found=found,
-        run=run,
-        artifacts=artifacts,
-        spans=span_rows(trace),
-    )
-
-
 def file(request: Request) -> Response:
     viewer: Viewer = request.app.state.viewer
     found = viewer.find(request.path_params["key"])
@@ -286,7 +262,7 @@ def image(request: Request) -> Response:
 
 def static(request: Request) -> Response:
     name = request.path_params["name"]
-    if name not in ("view.css", "view.js"):
+    if name not in ("view.css", "view.js", "waterfall.js", "waterfall.css"):
         raise HTTPException(404, "no such asset")
     media = "text/css" if name.endswith(".css") else "text/javascript"
     return Response((STATIC / name).read_bytes(), media_type=media, headers=HEADERS)
@@ -309,7 +285,9 @@ def create_app(directories: Sequence[Path]) -> Starlette:
         routes=[
             Route("/", index),
             Route("/static/{name}", static),
-            Route("/x/{key:path}/run/{run_id}", run_page),
+            Route("/x/{key:path}/run/{run_id}/spans", _run_page.spans),
+            Route("/x/{key:path}/run/{run_id}/span/{row}", _run_page.span),
+            Route("/x/{key:path}/run/{run_id}", _run_page.run_page),
             Route("/x/{key:path}/file/{path:path}", file),
             Route("/x/{key:path}/image/{path:path}", image),
             Route("/x/{key:path}", experiment),
