@@ -52,9 +52,15 @@ def measure(record: Path) -> None:
     ):
         seconds, _ = _timed(client, f"/x/{key}{query}")
         print(f"runs, {label}: {seconds * 1000:,.0f} ms")
-    run = re.findall(r'href="(/x/[^"]+/run/[^"]+)"', text)[0]
+    links = re.findall(r'href="(/x/[^"]+/run/[^"]+)"', text)
+    run = links[0]
+    opened = [_timed(client, link, repeat=1)[0] for link in links[:20]]
+    print(
+        f"a run page opened for the first time (its run.yaml read), median of "
+        f"{len(opened)} runs: {statistics.median(opened) * 1000:,.1f} ms (max {max(opened) * 1000:,.1f} ms)"
+    )
     seconds, _ = _timed(client, run)
-    print(f"a run page: {seconds * 1000:,.0f} ms")
+    print(f"a run page again (the run in the viewer's run cache): {seconds * 1000:,.1f} ms")
     rechecks, pages = [], []
     for _ in range(3):
         time.sleep(RECHECK_SECONDS + 0.1)

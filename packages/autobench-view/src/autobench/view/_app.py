@@ -10,21 +10,17 @@ its thread pool, so a long replay does not stall the server.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
 from collections.abc import Sequence
-from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import jinja2
-from pydantic import BaseModel
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
 from autobench.abp import AutobenchError
@@ -41,39 +37,12 @@ from autobench.report._html_views import headline_view, leaderboard_view
 from autobench.view import _run_page
 from autobench.view._discover import Found, find_experiments
 from autobench.view._files import contained, image_type
+from autobench.view._render import CSP as CSP  # part of what this module offers the tests
+from autobench.view._render import HEADERS
+from autobench.view._render import page as _page
 from autobench.view._runs import Query, RunRow, choices, run_rows, select
 
 STATIC = Path(__file__).parent / "static"
-CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-)
-HEADERS = {
-    "Content-Security-Policy": CSP,
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
-
-
-@cache
-def _templates() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-    )
-    env.filters["pretty"] = _pretty
-    return env
-
-
-def _pretty(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, BaseModel):
-        value = value.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return json.dumps(value, indent=2, default=str, ensure_ascii=False)
-
-
 RECHECK_SECONDS = 1.0
 """How long a loaded experiment is served without looking at its files again."""
 
@@ -137,11 +106,6 @@ def _signature(root: Path) -> tuple[int, int]:
                 count += 1
                 newest = max(newest, os.stat(os.path.join(here, name)).st_mtime_ns)
     return count, newest
-
-
-def _page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
-    html = _templates().get_template(name).render(**values)
-    return HTMLResponse(html, status_code=status, headers=HEADERS)
 
 
 def _summary(found: Found) -> dict[str, Any]:

@@ -25,11 +25,11 @@ from starlette.responses import Response
 
 from autobench.abp import AutobenchError, Trace
 from autobench.records import RunRecord, load_run_record
-from autobench.view import _app  # the pages' shared helpers; _app routes to this module
 from autobench.view._cassettes import ShownCassette, is_cassette, read_cassette
 from autobench.view._discover import Found
 from autobench.view._files import TEXT_LIMIT, contained, image_type, is_textual
 from autobench.view._llm_calls import llm_calls, tool_uses
+from autobench.view._render import HEADERS, page
 from autobench.view._waterfall import FAILED, MAX_WINDOW, Waterfall, waterfall
 
 CACHED_RUNS = 8
@@ -94,7 +94,7 @@ def run_cache(request: Request) -> RunCache:
 
 
 def _loaded(request: Request) -> tuple[Found, LoadedRun]:
-    viewer: _app.Viewer = request.app.state.viewer
+    viewer = request.app.state.viewer  # an autobench.view._app.Viewer
     found = viewer.find(request.path_params["key"])
     run_id = request.path_params["run_id"]
     # The plan loaded last names the run's file, unless the run is newer than that load.
@@ -157,7 +157,7 @@ def run_page(request: Request) -> Response:
             }
             for row, values in enumerate(fall.rows(0, fall.total))
         ]
-    return _app._page(
+    return page(
         "run.html",
         found=found,
         run=run,
@@ -175,7 +175,7 @@ def run_page(request: Request) -> Response:
 
 def _json(data: Any) -> Response:
     body = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
-    return Response(body, media_type="application/json", headers=_app.HEADERS)
+    return Response(body, media_type="application/json", headers=HEADERS)
 
 
 def _integer(request: Request, name: str, default: int | None = None) -> int:
