@@ -116,13 +116,17 @@ def test_open_filter_and_drill_down(browser: object, server: str, tmp_path: Path
     rows[0].find_element(By.CSS_SELECTOR, "a.run-link").click()
     _ready(driver)
     assert "RuntimeError" in driver.find_element(By.ID, "errors").text  # type: ignore[attr-defined]
-    spans = driver.find_elements(By.CSS_SELECTOR, "#trace details.span")  # type: ignore[attr-defined]
-    step = next(span for span in spans if "step boom" in span.text)
-    step.find_element(By.TAG_NAME, "summary").click()
-    assert '"note": "boom"' in step.find_element(By.TAG_NAME, "dl").text
+    rows = driver.find_elements(By.CSS_SELECTOR, "#waterfall .wf-row")  # type: ignore[attr-defined]
+    step = next(row for row in rows if "step boom" in row.text)
+    step.find_element(By.CSS_SELECTOR, ".wf-label").click()
+    detail = driver.find_element(By.ID, "span-detail")  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 60  # a safety net, not a measure
+    while '"note": "boom"' not in detail.text:
+        assert time.monotonic() < deadline, "the span's details never arrived"
+        time.sleep(0.05)
     image = driver.find_element(By.CSS_SELECTOR, "img.artifact-image")  # type: ignore[attr-defined]
     assert driver.execute_script("return arguments[0].naturalWidth", image) == 1  # type: ignore[attr-defined]
-    bar = driver.find_element(By.CSS_SELECTOR, "#trace .bar")  # type: ignore[attr-defined]
+    bar = driver.find_element(By.CSS_SELECTOR, "#waterfall .wf-bar")  # type: ignore[attr-defined]
     assert bar.size["width"] > 0
     run_shot = tmp_path / "view-run.png"
     assert driver.save_screenshot(str(run_shot))  # type: ignore[attr-defined]

@@ -24,7 +24,7 @@
 
   function milliseconds(value) {
     if (value === null || value === undefined) { return "partial"; }
-    return (value < 10 ? value.toPrecision(3) : value.toFixed(value < 1000 ? 1 : 0)) + " ms";
+    return (value < 10 ? String(Number(value.toPrecision(3))) : value.toFixed(value < 1000 ? 1 : 0)) + " ms";
   }
 
   function Waterfall(root) {
