@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from autobench.abp import AutobenchError, Trace
@@ -38,6 +38,8 @@ from autobench.records import (
 from autobench.report import Report, build_report
 from autobench.report._html_figures import leaderboard_formats
 from autobench.report._html_views import headline_view, leaderboard_view
+from autobench.view._compare_page import Computed, experiments_view, level_of, variants_view
+from autobench.view._diff_page import DiffCache, diff_context, diff_url, find_pair, run_links
 from autobench.view._discover import Found, find_experiments
 from autobench.view._files import TEXT_LIMIT, contained, image_type, is_textual
 from autobench.view._runs import Query, RunRow, choices, run_rows, select
@@ -257,7 +259,75 @@ def run_page(request: Request) -> Response:
         run=run,
         artifacts=artifacts,
         spans=span_rows(trace),
+        diff_links=run_links(viewer.roots, viewer.experiments(), found, run, _rows(viewer, found)),
     )
+
+
+DIFFS = DiffCache()
+COMPARISONS = Computed()
+
+
+def _loaded(viewer: Viewer, key: str) -> Loaded:
+    try:
+        return viewer.load(viewer.find(key))
+    except AutobenchError as exc:
+        raise HTTPException(422, f"this record cannot be read: {exc}") from exc
+
+
+def _rows(viewer: Viewer, found: Found) -> list[RunRow]:
+    return viewer.load(found, fresh=False).rows
+
+
+def diff(request: Request) -> Response:
+    """Two runs compared (:mod:`autobench.view._diff_page`)."""
+    viewer: Viewer = request.app.state.viewer
+
+    def load(key: str, run_id: str) -> tuple[Found, RunRecord]:
+        found = viewer.find(key)
+        return found, _run(viewer, found, run_id)
+
+    return _page("diff.html", **diff_context(request.query_params, load, DIFFS, viewer.roots))
+
+
+def diff_find(request: Request) -> Response:
+    """A choice of two runs, sent on to their diff's address (303)."""
+    viewer: Viewer = request.app.state.viewer
+    left, right = find_pair(request.query_params, lambda key: _loaded(viewer, key).rows)
+    return RedirectResponse(diff_url(left, right), status_code=303, headers=HEADERS)
+
+
+def compare_variants(request: Request) -> Response:
+    """Two variants of an experiment compared (:mod:`autobench.view._compare_page`)."""
+    viewer: Viewer = request.app.state.viewer
+    found = viewer.find(request.path_params["key"])
+    loaded = _loaded(viewer, found.key)
+    params = request.query_params
+    pair = (params.get("baseline", ""), params.get("candidate", ""))
+    level = level_of(params)
+    view = COMPARISONS.get(
+        ("variants", found.path, *pair, level),
+        (loaded.result,),
+        lambda: variants_view(loaded.result, loaded.report, *pair, level),
+    )
+    return _page("compare.html", found=found, report=loaded.report, pair=pair, level=level, **view)
+
+
+def compare_two(request: Request) -> Response:
+    """Two experiments compared, paired by case and variant."""
+    viewer: Viewer = request.app.state.viewer
+    params = request.query_params
+    keys = (params.get("baseline", ""), params.get("candidate", ""))
+    if not all(keys):
+        raise HTTPException(422, "choose a baseline and a candidate experiment")
+    sides = [_loaded(viewer, key) for key in keys]
+    level = level_of(params)
+    view = COMPARISONS.get(
+        ("experiments", *keys, level),
+        (sides[0].result, sides[1].result),
+        lambda: experiments_view(sides[0].result, sides[0].report, sides[1].result, level),
+    )
+    found = [viewer.find(key) for key in keys]
+    return _page("compare.html", found=None, experiments=found, level=level, **view)
 
 
 def file(request: Request) -> Response:
@@ -286,7 +356,7 @@ def image(request: Request) -> Response:
 
 def static(request: Request) -> Response:
     name = request.path_params["name"]
-    if name not in ("view.css", "view.js"):
+    if name not in ("view.css", "view.js", "pages.css", "pages.js"):
         raise HTTPException(404, "no such asset")
     media = "text/css" if name.endswith(".css") else "text/javascript"
     return Response((STATIC / name).read_bytes(), media_type=media, headers=HEADERS)
@@ -309,6 +379,10 @@ def create_app(directories: Sequence[Path]) -> Starlette:
         routes=[
             Route("/", index),
             Route("/static/{name}", static),
+            Route("/diff", diff),
+            Route("/diff/find", diff_find),
+            Route("/compare", compare_two),
+            Route("/x/{key:path}/compare", compare_variants),
             Route("/x/{key:path}/run/{run_id}", run_page),
             Route("/x/{key:path}/file/{path:path}", file),
             Route("/x/{key:path}/image/{path:path}", image),
