@@ -3,6 +3,7 @@ spend different tokens and answer differently; a run diffed with itself; swapped
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
@@ -145,6 +146,17 @@ def test_a_run_diffed_with_itself_is_all_same(result: ExperimentResult) -> None:
         assert diff.output_equal and diff.output_diff == ()
         assert diff.changed_scores == ()
         assert all(total.delta in (0, None) for total in diff.totals)
+
+
+def test_the_collector_is_left_as_it_was(result: ExperimentResult) -> None:
+    base, cand = _runs(result)
+    try:
+        for enabled in (True, False):
+            gc.enable() if enabled else gc.disable()
+            diff_runs(base, cand)
+            assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
 
 
 def test_plain_text_lines(result: ExperimentResult) -> None:

@@ -156,3 +156,39 @@ def test_hostile_recorded_text_runs_no_script(browser: object, server: str) -> N
         assert driver.execute_script("return window.__pwned === undefined")  # type: ignore[attr-defined]
         assert "<script>window.__pwned=1</script>" in driver.find_element(By.TAG_NAME, "h1").text  # type: ignore[attr-defined]
     assert _errors(driver) == []
+
+
+def test_diff_and_compare(browser: object, server: str, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver = browser
+    driver.get(server + "/x/0/view-test?case=plain&variant=base")  # type: ignore[attr-defined]
+    _ready(driver)
+    driver.find_element(By.CSS_SELECTOR, "#runs-table a.run-link").click()  # type: ignore[attr-defined]
+    _ready(driver)
+    links = driver.find_elements(By.CSS_SELECTOR, "#diff-with a.diff-link")  # type: ignore[attr-defined]
+    assert len(links) == 1  # the same case under the hostile variant
+    links[0].click()
+    _ready(driver)
+    tree = driver.find_element(By.ID, "span-tree")  # type: ignore[attr-defined]
+    rows = tree.find_elements(By.CSS_SELECTOR, "tbody tr")
+    assert rows and all(row.get_attribute("class").startswith("diff-") for row in rows)
+    names = tree.find_elements(By.CSS_SELECTOR, ".span-name[data-depth='1']")
+    assert names and all(name.value_of_css_property("padding-left") == "14px" for name in names)
+    assert driver.find_element(By.ID, "output-diff").text  # type: ignore[attr-defined]
+    diff_shot = tmp_path / "view-diff.png"
+    assert driver.save_screenshot(str(diff_shot))  # type: ignore[attr-defined]
+
+    driver.get(server + "/x/0/view-test")  # type: ignore[attr-defined]
+    _ready(driver)
+    driver.find_element(By.CSS_SELECTOR, "#compare-variants button").click()  # type: ignore[attr-defined]
+    _ready(driver)
+    assert "/compare?" in driver.current_url  # type: ignore[attr-defined]
+    verdicts = driver.find_elements(By.CSS_SELECTOR, "table.statistics td.verdict")  # type: ignore[attr-defined]
+    assert verdicts and all(v.text for v in verdicts)
+    compare_shot = tmp_path / "view-compare.png"
+    assert driver.save_screenshot(str(compare_shot))  # type: ignore[attr-defined]
+
+    assert driver.execute_script("return window.__pwned === undefined")  # type: ignore[attr-defined]
+    assert _errors(driver) == []
+    print(f"screenshots of autobench view: {diff_shot} {compare_shot}")

@@ -12,8 +12,10 @@ right. The tree is walked without recursion, so a 100,000-deep chain is fine.
 from __future__ import annotations
 
 import difflib
+import gc
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, TypeGuard
 
 from autobench.abp import SpanKind, SpanRecord, Trace
@@ -86,6 +88,9 @@ def _span_metrics(span: SpanRecord, linked: dict[str, dict[str, float | int]]) -
     """The usage a span carries: its ``usage`` mapping first, then its direct measurements,
     then the run's observations linked to it (the first source with a metric wins)."""
     metrics: dict[str, float | int] = {}
+    if not span.usage and not span.measurements:
+        metrics.update(linked.get(span.id, ()))
+        return metrics
     for name, keys in _USAGE_KEYS.items():
         for key in keys:
             value = span.usage.get(key)
@@ -152,7 +157,7 @@ class _Side:
         return keyed
 
     def side(self, span: SpanRecord) -> SpanSide:
-        return SpanSide.model_construct(
+        return SpanSide(
             span_id=span.id,
             status=_status(span),
             duration=span.duration,
@@ -190,7 +195,7 @@ def _attribute_changes(left: dict[str, Any], right: dict[str, Any]) -> tuple[Att
         if in_left and in_right and left[key] == right[key]:
             continue
         changes.append(
-            AttributeChange.model_construct(
+            AttributeChange(
                 key=key,
                 left=left.get(key),
                 right=right.get(key),
@@ -218,11 +223,13 @@ def _compare(
     if attributes:
         changes.append("attributes")
     lm, rm = sides[0].metrics, sides[1].metrics
-    tokens = [name for name in {*lm, *rm} if name != "cost" and lm.get(name) != rm.get(name)]
-    if tokens:
-        changes.append("tokens")
-    if lm.get("cost") != rm.get("cost"):
-        changes.append("cost")
+    if not lm and not rm:
+        return tuple(changes), {}, attributes
+    if lm != rm:
+        if any(name != "cost" and lm.get(name) != rm.get(name) for name in {*lm, *rm}):
+            changes.append("tokens")
+        if lm.get("cost") != rm.get("cost"):
+            changes.append("cost")
     deltas = {name: rm[name] - lm[name] for name in _USAGE_KEYS if name in lm and name in rm}
     return tuple(changes), deltas, attributes
 
@@ -275,7 +282,7 @@ def _node(
         assert lside is not None and rside is not None
         changes, deltas, attributes = _compare(lspan, rspan, (lside, rside))
         status = DiffStatus.CHANGED if changes else DiffStatus.SAME
-    return SpanDiff.model_construct(
+    return SpanDiff(
         index=index,
         parent=parent,
         depth=depth,
@@ -352,7 +359,7 @@ def align_tools(left: Sequence[ToolCall], right: Sequence[ToolCall]) -> tuple[To
             lcall = left[i1 + offset] if i1 + offset < i2 else None
             rcall = right[j1 + offset] if j1 + offset < j2 else None
             steps.append(
-                ToolStep.model_construct(
+                ToolStep(
                     op=StepOp(op),
                     left=lcall,
                     right=rcall,
@@ -496,6 +503,25 @@ def diff_runs(
     canonical units for the totals (the experiment's, ``ExperimentResult.registry``, when the
     runs declared their own types). Raises nothing for well-formed records.
     """
+    with _collector_paused():
+        return _diff_runs(left, right, registry)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a diff builds its hundreds of thousands of
+    small acyclic models (it would walk them again and again: half the time of a
+    100,000-span diff), and back on after, unless it was off already."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _diff_runs(left: RunRecord, right: RunRecord, registry: SemanticRegistry) -> RunDiff:
     spans = align_spans(left, right)
     ltools, rtools = tool_calls(left), tool_calls(right)
     lines = output_diff(left, right)

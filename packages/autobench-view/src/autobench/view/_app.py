@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, Response
+from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from autobench.abp import AutobenchError
@@ -35,6 +35,8 @@ from autobench.report import Report, build_report
 from autobench.report._html_figures import leaderboard_formats
 from autobench.report._html_views import headline_view, leaderboard_view
 from autobench.view import _run_page
+from autobench.view._compare_page import Computed, experiments_view, level_of, variants_view
+from autobench.view._diff_page import DiffCache, diff_context, diff_url, find_pair
 from autobench.view._discover import Found, find_experiments
 from autobench.view._files import contained, image_type
 from autobench.view._render import CSP as CSP  # part of what this module offers the tests
@@ -200,6 +202,69 @@ def _run(viewer: Viewer, found: Found, run_id: str) -> RunRecord:
     return load_run_record(path, root=found.path)
 
 
+DIFFS = DiffCache()
+COMPARISONS = Computed()
+
+
+def _loaded(viewer: Viewer, key: str) -> Loaded:
+    try:
+        return viewer.load(viewer.find(key))
+    except AutobenchError as exc:
+        raise HTTPException(422, f"this record cannot be read: {exc}") from exc
+
+
+def diff(request: Request) -> Response:
+    """Two runs compared (:mod:`autobench.view._diff_page`)."""
+    viewer: Viewer = request.app.state.viewer
+
+    def load(key: str, run_id: str) -> tuple[Found, RunRecord]:
+        found = viewer.find(key)
+        return found, _run(viewer, found, run_id)
+
+    return _page("diff.html", **diff_context(request.query_params, load, DIFFS, viewer.roots))
+
+
+def diff_find(request: Request) -> Response:
+    """A choice of two runs, sent on to their diff's address (303)."""
+    viewer: Viewer = request.app.state.viewer
+    left, right = find_pair(request.query_params, lambda key: _loaded(viewer, key).rows)
+    return RedirectResponse(diff_url(left, right), status_code=303, headers=HEADERS)
+
+
+def compare_variants(request: Request) -> Response:
+    """Two variants of an experiment compared (:mod:`autobench.view._compare_page`)."""
+    viewer: Viewer = request.app.state.viewer
+    found = viewer.find(request.path_params["key"])
+    loaded = _loaded(viewer, found.key)
+    params = request.query_params
+    pair = (params.get("baseline", ""), params.get("candidate", ""))
+    level = level_of(params)
+    view = COMPARISONS.get(
+        ("variants", found.path, *pair, level),
+        (loaded.result,),
+        lambda: variants_view(loaded.result, loaded.report, *pair, level),
+    )
+    return _page("compare.html", found=found, report=loaded.report, pair=pair, level=level, **view)
+
+
+def compare_two(request: Request) -> Response:
+    """Two experiments compared, paired by case and variant."""
+    viewer: Viewer = request.app.state.viewer
+    params = request.query_params
+    keys = (params.get("baseline", ""), params.get("candidate", ""))
+    if not all(keys):
+        raise HTTPException(422, "choose a baseline and a candidate experiment")
+    sides = [_loaded(viewer, key) for key in keys]
+    level = level_of(params)
+    view = COMPARISONS.get(
+        ("experiments", *keys, level),
+        (sides[0].result, sides[1].result),
+        lambda: experiments_view(sides[0].result, sides[0].report, sides[1].result, level),
+    )
+    found = [viewer.find(key) for key in keys]
+    return _page("compare.html", found=None, experiments=found, level=level, **view)
+
+
 def file(request: Request) -> Response:
     viewer: Viewer = request.app.state.viewer
     found = viewer.find(request.path_params["key"])
@@ -226,7 +291,14 @@ def image(request: Request) -> Response:
 
 def static(request: Request) -> Response:
     name = request.path_params["name"]
-    if name not in ("view.css", "view.js", "waterfall.js", "waterfall.css"):
+    if name not in (
+        "view.css",
+        "view.js",
+        "waterfall.js",
+        "waterfall.css",
+        "pages.css",
+        "pages.js",
+    ):
         raise HTTPException(404, "no such asset")
     media = "text/css" if name.endswith(".css") else "text/javascript"
     return Response((STATIC / name).read_bytes(), media_type=media, headers=HEADERS)
@@ -249,6 +321,10 @@ def create_app(directories: Sequence[Path]) -> Starlette:
         routes=[
             Route("/", index),
             Route("/static/{name}", static),
+            Route("/diff", diff),
+            Route("/diff/find", diff_find),
+            Route("/compare", compare_two),
+            Route("/x/{key:path}/compare", compare_variants),
             Route("/x/{key:path}/run/{run_id}/spans", _run_page.spans),
             Route("/x/{key:path}/run/{run_id}/span/{row}", _run_page.span),
             Route("/x/{key:path}/run/{run_id}", _run_page.run_page),

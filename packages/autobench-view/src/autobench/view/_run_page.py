@@ -26,6 +26,7 @@ from starlette.responses import Response
 from autobench.abp import AutobenchError, Trace
 from autobench.records import RunRecord, load_run_record
 from autobench.view._cassettes import ShownCassette, is_cassette, read_cassette
+from autobench.view._diff_page import run_links
 from autobench.view._discover import Found
 from autobench.view._files import TEXT_LIMIT, contained, image_type, is_textual
 from autobench.view._llm_calls import llm_calls, tool_uses
@@ -170,7 +171,15 @@ def run_page(request: Request) -> Response:
         waterfall=fall,
         inline=inline,
         inline_limit=INLINE_SPANS,
+        diff_links=_diff_links(request, found, run),
     )
+
+
+def _diff_links(request: Request, found: Found, run: RunRecord) -> Any:
+    """The "diff with" links of a run page (:func:`autobench.view._diff_page.run_links`)."""
+    viewer = request.app.state.viewer  # an autobench.view._app.Viewer
+    rows = viewer.load(found, fresh=False).rows
+    return run_links(viewer.roots, viewer.experiments(), found, run, rows)
 
 
 def _json(data: Any) -> Response:
