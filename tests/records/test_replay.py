@@ -120,6 +120,39 @@ def test_run_in_the_wrong_place_is_reported(tmp_path: Path) -> None:
     assert text
 
 
+def test_run_files_through_a_symlink_out_of_the_record_are_refused(tmp_path: Path) -> None:
+    root = tmp_path / "rec"
+    write_experiment(root, [("c1", "v"), ("c2", "v"), ("c3", "v")])
+    assert len(replay_experiment(root, evidence_only=True).runs) == 3
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    # The run file itself a link out of the record.
+    first = root / run_record_path("c1", "v")
+    (outside / "run.yaml").write_bytes(first.read_bytes())
+    first.unlink()
+    first.symlink_to(outside / "run.yaml")
+    with pytest.raises(RecordFormatError, match="resolves outside it") as caught:
+        replay_experiment(root, evidence_only=True)
+    assert str(first.relative_to(root).as_posix()) in str(caught.value)
+    first.unlink()
+    first.write_bytes((outside / "run.yaml").read_bytes())
+    # A case directory that is a link to a directory out of the record.
+    case_dir = (root / run_record_path("c2", "v")).parent.parent
+    moved = outside / "case"
+    case_dir.rename(moved)
+    case_dir.symlink_to(moved, target_is_directory=True)
+    with pytest.raises(RecordFormatError, match="resolves outside it"):
+        replay_experiment(root, evidence_only=True)
+    case_dir.unlink()
+    moved.rename(case_dir)
+    # A link that stays inside the record is followed, as before.
+    third = root / run_record_path("c3", "v")
+    kept = root / "kept-run.yaml"
+    third.rename(kept)
+    third.symlink_to(kept)
+    assert len(replay_experiment(root, evidence_only=True).runs) == 3
+
+
 def test_trace_artifact_must_stay_inside_the_directory(tmp_path: Path) -> None:
     root = tmp_path / "rec"
     writer = RecordDirectoryWriter(root)

@@ -20,6 +20,8 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
+import stat
 from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path, PurePosixPath
@@ -138,35 +140,79 @@ def record_file(
     message), when it stays inside the record directory ``root``: not absolute, no ``..``,
     and resolving (symlinks followed) inside ``root``. Otherwise raises
     :class:`RecordFormatError` naming ``source`` (the file that named the path) and the
-    line:column of the value at ``at`` in it. Nothing is opened."""
-    pure = PurePosixPath(relative)
-    windows_absolute = (len(relative) > 1 and relative[1] == ":") or relative.startswith("\\")
-    problem = None
-    if pure.is_absolute() or windows_absolute:
-        problem = "is absolute"
-    elif ".." in pure.parts or "\\" in relative:
-        problem = "climbs out with '..'" if ".." in pure.parts else "holds a backslash"
-    elif not pure.parts:
-        problem = "is empty"
-    target = root.joinpath(*pure.parts)
-    if problem is None:
-        try:
-            inside = target.resolve().is_relative_to(root.resolve())
-        except (OSError, RuntimeError):  # a symlink loop
-            inside = False
-        if not inside:
+    line:column of the value at ``at`` in it. Nothing is opened. To check many paths of
+    one record, :class:`RecordPaths` remembers what it has looked at."""
+    return RecordPaths(root).file(relative, what=what, source=source, at=at)
+
+
+class RecordPaths:
+    """:func:`record_file` for many paths of one record directory ``root`` (a replay checks
+    every run file, artifact and trace path): ``root`` is resolved at most once, and the
+    directories already found not to be symbolic links are not looked at again.
+
+    A path with no symbolic link among its parts below ``root`` lies inside ``root`` (it has
+    no ``..`` part), so each part is looked at with ``lstat`` (links not followed) and only a
+    path that goes through a link is resolved and compared, as :func:`record_file` does. A
+    part that does not exist ends the walk: nothing below it can lead out."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._base = os.fspath(self.root)
+        self._real: Path | None = None
+        self._plain: set[str] = set()
+
+    def file(self, relative: str, *, what: str, source: Path, at: Sequence[str | int] = ()) -> Path:
+        """``root / relative``; raises :class:`RecordFormatError` as :func:`record_file`."""
+        pure = PurePosixPath(relative)
+        windows_absolute = (len(relative) > 1 and relative[1] == ":") or relative.startswith("\\")
+        problem = None
+        if pure.is_absolute() or windows_absolute:
+            problem = "is absolute"
+        elif ".." in pure.parts or "\\" in relative:
+            problem = "climbs out with '..'" if ".." in pure.parts else "holds a backslash"
+        elif not pure.parts:
+            problem = "is empty"
+        target = self.root.joinpath(*pure.parts)
+        if problem is None and not self._inside(pure.parts, target):
             problem = "resolves outside it (through a symlink)"
-    if problem is None:
-        return target
-    where = None
-    if at:
+        if problem is None:
+            return target
+        where = None
+        if at:
+            try:
+                where = locate_value(source.read_text(encoding="utf-8"), at)
+            except (OSError, UnicodeDecodeError):
+                where = None
+        raise RecordFormatError(
+            f"the {what} path {relative!r} leaves the record directory {self.root}: it {problem}",
+            path=source,
+            line=None if where is None else where[0],
+            column=None if where is None else where[1],
+        )
+
+    def _inside(self, parts: tuple[str, ...], target: Path) -> bool:
+        here = self._base
+        last = len(parts) - 1
+        for index, part in enumerate(parts):
+            here = os.path.join(here, part)
+            if here in self._plain:
+                continue
+            try:
+                mode = os.lstat(here).st_mode
+            except (FileNotFoundError, NotADirectoryError):
+                return True  # nothing there, so no link below this part either
+            except (OSError, ValueError):
+                return False
+            if stat.S_ISLNK(mode):
+                return self._resolves_inside(target)
+            if index < last:
+                self._plain.add(here)
+        return True
+
+    def _resolves_inside(self, target: Path) -> bool:
         try:
-            where = locate_value(source.read_text(encoding="utf-8"), at)
-        except (OSError, UnicodeDecodeError):
-            where = None
-    raise RecordFormatError(
-        f"the {what} path {relative!r} leaves the record directory {root}: it {problem}",
-        path=source,
-        line=None if where is None else where[0],
-        column=None if where is None else where[1],
-    )
+            if self._real is None:
+                self._real = self.root.resolve()
+            return target.resolve().is_relative_to(self._real)
+        except (OSError, RuntimeError):  # a symlink loop
+            return False

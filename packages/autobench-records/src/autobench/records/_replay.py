@@ -40,7 +40,7 @@ from autobench.records._directory import RecordDirectoryWriter, latest_session_f
 from autobench.records._errors import MissingRecordError, RecordFormatError
 from autobench.records._extraction_io import DerivedRecords, merge_extractions
 from autobench.records._locate import locate_value
-from autobench.records._ownership import check_own_run, record_file
+from autobench.records._ownership import RecordPaths, check_own_run, record_file
 from autobench.records._parallel import parse_run_bodies, worker_count
 from autobench.records._post_derived import POST_DERIVED_FILE, PostDerivedRecord, merge_post_derived
 from autobench.records._record_origin import remember_origin
@@ -192,28 +192,29 @@ def _with_full_trace(run: RunRecord, path: Path, root: Path | None) -> RunRecord
     return run.model_copy(update={"trace": load_trace_artifact(Path(root), run.trace, source=path)})
 
 
-def _run_path(root: Path, relative: str, run_id: str) -> Path:
-    """Where the plan puts a run file; refuses a path that leaves ``root``."""
-    return record_file(root, relative, what=f"run {run_id!r}", source=root / EXPERIMENT_FILE)
+def _run_path(paths: RecordPaths, relative: str, run_id: str) -> Path:
+    """Where the plan puts a run file; refuses a path that leaves the record."""
+    source = paths.root / EXPERIMENT_FILE
+    return paths.file(relative, what=f"run {run_id!r}", source=source)
 
 
-def check_run_files(run: RunRecord, root: Path, *, source: Path) -> None:
+def check_run_files(
+    run: RunRecord, root: Path, *, source: Path, paths: RecordPaths | None = None
+) -> None:
     """Raise :class:`RecordFormatError` (located in ``source``, the run's file) when a path
     the run names (its artifacts, its case's attachments, its offloaded trace) leaves the
-    record directory ``root``; nothing is opened."""
+    record directory ``root``; nothing is opened. ``paths`` (for ``root``) carries what
+    earlier checks of the same record looked at."""
+    paths = RecordPaths(root) if paths is None else paths
     for index, ref in enumerate(run.artifacts):
         if ref.path is not None:
-            record_file(
-                root, ref.path, what="artifact", source=source, at=("artifacts", index, "path")
-            )
+            paths.file(ref.path, what="artifact", source=source, at=("artifacts", index, "path"))
     for index, ref in enumerate(run.case.attachments):
         if ref.path is not None:
             at = ("case", "attachments", index, "path")
-            record_file(root, ref.path, what="attachment", source=source, at=at)
+            paths.file(ref.path, what="attachment", source=source, at=at)
     if isinstance(run.trace, TraceSummary) and run.trace.artifact.path is not None:
-        record_file(
-            root, run.trace.artifact.path, what="trace artifact", source=source, at=_TRACE_PATH
-        )
+        paths.file(run.trace.artifact.path, what="trace artifact", source=source, at=_TRACE_PATH)
 
 
 _TRACE_PATH = ("trace", "artifact", "path")
@@ -279,8 +280,9 @@ def replay_experiment(
         root = Path(root_dir if root_dir is not None else source)
         experiment = load_experiment_record(Path(source))
     registry = DEFAULT_SEMANTIC_REGISTRY.merged(experiment.semantic_registry)
+    paths = RecordPaths(root)
     planned_files = [
-        (planned, _run_path(root, planned.path, planned.id)) for planned in experiment.plan
+        (planned, _run_path(paths, planned.path, planned.id)) for planned in experiment.plan
     ]
     present = [(planned, path) for planned, path in planned_files if path.is_file()]
     skip = EVIDENCE_ONLY if evidence_only else frozenset()
@@ -306,7 +308,7 @@ def replay_experiment(
                     path=path,
                 )
             check_own_run(experiment, planned, run, source=path)
-            check_run_files(run, root, source=path)
+            check_run_files(run, root, source=path, paths=paths)
             run = _accounted(run, path, root, registry)
             if derived:
                 run = merge_extractions(run, derived.latest_extractions(planned.path))
