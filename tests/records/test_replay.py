@@ -23,6 +23,7 @@ from autobench.records import (
     ExperimentResult,
     ExperimentSummary,
     MissingRecordError,
+    ParsedRuns,
     RecordDirectoryWriter,
     RecordFormatError,
     SemanticDefinition,
@@ -118,6 +119,44 @@ def test_run_in_the_wrong_place_is_reported(tmp_path: Path) -> None:
     with pytest.raises(RecordFormatError, match="plan puts run"):
         replay_experiment(root)
     assert text
+
+
+def test_replay_with_parsed_runs_parses_only_new_or_changed_files(tmp_path: Path) -> None:
+    root = tmp_path / "rec"
+    pairs = [("c1", "v"), ("c2", "v"), ("c3", "v")]
+    writer = RecordDirectoryWriter(root)
+    writer.start(experiment_for(pairs))
+    for index, (case, variant) in enumerate(pairs[:2]):
+        writer.run_finished(trivial_run(case, variant, index=index), {})
+    writer.flush()
+    parsed = ParsedRuns()
+    first = replay_experiment(root, evidence_only=True, parsed=parsed)
+    assert parsed.last_parsed == 2 and len(parsed) == 2 and len(first.runs) == 2
+    again = replay_experiment(root, evidence_only=True, parsed=parsed)
+    assert parsed.last_parsed == 0 and again.runs == first.runs
+    writer.run_finished(trivial_run("c3", "v", index=2), {})  # recorded since
+    writer.flush()
+    grown = replay_experiment(root, evidence_only=True, parsed=parsed)
+    assert parsed.last_parsed == 1
+    assert grown.runs == replay_experiment(root, evidence_only=True).runs
+    assert [run.run_id for run in grown.runs] == [run_id(c, v) for c, v in pairs]
+    # A file changed on disk is parsed again; a removed one is forgotten.
+    changed = root / run_record_path("c1", "v")
+    changed.write_text(
+        changed.read_text(encoding="utf-8").replace("status: passed", "status: failed"),
+        encoding="utf-8",
+    )
+    (root / run_record_path("c2", "v")).unlink()
+    after = replay_experiment(root, evidence_only=True, parsed=parsed)
+    assert parsed.last_parsed == 1 and len(parsed) == 2
+    assert [(run.run_id, run.status.value) for run in after.runs] == [
+        (run_id("c1", "v"), "failed"),
+        (run_id("c3", "v"), "passed"),
+    ]
+    # What a replay refuses is refused with kept runs too.
+    changed.write_text("run: [not a run\n", encoding="utf-8")
+    with pytest.raises(RecordFormatError):
+        replay_experiment(root, evidence_only=True, parsed=parsed)
 
 
 def test_run_files_through_a_symlink_out_of_the_record_are_refused(tmp_path: Path) -> None:

@@ -111,6 +111,7 @@ from autobench.records._pairwise_record import PairwiseLineage as PairwiseLineag
 from autobench.records._pairwise_record import PairwiseOrder as PairwiseOrder
 from autobench.records._pairwise_record import PairwiseRecord as PairwiseRecord
 from autobench.records._pairwise_record import combined_outcome as combined_outcome
+from autobench.records._parsed_runs import ParsedRuns as ParsedRuns
 from autobench.records._paths import artifact_dir as artifact_dir
 from autobench.records._paths import run_record_path as run_record_path
 from autobench.records._paths import safe_segment as safe_segment

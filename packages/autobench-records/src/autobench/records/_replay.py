@@ -42,6 +42,7 @@ from autobench.records._extraction_io import DerivedRecords, merge_extractions
 from autobench.records._locate import locate_value
 from autobench.records._ownership import RecordPaths, check_own_run, record_file
 from autobench.records._parallel import parse_run_bodies, worker_count
+from autobench.records._parsed_runs import ParsedRuns, file_stamp
 from autobench.records._post_derived import POST_DERIVED_FILE, PostDerivedRecord, merge_post_derived
 from autobench.records._record_origin import remember_origin
 from autobench.records._records import (
@@ -250,6 +251,7 @@ def replay_experiment(
     workers: int | None = None,
     extractions: bool = True,
     meanwhile: Callable[[], object] | None = None,
+    parsed: ParsedRuns | None = None,
 ) -> ExperimentResult:
     """Rebuild an :class:`ExperimentResult` from a record directory.
 
@@ -266,7 +268,8 @@ def replay_experiment(
     ``meanwhile``, when given, is called once in this process while worker
     processes parse the run files (before reading, when this process parses
     them): work the caller needs next, such as importing a slow module,
-    overlaps with the reading.
+    overlaps with the reading. ``parsed`` (a :class:`ParsedRuns` kept between replays of
+    this directory) spares parsing run files unchanged since an earlier replay given it.
     Raises :class:`MissingRecordError` / :class:`RecordFormatError` as the
     loaders do.
     """
@@ -284,24 +287,36 @@ def replay_experiment(
     planned_files = [
         (planned, _run_path(paths, planned.path, planned.id)) for planned in experiment.plan
     ]
-    present = [(planned, path) for planned, path in planned_files if path.is_file()]
+    stamped = [(planned, path, file_stamp(path)) for planned, path in planned_files]
+    present = [(planned, path, stamp) for planned, path, stamp in stamped if stamp is not None]
+    kept = [
+        None if parsed is None else parsed.get(path, stamp, evidence_only=evidence_only)
+        for _, path, stamp in present
+    ]
+    unparsed = [path for (_, path, _), run in zip(present, kept, strict=True) if run is None]
     skip = EVIDENCE_ONLY if evidence_only else frozenset()
-    workers = worker_count(len(present)) if workers is None else max(1, workers)
+    workers = worker_count(len(unparsed)) if workers is None else max(1, workers)
     derived = DerivedRecords(root) if extractions else None
     runs: list[RunRecord] = []
     # Thousands of long-lived records: the collector would traverse them again and again.
     with gc_paused_for(len(present)):
         if workers > 1:
-            bodies = parse_run_bodies([path for _, path in present], skip, workers, meanwhile)
+            parsed_bodies = iter(parse_run_bodies(unparsed, skip, workers, meanwhile))
         else:
             if meanwhile is not None:
                 meanwhile()
-            bodies = [None] * len(present)
-        for (planned, path), body in zip(present, bodies, strict=True):
-            if body is None:
-                run = load_run_record(path, root=root, evidence_only=evidence_only)
+            parsed_bodies = iter([None] * len(unparsed))
+        for (planned, path, stamp), known in zip(present, kept, strict=True):
+            if known is not None:
+                run = known
             else:
-                run = _with_full_trace(run_record_from_body(body, source=path), path, root)
+                body = next(parsed_bodies)
+                if body is None:
+                    run = load_run_record(path, root=root, evidence_only=evidence_only)
+                else:
+                    run = _with_full_trace(run_record_from_body(body, source=path), path, root)
+                if parsed is not None:
+                    parsed.put(path, stamp, run, evidence_only=evidence_only)
             if run.run_id != planned.id:
                 raise RecordFormatError(
                     f"holds run {run.run_id!r}, but the plan puts run {planned.id!r} here",
@@ -313,6 +328,9 @@ def replay_experiment(
             if derived:
                 run = merge_extractions(run, derived.latest_extractions(planned.path))
             runs.append(run)
+    if parsed is not None:
+        parsed.keep_only(path for _, path, _ in present)
+        parsed.last_parsed = len(unparsed)
     post_derived = load_post_derived(root)
     return ExperimentResult(
         experiment=experiment,
