@@ -118,7 +118,7 @@ def test_artifact_download_and_headers(client: TestClient, records: Path) -> Non
 
 
 def test_recorded_text_is_escaped_everywhere(client: TestClient) -> None:
-    pages = [client.get("/"), client.get(f"/x/{KEY}")]
+    pages = [client.get("/"), client.get(f"/x/{KEY}"), client.get(f"/x/{KEY}/live/body")]
     pages += [client.get(link) for link in _run_links(pages[1].text)]
     for page in pages:
         assert page.status_code == 200
@@ -127,8 +127,9 @@ def test_recorded_text_is_escaped_everywhere(client: TestClient) -> None:
         assert "<img src=x" not in page.text
         # The only scripts are the viewer's own files.
         scripts = re.findall(r"<script[^>]*>", page.text)
-        assert scripts[0] == '<script src="/static/view.js" defer>'
-        assert set(scripts[1:]) <= {'<script src="/static/waterfall.js" defer>'}
+        assert set(scripts) <= {
+            f'<script src="/static/{name}.js" defer>' for name in ("view", "waterfall", "live")
+        }, scripts
     hostile_run = client.get(_run_links(pages[1].text)[0]).text
     assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in hostile_run
 

@@ -36,8 +36,11 @@ class ParsedRuns:
 
     def __init__(self) -> None:
         self._runs: dict[tuple[Path, bool], tuple[Stamp, RunRecord]] = {}
+        self.pending = 0
+        """How many run files the replay underway (or the last) has to parse."""
         self.last_parsed = 0
-        """How many run files the last replay given this parsed (the rest were kept)."""
+        """How many of those it has parsed so far (the rest were kept): a replay in another
+        thread can be followed by these two numbers."""
 
     def __len__(self) -> int:
         return len(self._runs)
@@ -49,6 +52,7 @@ class ParsedRuns:
 
     def put(self, path: Path, stamp: Stamp, run: RunRecord, *, evidence_only: bool) -> None:
         self._runs[(path, evidence_only)] = (stamp, run)
+        self.last_parsed += 1
 
     def keep_only(self, paths: Iterable[Path]) -> None:
         """Forget the runs of files not in ``paths`` (removed, or no longer planned)."""

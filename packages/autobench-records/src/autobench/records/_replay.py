@@ -294,6 +294,8 @@ def replay_experiment(
         for _, path, stamp in present
     ]
     unparsed = [path for (_, path, _), run in zip(present, kept, strict=True) if run is None]
+    if parsed is not None:
+        parsed.pending, parsed.last_parsed = len(unparsed), 0
     skip = EVIDENCE_ONLY if evidence_only else frozenset()
     workers = worker_count(len(unparsed)) if workers is None else max(1, workers)
     derived = DerivedRecords(root) if extractions else None
@@ -330,7 +332,6 @@ def replay_experiment(
             runs.append(run)
     if parsed is not None:
         parsed.keep_only(path for _, path, _ in present)
-        parsed.last_parsed = len(unparsed)
     post_derived = load_post_derived(root)
     return ExperimentResult(
         experiment=experiment,

@@ -10,64 +10,47 @@ its thread pool, so a long replay does not stall the server.
 
 from __future__ import annotations
 
-import os
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, RedirectResponse, Response
+from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from autobench.abp import AutobenchError
-from autobench.records import (
-    ExperimentResult,
-    RunRecord,
-    load_experiment_record,
-    load_run_record,
-    replay_experiment,
-)
-from autobench.report import Report, build_report
-from autobench.report._html_figures import leaderboard_formats
-from autobench.report._html_views import headline_view, leaderboard_view
+from autobench.records import RunRecord, load_experiment_record, load_run_record
 from autobench.view import _run_page
 from autobench.view._compare_page import Computed, experiments_view, level_of, variants_view
 from autobench.view._diff_page import DiffCache, diff_context, diff_url, find_pair
 from autobench.view._discover import Found, find_experiments
 from autobench.view._files import contained, image_type
+from autobench.view._live import body_values, state
+from autobench.view._loading import INLINE_RUNS, Loads, Snapshot
+from autobench.view._loading import RECHECK_SECONDS as RECHECK_SECONDS
+from autobench.view._loading import Loaded as Loaded
 from autobench.view._render import CSP as CSP  # part of what this module offers the tests
 from autobench.view._render import HEADERS
 from autobench.view._render import page as _page
-from autobench.view._runs import Query, RunRow, choices, run_rows, select
+from autobench.view._runs import Query
 
 STATIC = Path(__file__).parent / "static"
-RECHECK_SECONDS = 1.0
-"""How long a loaded experiment is served without looking at its files again."""
-
-
-class Loaded(NamedTuple):
-    """An experiment as the pages use it: the replayed result, its report
-    (``build_report``), the rows of its runs table and the values its filters offer."""
-
-    result: ExperimentResult
-    report: Report
-    rows: list[RunRow]
-    choices: dict[str, list[str]]
 
 
 class Viewer:
-    """The state behind the pages: the roots, and each experiment's :class:`Loaded`, kept
-    while the record's files are unchanged (looked at again at most every
-    :data:`RECHECK_SECONDS`)."""
+    """The state behind the pages: the roots, and the :class:`~autobench.view._loading.Loads`
+    of each experiment asked for (loaded in the background, looked at again at most every
+    :data:`RECHECK_SECONDS`). A first load planning at most ``inline_runs`` runs is waited
+    for by the experiment page; a larger one shows its progress."""
 
-    def __init__(self, directories: Sequence[Path]) -> None:
+    def __init__(self, directories: Sequence[Path], *, inline_runs: int = INLINE_RUNS) -> None:
         self.roots = tuple(Path(d).resolve() for d in directories)
+        self.inline_runs = inline_runs
         self._lock = threading.Lock()
-        self._loaded: dict[Path, tuple[tuple[int, int], float, Loaded]] = {}
+        self._loads: dict[Path, Loads] = {}
 
     def experiments(self) -> list[Found]:
         return find_experiments(self.roots)
@@ -78,36 +61,29 @@ class Viewer:
                 return found
         raise HTTPException(404, "no such experiment")
 
+    def loads(self, found: Found) -> Loads:
+        with self._lock:
+            return self._loads.setdefault(found.path, Loads(found.path))
+
     def load(self, found: Found, *, fresh: bool = True) -> Loaded:
-        """The experiment at ``found``, replayed again when the count or newest change of its
-        YAML files differs from the last look (runs recorded since); with ``fresh`` false,
-        whatever was loaded last, without looking. Raises what
-        :func:`~autobench.records.replay_experiment` raises."""
-        with self._lock:  # pages are served from a thread pool: one replay at a time
-            cached = self._loaded.get(found.path)
-            now = time.monotonic()
-            if cached is not None and (not fresh or now - cached[1] < RECHECK_SECONDS):
-                return cached[2]
-            signature = _signature(found.path)
-            if cached is not None and cached[0] == signature:
-                self._loaded[found.path] = (signature, now, cached[2])
-                return cached[2]
-            result = replay_experiment(found.path, evidence_only=True)
-            report = build_report(result)
-            rows = run_rows(result, report)
-            loaded = Loaded(result, report, rows, choices(rows))
-            self._loaded[found.path] = (signature, time.monotonic(), loaded)
-            return loaded
+        """The experiment at ``found``, waited for: looked at again first (``fresh``: its
+        files changed since the last look, at most every :data:`RECHECK_SECONDS`, mean a
+        reload) or whatever was loaded last. Raises the
+        :class:`~autobench.abp.AutobenchError` of a record that cannot be loaded."""
+        return self.loads(found).load(fresh=fresh)
 
+    def preload(self) -> threading.Thread:
+        """Load every experiment found, one after the other, in a background thread
+        (started and returned); pages asked for meanwhile load their own at once."""
 
-def _signature(root: Path) -> tuple[int, int]:
-    count, newest = 0, 0
-    for here, _dirs, files in os.walk(root):
-        for name in files:
-            if name.endswith(".yaml"):
-                count += 1
-                newest = max(newest, os.stat(os.path.join(here, name)).st_mtime_ns)
-    return count, newest
+        def run() -> None:
+            for found in self.experiments():
+                loads = self.loads(found)
+                loads.wait(loads.look())
+
+        thread = threading.Thread(target=run, name="autobench-view-preload", daemon=True)
+        thread.start()
+        return thread
 
 
 def _summary(found: Found) -> dict[str, Any]:
@@ -156,30 +132,43 @@ def _query(request: Request) -> Query:
     )
 
 
-def experiment(request: Request) -> Response:
+def _snapshot(request: Request, *, wait: bool) -> tuple[Found, Snapshot]:
     viewer: Viewer = request.app.state.viewer
     found = viewer.find(request.path_params["key"])
-    try:
-        loaded = viewer.load(found)
-    except AutobenchError as exc:
-        raise HTTPException(422, f"this record cannot be read: {exc}") from exc
-    report = loaded.report
-    query = _query(request)
-    page = select(loaded.rows, query)
-    formats = leaderboard_formats(report)
+    loads = viewer.loads(found)
+    looks = loads.look()
+    snapshot = loads.snapshot()
+    if wait and snapshot.loaded is None:
+        snapshot = loads.wait(looks, inline_runs=viewer.inline_runs)
+        if snapshot.loaded is None and not snapshot.loading and snapshot.problem:
+            raise HTTPException(422, f"this record cannot be read: {snapshot.problem}")
+    return found, snapshot
+
+
+def _body(request: Request, found: Found, snapshot: Snapshot) -> dict[str, Any]:
     params = {k: v for k, v in request.query_params.items() if k != "page"}
-    return _page(
-        "experiment.html",
-        found=found,
-        report=report,
-        headline=headline_view(report),
-        leaderboard=leaderboard_view(report, formats),
-        page=page,
-        query=query,
-        params=params,
-        choices=loaded.choices,
-        diagnostics=report.diagnostics,
-    )
+    return body_values(found, snapshot, _query(request), params)
+
+
+def experiment(request: Request) -> Response:
+    """The experiment page: whatever is loaded now (a small experiment's first load is
+    waited for), kept up to date by ``live.js``; 422 when its first load failed."""
+    found, snapshot = _snapshot(request, wait=True)
+    return _page("experiment.html", **_body(request, found, snapshot))
+
+
+def experiment_body(request: Request) -> Response:
+    """The changing part of the experiment page alone (``experiment_body.html``), for the
+    same query parameters; never waits for a load."""
+    found, snapshot = _snapshot(request, wait=False)
+    return _page("experiment_body.html", **_body(request, found, snapshot))
+
+
+def experiment_state(request: Request) -> Response:
+    """The experiment's load as JSON (:func:`autobench.view._live.state`), looking at its
+    files again when the last look is older than :data:`RECHECK_SECONDS`; never waits."""
+    _found, snapshot = _snapshot(request, wait=False)
+    return JSONResponse(state(snapshot), headers={**HEADERS, "Cache-Control": "no-store"})
 
 
 def _run(viewer: Viewer, found: Found, run_id: str) -> RunRecord:
@@ -298,6 +287,7 @@ def static(request: Request) -> Response:
         "waterfall.css",
         "pages.css",
         "pages.js",
+        "live.js",
     ):
         raise HTTPException(404, "no such asset")
     media = "text/css" if name.endswith(".css") else "text/javascript"
@@ -310,10 +300,11 @@ async def _not_found(request: Request, exc: Exception) -> Response:
     return _page("error.html", status=code, code=code, detail=detail)
 
 
-def create_app(directories: Sequence[Path]) -> Starlette:
+def create_app(directories: Sequence[Path], *, preload: bool = False) -> Starlette:
     """The viewer over the experiments found (recursively) under ``directories``. Only GET
-    and HEAD are routed: nothing can be written. Raises ``FileNotFoundError`` for a
-    directory that does not exist."""
+    and HEAD are routed: nothing can be written. With ``preload`` every experiment found is
+    loaded in the background from the start (``autobench view`` does). Raises
+    ``FileNotFoundError`` for a directory that does not exist."""
     for directory in directories:
         if not Path(directory).is_dir():
             raise FileNotFoundError(f"no directory here: {directory}")
@@ -330,9 +321,13 @@ def create_app(directories: Sequence[Path]) -> Starlette:
             Route("/x/{key:path}/run/{run_id}", _run_page.run_page),
             Route("/x/{key:path}/file/{path:path}", file),
             Route("/x/{key:path}/image/{path:path}", image),
+            Route("/x/{key:path}/live/state", experiment_state),
+            Route("/x/{key:path}/live/body", experiment_body),
             Route("/x/{key:path}", experiment),
         ],
         exception_handlers={HTTPException: _not_found},
     )
     app.state.viewer = Viewer(directories)
+    if preload:
+        app.state.viewer.preload()
     return app

@@ -52,7 +52,7 @@ def serve(
 
     from autobench.view._app import create_app
 
-    app = create_app(directories)
+    app = create_app(directories, preload=True)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -1,0 +1,236 @@
+"""Loading experiments in the background, so no page waits for a replay.
+
+Each experiment directory has one :class:`Loads`: the last good load (:class:`Loaded`), a
+``generation`` that grows each time a new load replaces it, and at most one thread that
+looks at the record's files and, when they changed, replays it again. A reload parses only
+the run files that are new or changed (:class:`~autobench.records.ParsedRuns`) and builds
+the report again; until it is done, and when it fails, the previous load is served (a
+failure is kept as ``problem`` and shown). Pages read a :class:`Snapshot`, which never
+waits for anything.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from autobench.abp import AutobenchError
+from autobench.records import (
+    ExperimentRecord,
+    ExperimentResult,
+    ParsedRuns,
+    load_experiment_record,
+    replay_experiment,
+)
+from autobench.report import Report, build_report
+from autobench.view._runs import RunRow, choices, run_rows
+
+RECHECK_SECONDS = 1.0
+"""How long a loaded experiment is served without looking at its files again."""
+
+INLINE_RUNS = 1000
+"""A first load with at most this many run files to parse is waited for by the page that
+asked (well under a second): a small experiment shows whole at once, a larger one shows
+its progress at once and fills in when it is loaded."""
+
+
+class Loaded(NamedTuple):
+    """An experiment as the pages use it: the replayed result, its report
+    (``build_report``), the rows of its runs table and the values its filters offer."""
+
+    result: ExperimentResult
+    report: Report
+    rows: list[RunRow]
+    choices: dict[str, list[str]]
+
+
+class LoadProblem(AutobenchError):
+    """An experiment that has no load to show: its first load failed (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What an experiment's pages can show now: ``loaded`` (``None`` before the first load
+    ends), its ``generation`` (0 before it), whether a load is underway and how far it is
+    (``parsed`` of ``pending`` run files; ``stage`` names the step), the ids and planned run
+    count once its ``experiment.yaml`` is read, and the ``problem`` of the last failed load
+    (cleared by the next good one)."""
+
+    loaded: Loaded | None
+    generation: int
+    loading: bool
+    stage: str
+    parsed: int
+    pending: int
+    benchmark: str | None
+    experiment: str | None
+    planned: int | None
+    problem: str | None
+
+    @property
+    def progress(self) -> str:
+        """One line saying what the load underway is doing, or ``""`` when none is."""
+        if not self.loading:
+            return ""
+        if self.stage == "runs":
+            return f"loading runs: {self.parsed:,} of {self.pending:,}"
+        return {"plan": "reading the experiment", "report": "building the report"}.get(
+            self.stage, "looking for changes"
+        )
+
+
+def signature(root: Path) -> tuple[int, int]:
+    """How many YAML files lie under ``root`` and the newest modification time (ns) among
+    them: what changes when a run is recorded, rewritten or removed."""
+    count, newest = 0, 0
+    for here, _dirs, files in os.walk(root):
+        for name in files:
+            if name.endswith(".yaml"):
+                try:
+                    changed = os.stat(os.path.join(here, name)).st_mtime_ns
+                except OSError:  # removed while looking
+                    continue
+                count += 1
+                newest = max(newest, changed)
+    return count, newest
+
+
+class Loads:
+    """The loads of the experiment directory ``path`` (see the module docstring). Thread
+    safe: pages call :meth:`snapshot`, :meth:`look` and :meth:`wait` from any thread."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._changed = threading.Condition()
+        self._loaded: Loaded | None = None
+        self._generation = 0
+        self._problem: str | None = None
+        self._error: AutobenchError | None = None
+        self._record: ExperimentRecord | None = None
+        self._signature: tuple[int, int] | None = None
+        self._looked_at = -float("inf")  # monotonic time the last look started
+        self._looks = 0  # looks finished
+        self._thread: threading.Thread | None = None
+        self._again = False
+        self._stage = ""
+        self._parsed = ParsedRuns()
+
+    def snapshot(self) -> Snapshot:
+        with self._changed:
+            record = self._record
+            loading = self._thread is not None
+            return Snapshot(
+                loaded=self._loaded,
+                generation=self._generation,
+                loading=loading,
+                stage=self._stage,
+                parsed=self._parsed.last_parsed if loading else 0,
+                pending=self._parsed.pending if loading else 0,
+                benchmark=None if record is None else record.benchmark_id,
+                experiment=None if record is None else record.experiment_id,
+                planned=None if record is None else len(record.plan),
+                problem=self._problem,
+            )
+
+    def look(self, *, force: bool = False) -> int:
+        """Start looking at the record's files (and reloading when they changed) unless a
+        look is underway or the last began less than :data:`RECHECK_SECONDS` ago (``force``:
+        however recent). Returns the number of looks a caller waiting for this one must see
+        finished."""
+        with self._changed:
+            now = time.monotonic()
+            if self._thread is not None:
+                if force or now - self._looked_at >= RECHECK_SECONDS:
+                    self._again = True  # files may have changed since that look began
+                    return self._looks + 2
+                return self._looks + 1
+            if not force and now - self._looked_at < RECHECK_SECONDS:
+                return self._looks
+            self._looked_at = now
+            self._thread = threading.Thread(
+                target=self._run, name=f"autobench-view-load {self.path.name}", daemon=True
+            )
+            self._thread.start()
+            return self._looks + 1
+
+    def wait(self, looks: int = 0, *, inline_runs: int | None = None) -> Snapshot:
+        """Block until ``looks`` looks have finished and there is a load or a problem; with
+        ``inline_runs``, stop waiting as soon as a first load turns out to plan more runs
+        than that (the page then shows its progress)."""
+
+        def done() -> bool:
+            if self._looks >= looks and (self._loaded is not None or self._problem is not None):
+                return True
+            return (
+                inline_runs is not None
+                and self._loaded is None
+                and self._record is not None
+                and len(self._record.plan) > inline_runs
+            )
+
+        with self._changed:
+            self._changed.wait_for(done)
+        return self.snapshot()
+
+    def load(self, *, fresh: bool = True) -> Loaded:
+        """The current load, looked at again first (``fresh``, at most every
+        :data:`RECHECK_SECONDS`) and waited for; raises :class:`LoadProblem` (or the
+        record's own :class:`~autobench.abp.AutobenchError`) when there is none."""
+        looks = self.look() if fresh or self.snapshot().loaded is None else 0
+        snapshot = self.wait(looks)
+        if snapshot.loaded is None:
+            with self._changed:
+                error = self._error
+            raise error if error is not None else LoadProblem(snapshot.problem or "not loaded")
+        return snapshot.loaded
+
+    def _set(self, **values: object) -> None:
+        with self._changed:
+            for name, value in values.items():
+                setattr(self, name, value)
+            self._changed.notify_all()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                self._reload_if_changed()
+            except AutobenchError as exc:
+                self._set(_problem=str(exc), _error=exc)
+            except Exception as exc:  # a bug or an OS error: shown, not a dead thread
+                self._set(_problem=f"{type(exc).__name__}: {exc}", _error=None)
+            with self._changed:
+                self._stage = ""
+                if self._again:
+                    self._again = False
+                    self._looked_at = time.monotonic()
+                    self._looks += 1
+                    self._changed.notify_all()
+                    continue
+                self._thread = None
+                self._looks += 1
+                self._changed.notify_all()
+                return
+
+    def _reload_if_changed(self) -> None:
+        self._set(_stage="look")
+        seen = signature(self.path)
+        if seen == self._signature:
+            return  # unchanged since the last load (or the last failed one)
+        self._set(_stage="plan", _signature=seen)
+        record = load_experiment_record(self.path)
+        self._set(_record=record, _stage="runs")
+        self._parsed.pending = self._parsed.last_parsed = 0
+        result = replay_experiment(record, self.path, evidence_only=True, parsed=self._parsed)
+        self._set(_stage="report")
+        report = build_report(result)
+        rows = run_rows(result, report)
+        loaded = Loaded(result, report, rows, choices(rows))
+        with self._changed:
+            self._loaded = loaded
+            self._generation += 1
+            self._problem = self._error = None
+            self._changed.notify_all()
