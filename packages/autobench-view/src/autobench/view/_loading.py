@@ -73,11 +73,18 @@ class Snapshot:
 
     @property
     def progress(self) -> str:
-        """One line saying what the load underway is doing, or ``""`` when none is."""
+        """One line saying what the load underway is doing, or ``""`` when none is: for a
+        first load ``"loading runs: N of M"``, for a reload of what is shown
+        ``"reloading: N of M new or changed runs"``."""
         if not self.loading:
             return ""
-        if self.stage == "runs":
-            return f"loading runs: {self.parsed:,} of {self.pending:,}"
+        if self.stage == "runs" and self.loaded is None:
+            total = self.pending or self.planned or 0
+            return f"loading runs: {self.parsed:,} of {total:,}"
+        if self.stage == "runs" and self.pending:
+            return f"reloading: {self.parsed:,} of {self.pending:,} new or changed runs"
+        if self.loaded is not None:
+            return "" if self.stage in ("look", "") else "reloading"
         return {"plan": "reading the experiment", "report": "building the report"}.get(
             self.stage, "looking for changes"
         )
