@@ -78,7 +78,7 @@ class Snapshot:
         ``"reloading: N of M new or changed runs"``."""
         if not self.loading:
             return ""
-        if self.stage == "runs" and self.loaded is None:
+        if self.stage in ("look", "runs") and self.loaded is None:
             total = self.pending or self.planned or 0
             return f"loading runs: {self.parsed:,} of {total:,}"
         if self.stage == "runs" and self.pending:
@@ -106,6 +106,14 @@ def signature(root: Path) -> tuple[int, int]:
     return count, newest
 
 
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns
+
+
 class Loads:
     """The loads of the experiment directory ``path`` (see the module docstring). Thread
     safe: pages call :meth:`snapshot`, :meth:`look` and :meth:`wait` from any thread."""
@@ -125,6 +133,12 @@ class Loads:
         self._again = False
         self._stage = ""
         self._parsed = ParsedRuns()
+
+    @property
+    def parsed_by_last_load(self) -> int:
+        """How many run files the last (or current) load parsed; the others were kept from
+        the load before."""
+        return self._parsed.last_parsed
 
     def snapshot(self) -> Snapshot:
         with self._changed:
@@ -223,12 +237,19 @@ class Loads:
                 return
 
     def _reload_if_changed(self) -> None:
+        record, stamp = None, None
+        if self._record is None:  # the ids and the plan first: a waiting page answers sooner
+            self._set(_stage="plan")
+            stamp = _stamp(self.path / "experiment.yaml")
+            record = load_experiment_record(self.path)
+            self._set(_record=record)
         self._set(_stage="look")
         seen = signature(self.path)
         if seen == self._signature:
             return  # unchanged since the last load (or the last failed one)
         self._set(_stage="plan", _signature=seen)
-        record = load_experiment_record(self.path)
+        if record is None or _stamp(self.path / "experiment.yaml") != stamp:
+            record = load_experiment_record(self.path)
         self._set(_record=record, _stage="runs")
         self._parsed.pending = self._parsed.last_parsed = 0
         result = replay_experiment(record, self.path, evidence_only=True, parsed=self._parsed)
