@@ -163,6 +163,21 @@ class RecordPaths:
 
     def file(self, relative: str, *, what: str, source: Path, at: Sequence[str | int] = ()) -> Path:
         """``root / relative``; raises :class:`RecordFormatError` as :func:`record_file`."""
+        parts = tuple(relative.split("/"))
+        if (
+            relative[:1] not in ("/", "\\", "")
+            and relative[1:2] != ":"
+            and "\\" not in relative
+            and "" not in parts
+            and "." not in parts
+            and ".." not in parts
+        ):  # the usual plain relative path: no parsing needed
+            target = Path(self._base, relative)
+            if self._inside(parts, target):
+                return target
+        return self._checked(relative, what=what, source=source, at=at)
+
+    def _checked(self, relative: str, *, what: str, source: Path, at: Sequence[str | int]) -> Path:
         pure = PurePosixPath(relative)
         windows_absolute = (len(relative) > 1 and relative[1] == ":") or relative.startswith("\\")
         problem = None

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from autobench.abp import AutobenchError
+from autobench.abp import AutobenchError, gc_paused_for
 from autobench.records import (
     ExperimentRecord,
     ExperimentResult,
@@ -126,6 +126,7 @@ class Loads:
         self._problem: str | None = None
         self._error: AutobenchError | None = None
         self._record: ExperimentRecord | None = None
+        self._record_stamp: tuple[int, int] | None = None
         self._signature: tuple[int, int] | None = None
         self._looked_at = -float("inf")  # monotonic time the last look started
         self._looks = 0  # looks finished
@@ -237,26 +238,28 @@ class Loads:
                 return
 
     def _reload_if_changed(self) -> None:
-        record, stamp = None, None
+        plan = self.path / "experiment.yaml"
         if self._record is None:  # the ids and the plan first: a waiting page answers sooner
             self._set(_stage="plan")
-            stamp = _stamp(self.path / "experiment.yaml")
-            record = load_experiment_record(self.path)
-            self._set(_record=record)
+            stamp = _stamp(plan)
+            self._set(_record=load_experiment_record(self.path), _record_stamp=stamp)
         self._set(_stage="look")
         seen = signature(self.path)
         if seen == self._signature:
             return  # unchanged since the last load (or the last failed one)
         self._set(_stage="plan", _signature=seen)
-        if record is None or _stamp(self.path / "experiment.yaml") != stamp:
+        stamp = _stamp(plan)
+        record = self._record
+        if record is None or stamp != self._record_stamp:  # rewritten (a resumed experiment)
             record = load_experiment_record(self.path)
-        self._set(_record=record, _stage="runs")
+        self._set(_record=record, _record_stamp=stamp, _stage="runs")
         self._parsed.pending = self._parsed.last_parsed = 0
         result = replay_experiment(record, self.path, evidence_only=True, parsed=self._parsed)
         self._set(_stage="report")
         report = build_report(result)
-        rows = run_rows(result, report)
-        loaded = Loaded(result, report, rows, choices(rows))
+        with gc_paused_for(len(result.runs)):  # thousands of rows: no collection meanwhile
+            rows = run_rows(result, report)
+            loaded = Loaded(result, report, rows, choices(rows))
         with self._changed:
             self._loaded = loaded
             self._generation += 1
