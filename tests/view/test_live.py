@@ -338,7 +338,7 @@ def test_new_rows_appear_in_the_browser_without_navigation(
     # The filters swapped in still work: choosing one loads the filtered page.
     from selenium.webdriver.support.ui import Select
 
-    Select(driver.find_element(By.NAME, "case")).select_by_value("c2")
+    Select(driver.find_element(By.CSS_SELECTOR, "#run-filters [name=case]")).select_by_value("c2")
     _until("the filtered page", lambda: "case=c2" in driver.current_url)
     _ready(driver)
     assert len(driver.find_elements(By.CSS_SELECTOR, "a.run-link")) == 1
