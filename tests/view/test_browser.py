@@ -9,13 +9,16 @@ import shutil
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 import uvicorn
 
 from autobench.view import create_app
+
+T = TypeVar("T")
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
@@ -82,6 +85,15 @@ def _ready(driver: object) -> None:
         time.sleep(0.05)
 
 
+def _waited(probe: Callable[[], T | None], failure: str) -> T:
+    """What ``probe`` returns once it is not ``None`` (pages draw after they load)."""
+    deadline = time.monotonic() + 60  # a safety net, not a measure
+    while (value := probe()) is None:
+        assert time.monotonic() < deadline, failure
+        time.sleep(0.05)
+    return value
+
+
 def _errors(driver: object) -> list[dict[str, object]]:
     return [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]  # type: ignore[attr-defined]
 
@@ -116,8 +128,17 @@ def test_open_filter_and_drill_down(browser: object, server: str, tmp_path: Path
     rows[0].find_element(By.CSS_SELECTOR, "a.run-link").click()
     _ready(driver)
     assert "RuntimeError" in driver.find_element(By.ID, "errors").text  # type: ignore[attr-defined]
-    rows = driver.find_elements(By.CSS_SELECTOR, "#waterfall .wf-row")  # type: ignore[attr-defined]
-    step = next(row for row in rows if "step boom" in row.text)
+    step = _waited(
+        lambda: next(
+            (
+                row
+                for row in driver.find_elements(By.CSS_SELECTOR, "#waterfall .wf-row")  # type: ignore[attr-defined]
+                if "step boom" in row.text
+            ),
+            None,
+        ),
+        "the waterfall never drew the failing step",
+    )
     step.find_element(By.CSS_SELECTOR, ".wf-label").click()
     detail = driver.find_element(By.ID, "span-detail")  # type: ignore[attr-defined]
     deadline = time.monotonic() + 60  # a safety net, not a measure
@@ -182,8 +203,11 @@ def test_diff_and_compare(browser: object, server: str, tmp_path: Path) -> None:
     driver.get(server + "/x/0/view-test")  # type: ignore[attr-defined]
     _ready(driver)
     driver.find_element(By.CSS_SELECTOR, "#compare-variants button").click()  # type: ignore[attr-defined]
+    _waited(
+        lambda: "/compare?" in driver.current_url or None,  # type: ignore[attr-defined]
+        "the compare form did not lead to the comparison",
+    )
     _ready(driver)
-    assert "/compare?" in driver.current_url  # type: ignore[attr-defined]
     verdicts = driver.find_elements(By.CSS_SELECTOR, "table.statistics td.verdict")  # type: ignore[attr-defined]
     assert verdicts and all(v.text for v in verdicts)
     compare_shot = tmp_path / "view-compare.png"
