@@ -6,7 +6,7 @@
 Records examples/pydantic_ai (a Pydantic AI agent over an offline OpenAI-compatible API, two
 variants, every native instrumentor on) through the real CLI into a temporary directory,
 serves the viewer over it on a loopback port, and has headless Chromium (Debian's
-``chromium`` and ``chromium-driver``, driven by selenium) save the index, the experiment,
+``chromium`` and ``chromium-driver``, driven by selenium) save the experiment page,
 a run, a diff of the same case under the two variants, and the variant comparison.
 """
 
@@ -120,7 +120,6 @@ def main() -> None:
         driver = _browser(tmp / "profile")
         try:
             _open(driver, url + "/")
-            _shot(driver, out, "index")
             driver.find_element(By.CSS_SELECTOR, "a.experiment-link").click()
             _open(driver, driver.current_url, "#runs-table")
             _shot(driver, out, "experiment")
@@ -132,7 +131,7 @@ def main() -> None:
             links = driver.find_elements(By.CSS_SELECTOR, "#diff-with a.diff-link")
             if links:
                 _open(driver, links[0].get_attribute("href"), "#span-tree")
-                _shot(driver, out, "diff")
+                _shot(driver, out, "diff", "#scores")
             _open(driver, url + "/")
             driver.find_element(By.CSS_SELECTOR, "a.experiment-link").click()
             _open(driver, driver.current_url, "#compare-variants button")

@@ -131,11 +131,12 @@ def select(rows: list[RunRow], query: Query) -> Page:
 
 
 def choices(rows: list[RunRow]) -> dict[str, list[str]]:
-    """The distinct values of each filterable column, for the filter menus."""
+    """The distinct values of each filterable column, for the filter menus: sorted, except
+    variants, in plan order (the spec's order, so the first is the usual baseline)."""
     return {
         "status": sorted({row.status for row in rows}),
         "case": sorted({row.case for row in rows}),
-        "variant": sorted({row.variant for row in rows}),
+        "variant": list(dict.fromkeys(row.variant for row in rows)),  # as the plan has them
         "repeat": sorted({str(row.repeat) for row in rows}, key=int),
         "error": sorted({row.error for row in rows if row.error}),
         "scores": sorted({name for row in rows for name in row.scores}),
