@@ -10,8 +10,9 @@ its thread pool, so a long replay does not stall the server.
 
 from __future__ import annotations
 
+import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from autobench.records import RunRecord, load_experiment_record, load_run_record
 from autobench.view import _run_page
 from autobench.view._compare_page import Computed, experiments_view, level_of, variants_view
 from autobench.view._diff_page import DiffCache, diff_context, diff_url, find_pair
-from autobench.view._discover import Found, find_experiments
+from autobench.view._discover import Found, find_experiments, split_key
 from autobench.view._files import contained, image_type
 from autobench.view._live import body_values, state
 from autobench.view._loading import INLINE_RUNS, Loads, Snapshot
@@ -294,6 +295,39 @@ def static(request: Request) -> Response:
     return Response((STATIC / name).read_bytes(), media_type=media, headers=HEADERS)
 
 
+EXPERIMENT_PAGES: tuple[tuple[re.Pattern[str], Callable[[Request], Response]], ...] = (
+    (re.compile(r""), experiment),
+    (re.compile(r"compare"), compare_variants),
+    (re.compile(r"run/(?P<run_id>[^/]+)/spans"), _run_page.spans),
+    (re.compile(r"run/(?P<run_id>[^/]+)/span/(?P<row>[^/]+)"), _run_page.span),
+    (re.compile(r"run/(?P<run_id>[^/]+)"), _run_page.run_page),
+    (re.compile(r"file/(?P<path>.+)"), file),
+    (re.compile(r"image/(?P<path>.+)"), image),
+    (re.compile(r"live/state"), experiment_state),
+    (re.compile(r"live/body"), experiment_body),
+)
+"""The pages under ``/x/<experiment key>/``, by what follows the key."""
+
+
+def experiment_pages(request: Request) -> Response:
+    """Every page under ``/x/``: the experiment key is found first among the experiments
+    discovered (the longest that starts the path, :func:`~autobench.view._discover.split_key`),
+    then the rest of the path names the page (:data:`EXPERIMENT_PAGES`). Matching on keys
+    first keeps an experiment directory named like a page (``run``, ``compare``, ...)
+    reachable. 404 for an unknown experiment or page."""
+    viewer: Viewer = request.app.state.viewer
+    split = split_key([found.key for found in viewer.experiments()], request.path_params["rest"])
+    if split is None:
+        raise HTTPException(404, "no such experiment")
+    key, rest = split
+    for pattern, handler in EXPERIMENT_PAGES:
+        match = pattern.fullmatch(rest)
+        if match is not None:
+            request.scope["path_params"] = {"key": key, **match.groupdict()}
+            return handler(request)
+    raise HTTPException(404, "no such page")
+
+
 async def _not_found(request: Request, exc: Exception) -> Response:
     detail = getattr(exc, "detail", "not found")
     code = getattr(exc, "status_code", 404)
@@ -315,15 +349,7 @@ def create_app(directories: Sequence[Path], *, preload: bool = False) -> Starlet
             Route("/diff", diff),
             Route("/diff/find", diff_find),
             Route("/compare", compare_two),
-            Route("/x/{key:path}/compare", compare_variants),
-            Route("/x/{key:path}/run/{run_id}/spans", _run_page.spans),
-            Route("/x/{key:path}/run/{run_id}/span/{row}", _run_page.span),
-            Route("/x/{key:path}/run/{run_id}", _run_page.run_page),
-            Route("/x/{key:path}/file/{path:path}", file),
-            Route("/x/{key:path}/image/{path:path}", image),
-            Route("/x/{key:path}/live/state", experiment_state),
-            Route("/x/{key:path}/live/body", experiment_body),
-            Route("/x/{key:path}", experiment),
+            Route("/x/{rest:path}", experiment_pages),
         ],
         exception_handlers={HTTPException: _not_found},
     )

@@ -44,3 +44,19 @@ def inside(path: Path, root: Path) -> bool:
     except (OSError, ValueError):
         return False
     return True
+
+
+def split_key(keys: list[str], path: str) -> tuple[str, str] | None:
+    """``path`` (what follows ``/x/`` in an address) split into the experiment key it starts
+    with and the rest (``""`` for the experiment page itself), or ``None`` when it starts
+    with none of ``keys``. The longest key wins, so an experiment directory named ``run``,
+    ``compare``, ``file`` or ``live`` (or lying under one) is still reached by its own key.
+    The walk never finds an experiment inside another, so at most one key can match a
+    path segment by segment: the longest one is that key."""
+    best = None
+    for key in keys:
+        if (path == key or path.startswith(key + "/")) and (best is None or len(key) > len(best)):
+            best = key
+    if best is None:
+        return None
+    return best, path[len(best) :].lstrip("/")

@@ -1,0 +1,57 @@
+"""The viewer over awkward record directories a user really has: experiment directories
+named like the viewer's own pages (``run``, ``compare``, ``live``, ``file``), runs with
+enormous outputs, and several experiments that do not share cases. Real records, written by
+running tiny benchmarks, through Starlette's TestClient."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conftest import run_into
+from starlette.testclient import TestClient
+
+from autobench.view import create_app
+
+PLAIN_CASES = [
+    {
+        "id": "one",
+        "input": {"text": "one", "ms": 1, "usd": 0.0, "q": 1.0, "ok": True, "boom": False},
+    },
+]
+PLAIN_VARIANTS = [{"id": "base", "factors": {"model": "a"}}]
+
+
+def _links(html: str, kind: str) -> list[str]:
+    return re.findall(rf'href="(/x/[^"]+/{kind}/[^"]+)"', html)
+
+
+def test_experiments_in_directories_named_like_pages_are_reached(tmp_path: Path) -> None:
+    names = ["run/first", "compare", "live/state", "file", "x/image"]
+    for number, name in enumerate(names):
+        run_into(
+            tmp_path,
+            out=tmp_path / "records" / name,
+            benchmark=f"bench-{number}",
+            cases=PLAIN_CASES,
+            variants=PLAIN_VARIANTS,
+        )
+    client = TestClient(create_app([tmp_path / "records"]))
+    links = re.findall(r'class="experiment-link" href="([^"]+)"', client.get("/").text)
+    assert sorted(links) == sorted(f"/x/0/{name}" for name in names)
+    for number, name in enumerate(names):
+        page = client.get(f"/x/0/{name}")
+        assert page.status_code == 200, name
+        assert f"bench-{number}" in page.text
+        runs = _links(page.text, "run")
+        assert len(runs) == 1
+        run = client.get(runs[0])
+        assert run.status_code == 200 and "case one" in run.text
+        download = _links(run.text, "file")[0]
+        assert client.get(download).status_code == 200
+        state = client.get(f"/x/0/{name}/live/state")
+        assert state.status_code == 200 and state.json()["runs"] == 1
+        compare = client.get(f"/x/0/{name}/compare", params={"baseline": "base", "candidate": "x"})
+        assert compare.status_code == 404 and "x" in compare.text
+    assert client.get("/x/0/run").status_code == 404
+    assert client.get("/x/0/compare/nothing").status_code == 404
