@@ -55,3 +55,29 @@ def test_experiments_in_directories_named_like_pages_are_reached(tmp_path: Path)
         assert compare.status_code == 404 and "x" in compare.text
     assert client.get("/x/0/run").status_code == 404
     assert client.get("/x/0/compare/nothing").status_code == 404
+
+
+HUGE_TASK = """
+def run(ctx, case):
+    return {"answer": ctx.factor("m") + case.input["text"] * 300_000 + "END-OF-OUTPUT"}
+"""
+
+
+def test_a_huge_output_is_cut_on_the_pages(tmp_path: Path) -> None:
+    cases = [{"id": "big", "input": {"text": "abcd"}}]
+    variants = [{"id": "left", "factors": {"m": "a"}}, {"id": "right", "factors": {"m": "b"}}]
+    run_into(tmp_path, HUGE_TASK, cases=cases, variants=variants, scoring=[], benchmark="huge")
+    client = TestClient(create_app([tmp_path]))
+    runs = _links(client.get("/x/0/huge").text, "run")
+    assert len(runs) == 2
+    for link in runs:
+        page = client.get(link)
+        assert page.status_code == 200
+        assert len(page.text) < 700_000  # the 1.2-million-character value is not sent whole
+        assert "more characters, not shown" in page.text
+        assert "END-OF-OUTPUT" not in page.text
+    pick = {"experiment": "0/huge", "case": "big", "left_variant": "left", "right_variant": "right"}
+    diff = client.get("/diff/find", params=pick)
+    assert diff.status_code == 200 and "unified diff" in diff.text
+    assert len(diff.text) < 700_000
+    assert "more characters, not shown" in diff.text and "END-OF-OUTPUT" not in diff.text

@@ -31,7 +31,21 @@ def templates() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
     )
     env.filters["pretty"] = _pretty
+    env.filters["clip"] = clip
     return env
+
+
+VALUE_LIMIT = 200_000
+"""Characters of one recorded value (an input, output, traceback, output diff line) written
+into a page; the rest is left out with a note (the run file has it whole)."""
+
+
+def clip(text: str, limit: int = VALUE_LIMIT) -> str:
+    """``text`` when it has at most ``limit`` characters; else its first ``limit`` followed
+    by a line saying how many were left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n… {len(text) - limit:,} more characters, not shown (the run file has them)"
 
 
 def _pretty(value: Any) -> str:
