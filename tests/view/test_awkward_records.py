@@ -81,3 +81,27 @@ def test_a_huge_output_is_cut_on_the_pages(tmp_path: Path) -> None:
     assert diff.status_code == 200 and "unified diff" in diff.text
     assert len(diff.text) < 700_000
     assert "more characters, not shown" in diff.text and "END-OF-OUTPUT" not in diff.text
+
+
+def test_diff_with_offers_only_loaded_experiments_that_hold_the_case(tmp_path: Path) -> None:
+    other_cases = [dict(PLAIN_CASES[0], id="two")]
+    run_into(
+        tmp_path, out=tmp_path / "a", benchmark="a", cases=PLAIN_CASES, variants=PLAIN_VARIANTS
+    )
+    run_into(
+        tmp_path, out=tmp_path / "b", benchmark="b", cases=PLAIN_CASES, variants=PLAIN_VARIANTS
+    )
+    run_into(
+        tmp_path, out=tmp_path / "c", benchmark="c", cases=other_cases, variants=PLAIN_VARIANTS
+    )
+    run_into(
+        tmp_path, out=tmp_path / "d", benchmark="d", cases=other_cases, variants=PLAIN_VARIANTS
+    )
+    client = TestClient(create_app([tmp_path]))
+    for key in ("0/a", "0/b", "0/c"):  # loaded; 0/d is not opened, so not loaded yet
+        assert client.get(f"/x/{key}").status_code == 200
+    run = client.get(_links(client.get("/x/0/a").text, "run")[0])
+    offered = re.findall(r'class="diff-link" href="([^"]+)">([^<]+)<', run.text)
+    assert [label.rsplit("/", 1)[1] for _href, label in offered] == ["b", "d"]
+    diff = client.get(offered[0][0].replace("&amp;", "&"))
+    assert diff.status_code == 200 and "the same on both sides" in diff.text

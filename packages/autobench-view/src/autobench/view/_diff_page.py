@@ -303,16 +303,23 @@ def run_links(
     found: Found,
     run: RunRecord,
     rows: Sequence[RunRow],
+    loaded_rows: Callable[[Found], Sequence[RunRow] | None] = lambda _found: None,
 ) -> dict[str, list[DiffLink]]:
     """The run page's "diff with" links (:func:`diff_links`), ``variants`` and
-    ``experiments``; none when ``rows`` (the experiment as loaded) lacks the run."""
+    ``experiments``; none when ``rows`` (the experiment as loaded) lacks the run. Another
+    experiment already loaded (``loaded_rows`` gives its rows, ``None`` when it is not
+    loaded yet) is offered only when it holds a run of the same case and variant; one not
+    loaded yet is offered, and ``/diff/find`` says so if it has none."""
     row = next((r for r in rows if r.run_id == run.run_id), None)
     if row is None:
         return {"variants": [], "experiments": []}
-    others = [
-        (item.key, f"{roots[item.root].name}/{item.path.relative_to(roots[item.root]).as_posix()}")
-        for item in experiments
-    ]
+    others = []
+    for item in experiments:
+        theirs = None if item.key == found.key else loaded_rows(item)
+        if theirs is not None and counterpart(theirs, row.case, row.variant, row.repeat) is None:
+            continue
+        label = f"{roots[item.root].name}/{item.path.relative_to(roots[item.root]).as_posix()}"
+        others.append((item.key, label))
     variants, elsewhere = diff_links(found.key, row, rows, others)
     return {"variants": variants, "experiments": elsewhere}
 

@@ -179,7 +179,12 @@ def _diff_links(request: Request, found: Found, run: RunRecord) -> Any:
     """The "diff with" links of a run page (:func:`autobench.view._diff_page.run_links`)."""
     viewer = request.app.state.viewer  # an autobench.view._app.Viewer
     rows = viewer.load(found, fresh=False).rows
-    return run_links(viewer.roots, viewer.experiments(), found, run, rows)
+
+    def loaded_rows(item: Found) -> Any:
+        loaded = viewer.loads(item).snapshot().loaded
+        return None if loaded is None else loaded.rows
+
+    return run_links(viewer.roots, viewer.experiments(), found, run, rows, loaded_rows)
 
 
 def _json(data: Any) -> Response:
