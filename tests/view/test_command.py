@@ -54,3 +54,22 @@ def test_the_command_is_listed_and_checks_its_directories(tmp_path: Path) -> Non
     missing = runner.invoke(cli, ["view", str(tmp_path / "nope"), "--no-open"])
     assert missing.exit_code == 2
     assert "does not exist" in missing.output
+
+
+def test_without_the_view_distribution_the_command_says_how_to_install_it() -> None:
+    # The interpreter as a user without autobench-view has it: the package cannot be imported.
+    hide = (
+        "import sys; sys.modules['autobench.view'] = None; "
+        "from autobench.cli import main; sys.argv = ['autobench', 'view', '--no-open']; main()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", hide],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert done.returncode == 1
+    said = " ".join(done.stderr.split())
+    assert "needs the autobench-view distribution" in said
+    assert "uv sync --extra view" in said
+    assert "autobench_view-0.1.0-*.whl" in said

@@ -37,7 +37,9 @@ def view_command(directories: tuple[Path, ...], host: str, port: int, no_open: b
         if exc.name is not None and not exc.name.startswith("autobench.view"):
             raise
         raise AutobenchError(
-            f"autobench view needs the autobench-view distribution: {install_hint('autobench-view')}"
+            "autobench view needs the autobench-view distribution (the view extra). In a "
+            "checkout of Autobench: python3 -m uv sync --extra view (or --all-packages). "
+            f"Elsewhere: {install_hint('autobench-view')}"
         ) from exc
     view.serve(
         directories or (Path("."),),
