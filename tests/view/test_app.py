@@ -89,6 +89,27 @@ def test_select_sorts_missing_values_last_and_clamps_pages(records: Path) -> Non
     assert select(rows, Query(repeat="1")).total == 6
 
 
+def test_runs_are_filtered_by_a_range_of_any_number(client: TestClient, records: Path) -> None:
+    # cost per case: hostile 0.01, plain 0.02, boom 0.0; quality: 0.9, 0.4, none (errored)
+    def cases(**params: str) -> list[str]:
+        page = client.get(f"/x/{KEY}", params=params).text
+        body = page.split('id="runs-table"', 1)[1]
+        return sorted(re.findall(r"<td>(plain|boom)</td>", body))
+
+    assert cases(where="cost", min="0.015") == ["plain", "plain"]
+    assert cases(where="cost", max="0.005") == ["boom", "boom"]
+    assert cases(where="score:quality", min="0.3", max="0.5") == ["plain", "plain"]
+    assert cases(where="score:quality", min="-1") == ["plain", "plain"]  # + the hostile case
+    page = client.get(f"/x/{KEY}", params={"where": "score:quality", "min": "-1"}).text
+    assert "4 shown of 6" in page  # the errored runs have no quality, so no value in range
+    assert "6 shown of 6" in client.get(f"/x/{KEY}", params={"where": "cost", "min": "x"}).text
+    assert "6 shown of 6" in client.get(f"/x/{KEY}", params={"where": "nope", "min": "1"}).text
+    result = replay_experiment(records / "view-test", evidence_only=True)
+    rows = run_rows(result, build_report(result))
+    assert select(rows, Query(where="latency", low=0.002, high=0.006)).total == 2
+    assert select(rows, Query(where="repeat", low=2)).total == 0
+
+
 def test_run_page_shows_what_the_run_recorded(client: TestClient) -> None:
     links = _run_links(client.get(f"/x/{KEY}", params={"case": "boom", "variant": "base"}).text)
     assert len(links) == 1

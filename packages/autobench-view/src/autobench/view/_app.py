@@ -10,6 +10,7 @@ its thread pool, so a long replay does not stall the server.
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -130,7 +131,19 @@ def _query(request: Request) -> Query:
         descending=params.get("order", "") == "desc",
         page=integer("page", 1),
         size=integer("size", 50),
+        where=params.get("where", ""),
+        low=_bound(params.get("min", "")),
+        high=_bound(params.get("max", "")),
     )
+
+
+def _bound(text: str) -> float | None:
+    """A range filter's bound from the query string: a finite number, else no bound."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
 
 
 def _snapshot(request: Request, *, wait: bool) -> tuple[Found, Snapshot]:

@@ -15,6 +15,8 @@ LATENCY = "time.latency"
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 SORTS = ("status", "case", "variant", "repeat", "cost", "latency", "error")
+NUMERIC = ("cost", "latency", "repeat")
+"""Columns a range filter applies to, besides ``score:NAME`` and ``metric:SEMANTIC``."""
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,10 @@ class RunRow:
 @dataclass(frozen=True)
 class Query:
     """What the table is asked for: exact-match filters (empty: any), a ``sort`` key (one of
-    :data:`SORTS`, ``score:NAME`` or ``metric:SEMANTIC``), its order, a 1-based page."""
+    :data:`SORTS`, ``score:NAME`` or ``metric:SEMANTIC``), its order, a 1-based page, and a
+    range filter: runs whose value of ``where`` (``cost``, ``latency``, ``repeat``,
+    ``score:NAME`` or ``metric:SEMANTIC``) lies within ``low`` and ``high`` (inclusive; an
+    absent bound is open). With a bound given, runs without a value are left out."""
 
     status: str = ""
     case: str = ""
@@ -47,6 +52,9 @@ class Query:
     error: str = ""
     sort: str = ""
     descending: bool = False
+    where: str = ""
+    low: float | None = None
+    high: float | None = None
     page: int = 1
     size: int = PAGE_SIZE
 
@@ -117,6 +125,11 @@ def select(rows: list[RunRow], query: Query) -> Page:
         and (not query.repeat or str(row.repeat) == query.repeat)
         and (not query.error or (row.error or "") == query.error)
     ]
+    value = _sort_key(query.where) if query.where in NUMERIC or ":" in query.where else None
+    if value is not None and (query.low is not None or query.high is not None):
+        low = -math.inf if query.low is None else query.low
+        high = math.inf if query.high is None else query.high
+        chosen = [row for row in chosen if (v := value(row)) is not None and low <= v <= high]
     key = _sort_key(query.sort)
     if key is not None:
         present = [row for row in chosen if key(row) is not None]
