@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import itertools
+import os
+import socket
 import sys
 import textwrap
+import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+import uvicorn
+from starlette.applications import Starlette
 
 from autobench import run_benchmark_spec
 from autobench.core.spec import BenchmarkSpec
@@ -110,3 +118,36 @@ def records(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = run_into(workdir)
     assert result.root_dir is not None
     return workdir
+
+
+def tree_digests(root: Path) -> dict[str, str]:
+    """Every file under ``root`` by its relative path, with the SHA-256 of its bytes: taken
+    before and after browsing, it shows that nothing was written."""
+    found = {}
+    for here, _dirs, files in os.walk(root):
+        for name in files:
+            path = Path(here, name)
+            found[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+@contextlib.contextmanager
+def serving(app: Starlette) -> Iterator[str]:
+    """``app`` served by uvicorn on a free loopback port in a thread, as ``autobench view``
+    serves it; yields its base address (``http://127.0.0.1:PORT``)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    instance = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=instance.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60  # a safety net, not a measure
+    while not instance.started:
+        assert time.monotonic() < deadline, "the viewer never started"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        instance.should_exit = True
+        thread.join(timeout=30)
+        sock.close()

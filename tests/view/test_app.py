@@ -6,13 +6,11 @@ writes nothing and serves nothing outside the directories it was given."""
 
 from __future__ import annotations
 
-import hashlib
-import os
 import re
 from pathlib import Path
 
 import pytest
-from conftest import HOSTILE, run_into
+from conftest import HOSTILE, run_into, tree_digests
 from markupsafe import escape
 from starlette.testclient import TestClient
 
@@ -28,15 +26,6 @@ KEY = "0/view-test"
 @pytest.fixture(scope="module")
 def client(records: Path) -> TestClient:
     return TestClient(create_app([records]))
-
-
-def _tree(root: Path) -> dict[str, str]:
-    found = {}
-    for here, _dirs, files in os.walk(root):
-        for name in files:
-            path = Path(here, name)
-            found[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return found
 
 
 def _run_links(html: str) -> list[str]:
@@ -198,13 +187,13 @@ def test_a_symlinked_experiment_outside_the_roots_is_not_found(tmp_path: Path) -
 
 
 def test_viewing_writes_nothing_and_only_get_is_routed(client: TestClient, records: Path) -> None:
-    before = _tree(records)
+    before = tree_digests(records)
     pages = [client.get(f"/x/{KEY}", params={"sort": "latency"})]
     for link in _run_links(pages[0].text):
         client.get(link)
     assert client.post(f"/x/{KEY}").status_code == 405
     assert client.delete(f"/x/{KEY}/file/experiment.yaml").status_code == 405
-    assert _tree(records) == before
+    assert tree_digests(records) == before
 
 
 def test_new_runs_appear_without_a_restart(tmp_path: Path) -> None:

@@ -6,15 +6,13 @@ script from recorded text runs, screenshots written for a person to look at."""
 from __future__ import annotations
 
 import shutil
-import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
 import pytest
-import uvicorn
+from conftest import serving
 
 from autobench.view import create_app
 
@@ -31,23 +29,8 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def server(records: Path) -> Iterator[str]:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(create_app([records]), log_level="warning", lifespan="off")
-    instance = uvicorn.Server(config)
-    thread = threading.Thread(target=instance.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60  # a safety net, not a measure
-    while not instance.started:
-        assert time.monotonic() < deadline, "the viewer never started"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        instance.should_exit = True
-        thread.join(timeout=30)
-        sock.close()
+    with serving(create_app([records])) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

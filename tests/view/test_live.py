@@ -12,9 +12,7 @@ have a generous deadline as a safety net, never as a measure."""
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -22,9 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
-from conftest import run_into
-from starlette.applications import Starlette
+from conftest import run_into, serving, tree_digests
 from starlette.testclient import TestClient
 from test_browser import CHROMIUM, DRIVER, _errors, _ready
 from test_browser import browser as browser  # the same Chromium set-up (a fixture)
@@ -49,15 +45,6 @@ def run(ctx, case):
 
 VARIANT = [{"id": "only", "factors": {"model": "a"}}]
 SAFETY_NET = 120.0
-
-
-def _tree(root: Path) -> dict[str, str]:
-    found = {}
-    for here, _dirs, files in os.walk(root):
-        for name in files:
-            path = Path(here, name)
-            found[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return found
 
 
 def _run_links(html: str) -> list[str]:
@@ -220,7 +207,7 @@ def test_a_run_file_that_cannot_be_read_keeps_the_previous_load(tmp_path: Path) 
     late = record / run_record_path("c", "only")
     kept = late.read_bytes()
     late.unlink()  # not recorded yet when the viewer first loads
-    before = _tree(tmp_path / "rec")
+    before = tree_digests(tmp_path / "rec")
     client = TestClient(create_app([tmp_path / "rec"]))
     first = _settled(client, "0/three")
     assert first["runs"] == 2 and first["problem"] is None
@@ -237,7 +224,7 @@ def test_a_run_file_that_cannot_be_read_keeps_the_previous_load(tmp_path: Path) 
     fixed = _settled(client, "0/three", first["generation"])
     assert fixed["problem"] is None and fixed["runs"] == 3
     assert 'id="live-problem" hidden' in client.get("/x/0/three").text
-    assert _tree(tmp_path / "rec") == {
+    assert tree_digests(tmp_path / "rec") == {
         **before,
         str(late.relative_to(tmp_path / "rec")): hashlib.sha256(kept).hexdigest(),
     }
@@ -252,7 +239,7 @@ def test_a_large_first_load_answers_at_once_with_its_progress(tmp_path: Path) ->
         for index in range(3)
     ]
     run_into(tmp_path, cases=cases, variants=VARIANT, out=tmp_path / "rec" / "big")
-    before = _tree(tmp_path / "rec")
+    before = tree_digests(tmp_path / "rec")
     app = create_app([tmp_path / "rec"])
     app.state.viewer.inline_runs = 0  # every first load counts as large here
     client = TestClient(app)
@@ -268,7 +255,7 @@ def test_a_large_first_load_answers_at_once_with_its_progress(tmp_path: Path) ->
         assert len(_run_links(page.text)) == 3
     _settled(client, "0/big")
     assert len(_run_links(client.get("/x/0/big").text)) == 3
-    assert _tree(tmp_path / "rec") == before
+    assert tree_digests(tmp_path / "rec") == before
 
 
 def test_a_broken_first_load_is_a_422_and_a_problem_in_the_state(tmp_path: Path) -> None:
@@ -283,21 +270,8 @@ def test_a_broken_first_load_is_a_422_and_a_problem_in_the_state(tmp_path: Path)
 
 @pytest.fixture
 def served(recording: Recording) -> Iterator[str]:
-    app: Starlette = create_app([recording.out.parent], preload=True)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="off")
-    instance = uvicorn.Server(config)
-    thread = threading.Thread(target=instance.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    _until("the viewer started", lambda: instance.started)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        instance.should_exit = True
-        thread.join(timeout=30)
-        sock.close()
+    with serving(create_app([recording.out.parent], preload=True)) as url:
+        yield url
 
 
 @pytest.mark.skipif(CHROMIUM is None or DRIVER is None, reason="no chromium and chromedriver")

@@ -6,15 +6,13 @@ screenshot is written for a person to look at. The time to reach the last span i
 
 from __future__ import annotations
 
-import socket
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
+from conftest import serving
 from test_browser import _errors, _ready, browser, pytestmark  # noqa: F401 (fixture, skip mark)
 
 from autobench.view import create_app
@@ -34,23 +32,8 @@ def chromium(request: pytest.FixtureRequest) -> object:
 @pytest.fixture(scope="module")
 def big_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     record = record_spans(tmp_path_factory.mktemp("big-trace"), SPANS)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(create_app([record.parent]), log_level="warning", lifespan="off")
-    instance = uvicorn.Server(config)
-    thread = threading.Thread(target=instance.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60  # a safety net, not a measure
-    while not instance.started:
-        assert time.monotonic() < deadline, "the viewer never started"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}/x/0/{record.name}"
-    finally:
-        instance.should_exit = True
-        thread.join(timeout=30)
-        sock.close()
+    with serving(create_app([record.parent])) as url:
+        yield f"{url}/x/0/{record.name}"
 
 
 def _wait(driver: object, script: str, what: str) -> object:

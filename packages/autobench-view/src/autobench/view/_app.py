@@ -185,26 +185,6 @@ def experiment_state(request: Request) -> Response:
     return JSONResponse(state(snapshot), headers={**HEADERS, "Cache-Control": "no-store"})
 
 
-def _run(viewer: Viewer, found: Found, run_id: str) -> RunRecord:
-    # The run's own record is read below: the plan loaded last names its file, unless the
-    # run is newer than that load.
-    planned = next(
-        (
-            item
-            for fresh in (False, True)
-            for item in viewer.load(found, fresh=fresh).result.experiment.plan
-            if item.id == run_id
-        ),
-        None,
-    )
-    if planned is None:
-        raise HTTPException(404, "no such run")
-    path = contained(found.path, planned.path)
-    if path is None:
-        raise HTTPException(404, "no record for this run")
-    return load_run_record(path, root=found.path)
-
-
 DIFFS = DiffCache()
 COMPARISONS = Computed()
 
@@ -222,7 +202,7 @@ def diff(request: Request) -> Response:
 
     def load(key: str, run_id: str) -> tuple[Found, RunRecord]:
         found = viewer.find(key)
-        return found, _run(viewer, found, run_id)
+        return found, load_run_record(_run_page.run_file(viewer, found, run_id), root=found.path)
 
     return _page("diff.html", **diff_context(request.query_params, load, DIFFS, viewer.roots))
 

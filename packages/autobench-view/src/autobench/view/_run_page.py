@@ -94,10 +94,11 @@ def run_cache(request: Request) -> RunCache:
     return cache
 
 
-def _loaded(request: Request) -> tuple[Found, LoadedRun]:
-    viewer = request.app.state.viewer  # an autobench.view._app.Viewer
-    found = viewer.find(request.path_params["key"])
-    run_id = request.path_params["run_id"]
+def run_file(viewer: Any, found: Found, run_id: str) -> Path:
+    """The record file of run ``run_id`` of the experiment at ``found``, as its plan names it,
+    under the experiment's directory. ``viewer`` is the application's
+    :class:`~autobench.view._app.Viewer`. Raises ``HTTPException`` 404 for a run the plan
+    does not hold or whose file is missing or lies outside the experiment."""
     # The plan loaded last names the run's file, unless the run is newer than that load.
     planned = next(
         (
@@ -113,6 +114,13 @@ def _loaded(request: Request) -> tuple[Found, LoadedRun]:
     path = contained(found.path, planned.path)
     if path is None:
         raise HTTPException(404, "no record for this run")
+    return path
+
+
+def _loaded(request: Request) -> tuple[Found, LoadedRun]:
+    viewer = request.app.state.viewer  # an autobench.view._app.Viewer
+    found = viewer.find(request.path_params["key"])
+    path = run_file(viewer, found, request.path_params["run_id"])
     try:
         return found, run_cache(request).get(path, found.path)
     except AutobenchError as exc:
