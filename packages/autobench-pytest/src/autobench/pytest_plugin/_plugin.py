@@ -1,0 +1,1 @@
+"""The pytest11 entry point."""
