@@ -169,14 +169,13 @@ def test_against_a_baseline_record_the_pull_request_regression_is_named(
     check_tables(text)
     lines = text.splitlines()
     assert "### Against the baseline" in lines
-    start = lines.index("### :warning: 4 regressions")
+    start = lines.index("### :warning: 2 regressions")
     found = lines[start + 2 : lines.index("", start + 2)]
-    # base and cand both lost 0.4 against main; within the run, cand still trails base
+    # base and cand both lost 0.4 against main; that cand still trails base within the
+    # run is the spec's own comparison, shown in the deltas, not a regression of the change
     assert [line.split(":")[0] for line in found] == [
         "- baseline/base -\\> candidate/base",
         "- baseline/cand -\\> candidate/cand",
-        "- base -\\> cand",
-        "- base -\\> cand",
     ]
     assert "Changed since the baseline: `summary_task.py`." in lines
     headline = lines[lines.index("### Headline") + 2 : lines.index("### Deltas") - 1]

@@ -2,7 +2,7 @@
 pull-request comment.
 
 In reading order: a title line with the outcome, the run counts, what regressed (against
-the ``baseline`` record when one is given, and in the spec's own comparisons), the headline
+the ``baseline`` record when one is given, else in the spec's own comparisons), the headline
 (each comparison's answer, regressions first), per-metric deltas with their intervals and
 verdicts (regressions first), cost and latency per variant, policies, flaky cases, the runs
 that did not pass, and the names of the HTML report and record artifacts.
@@ -251,7 +251,9 @@ def render_github(
     budget = Budget(options.limit, reserve=sum(len(line) + 1 for line in footer) + 1)
     comparisons = list(report.comparisons)
     across_comparisons = list(across.comparisons) if across is not None else []
-    found = regressions([*across_comparisons, *comparisons])
+    # Against a baseline, a regression is a change since the baseline; the spec's own
+    # comparisons (variant against variant) are trade-offs shown below, not regressions.
+    found = regressions(across_comparisons if across is not None else comparisons)
     status = report.status
     if found or status.errored or report.missing_runs:
         mark = ":x:"
