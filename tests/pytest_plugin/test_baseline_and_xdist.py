@@ -3,6 +3,9 @@ fixture form for builder benchmarks, and pytest-xdist: real records, pytester ru
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 from plugin_support import write_benchmark
 
@@ -121,3 +124,52 @@ def test_under_xdist_each_experiment_is_recorded_once_for_every_worker(
         record = marker.parent / marker.name.split(".")[1]
         assert len(replay_experiment(record).runs) == 8
         assert load_experiment_record(record).benchmark.id == record.name
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+DEAD_NETWORK = """
+
+def _dead(request):
+    raise RuntimeError("the network was used during a cassette replay")
+
+
+def transport() -> httpx2.MockTransport:
+    return httpx2.MockTransport(_dead)
+"""
+
+
+def test_cassettes_recorded_on_main_answer_the_pull_requests_runs_offline(
+    pytester: pytest.Pytester,
+) -> None:
+    """examples/llm_native (the OpenAI client over an offline API): recorded with
+    --autobench-cassette record, then run again with the network gone, replaying from the
+    baseline's cassettes."""
+    shutil.copytree(EXAMPLES / "llm_native", pytester.path, dirs_exist_ok=True)
+    recorded = pytester.runpytest_subprocess(
+        "--autobench", "--autobench-record-dir=main", "--autobench-cassette=record"
+    )
+    recorded.assert_outcomes(passed=1)
+    api = pytester.path / "assistant_app" / "offline_api.py"
+    api.write_text(api.read_text() + DEAD_NETWORK)
+    replayed = pytester.runpytest_subprocess(
+        "--autobench",
+        "--autobench-record-dir=pr",
+        "--autobench-baseline=main",
+        "--autobench-cassette=replay",
+        "-v",
+    )
+    replayed.assert_outcomes(passed=2)
+    replayed.stdout.fnmatch_lines(["*::assistant::runs PASSED*", "*::assistant::baseline PASSED*"])
+    experiment = load_experiment_record(pytester.path / "pr" / "assistant")
+    assert experiment.cassette is not None and experiment.cassette.mode == "replay"
+    runs = replay_experiment(pytester.path / "pr" / "assistant").runs
+    assert len(runs) == 6 and not any(run.errors for run in runs)
+
+
+def test_replaying_cassettes_needs_a_source(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--autobench", "--autobench-cassette=replay")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*--autobench-cassette replay needs records to replay: --autobench-cassette-from DIR*"]
+    )
