@@ -142,3 +142,25 @@ def test_an_existing_record_is_never_overwritten(pytester: pytest.Pytester) -> N
     again = pytester.runpytest("--autobench", "--autobench-record-dir=records")
     again.assert_outcomes(errors=2)
     again.stdout.fnmatch_lines(["*records/adder exists: records are never overwritten*"])
+
+
+def test_a_session_without_the_option_imports_nothing_of_autobench_but_the_plugin(
+    pytester: pytest.Pytester,
+) -> None:
+    write_benchmark(pytester.path)
+    pytester.makepyfile(
+        test_imports="""
+        import sys
+
+        def test_imports():
+            loaded = sorted(m for m in sys.modules if m.startswith(("autobench", "click")))
+            assert loaded == [
+                "autobench",
+                "autobench.pytest_plugin",
+                "autobench.pytest_plugin._plugin",
+                "autobench.pytest_plugin._settings",
+            ]
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:logfire")
+    result.assert_outcomes(passed=1)

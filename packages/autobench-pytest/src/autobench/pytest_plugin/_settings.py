@@ -142,6 +142,8 @@ def _conditions(text: str) -> tuple[tuple[str, str], ...]:
     """``"failed, pass^k<.9"`` -> ``(("failed", "failed"), ("pass^k<.9", "pass^k<0.9"))``:
     each condition as written and as ``autobench run --fail-on`` reads it
     (:class:`pytest.UsageError` for one it does not know)."""
+    if not text.strip():
+        return ()
     # Imported here, not at the top: pytest loads this plugin in every session of an
     # environment that has it, and a session without --autobench must not pay for click.
     import click
