@@ -21,3 +21,6 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "logfire-plugin")
+
+# pytest's own `pytester` fixture, for the autobench-pytest plugin's tests (tests/pytest_plugin).
+pytest_plugins = ("pytester",)

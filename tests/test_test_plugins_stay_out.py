@@ -84,7 +84,7 @@ def test_export_help_lists_the_built_in_formats_apart_from_plugin_formats() -> N
     ]
     assert report_entry.dist is not None and report_entry.dist.name == "autobench-report"
     built_in = sorted(exporter.name for exporter in report_entry.load().autobench_exporters())
-    assert built_in == ["csv", "html", "junit", "markdown", "yaml"]
+    assert built_in == ["csv", "github", "html", "junit", "markdown", "yaml"]
 
     autobench = Path(sys.executable).parent / "autobench"
     done = subprocess.run(

@@ -28,7 +28,9 @@ from autobench.core.plugins import AutobenchPlugins, default_plugins, plugin_man
 from autobench.report import (
     Exporter,
     ExporterRegistry,
+    ExportOptionError,
     build_report,
+    configure_exporter,
     export_content,
     exporter_registry,
     output_policy,
@@ -60,7 +62,7 @@ def _preview(name: str, content: str | bytes) -> RenderableType:
         return _csv_preview(content)
     if name == "html":  # a page of markup and embedded scripts: nothing to read in a terminal
         return Text(f"{len(lines):,} lines of HTML; open the file in a browser", style="dim")
-    if name == "markdown":
+    if name in ("markdown", "github"):
         return Group(Markdown(shown), more)
     lexer = {"yaml": "yaml", "junit": "xml"}.get(name, "text")
     return Group(Syntax(shown, lexer, word_wrap=True), more)
@@ -143,15 +145,30 @@ def _exporters(plugins: AutobenchPlugins) -> ExporterRegistry:
     metavar="URL",
     help="Where to send the export (formats that send, such as otlp).",
 )
+@click.option(
+    "--export-option",
+    "option_items",
+    metavar="KEY=VALUE",
+    multiple=True,
+    help="An option of the format (repeatable), such as github's baseline=DIR, "
+    "html-artifact=NAME, record-artifact=NAME and artifacts-url=URL.",
+)
 def export_command(
-    record_dir: Path, format_name: str, target: Path | None, endpoint: str | None
+    record_dir: Path,
+    format_name: str,
+    target: Path | None,
+    endpoint: str | None,
+    option_items: tuple[str, ...],
 ) -> None:
     """Export the report of the experiment recorded in DIR to a file, then preview it,
     or send it to an endpoint.
 
     Formats: yaml (the report record), csv (one row per run, one column per
     metric), markdown (GitHub tables), junit (one test case per run, for CI),
-    html (one self-contained interactive page) and any format an installed
+    html (one self-contained interactive page), github (a compact summary for
+    a step summary or pull-request comment, under 65,000 characters; with
+    --export-option baseline=DIR it compares against that record) and any
+    format an installed
     plugin adds. The formats are those of the
     command's plugins (an embedding application may pass its own). The file
     is written atomically; the terminal shows a preview, never the raw file.
@@ -168,7 +185,7 @@ def export_command(
             + f"; known formats: {', '.join(registry.names())}",
             param_hint="'--format'",
         )
-    exporter = registry.get(format_name)
+    exporter = _configured(registry.get(format_name), option_items)
     _check_destination(exporter, target, endpoint)
     if endpoint is not None:
         _send(exporter, record_dir, endpoint)
@@ -198,6 +215,21 @@ def export_command(
         ("wrote ", "green"), (str(target), "bold"), f" ({format_name}, {size:,} bytes)"
     )
     stdout_console().print(Panel(_preview(format_name, content), title=header, title_align="left"))
+
+
+def _configured(exporter: Exporter, items: tuple[str, ...]) -> Exporter:
+    """``exporter`` with the ``--export-option KEY=VALUE`` items set; a usage error (exit 2)
+    for an item without ``=`` or a key the format does not take."""
+    values: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{item!r} is not KEY=VALUE", param_hint="'--export-option'")
+        values[key] = value
+    try:
+        return configure_exporter(exporter, values)
+    except ExportOptionError as error:
+        raise click.BadParameter(str(error), param_hint="'--export-option'") from None
 
 
 def _sends(exporter: Exporter) -> bool:

@@ -4,21 +4,14 @@ pass^k into a non-zero exit code for CI pipelines."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 
 import click
 
 from autobench.cli._agreement_gate import agreement_bound, agreement_failures, is_agreement_bound
-from autobench.records import LABELS_FILE, Direction, ExperimentResult, RunStatus
-from autobench.report import (
-    Comparison,
-    MetricStatistics,
-    Verdict,
-    build_reliability,
-    build_report,
-    stored_calibrations,
-)
-from autobench.report._statistics_text import p_label
+from autobench.records import LABELS_FILE, ExperimentResult, RunStatus
+from autobench.report import build_reliability, build_report, stored_calibrations
+from autobench.report._regressions import interval_regressed as interval_regressed
+from autobench.report._regressions import regressions as regressions
 
 EXIT_GATE = 3
 """Exit code when runs ended in a status named by ``--fail-on`` (1 stays for errors)."""
@@ -143,32 +136,6 @@ def below_pass_hat_k(result: ExperimentResult, floor: float) -> list[str]:
                 f"[{item.pass_hat_k_low:.3f}, {item.pass_hat_k_high:.3f}])"
             )
     return problems
-
-
-def interval_regressed(statistics: MetricStatistics) -> bool:
-    """Whether the verdict is ``regressed`` and the confidence interval of the mean
-    per-case delta lies wholly on the worse side of zero: its bound nearest zero is below
-    zero for a metric to maximize, above zero for one to minimize."""
-    if statistics.verdict is not Verdict.REGRESSED or statistics.direction is None:
-        return False
-    if statistics.direction is Direction.MAXIMIZE:
-        return statistics.ci_high is not None and statistics.ci_high < 0
-    return statistics.ci_low is not None and statistics.ci_low > 0
-
-
-def regressions(comparisons: Iterable[Comparison]) -> list[str]:
-    """One line per metric that regressed by :func:`interval_regressed` (verdict
-    ``regressed`` after Holm's adjustment, and an interval wholly on the worse side), for
-    ``--fail-on regressed``."""
-    return [
-        f"{item.baseline} -> {item.candidate}: {metric.name} regressed "
-        f"({p_label(metric.statistics.p_adjusted)} after Holm; "
-        f"{metric.statistics.level:.0%} interval "
-        f"[{metric.statistics.ci_low:+.6g}, {metric.statistics.ci_high:+.6g}])"
-        for item in comparisons
-        for metric in item.metrics
-        if metric.statistics is not None and interval_regressed(metric.statistics)
-    ]
 
 
 RUNS_HELP = (

@@ -22,9 +22,11 @@ from autobench.report._calibration import stored_calibrations as stored_calibrat
 from autobench.report._experiments import compare_experiments as compare_experiments
 from autobench.report._exporters import Exporter as Exporter
 from autobench.report._exporters import ExporterRegistry as ExporterRegistry
+from autobench.report._exporters import ExportOptionError as ExportOptionError
 from autobench.report._exporters import UnknownExportFormatError as UnknownExportFormatError
 from autobench.report._exporters import export_content as export_content
 from autobench.report._exporters import exporter_registry
+from autobench.report._exporters import with_options as configure_exporter
 from autobench.report._metrics import UnknownVariantError as UnknownVariantError
 from autobench.report._model import AggregateValue as AggregateValue
 from autobench.report._model import AgreementStatistic as AgreementStatistic
@@ -57,6 +59,8 @@ from autobench.report._redaction import redact_strings as redact_strings
 from autobench.report._redaction import redact_text as redact_text
 from autobench.report._redaction import redact_url as redact_url
 from autobench.report._redaction import url_secrets as url_secrets
+from autobench.report._regressions import interval_regressed as interval_regressed
+from autobench.report._regressions import regressions as regressions
 from autobench.report._run_diff import diff_runs as diff_runs
 from autobench.report._run_diff_model import AttributeChange as AttributeChange
 from autobench.report._run_diff_model import DiffStatus as DiffStatus
@@ -107,6 +111,7 @@ __all__ = [
     "build_run_metric_rows",
     "calibrate",
     "compare_variants",
+    "configure_exporter",
     "export_runs_csv",
     "export_summary_yaml",
     "exporter_registry",

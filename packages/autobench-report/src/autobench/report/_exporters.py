@@ -9,7 +9,7 @@ entry point of this distribution, exactly like a third-party format would.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Protocol, cast, runtime_checkable
 
 import pluggy
@@ -50,6 +50,27 @@ class Exporter(ExportFormat, Protocol):
     description: str
 
     def export(self, report: Report, result: ExperimentResult) -> str | bytes: ...
+
+
+class ExportOptionError(AutobenchError, ValueError):
+    """An export option the format does not take; the message lists those it takes."""
+
+
+def with_options(exporter: Exporter, values: Mapping[str, str]) -> Exporter:
+    """``exporter`` configured by ``values`` (``--export-option KEY=VALUE``). A format takes
+    options by declaring ``options`` (a mapping of each key to one line of help) and
+    ``with_options(values) -> Exporter``. Raises :class:`ExportOptionError` for a key the
+    format does not declare (or any key, for a format without options)."""
+    if not values:
+        return exporter
+    known: Mapping[str, str] = getattr(exporter, "options", None) or {}
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        takes = f"it takes {', '.join(sorted(known))}" if known else "it takes no export options"
+        raise ExportOptionError(
+            f"format {exporter.name!r} has no option {', '.join(unknown)}; {takes}"
+        )
+    return cast(Exporter, exporter.with_options(dict(values)))  # type: ignore[attr-defined]
 
 
 class UnknownExportFormatError(AutobenchError, ValueError):

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from autobench.core.plugins import hookimpl
 from autobench.report._export_csv import CsvExporter
+from autobench.report._export_github import GithubExporter
 from autobench.report._export_html import HtmlExporter
 from autobench.report._export_junit import JunitExporter
 from autobench.report._export_markdown import MarkdownExporter
@@ -20,4 +21,11 @@ from autobench.report._exporters import Exporter
 
 @hookimpl
 def autobench_exporters() -> Sequence[Exporter]:
-    return (YamlExporter(), CsvExporter(), MarkdownExporter(), JunitExporter(), HtmlExporter())
+    return (
+        YamlExporter(),
+        CsvExporter(),
+        MarkdownExporter(),
+        JunitExporter(),
+        HtmlExporter(),
+        GithubExporter(),
+    )

@@ -1,0 +1,1 @@
+"""Autobench benchmarks as pytest tests (the autobench-pytest distribution)."""
