@@ -26,7 +26,7 @@ from autobench.report._exporters import ExportOptionError as ExportOptionError
 from autobench.report._exporters import UnknownExportFormatError as UnknownExportFormatError
 from autobench.report._exporters import export_content as export_content
 from autobench.report._exporters import exporter_registry
-from autobench.report._exporters import with_options as configure_exporter
+from autobench.report._exporters import with_options as configure_exporter  # for the CLI
 from autobench.report._metrics import UnknownVariantError as UnknownVariantError
 from autobench.report._model import AggregateValue as AggregateValue
 from autobench.report._model import AgreementStatistic as AgreementStatistic
@@ -111,7 +111,6 @@ __all__ = [
     "build_run_metric_rows",
     "calibrate",
     "compare_variants",
-    "configure_exporter",
     "export_runs_csv",
     "export_summary_yaml",
     "exporter_registry",
