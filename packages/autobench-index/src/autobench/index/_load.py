@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from autobench.abp import gc_paused_for
@@ -19,6 +20,13 @@ from autobench.records import (
     apply_record_redaction,
     load_experiment_summary,
 )
+
+
+def read_parquet(path: Path, columns: list[str] | None = None) -> pa.Table:
+    """The table (or ``columns`` of it) in the Parquet file at ``path``; read without
+    ``pyarrow.dataset``, whose import alone costs half a second."""
+    with pq.ParquetFile(path) as file:
+        return file.read(columns=columns)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +54,7 @@ def index_status(record_dir: Path | str) -> IndexStatus:
     if manifest.get("autobench_records") != records_version():
         return IndexStatus(False, f"built by autobench-records {manifest.get('autobench_records')}")
     try:
-        stored = list(stored_sources(pq.read_table(index_root(root) / FILES)))
+        stored = list(stored_sources(read_parquet(index_root(root) / FILES)))
     except (OSError, ValueError, KeyError) as error:
         return IndexStatus(False, f"index files table unreadable: {error}")
     change = first_change(root, stored)
@@ -80,7 +88,7 @@ def load_index(record_dir: Path | str) -> ExperimentResult | None:
         experiment = ExperimentRecord.model_validate_json(
             (base / EXPERIMENT_JSON).read_text(encoding="utf-8")
         )
-        texts = pq.read_table(
+        texts = read_parquet(
             base / str(manifest["partition"]) / "runs.parquet", columns=["record_json"]
         ).column("record_json")
     except (OSError, ValueError, KeyError):
