@@ -29,6 +29,16 @@ def read_parquet(path: Path, columns: list[str] | None = None) -> pa.Table:
         return file.read(columns=columns)
 
 
+def _runs(path: Path, count: int) -> tuple[RunRecord, ...]:
+    """The run records of a ``runs`` table, validated batch by batch (the JSON text of one
+    batch is held at a time, not the whole column)."""
+    runs: list[RunRecord] = []
+    with gc_paused_for(count), pq.ParquetFile(path) as file:
+        for batch in file.iter_batches(batch_size=2048, columns=["record_json"]):
+            runs.extend(RunRecord.model_validate_json(text) for text in batch.column(0).to_pylist())
+    return tuple(runs)
+
+
 @dataclass(frozen=True, slots=True)
 class IndexStatus:
     """Whether the index of a record directory can be trusted: ``fresh`` when every
@@ -88,13 +98,9 @@ def load_index(record_dir: Path | str) -> ExperimentResult | None:
         experiment = ExperimentRecord.model_validate_json(
             (base / EXPERIMENT_JSON).read_text(encoding="utf-8")
         )
-        texts = read_parquet(
-            base / str(manifest["partition"]) / "runs.parquet", columns=["record_json"]
-        ).column("record_json")
+        runs = _runs(base / str(manifest["partition"]) / "runs.parquet", int(manifest["runs"]))
     except (OSError, ValueError, KeyError):
         return None
-    with gc_paused_for(len(texts)):
-        runs = tuple(RunRecord.model_validate_json(text) for text in texts.to_pylist())
     apply_record_redaction(experiment)
     return ExperimentResult(
         experiment=experiment,
