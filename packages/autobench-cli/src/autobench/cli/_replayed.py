@@ -54,10 +54,15 @@ def replayed(
     return result
 
 
+DERIVED_STORE = "index"
+"""Where a record directory keeps derived stores; only a directory that has one is offered to
+the ``autobench_indexed_result`` hook, so a plain replay never loads the plugins."""
+
+
 def _read(
     record_dir: Path, evidence_only: bool, meanwhile: Callable[[], object] | None
 ) -> ExperimentResult:
-    if evidence_only:
+    if evidence_only and (record_dir / DERIVED_STORE).is_dir():
         indexed = command_plugins().manager.hook.autobench_indexed_result(record_dir=record_dir)
         if indexed is not None:
             if meanwhile is not None:

@@ -137,4 +137,5 @@ class AutobenchSpecs:
         autobench-index's columnar index) when that store is present and fresh: it must
         equal ``replay_experiment(record_dir, evidence_only=True)``. ``None`` lets the next
         plugin answer, and in the end the YAML records are replayed. Commands that read
-        evidence only (``report``, ``compare``, ``export``) ask it first."""
+        evidence only (``report``, ``compare``, ``export``) ask it first, when
+        ``record_dir`` has an ``index/`` subdirectory (where derived stores live)."""
