@@ -99,6 +99,7 @@ def test_export_help_lists_the_built_in_formats_apart_from_plugin_formats() -> N
     assert (
         f"Export format: {', '.join(built_in)}; "
         "from installed plugins: json-lines (autobench-test-exporter), "
-        "otlp (autobench-opentelemetry), otlp-json (autobench-opentelemetry)." in help_text
+        "otlp (autobench-opentelemetry), otlp-json (autobench-opentelemetry), "
+        "parquet (autobench-index)." in help_text
     ), help_text
     assert "any format an installed plugin adds" in help_text

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from autobench.core import _builtin_plugin
 from autobench.core.native import IntegrationEntry
 from autobench.core.plugins import AutobenchPlugins, AutobenchSpecs
+from autobench.index import _plugin as index_plugin
 from autobench.instrument.httpx import _plugin as httpx_plugin
 from autobench.instrument.httpx._cassette import _installed as cassette_patches
 from autobench.instrument.httpx._cassette import uninstall_cassettes
@@ -20,8 +22,16 @@ from autobench.report._exporters import ExporterRegistry
 HOOKS = sorted(name for name in vars(AutobenchSpecs) if name.startswith("autobench_"))
 
 
-OWNERS = {"autobench_exporters": report_plugin, "autobench_cassette_transports": httpx_plugin}
+OWNERS = {
+    "autobench_exporters": report_plugin,
+    "autobench_cassette_transports": httpx_plugin,
+    "autobench_indexed_result": index_plugin,
+}
 """The distribution implementing a hook, when it is not the core's built-ins."""
+
+
+ARGUMENTS = {"autobench_indexed_result": {"record_dir": Path(__file__).parent}}
+"""The arguments of the hooks that take some (the others are called with none)."""
 
 
 def _plugins(hook: str) -> AutobenchPlugins:
@@ -72,6 +82,10 @@ def _reached(plugins: AutobenchPlugins, hook: str, contributed: object) -> bool:
             ExporterRegistry.from_manager(plugins.manager).get(exporter.name) is not None
             for exporter in contributed
         ),
+        # A directory without an index: the hook answers None, and the command replays.
+        "autobench_indexed_result": lambda: (
+            plugins.manager.hook.autobench_indexed_result(**ARGUMENTS[hook]) is contributed
+        ),
     }
     assert set(checks) == set(HOOKS), "a hook without a check: add one"
     return checks[hook]()
@@ -90,12 +104,12 @@ def test_every_hook_is_implemented_by_autobench_and_reaches_its_registry(hook: s
     plugins = _plugins(hook)
     owner = OWNERS.get(hook, _builtin_plugin)
     implemented = {
-        plugins.manager.get_name(impl.plugin): impl.function()
+        plugins.manager.get_name(impl.plugin): impl.function(**ARGUMENTS.get(hook, {}))
         for impl in getattr(plugins.manager.hook, hook).get_hookimpls()
     }
     assert set(implemented) == {plugins.manager.get_name(owner)}
     contributed = next(iter(implemented.values()))
-    assert contributed, f"{hook} contributes nothing"
+    assert contributed or hook in ARGUMENTS, f"{hook} contributes nothing"
     assert _reached(plugins, hook, contributed)
 
 

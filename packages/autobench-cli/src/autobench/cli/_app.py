@@ -60,6 +60,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "autobench.cli._view:view_command",
         "Browse recorded experiments and runs in a local web page (autobench-view).",
     ),
+    "index": (
+        "autobench.cli._index:index_command",
+        "Build the columnar index (Parquet) of record directories (autobench-index).",
+    ),
+    "query": (
+        "autobench.cli._index:query_command",
+        "Run SQL (DuckDB) over the columnar indexes of record directories (autobench-index).",
+    ),
     "export": (
         "autobench.cli._export:export_command",
         "Write a report file (yaml, csv, markdown, junit, ...) and preview it.",

@@ -12,6 +12,10 @@ Freezing is a process-wide choice (frozen objects are invisible to ``gc.get_refe
 and never collected as cycles), so it is only made when the console script owns the
 process (:data:`autobench.cli._app.OWNS_PROCESS`); a program that runs the commands
 itself gets a plain replay.
+
+A command that reads evidence only first asks its plugins for the experiment from a derived
+store (the ``autobench_indexed_result`` hook: autobench-index's columnar index, when installed
+and fresh), which gives what the replay would; the YAML records are replayed otherwise.
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from autobench.cli import _app
+from autobench.cli._plugins import command_plugins
 from autobench.records import ExperimentResult, replay_experiment
 
 
@@ -33,15 +39,33 @@ def replayed(
     """:func:`~autobench.records.replay_experiment` of ``record_dir`` (``meanwhile`` as
     there: called while worker processes read the run files); in the console script, its
     objects are then frozen out of the collector's sight (see the module docstring).
-    Raises what the replay raises."""
+    With ``evidence_only``, the plugins' ``autobench_indexed_result`` answers first (see the
+    module docstring). Raises what the replay raises."""
     if not _app.OWNS_PROCESS:
-        return replay_experiment(record_dir, evidence_only=evidence_only, meanwhile=meanwhile)
+        return _read(record_dir, evidence_only, meanwhile)
     enabled = gc.isenabled()
     gc.disable()
     try:
-        result = replay_experiment(record_dir, evidence_only=evidence_only, meanwhile=meanwhile)
+        result = _read(record_dir, evidence_only, meanwhile)
         gc.freeze()
     finally:
         if enabled:
             gc.enable()
     return result
+
+
+DERIVED_STORE = "index"
+"""Where a record directory keeps derived stores; only a directory that has one is offered to
+the ``autobench_indexed_result`` hook, so a plain replay never loads the plugins."""
+
+
+def _read(
+    record_dir: Path, evidence_only: bool, meanwhile: Callable[[], object] | None
+) -> ExperimentResult:
+    if evidence_only and (record_dir / DERIVED_STORE).is_dir():
+        indexed = command_plugins().manager.hook.autobench_indexed_result(record_dir=record_dir)
+        if indexed is not None:
+            if meanwhile is not None:
+                meanwhile()
+            return cast(ExperimentResult, indexed)
+    return replay_experiment(record_dir, evidence_only=evidence_only, meanwhile=meanwhile)

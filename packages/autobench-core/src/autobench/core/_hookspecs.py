@@ -9,6 +9,7 @@ the gathered results into typed registries.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import pluggy
@@ -18,7 +19,7 @@ from autobench.core.native._integrations import IntegrationEntry, IntegrationFie
 from autobench.core.packs._model import MetricPack
 from autobench.core.postderive._base import PostDeriverSpec
 from autobench.core.scoring._base import ScorerSpec
-from autobench.records import RunRecord, SemanticDefinition, TraceExtractor
+from autobench.records import ExperimentResult, RunRecord, SemanticDefinition, TraceExtractor
 
 PROJECT_NAME = "autobench"
 ENTRY_POINT_GROUP = "autobench"
@@ -129,3 +130,12 @@ class AutobenchSpecs:
         """Native integrations (:class:`autobench.core.native.IntegrationEntry`: id,
         distribution, import module, extra, target SDKs, or a mapping of those fields, so
         an instrumentor distribution need not import the core); listing them imports no SDK."""
+
+    @hookspec(firstresult=True)
+    def autobench_indexed_result(self, record_dir: Path) -> ExperimentResult | None:
+        """The experiment recorded in ``record_dir`` from a derived store (such as
+        autobench-index's columnar index) when that store is present and fresh: it must
+        equal ``replay_experiment(record_dir, evidence_only=True)``. ``None`` lets the next
+        plugin answer, and in the end the YAML records are replayed. Commands that read
+        evidence only (``report``, ``compare``, ``export``) ask it first, when
+        ``record_dir`` has an ``index/`` subdirectory (where derived stores live)."""

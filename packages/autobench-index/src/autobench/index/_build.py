@@ -1,0 +1,132 @@
+"""``build_index``: the columnar index of one record directory, from its YAML records."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from autobench.abp import Trace
+from autobench.index._layout import (
+    FILES,
+    FORMAT,
+    MANIFEST,
+    partition,
+    replace_index,
+    staging_dir,
+)
+from autobench.index._sources import (
+    EXPERIMENT_FILE,
+    Source,
+    read_sources,
+    side_files,
+    sources_table,
+)
+from autobench.index._tables import TableRows
+from autobench.records import (
+    ExperimentRecord,
+    RunRecord,
+    load_run_record,
+    replay_experiment,
+)
+
+EXPERIMENT_JSON = "experiment.json"
+"""The experiment record (the replayed ``experiment.yaml``) as JSON, in the index root."""
+
+
+def records_version() -> str:
+    """The installed autobench-records version: an index built by another is rebuilt (the
+    replay rules it applied may differ)."""
+    return metadata.version("autobench-records")
+
+
+@dataclass(frozen=True, slots=True)
+class IndexBuilt:
+    """What :func:`build_index` wrote: the index directory, the runs and rows per table,
+    and whether reports may read it (``reportable``; else ``reason`` says why not)."""
+
+    path: Path
+    runs: int
+    rows: dict[str, int]
+    reportable: bool
+    reason: str | None
+
+
+def _round_trip_problem(runs: tuple[RunRecord, ...], texts: list[str]) -> str | None:
+    for run, text in zip(runs, texts, strict=True):
+        if RunRecord.model_validate_json(text) != run:
+            return f"run {run.run_id} does not read back identically from JSON"
+    return None
+
+
+def build_index(record_dir: Path | str) -> IndexBuilt:
+    """Build (or rebuild, whole) the index of the experiment recorded in ``record_dir``
+    and put it in place atomically (``record_dir/index``, see :mod:`._layout`).
+
+    The sources are stamped and hashed first, then replayed (evidence only, as reports
+    read them) and each run's trace read for the ``spans`` and ``llm_calls`` tables; a
+    source that changes meanwhile leaves an index that the next freshness check finds
+    stale. Raises what :func:`~autobench.records.replay_experiment` raises
+    (``MissingRecordError``, ``RecordFormatError``); the YAML is never written.
+    """
+    root = Path(record_dir)
+    experiment_source = read_sources(root, [EXPERIMENT_FILE])
+    result = replay_experiment(root, evidence_only=True)
+    experiment: ExperimentRecord = result.experiment
+    planned = [planned.path for planned in experiment.plan]
+    sources: list[Source] = [
+        *experiment_source,
+        *read_sources(root, planned),
+        *read_sources(root, side_files(root)),
+    ]
+    digests = {source.path: source.sha256 for source in sources}
+    paths = {planned.id: planned.path for planned in experiment.plan}
+    rows = TableRows()
+    texts = [run.model_dump_json() for run in result.runs]
+    for run, text in zip(result.runs, texts, strict=True):
+        path = paths[run.run_id]
+        trace = load_run_record(root / path, root=root).trace
+        rows.add_run(
+            run,
+            path=path,
+            sha256=digests.get(path) or "",
+            record_json=text,
+            trace=trace if isinstance(trace, Trace) else None,
+        )
+    experiment_json = experiment.model_dump_json()
+    problem = _round_trip_problem(result.runs, texts)
+    if problem is None and ExperimentRecord.model_validate_json(experiment_json) != experiment:
+        problem = "the experiment record does not read back identically from JSON"
+    staged = staging_dir(root)
+    try:
+        where = staged / partition(experiment.benchmark.id, experiment.experiment.id)
+        where.mkdir(parents=True)
+        counts = {}
+        for name, table in rows.tables():
+            pq.write_table(table, where / f"{name}.parquet")
+            counts[name] = table.num_rows
+        pq.write_table(sources_table(sources), staged / FILES)
+        (staged / EXPERIMENT_JSON).write_text(experiment_json, encoding="utf-8")
+        manifest = {
+            "format": FORMAT,
+            "autobench_records": records_version(),
+            "benchmark": experiment.benchmark.id,
+            "experiment": experiment.experiment.id,
+            "partition": partition(experiment.benchmark.id, experiment.experiment.id).as_posix(),
+            "built_at": datetime.now(UTC).isoformat(),
+            "runs": len(result.runs),
+            "rows": counts,
+            "reportable": problem is None,
+            "not_reportable_because": problem,
+        }
+        (staged / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        replace_index(root, staged)
+    except BaseException:
+        shutil.rmtree(staged, ignore_errors=True)
+        raise
+    return IndexBuilt(root / "index", len(result.runs), counts, problem is None, problem)

@@ -1,0 +1,143 @@
+"""The files an index is built from, and whether they are still what they were.
+
+Replay reads ``experiment.yaml``, every planned ``run.yaml``, the summaries
+(``summary*.yaml``), the post-derived records (``post_derived*.yaml``) and the derived
+records under ``derived/``: these are the index's sources. Each is stored with its
+stamp (size, modification and change times, inode) and the sha256 of its bytes; a
+planned run file that did not exist is stored as absent. A source is unchanged when its
+stamp is the same, or else when the sha256 of its bytes is; a source added or removed is
+a change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+
+EXPERIMENT_FILE = "experiment.yaml"
+_SIDE_PATTERNS = ("summary*.yaml", "post_derived*.yaml")
+_DERIVED = "derived"
+
+SCHEMA = pa.schema(
+    [
+        ("path", pa.string()),
+        ("present", pa.bool_()),
+        ("size", pa.int64()),
+        ("mtime_ns", pa.int64()),
+        ("ctime_ns", pa.int64()),
+        ("inode", pa.int64()),
+        ("sha256", pa.string()),
+    ]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One source file: ``path`` relative to the record directory (POSIX), its stamp and
+    sha256 (all ``None`` when the file is absent)."""
+
+    path: str
+    stamp: tuple[int, int, int, int] | None
+    sha256: str | None
+
+
+def stamp_of(path: Path) -> tuple[int, int, int, int] | None:
+    """``(size, mtime_ns, ctime_ns, inode)`` of the regular file at ``path``, or ``None``."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+def sha256_of(path: Path) -> str | None:
+    """The sha256 (hex) of the bytes of ``path``; ``None`` when it cannot be read."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def side_files(record_dir: Path) -> list[str]:
+    """The sources besides ``experiment.yaml`` and the run files, sorted."""
+    root = Path(record_dir)
+    found = {p for pattern in _SIDE_PATTERNS for p in root.glob(pattern) if p.is_file()}
+    derived = root / _DERIVED
+    if derived.is_dir():
+        found.update(p for p in derived.rglob("*") if p.is_file())
+    return sorted(p.relative_to(root).as_posix() for p in found)
+
+
+def read_sources(record_dir: Path, paths: Iterable[str]) -> list[Source]:
+    """The :class:`Source` of each of ``paths`` (relative to ``record_dir``), stamped just
+    before its bytes are hashed."""
+    root = Path(record_dir)
+    sources = []
+    for relative in paths:
+        path = root / relative
+        stamp = stamp_of(path)
+        digest = None if stamp is None else sha256_of(path)
+        sources.append(Source(relative, stamp if digest is not None else None, digest))
+    return sources
+
+
+def sources_table(sources: Iterable[Source]) -> pa.Table:
+    """The ``files`` table of ``sources``."""
+    rows = list(sources)
+    stamps = [s.stamp or (None, None, None, None) for s in rows]
+    return pa.table(
+        {
+            "path": [s.path for s in rows],
+            "present": [s.stamp is not None for s in rows],
+            "size": [t[0] for t in stamps],
+            "mtime_ns": [t[1] for t in stamps],
+            "ctime_ns": [t[2] for t in stamps],
+            "inode": [t[3] for t in stamps],
+            "sha256": [s.sha256 for s in rows],
+        },
+        schema=SCHEMA,
+    )
+
+
+def stored_sources(table: pa.Table) -> Iterator[Source]:
+    """The sources of a ``files`` table."""
+    columns = table.to_pydict()
+    for path, present, size, mtime, ctime, inode, digest in zip(
+        columns["path"],
+        columns["present"],
+        columns["size"],
+        columns["mtime_ns"],
+        columns["ctime_ns"],
+        columns["inode"],
+        columns["sha256"],
+        strict=True,
+    ):
+        yield Source(path, (size, mtime, ctime, inode) if present else None, digest)
+
+
+def first_change(record_dir: Path, stored: Iterable[Source]) -> str | None:
+    """What differs first between ``stored`` and the files under ``record_dir`` now (a
+    phrase naming the file), or ``None`` when every stored source is unchanged."""
+    root = Path(record_dir)
+    for source in stored:
+        path = root / source.path
+        stamp = stamp_of(path)
+        if stamp is None and source.stamp is None:
+            continue
+        if stamp is None:
+            return f"{source.path} was removed"
+        if source.stamp is None:
+            return f"{source.path} was added"
+        if stamp == source.stamp:
+            continue
+        if sha256_of(path) != source.sha256:
+            return f"{source.path} changed"
+    return None

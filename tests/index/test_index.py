@@ -1,0 +1,251 @@
+"""The columnar index: what it holds, when it is trusted, and reports read from it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from index_support import Record, case
+
+from autobench.cli import cli
+from autobench.index import TABLES, build_index, index_root, index_status, load_index
+from autobench.records import replay_experiment
+from autobench.report import build_report, exporter_registry
+
+
+def _partition(record_dir: Path) -> Path:
+    manifest = json.loads((index_root(record_dir) / "manifest.json").read_text())
+    return index_root(record_dir) / manifest["partition"]
+
+
+def _same_as_replay(record_dir: Path) -> None:
+    indexed = load_index(record_dir)
+    assert indexed is not None
+    replayed = replay_experiment(record_dir, evidence_only=True)
+    assert indexed.experiment == replayed.experiment
+    assert indexed.runs == replayed.runs
+    assert indexed.summary == replayed.summary
+    assert indexed.evidence_only and indexed.root_dir == replayed.root_dir
+    from_index, from_yaml = build_report(indexed), build_report(replayed)
+    assert from_index == from_yaml
+    for name in ("csv", "yaml", "markdown"):
+        exporter = exporter_registry().get(name)
+        assert exporter.export(from_index, indexed) == exporter.export(from_yaml, replayed)
+
+
+values = st.one_of(
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
+    st.booleans(),
+)
+
+
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    metrics=st.lists(values, min_size=1, max_size=6),
+    boom=st.sets(st.integers(0, 5), max_size=2),
+    llm=st.booleans(),
+    repeats=st.integers(1, 2),
+)
+def test_the_index_gives_back_what_replay_gives_and_the_same_reports(
+    record: Record, metrics: list[object], boom: set[int], llm: bool, repeats: int
+) -> None:
+    cases = [case(n, value, boom=n in boom, llm=llm) for n, value in enumerate(metrics)]
+    record_dir = record(cases, name="hyp", repeats=repeats)
+    try:
+        built = build_index(record_dir)
+        assert built.reportable, built.reason
+        assert built.runs == len(metrics) * 2 * repeats
+        _same_as_replay(record_dir)
+    finally:
+        shutil.rmtree(record_dir)
+
+
+def test_every_table_ties_its_rows_to_the_run_file_hash(record: Record) -> None:
+    record_dir = record([case(1, llm=True), case(2, 2.5), case(3, True)])
+    built = build_index(record_dir)
+    assert set(built.rows) == set(TABLES)
+    assert built.rows["runs"] == 6 and built.rows["llm_calls"] == 2
+    partition = _partition(record_dir)
+    assert partition.parent.name == "benchmark=index-test"
+    runs = pq.read_table(partition / "runs.parquet").to_pylist()
+    import hashlib
+
+    for row in runs:
+        data = (record_dir / row["path"]).read_bytes()
+        assert row["file_sha256"] == hashlib.sha256(data).hexdigest()
+    by_run = {row["run_id"]: row["file_sha256"] for row in runs}
+    for table in TABLES:
+        for row in pq.read_table(partition / f"{table}.parquet").to_pylist():
+            assert row["file_sha256"] == by_run[row["run_id"]]
+    calls = pq.read_table(partition / "llm_calls.parquet").to_pylist()
+    assert {(c["model"], c["provider"], c["input_tokens"], c["output_tokens"]) for c in calls} == {
+        ("gpt-test", "openai", 11, 3)
+    }
+    observations = pq.read_table(partition / "observations.parquet").to_pylist()
+    sizes = {o["value_num"] for o in observations if o["name"] == "size"}
+    assert 2.5 in sizes and 1.0 in sizes
+    assert any(o["value_bool"] is True for o in observations if o["name"] == "size")
+
+
+def test_a_changed_added_or_removed_source_makes_the_index_stale(record: Record) -> None:
+    record_dir = record([case(1), case(2)])
+    build_index(record_dir)
+    assert index_status(record_dir).fresh
+    run_file = record_dir / "cases" / "case-1" / "a" / "run.yaml"
+    text = run_file.read_text()
+    run_file.write_text(text.replace("name: quality\n  value: 0.1", "name: quality\n  value: 0.9"))
+    status = index_status(record_dir)
+    assert not status.fresh and status.reason == "cases/case-1/a/run.yaml changed"
+    assert load_index(record_dir) is None
+    build_index(record_dir)
+    assert index_status(record_dir).fresh
+    _same_as_replay(record_dir)
+    run_file.unlink()
+    assert index_status(record_dir).reason == "cases/case-1/a/run.yaml was removed"
+    build_index(record_dir)
+    _same_as_replay(record_dir)
+    (record_dir / "post_derived.yaml").write_text("record: {type: post_derived, version: 1}\n")
+    assert index_status(record_dir).reason == "post_derived.yaml was added"
+
+
+def test_a_copied_record_keeps_a_fresh_index_by_its_hashes(record: Record, tmp_path: Path) -> None:
+    record_dir = record([case(1), case(2)])
+    build_index(record_dir)
+    copy = tmp_path / "copy"
+    shutil.copytree(record_dir, copy)  # new inodes and times: the hashes decide
+    assert index_status(copy).fresh
+    _same_as_replay(copy)
+
+
+def test_an_index_of_another_format_or_a_damaged_one_is_not_trusted(record: Record) -> None:
+    record_dir = record([case(1)])
+    build_index(record_dir)
+    manifest = index_root(record_dir) / "manifest.json"
+    data = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**data, "format": 0}))
+    assert index_status(record_dir).reason == "index format 0, not 1"
+    manifest.write_text("{not json")
+    assert index_status(record_dir).reason == "no index"
+    assert load_index(record_dir) is None
+
+
+def test_report_reads_a_fresh_index_and_the_yaml_once_it_is_stale(
+    record: Record, tmp_path: Path
+) -> None:
+    # The index is trusted while its sources are unchanged: a value altered in the index
+    # alone shows in the report (it was read), and no longer once the YAML changed.
+    record_dir = record([case(1), case(2)])
+    build_index(record_dir)
+    runs_file = _partition(record_dir) / "runs.parquet"
+    table = pq.read_table(runs_file)
+    texts = [
+        t.replace('"name":"quality","value":0.1', '"name":"quality","value":0.7')
+        for t in table.column("record_json").to_pylist()
+    ]
+    assert texts != table.column("record_json").to_pylist()
+    import pyarrow as pa
+
+    index = table.schema.get_field_index("record_json")
+    pq.write_table(table.set_column(index, "record_json", pa.array(texts)), runs_file)
+    runner = CliRunner(env={"COLUMNS": "200"})
+    out = tmp_path / "runs.csv"
+    assert (
+        runner.invoke(
+            cli, ["export", str(record_dir), "--format", "csv", "--path", str(out)]
+        ).exit_code
+        == 0
+    )
+    assert "0.7" in out.read_text() and "0.1" not in out.read_text()
+    yaml_file = record_dir / "cases" / "case-2" / "b" / "run.yaml"
+    yaml_file.write_text(yaml_file.read_text() + "\n")
+    assert (
+        runner.invoke(
+            cli, ["export", str(record_dir), "--format", "csv", "--path", str(out)]
+        ).exit_code
+        == 0
+    )
+    assert "0.1" in out.read_text() and "0.7" not in out.read_text()
+
+
+def test_query_runs_sql_over_many_experiments(record: Record, tmp_path: Path) -> None:
+    record([case(1), case(2)], name="many/first", benchmark="alpha")
+    record([case(1), case(2), case(3)], name="many/second", benchmark="beta")
+    runner = CliRunner(env={"COLUMNS": "200"})
+    sql = "select benchmark, count(*) as runs from runs group by benchmark order by benchmark"
+    result = runner.invoke(cli, ["query", str(tmp_path / "many"), sql, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == [
+        {"benchmark": "alpha", "runs": 4},
+        {"benchmark": "beta", "runs": 6},
+    ]
+    assert "indexing" in result.stderr
+    sql = (
+        "select r.benchmark, s.name, sum(s.value_num) as total from scores s join runs r "
+        "using (run_id, benchmark, experiment) where s.name = 'quality' group by all order by all"
+    )
+    result = runner.invoke(cli, ["query", str(tmp_path / "many"), sql, "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "benchmark,name,total"
+    assert "indexing" not in result.stderr  # fresh now
+    table = runner.invoke(cli, ["query", str(tmp_path / "many"), "select 1 as one"])
+    assert table.exit_code == 0 and "one" in table.stdout and "1 rows" in table.stdout
+    bad = runner.invoke(cli, ["query", str(tmp_path / "many"), "select nope from runs"])
+    assert bad.exit_code == 1 and "nope" in bad.output
+
+
+def test_index_command_builds_checks_and_leaves_a_fresh_index(record: Record) -> None:
+    record_dir = record([case(1)])
+    runner = CliRunner(env={"COLUMNS": "200"})
+    assert runner.invoke(cli, ["index", "--check", str(record_dir)]).exit_code == 1
+    built = runner.invoke(cli, ["index", str(record_dir)])
+    assert built.exit_code == 0 and "indexed 2 runs (no index)" in built.output
+    again = runner.invoke(cli, ["index", str(record_dir)])
+    assert again.exit_code == 0 and "index fresh" in again.output
+    assert runner.invoke(cli, ["index", "--check", str(record_dir)]).exit_code == 0
+
+
+def test_parquet_export_has_the_csv_values_typed(record: Record, tmp_path: Path) -> None:
+    record_dir = record([case(1), case(2), case(3)])
+    runner = CliRunner(env={"COLUMNS": "200"})
+    target = tmp_path / "runs.parquet"
+    result = runner.invoke(
+        cli, ["export", str(record_dir), "--format", "parquet", "--path", str(target)]
+    )
+    assert result.exit_code == 0, result.output
+    table = pq.read_table(target)
+    assert table.num_rows == 6
+    assert str(table.schema.field("quality.score").type) == "double"
+    assert str(table.schema.field("workload.size").type) == "int64"
+    rows = table.to_pylist()
+    assert {row["benchmark"] for row in rows} == {"index-test"}
+    assert sorted(row["quality.score"] for row in rows) == [0.1, 0.1, 0.2, 0.2, 0.3, 0.3]
+
+
+def test_loading_the_plugin_imports_neither_pyarrow_nor_duckdb() -> None:
+    code = (
+        "import sys\n"
+        "from autobench.core.plugins import plugin_manager\n"
+        "manager = plugin_manager()\n"
+        "assert 'index' in {name for name, _ in manager.list_name_plugin()}\n"
+        "assert 'pyarrow' not in sys.modules and 'duckdb' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_no_record_below_a_directory_is_an_error(tmp_path: Path) -> None:
+    runner = CliRunner(env={"COLUMNS": "200"})
+    result = runner.invoke(cli, ["query", str(tmp_path), "select 1"])
+    assert result.exit_code == 1 and "no recorded experiment" in result.output
+    assert index_status(tmp_path).reason == "no index"
