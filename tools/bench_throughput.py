@@ -22,7 +22,8 @@ Configurations, taking turns in every repeat so a slow spell of a busy machine h
                    then ``build_report`` and rendering, in this process
 ``api-no-record``  the same without a sink
 ``evals``          a fresh process running ``Dataset.evaluate_sync(task, max_concurrency=C,
-                   progress=False)`` over the same N cases and printing its report
+                   progress=False)`` over the same N cases and printing its averages (not
+                   its table of N rows: that alone takes about a second for 2,000 cases)
 
 Each figure: ``wall`` (the whole process for ``cli-*`` and ``evals``; ``run_benchmark_spec``
 plus the report for ``api-*``), ``ideal`` (``N * L / C``), ``wall / ideal``, runs per second
@@ -171,7 +172,7 @@ EVALS = textwrap.dedent(
     inside = time.perf_counter()
     report = dataset.evaluate_sync(task, max_concurrency={concurrency}, progress=False)
     inside = time.perf_counter() - inside
-    report.print(include_input=False, include_output=False)
+    print(report.averages())
     print(f"BENCH inside={{inside}}", file=sys.stderr)
     """
 )

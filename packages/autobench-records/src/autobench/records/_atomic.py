@@ -194,8 +194,12 @@ class AtomicFiles:
         except OSError as error:
             raise _error(path, error) from error
         try:
-            with os.fdopen(descriptor, "wb") as stream:
-                stream.write(data)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(descriptor, view) :]
+            finally:
+                os.close(descriptor)
         except OSError as error:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
@@ -276,25 +280,35 @@ class AtomicFiles:
         """Create ``directory`` and missing parents; their parents are synced later."""
         if directory in self._known_dirs:
             return
-        missing: list[Path] = []
-        current = directory
-        while not current.is_dir():
-            missing.append(current)
-            if current.parent == current:
-                break
-            current = current.parent
-        for new in reversed(missing):
+        # mkdir first, look at the parents only when it fails: a new run's directories cost
+        # one system call each (the group-commit thread shares the interpreter per call).
+        missing = [directory]
+        while missing:
+            new = missing[-1]
             try:
-                new.mkdir()
+                os.mkdir(new)
             except FileExistsError:
                 if not new.is_dir():
                     raise _dir_error(for_path or directory, new, "a file is in the way") from None
+            except FileNotFoundError as error:
+                if new.parent == new or new.parent in missing:
+                    raise _dir_error(
+                        for_path or directory, new, error.strerror or str(error)
+                    ) from error
+                if new.parent not in self._known_dirs:
+                    missing.append(new.parent)
+                    continue
+                raise _dir_error(
+                    for_path or directory, new, error.strerror or str(error)
+                ) from error
             except OSError as error:
                 raise _dir_error(
                     for_path or directory, new, error.strerror or str(error)
                 ) from error
-            with self._lock:
-                self._dirty.add(new.parent)
+            else:
+                with self._lock:
+                    self._dirty.add(new.parent)
+            missing.pop()
         with self._lock:
             self._known_dirs.add(directory)
 

@@ -15,8 +15,8 @@ takes every job waiting (at most :data:`MAX_GROUP`), and for that group:
 A job whose rendering or writing fails fails alone (its temporary files are removed; the
 others of its group go on); a failed flush fails every job of the group. Nothing is ever
 under a final name before its data is on disk, and ``run.yaml`` never before its artifacts.
-While the thread renders and writes, it yields the interpreter between runs, so the event
-loop that runs the tasks waits for it at most one run's rendering.
+While the thread renders and writes, it yields the interpreter between two runs once it has
+held it for :data:`YIELD_AFTER`, so the event loop that runs the tasks is not kept waiting.
 
 The same promise as one flush per run, at a fraction of the flushes: runs that end while a
 group is being flushed form the next group, so the group grows with the rate of runs (the
@@ -42,6 +42,10 @@ MAX_GROUP = 512
 MAX_PENDING_RUNS = 2048
 """Runs that may wait for the committer at once; :meth:`GroupCommitter.submit` blocks past it
 (the runtime holds its runs back before that, without blocking its event loop)."""
+
+YIELD_AFTER = 0.002
+"""Seconds of rendering and writing after which the thread yields the interpreter (between
+two runs), so the event loop never waits for it much longer than that."""
 
 RenderJob = Callable[[], Sequence[tuple[Path, bytes]]]
 """Renders the files of one run: ``[(final path, bytes), ...]``, ``run.yaml`` last."""
@@ -98,10 +102,16 @@ class GroupCommitter:
                     return
                 count = min(len(self._queue), MAX_GROUP)
                 group = [self._queue.popleft() for _ in range(count)]
-            self._commit(group)
+            try:
+                self._commit(group)
+            except BaseException as error:  # a defect: fail the group, keep the thread
+                for _, future in group:
+                    if not future.done():
+                        future.set_exception(error)
 
     def _commit(self, group: list[tuple[RenderJob, Future[None]]]) -> None:
         staged: list[tuple[Future[None], list[tuple[Path, Path]]]] = []
+        held = time.perf_counter()
         for job, future in group:
             if not future.set_running_or_notify_cancel():
                 continue
@@ -114,7 +124,9 @@ class GroupCommitter:
                 future.set_exception(error)
             else:
                 staged.append((future, written))
-            time.sleep(0)  # let the event loop thread run between two renderings
+            if time.perf_counter() - held > YIELD_AFTER:
+                time.sleep(0)  # let the event loop thread take the interpreter
+                held = time.perf_counter()
         if not staged:
             return
         try:
