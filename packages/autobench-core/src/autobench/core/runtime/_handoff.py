@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -63,6 +64,8 @@ class RunHandoff:
         self._awaiting_storage = 0
         self._all_stored: asyncio.Event | None = None
         self._room: asyncio.Event | None = None
+        self._stored_reports: list[tuple[MatrixRunSpec, RunRecord, bool]] = []
+        self._stored_lock = threading.Lock()
 
     @property
     def records(self) -> tuple[RunRecord, ...]:
@@ -89,7 +92,7 @@ class RunHandoff:
             loop = asyncio.get_running_loop()
             self._awaiting_storage += 1
             self._sink.after_stored(
-                record.run_id, lambda ok: _call_soon(loop, self._stored, planned, record, ok)
+                record.run_id, lambda ok: self._stored_report(loop, planned, record, ok)
             )
         elif self._progress is not None:
             self._report_finished(planned, record)
@@ -134,6 +137,23 @@ class RunHandoff:
             status=record.status.value,
             payload=_finished_payload(record),
         )
+
+    def _stored_report(
+        self, loop: asyncio.AbstractEventLoop, planned: MatrixRunSpec, record: RunRecord, ok: bool
+    ) -> None:
+        # On any thread (the sink's): queue the report; one wake-up of the loop per batch, so
+        # a group of runs stored together costs the sink's thread one hand-off, not one each.
+        with self._stored_lock:
+            self._stored_reports.append((planned, record, ok))
+            if len(self._stored_reports) > 1:
+                return
+        _call_soon(loop, self._stored_batch)
+
+    def _stored_batch(self) -> None:
+        with self._stored_lock:
+            reports, self._stored_reports = self._stored_reports, []
+        for planned, record, ok in reports:
+            self._stored(planned, record, ok)
 
     def _stored(self, planned: MatrixRunSpec, record: RunRecord, ok: bool) -> None:
         # On the loop thread: the sink stored (or failed to store) one run.
