@@ -15,20 +15,32 @@ file that needs it; the schema root is the root unless given): see
 
 Directory entries are made durable by fsyncing the directories that changed.
 That is batched: directories are remembered and synced by :meth:`AtomicFiles.sync`
-(the record writer calls it after ``experiment.yaml``, every
-``DIRECTORY_SYNC_BATCH`` runs and at the end), because one directory fsync per
-file would double the cost of writing small run records.
+(the record writer calls it after ``experiment.yaml``, after each group of runs and at
+the end), because one directory fsync per file would double the cost of writing small
+run records.
+
+Group commit (:mod:`autobench.records._group_commit`) splits :meth:`AtomicFiles.create`
+in three: :meth:`AtomicFiles.stage` writes a temporary file without flushing it,
+:meth:`AtomicFiles.sync_data` makes the data of many staged files durable in one round
+and :meth:`AtomicFiles.publish` links one to its final name. On Linux a round is one
+``syncfs`` of the file system holding the root (it flushes every file and directory
+written there, and reports a write-back error of any of them since the writer opened the
+root); elsewhere it is an ``fdatasync`` of each file and an ``fsync`` of each directory.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import errno
 import itertools
 import os
+import sys
 import threading
+import weakref
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from autobench.records._errors import RecordingError
 from autobench.records._schemas import (
@@ -45,6 +57,22 @@ _sync_file = getattr(os, "fdatasync", os.fsync)
 """fdatasync where available: it flushes the data and the size, all a new file needs."""
 
 
+def _load_syncfs() -> Any:
+    """libc's ``syncfs(fd)`` on Linux (called without the GIL), else ``None``."""
+    if sys.platform != "linux":
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int]
+    function.restype = ctypes.c_int
+    return function
+
+
+_syncfs = _load_syncfs()
+
+
 class AtomicFiles:
     """Creates files under ``root`` atomically and never over an existing name."""
 
@@ -59,6 +87,9 @@ class AtomicFiles:
         self._sync_lock = threading.Lock()
         self._schemas: set[Path] = set()
         self._schema_lock = threading.Lock()
+        self._root_fd: int | None = None
+        """The root, open from the first staged file on: what ``syncfs`` flushes."""
+        self._root_closer: weakref.finalize[Any, Any] | None = None
 
     def create(self, path: Path, data: bytes) -> None:
         """Create ``path`` holding ``data``; raises :class:`RecordingError` if it exists or
@@ -145,6 +176,88 @@ class AtomicFiles:
         with self._lock:
             self._dirty.add(directory)
 
+    def stage(self, path: Path, data: bytes) -> Path:
+        """Write ``data`` (localized as by :meth:`create`) to a new temporary file beside
+        ``path``, without flushing it; return the temporary path, for :meth:`sync_data`
+        and :meth:`publish`. Raises :class:`RecordingError` naming ``path`` (nothing is
+        left behind then)."""
+        data = self.localize(path, data)
+        directory = path.parent
+        self.ensure_dir(directory, for_path=path)
+        if self.fsync and _syncfs is not None and self._root_fd is None:
+            self._open_root()
+        temporary = directory / f".{path.name[:120]}.{os.getpid()}.{next(_counter)}.tmp"
+        try:
+            descriptor = os.open(
+                temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644
+            )
+        except OSError as error:
+            raise _error(path, error) from error
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(descriptor, view) :]
+            finally:
+                os.close(descriptor)
+        except OSError as error:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise _error(path, error) from error
+        return temporary
+
+    def sync_data(self, temporaries: Iterable[Path]) -> None:
+        """Make the data of files written by :meth:`stage` durable, in one round (see the
+        module docstring). Raises :class:`RecordingError` naming the file that failed."""
+        if not self.fsync:
+            return
+        if self._root_fd is not None:
+            self._syncfs()
+            return
+        for temporary in temporaries:
+            try:
+                descriptor = os.open(temporary, os.O_RDONLY | os.O_CLOEXEC)
+                try:
+                    _sync_file(descriptor)
+                finally:
+                    os.close(descriptor)
+            except OSError as error:
+                raise _error(_final_name(temporary), error) from error
+
+    def publish(self, temporary: Path, path: Path) -> None:
+        """Link a file written by :meth:`stage` to ``path`` (never over an existing name)
+        and remove the temporary name; the directory is synced by :meth:`sync`. Raises
+        :class:`RecordingError` naming ``path``."""
+        try:
+            self._publish(temporary, path)
+        except OSError as error:
+            raise _error(path, error) from error
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+        with self._lock:
+            self._dirty.add(path.parent)
+
+    def close(self) -> None:
+        """Close the root's descriptor kept for ``syncfs`` (a later stage reopens it)."""
+        closer, self._root_closer, self._root_fd = self._root_closer, None, None
+        if closer is not None:
+            closer()
+
+    def _open_root(self) -> None:
+        try:
+            descriptor = os.open(self.root, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as error:
+            raise _error(self.root, error) from error
+        self._root_fd = descriptor
+        self._root_closer = weakref.finalize(self, _close_quietly, descriptor)
+
+    def _syncfs(self) -> None:
+        assert _syncfs is not None and self._root_fd is not None
+        if _syncfs(self._root_fd) != 0:
+            code = ctypes.get_errno()
+            raise _error(self.root, OSError(code, os.strerror(code)))
+
     def _publish(self, temporary: Path, path: Path) -> None:
         try:
             os.link(temporary, path)
@@ -167,25 +280,35 @@ class AtomicFiles:
         """Create ``directory`` and missing parents; their parents are synced later."""
         if directory in self._known_dirs:
             return
-        missing: list[Path] = []
-        current = directory
-        while not current.is_dir():
-            missing.append(current)
-            if current.parent == current:
-                break
-            current = current.parent
-        for new in reversed(missing):
+        # mkdir first, look at the parents only when it fails: a new run's directories cost
+        # one system call each (the group-commit thread shares the interpreter per call).
+        missing = [directory]
+        while missing:
+            new = missing[-1]
             try:
-                new.mkdir()
+                os.mkdir(new)
             except FileExistsError:
                 if not new.is_dir():
                     raise _dir_error(for_path or directory, new, "a file is in the way") from None
+            except FileNotFoundError as error:
+                if new.parent == new or new.parent in missing:
+                    raise _dir_error(
+                        for_path or directory, new, error.strerror or str(error)
+                    ) from error
+                if new.parent not in self._known_dirs:
+                    missing.append(new.parent)
+                    continue
+                raise _dir_error(
+                    for_path or directory, new, error.strerror or str(error)
+                ) from error
             except OSError as error:
                 raise _dir_error(
                     for_path or directory, new, error.strerror or str(error)
                 ) from error
-            with self._lock:
-                self._dirty.add(new.parent)
+            else:
+                with self._lock:
+                    self._dirty.add(new.parent)
+            missing.pop()
         with self._lock:
             self._known_dirs.add(directory)
 
@@ -199,8 +322,11 @@ class AtomicFiles:
         with self._sync_lock:
             with self._lock:
                 dirty, self._dirty = self._dirty, set()
-            if self.fsync:
-                self._sync_dirs(dirty)
+            if self.fsync and dirty:
+                if self._root_fd is not None:
+                    self._syncfs()
+                else:
+                    self._sync_dirs(dirty)
 
     def _sync_dirs(self, dirty: set[Path]) -> None:
         for directory in sorted(dirty, key=lambda item: len(item.parts), reverse=True):
@@ -215,6 +341,16 @@ class AtomicFiles:
                     raise _error(directory, error) from error
             finally:
                 os.close(descriptor)
+
+
+def _final_name(temporary: Path) -> Path:
+    """The final name a temporary ``.<name>.<pid>.<n>.tmp`` stands for."""
+    return temporary.with_name(temporary.name[1:].rsplit(".", 3)[0])
+
+
+def _close_quietly(descriptor: int) -> None:
+    with contextlib.suppress(OSError):
+        os.close(descriptor)
 
 
 def _error(path: Path, error: OSError) -> RecordingError:

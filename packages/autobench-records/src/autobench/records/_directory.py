@@ -22,23 +22,23 @@ media type; a name used twice in a run gets a hash of the artifact id.
 Every file is written atomically (:mod:`autobench.records._atomic`), and
 nothing is overwritten but the two session files named below, each kept first.
 
-Write-behind: ``run_finished`` renders a run's files in the calling thread and
-hands them to a small pool of I/O threads (:data:`IO_THREADS`), so the next
-run executes while the previous one is flushed to disk, and the file systems'
-journals commit several fsyncs at once (on the development machine this made
-writing 1,000 run records about four times faster than one file at a time).
-A run's artifacts are always written before its ``run.yaml``. At most
-:data:`MAX_PENDING_RUNS` runs wait for the disk; ``run_finished`` blocks while
-that many are pending. A storage failure is raised as :class:`RecordingError`
-by the next ``run_finished`` or by ``finish``, which waits for every pending
-write before it writes ``summary.yaml``.
+Group commit: ``run_finished`` does on the calling thread only what the record it
+returns needs (artifact payloads rendered and hashed); the rendering of ``run.yaml`` and
+every write happen on the background thread of
+:class:`~autobench.records._group_commit.GroupCommitter`, which makes the runs that end
+close together durable with one shared flush (see that module). A run's artifacts are
+always linked before its ``run.yaml``. At most
+:data:`~autobench.records._group_commit.MAX_PENDING_RUNS` runs wait for the disk;
+``run_finished`` blocks past that. A storage failure is raised as
+:class:`RecordingError` by the next ``run_finished`` or by ``finish``, which waits for
+every pending write before it writes ``summary.yaml``.
 
-Durability of a run: ``run_finished`` returns (and the runtime reports the run
-finished) before its files are on disk. A run counts as *recorded* once its
-``run.yaml`` exists; a process killed outright (SIGKILL, power loss) loses at
-most the :data:`MAX_PENDING_RUNS` runs still waiting for the disk, and never
-leaves a partial file under a final name (temporary names start with ``.``
-and end with ``.tmp``).
+Durability of a run: ``run_finished`` returns before its files are on disk;
+:meth:`RecordDirectoryWriter.after_stored` says when they are (data and directory
+entries flushed), and the runtime reports a run finished only then. A process killed
+outright (SIGKILL, power loss) loses only runs not yet reported stored, and never leaves
+a partial file under a final name (temporary names start with ``.`` and end with
+``.tmp``).
 
 Resuming: :meth:`RecordDirectoryWriter.resume` continues an experiment whose
 ``experiment.yaml`` exists instead of starting one. A planned run whose
@@ -58,9 +58,8 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import threading
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
@@ -77,6 +76,7 @@ from autobench.records._codec import (
 )
 from autobench.records._errors import RecordingError
 from autobench.records._evidence import ArtifactRef, Observation
+from autobench.records._group_commit import GroupCommitter
 from autobench.records._paths import artifact_dir, run_record_path, safe_segment
 from autobench.records._post_derived import POST_DERIVED_FILE, PostDerivedRecord
 from autobench.records._records import (
@@ -95,16 +95,6 @@ holds at least its id, parent, operation, scope, start and offset lines: well ov
 bytes)."""
 """UTF-8 bytes of the rendered ``trace:`` section above which the trace is stored as
 ``artifacts/<run>/trace.yaml`` and ``run.yaml`` keeps a :class:`TraceSummary`."""
-
-DIRECTORY_SYNC_BATCH = 64
-"""Directories waiting for an fsync after which the writer syncs them (runs in between
-are durable as files; their directory entries are synced in batches)."""
-
-IO_THREADS = 4
-"""Threads that write record files in the background."""
-
-MAX_PENDING_RUNS = 32
-"""Runs whose files may wait for the disk at once; more makes ``run_finished`` wait."""
 
 TRACE_FILE = "trace.yaml"
 TRACE_ARTIFACT_ID = "abp_trace"
@@ -200,9 +190,9 @@ class RecordDirectoryWriter:
         self._files = AtomicFiles(self.root, fsync=fsync)
         self._plan_paths: dict[str, str] = {}
         self._started = False
-        self._pool: ThreadPoolExecutor | None = None
+        self._committer = GroupCommitter(self._files)
         self._pending: list[Future[None]] = []
-        self._slots = threading.BoundedSemaphore(MAX_PENDING_RUNS)
+        self._failed: list[Future[None]] = []
         self._claimed: set[Path] = set()
         self._stored: dict[str, Future[None]] = {}
         self._experiment_id = ""
@@ -248,13 +238,26 @@ class RecordDirectoryWriter:
     def run_finished(self, run: RunRecord, payloads: Mapping[str, Any]) -> RunRecord:
         """Store the payloads of ``run``'s artifacts (keyed by artifact id; payloads of
         unknown ids are ignored), then its ``run.yaml``; return the record as stored:
-        artifact references completed with path, size and sha256, the trace in full."""
-        return self.run_prepared(self.prepare_run(run, payloads))
+        artifact references completed with path, size and sha256, the trace in full.
+        Only the artifacts are rendered here; ``run.yaml`` is rendered and written on the
+        group-commit thread. Raises :class:`RecordingError` as :meth:`run_prepared`."""
+        self._raise_failed()
+        run, run_dir, files = self._artifact_files(run, payloads)
+        self._claim(run, self._run_path(run))
+        return self._submitted(run, lambda: self._render(run, run_dir, files))
 
     def prepare_run(self, run: RunRecord, payloads: Mapping[str, Any]) -> PreparedRun:
         """Render the files of ``run`` (its artifacts, trace and ``run.yaml``) without storing
         them: any thread may call it, for several runs at once (:class:`PreparingSink`).
         Raises :class:`RecordingError` before :meth:`start`."""
+        run, run_dir, files = self._artifact_files(run, payloads)
+        return PreparedRun(run, self._run_path(run), self._render(run, run_dir, files))
+
+    def _artifact_files(
+        self, run: RunRecord, payloads: Mapping[str, Any]
+    ) -> tuple[RunRecord, str, list[tuple[Path, bytes]]]:
+        """What the stored record needs: ``(run with its artifact references completed,
+        its artifact directory, the artifact files)``."""
         if not self._started:
             raise RecordingError(
                 f"cannot record a run into {self.root}: start() was not called", path=self.root
@@ -268,11 +271,20 @@ class RecordDirectoryWriter:
             run_dir = f"{run_dir}/attempt-{attempt}"
         used = {TRACE_FILE}
         files: list[tuple[Path, bytes]] = []
+        if not run.artifacts:
+            return run, run_dir, files
         artifacts = tuple(
             self._store_artifact(run_dir, ref, payloads, used, files) for ref in run.artifacts
         )
         if artifacts != run.artifacts:
             run = run.model_copy(update={"artifacts": artifacts})
+        return run, run_dir, files
+
+    def _render(
+        self, run: RunRecord, run_dir: str, files: list[tuple[Path, bytes]]
+    ) -> list[tuple[Path, bytes]]:
+        """``files`` followed by the run's trace file (when stored apart) and ``run.yaml``."""
+        files = list(files)
         trace = run.trace
         if isinstance(trace, Trace) and len(trace.spans) > SURELY_LARGE_TRACE:
             # Its text passes TRACE_INLINE_LIMIT whatever its spans hold: stored beside the
@@ -291,9 +303,8 @@ class RecordDirectoryWriter:
                     summary = self._store_trace(run_dir, trace, files)
                     sections["trace"] = summary.model_dump(mode="python", exclude_defaults=True)
                     text = render_run(sections)
-        run_path = self._run_path(run)
-        files.append((run_path, text.encode("utf-8")))
-        return PreparedRun(run, run_path, files)
+        files.append((self._run_path(run), text.encode("utf-8")))
+        return files
 
     def run_prepared(self, prepared: PreparedRun) -> RunRecord:
         """Store a run rendered by :meth:`prepare_run` (its files are written in the
@@ -302,16 +313,34 @@ class RecordDirectoryWriter:
         ``run.yaml`` exists or was claimed in this session."""
         self._raise_failed()
         run, run_path, files = prepared
+        self._claim(run, run_path)
+        return self._submitted(run, lambda: files)
+
+    def _claim(self, run: RunRecord, run_path: Path) -> None:
         if run_path in self._claimed or (self._resumed and run_path.exists()):
             raise RecordingError(
                 f"cannot write {run_path}: it already exists and records are never overwritten",
                 path=run_path,
             )
         self._claimed.add(run_path)
-        future = self._submit(files)
-        self._stored[run.run_id] = future
-        future.add_done_callback(lambda _: self._stored.pop(run.run_id, None))
+
+    def _submitted(
+        self, run: RunRecord, render: Callable[[], Sequence[tuple[Path, bytes]]]
+    ) -> RunRecord:
+        future = self._committer.submit(render)
+        self._pending.append(future)
+        run_id = run.run_id
+        self._stored[run_id] = future
+        future.add_done_callback(lambda done: self._written(run_id, done))
         return run
+
+    def _written(self, run_id: str, future: Future[None]) -> None:
+        # On the group-commit thread. A stored run is forgotten; a failed one stays, so
+        # after_stored reports it failed, and the next run_finished raises its error.
+        if future.exception() is None:
+            self._stored.pop(run_id, None)
+        else:
+            self._failed.append(future)
 
     def after_stored(self, run_id: str, callback: Callable[[bool], None]) -> None:
         """Call ``callback(True)`` once the files of run ``run_id`` are on disk, ``False`` if
@@ -357,45 +386,31 @@ class RecordDirectoryWriter:
         """Wait until every run handed to ``run_finished`` is on disk; raise the first
         :class:`RecordingError` of a failed write."""
         pending, self._pending = self._pending, []
+        self._failed = []
         errors = [error for future in pending if (error := _failure(future)) is not None]
         if errors:
             raise errors[0]
 
     def close(self) -> None:
-        """Wait for pending writes (without raising) and stop the I/O threads."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
-
-    def _submit(self, files: Sequence[tuple[Path, bytes]]) -> Future[None]:
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(IO_THREADS, thread_name_prefix="autobench-record")
-        self._slots.acquire()
-        try:
-            future = self._pool.submit(self._write_files, files)
-        except BaseException:
-            self._slots.release()
-            raise
-        future.add_done_callback(lambda _: self._slots.release())
-        self._pending.append(future)
-        return future
-
-    def _write_files(self, files: Sequence[tuple[Path, bytes]]) -> None:
-        for path, data in files:
-            self._files.create(path, data)
-        if self._files.pending >= DIRECTORY_SYNC_BATCH:
-            self._files.sync()
+        """Wait for pending writes (without raising) and stop the group-commit thread."""
+        self._committer.close()
+        self._files.close()
 
     def _raise_failed(self) -> None:
-        """Raise the error of a finished failed write; forget the finished ones."""
-        still: list[Future[None]] = []
-        for future in self._pending:
-            if not future.done():
-                still.append(future)
-            elif (error := _failure(future)) is not None:
-                self._pending = [f for f in self._pending if f is not future]
-                raise error
-        self._pending = still
+        """Raise the error of the first failed write not raised yet; forget the oldest
+        finished writes."""
+        if self._failed:
+            failed = self._failed.pop(0)
+            self._pending = [future for future in self._pending if future is not failed]
+            error = _failure(failed)
+            assert error is not None
+            raise error
+        pending = self._pending
+        done = 0
+        while done < len(pending) and pending[done].done():
+            done += 1
+        if done:
+            del pending[:done]
 
     def _run_path(self, run: RunRecord) -> Path:
         relative = self._plan_paths.get(run.run_id) or run_record_path(run.case_id, run.variant_id)

@@ -115,6 +115,7 @@ class MatrixExecutor(HandedOff):
             self._handoff.finished(position, planned, cancelled.output)
             raise asyncio.CancelledError from None
         self._handoff.finished(position, planned, output)
+        await self._handoff.room()
 
     async def run(self) -> tuple[RunRecord, ...]:
         """Execute all runs; return the records of the finished ones in plan order."""

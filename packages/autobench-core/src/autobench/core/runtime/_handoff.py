@@ -11,6 +11,8 @@ plugins add):
   keeps the record at its plan position, and reports it finished: at once, or, for a
   :class:`~autobench.records.DurableSink`, once the sink says it is on disk, so a crash
   never loses a run the progress display already counted;
+* :meth:`RunHandoff.room` holds an executor back, without blocking the event loop, while
+  :data:`MAX_AWAITING_STORAGE` runs wait for a durable sink;
 * :meth:`RunHandoff.all_stored` waits for those storage reports before the executor returns.
 """
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -30,6 +33,10 @@ from autobench.core.runtime._progress import (
 )
 from autobench.core.runtime._run import RunOutput
 from autobench.records import DurableSink, ExperimentSink, PreparingSink, RunRecord
+
+MAX_AWAITING_STORAGE = 1024
+"""Runs handed to a durable sink and not yet stored past which :meth:`RunHandoff.room`
+waits (below the sink's own bound, so the event loop never blocks on it)."""
 
 
 class RunHandoff:
@@ -56,6 +63,9 @@ class RunHandoff:
         self._reported = 0
         self._awaiting_storage = 0
         self._all_stored: asyncio.Event | None = None
+        self._room: asyncio.Event | None = None
+        self._stored_reports: list[tuple[MatrixRunSpec, RunRecord, bool]] = []
+        self._stored_lock = threading.Lock()
 
     @property
     def records(self) -> tuple[RunRecord, ...]:
@@ -78,16 +88,22 @@ class RunHandoff:
                 self.payloads[(record.run_id, artifact_id)] = payload
         self._results[position] = record
         self.completed += 1
-        if self._progress is None:
-            return
         if isinstance(self._sink, DurableSink):
             loop = asyncio.get_running_loop()
             self._awaiting_storage += 1
             self._sink.after_stored(
-                record.run_id, lambda ok: _call_soon(loop, self._stored, planned, record, ok)
+                record.run_id, lambda ok: self._stored_report(loop, planned, record, ok)
             )
-        else:
+        elif self._progress is not None:
             self._report_finished(planned, record)
+
+    async def room(self) -> None:
+        """Wait while :data:`MAX_AWAITING_STORAGE` runs wait for the durable sink (until
+        half of them are stored); return at once otherwise."""
+        while self._awaiting_storage >= MAX_AWAITING_STORAGE:
+            if self._room is None:
+                self._room = asyncio.Event()
+            await self._room.wait()
 
     async def all_stored(self) -> None:
         """Wait until every run handed to a durable sink has been reported stored."""
@@ -122,11 +138,31 @@ class RunHandoff:
             payload=_finished_payload(record),
         )
 
+    def _stored_report(
+        self, loop: asyncio.AbstractEventLoop, planned: MatrixRunSpec, record: RunRecord, ok: bool
+    ) -> None:
+        # On any thread (the sink's): queue the report; one wake-up of the loop per batch, so
+        # a group of runs stored together costs the sink's thread one hand-off, not one each.
+        with self._stored_lock:
+            self._stored_reports.append((planned, record, ok))
+            if len(self._stored_reports) > 1:
+                return
+        _call_soon(loop, self._stored_batch)
+
+    def _stored_batch(self) -> None:
+        with self._stored_lock:
+            reports, self._stored_reports = self._stored_reports, []
+        for planned, record, ok in reports:
+            self._stored(planned, record, ok)
+
     def _stored(self, planned: MatrixRunSpec, record: RunRecord, ok: bool) -> None:
         # On the loop thread: the sink stored (or failed to store) one run.
         self._awaiting_storage -= 1
-        if ok:
+        if ok and self._progress is not None:
             self._report_finished(planned, record)
+        if self._room is not None and self._awaiting_storage <= MAX_AWAITING_STORAGE // 2:
+            self._room.set()
+            self._room = None
         if self._awaiting_storage == 0 and self._all_stored is not None:
             self._all_stored.set()
 
