@@ -77,4 +77,5 @@ def body_values(
         "params": dict(params),
         "choices": loaded.choices,
         "diagnostics": report.diagnostics,
+        "from_index": loaded.from_index,
     }

@@ -5,8 +5,9 @@ Each experiment directory has one :class:`Loads`: the last good load (:class:`Lo
 looks at the record's files and, when they changed, replays it again. A reload parses only
 the run files that are new or changed (:class:`~autobench.records.ParsedRuns`) and builds
 the report again; until it is done, and when it fails, the previous load is served (a
-failure is kept as ``problem`` and shown). Pages read a :class:`Snapshot`, which never
-waits for anything.
+failure is kept as ``problem`` and shown). A first load reads a fresh columnar index of the
+record instead of its run files when one is there (:func:`indexed`). Pages read a
+:class:`Snapshot`, which never waits for anything.
 """
 
 from __future__ import annotations
@@ -38,6 +39,24 @@ asked (well under a second): a small experiment shows whole at once, a larger on
 its progress at once and fills in when it is loaded."""
 
 
+DERIVED_STORE = "index"
+"""Where a record directory keeps a derived store (``autobench index``)."""
+
+
+def indexed(path: Path) -> ExperimentResult | None:
+    """The experiment at ``path`` as a fresh derived store gives it (the plugins'
+    ``autobench_indexed_result`` hook: autobench-index's columnar index, when installed),
+    or ``None``: no store, no plugin answering, or a stale store (never trusted). Only a
+    record holding an ``index/`` directory is offered, so a plain record loads no plugins.
+    Reads only: a stale index is not rebuilt here (the viewer writes nothing)."""
+    if not (path / DERIVED_STORE).is_dir():
+        return None
+    from autobench.core.plugins import default_plugins
+
+    answer = default_plugins().manager.hook.autobench_indexed_result(record_dir=path)
+    return answer if isinstance(answer, ExperimentResult) else None
+
+
 class Loaded(NamedTuple):
     """An experiment as the pages use it: the replayed result, its report
     (``build_report``), the rows of its runs table and the values its filters offer."""
@@ -46,6 +65,8 @@ class Loaded(NamedTuple):
     report: Report
     rows: list[RunRow]
     choices: dict[str, list[str]]
+    from_index: bool = False
+    """Whether the result was read from the record's columnar index, not its run files."""
 
 
 class LoadProblem(AutobenchError):
@@ -254,12 +275,15 @@ class Loads:
             record = load_experiment_record(self.path)
         self._set(_record=record, _record_stamp=stamp, _stage="runs")
         self._parsed.pending = self._parsed.last_parsed = 0
-        result = replay_experiment(record, self.path, evidence_only=True, parsed=self._parsed)
+        result = None if self._loaded is not None else indexed(self.path)
+        from_index = result is not None
+        if result is None:
+            result = replay_experiment(record, self.path, evidence_only=True, parsed=self._parsed)
         self._set(_stage="report")
         report = build_report(result)
         with gc_paused_for(len(result.runs)):  # thousands of rows: no collection meanwhile
             rows = run_rows(result, report)
-            loaded = Loaded(result, report, rows, choices(rows))
+            loaded = Loaded(result, report, rows, choices(rows), from_index)
         with self._changed:
             self._loaded = loaded
             self._generation += 1
