@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from autobench.records import Direction, ObservationSource, RunRecord, RunStatus, Variant
+from autobench.records import Direction, RunRecord, RunStatus, Variant
 from autobench.report._aggregates import aggregate_column
 from autobench.report._directions import UNDIRECTED
 from autobench.report._metrics import MetricTable
@@ -136,18 +136,14 @@ def _case_values(side: Side, item: MetricColumn, cases: Sequence[str]) -> list[f
 def _is_pass_fail(side: Side, item: MetricColumn, cases: Sequence[str]) -> bool:
     """Whether ``item`` is pass/fail on ``side``: every value is a boolean, or every value
     is a score of 0 or 1 (what pass/fail scorers such as ``exact`` record)."""
-    semantic = side.table.normalize(item.semantic_type)
     by_run = side.table.values(item.semantic_type).by_run
     runs = [i for case in cases for i in side.cases[case] if by_run[i] is not None]
     if not runs:
         return False
     if all(isinstance(by_run[i], bool) for i in runs):
         return True
-    return all(
-        by_run[i] in (0, 1)
-        and side.table.projected[i][semantic].observation.source is ObservationSource.SCORE
-        for i in runs
-    )
+    scored = side.table.scored(item.semantic_type)
+    return all(by_run[i] in (0, 1) and i in scored for i in runs)
 
 
 _Paired = tuple[list[float], list[float], bool]
