@@ -20,6 +20,8 @@ from autobench.records import (
     Observation,
     ObservationRole,
     RunRecord,
+    RunStatus,
+    StatusCounts,
 )
 from autobench.report._columnar import common_unit, project_runs
 
@@ -43,6 +45,9 @@ class MetricValues:
     semantic_type: str
     unit: str | None
     by_run: tuple[Any, ...]
+    numbers: tuple[float | None, ...] | None = None
+    """``by_run`` as floats (booleans as ``1.0``/``0.0``) when every value present is a
+    boolean or a number finite as a float; ``None`` otherwise."""
 
 
 def _is_nan(value: Any) -> bool:
@@ -104,8 +109,12 @@ class MetricTable:
         self.result = result
         self.registry = result.registry
         self.runs: tuple[RunRecord, ...] = result.runs
-        self.run_ids: tuple[str, ...] = tuple(run.run_id for run in self.runs)
-        self.case_ids: tuple[str, ...] = tuple(run.case_id for run in self.runs)
+        infos = [run.run for run in self.runs]
+        self.run_ids: tuple[str, ...] = tuple(info.id for info in infos)
+        self.case_ids: tuple[str, ...] = tuple(info.case for info in infos)
+        self.variant_ids: tuple[str, ...] = tuple(info.variant for info in infos)
+        self.statuses: tuple[RunStatus, ...] = tuple(info.status for info in infos)
+        """Each run's variant id and status, in run order."""
         self.run_labels: tuple[str, ...] = tuple(f"run {run_id}" for run_id in self.run_ids)
         """``"run <id>"`` per run: how aggregates name a run's value in diagnostics."""
         projection = project_runs(
@@ -131,15 +140,15 @@ class MetricTable:
         self.semantic_types: tuple[str, ...] = tuple(self._columns)
         self.variants: tuple[str, ...] = _ordered(
             [variant.id for variant in result.experiment.benchmark.variants],
-            [run.variant_id for run in self.runs],
+            self.variant_ids,
         )
         self.cases: tuple[str, ...] = _ordered(
             [planned.case for planned in result.experiment.plan],
             self.case_ids,
         )
         self.by_variant: dict[str, list[int]] = {variant: [] for variant in self.variants}
-        for index, run in enumerate(self.runs):
-            self.by_variant[run.variant_id].append(index)
+        for index, variant_id in enumerate(self.variant_ids):
+            self.by_variant[variant_id].append(index)
 
     @property
     def diagnostics(self) -> tuple[str, ...]:
@@ -190,9 +199,22 @@ class MetricTable:
         for index, value in zip(column.positions, converted, strict=True):
             if value is not None and not _is_nan(value):
                 by_run[index] = value
-        result = MetricValues(semantic, unit, tuple(by_run))
+        result = MetricValues(semantic, unit, tuple(by_run), _as_numbers(by_run))
         self._values[semantic] = result
         return result
+
+    def status_counts(self, variant_id: str) -> StatusCounts:
+        """Run counts per final status of one variant (as ``result.status_counts(variant_id)``)."""
+        counted = self.memo.get("status_counts")
+        if counted is None:
+            counted = self.memo["status_counts"] = {}
+            for variant, status in zip(self.variant_ids, self.statuses, strict=True):
+                counts = counted.get(variant)
+                if counts is None:
+                    counts = counted[variant] = dict.fromkeys(RunStatus, 0)
+                counts[status] += 1
+        counts = counted.get(variant_id, dict.fromkeys(RunStatus, 0))
+        return StatusCounts(**{status.value: count for status, count in counts.items()})
 
     def roles(self, semantic_type: str) -> frozenset[ObservationRole]:
         """Roles the projected observations of ``semantic_type`` carry in any run."""
@@ -211,6 +233,28 @@ class MetricTable:
         if column is None:
             return frozenset()
         return frozenset(i for i, s in zip(column.positions, column.scored, strict=True) if s)
+
+
+def _as_numbers(values: Sequence[Any]) -> tuple[float | None, ...] | None:
+    """``values`` as floats when each is ``None``, a boolean or a number finite as a float."""
+    numbers: list[float | None] = []
+    for value in values:
+        if value is None:
+            numbers.append(None)
+            continue
+        if value.__class__ not in _NUMERIC:
+            return None
+        try:
+            number = float(value)
+        except OverflowError:
+            return None
+        if not math.isfinite(number):
+            return None
+        numbers.append(number)
+    return tuple(numbers)
+
+
+_NUMERIC = (bool, int, float)
 
 
 def _ordered(declared: Sequence[str], seen: Sequence[str]) -> tuple[str, ...]:
