@@ -41,41 +41,29 @@ from autobench.records import (
 
 @dataclass(slots=True)
 class Column:
-    """The projected values of one semantic type, in run order: ``positions[k]`` is the run
-    index of ``values[k]`` (as recorded, before unit conversion), recorded in ``units[k]``;
-    ``scored[k]`` says whether it came from a score. ``messages`` are the per-run notes
-    (pool totals that differ, ambiguous sources) in run order, ``roles``/``directions`` what
-    the chosen observations declare."""
+    """The projected values of one semantic type, in run order: one ``(run index, value as
+    recorded, unit, from a score)`` entry per run that has one. ``messages`` are the per-run
+    notes (pool totals that differ, ambiguous sources) in run order, ``roles`` and
+    ``directions`` what the chosen observations declare."""
 
-    positions: list[int] = field(default_factory=list)
-    values: list[Any] = field(default_factory=list)
-    units: list[str | None] = field(default_factory=list)
-    scored: list[bool] = field(default_factory=list)
+    entries: list[tuple[int, Any, str | None, bool]] = field(default_factory=list)
     messages: list[tuple[int, str]] = field(default_factory=list)
     roles: set[ObservationRole] = field(default_factory=set)
     directions: set[Direction] = field(default_factory=set)
 
-    def add(
-        self,
-        index: int,
-        chosen: Observation | ScoreRecord,
-        role: ObservationRole | None,
-        direction: Direction | None,
-    ) -> None:
+    def add(self, index: int, chosen: Observation | ScoreRecord) -> None:
         """Add run ``index``'s projected value, the one of ``chosen``."""
-        self.positions.append(index)
-        self.values.append(chosen.value)
-        self.units.append(chosen.unit)
-        self.scored.append(isinstance(chosen, ScoreRecord) or chosen.source is _SCORE)
-        if role is not None:
-            self.roles.add(role)
-        if direction is not None:
-            self.directions.add(direction)
+        scored = isinstance(chosen, ScoreRecord) or chosen.source is _SCORE
+        self.entries.append((index, chosen.value, chosen.unit, scored))
+        if chosen.role is not None:
+            self.roles.add(chosen.role)
+        if chosen.direction is not None:
+            self.directions.add(chosen.direction)
 
     def add_projected(self, index: int, metric: ProjectedMetric) -> None:
         """Add run ``index``'s projected value as records' projection chose it."""
         chosen = metric.observation
-        self.add(index, chosen, chosen.role, chosen.direction)
+        self.add(index, chosen)
         if metric.note is not None:
             self.messages.append((index, metric.note))
         if metric.ambiguous:
@@ -117,6 +105,14 @@ class _Types:
         self.policy: dict[str, bool] = {}
         self.additive: dict[str, bool] = {}
         self.whole: dict[str, bool] = {}
+        self.seen: dict[str, tuple[str, bool]] = {}
+
+    def of(self, name: str) -> tuple[str, bool]:
+        """``name`` normalised, and whether it is a policy result."""
+        known = self.seen.get(name)
+        if known is None:
+            known = self.seen[name] = (self.normalize(name), self.is_policy(name))
+        return known
 
     def normalize(self, name: str) -> str:
         known = self.normalized.get(name)
@@ -177,25 +173,15 @@ def project_runs(
         recorded = run.observations
         if run.run.accounting is None and any(is_summary(o) for o in recorded):
             before_totals.append(index)
-        items: Sequence[Observation | ScoreRecord]
         if leave_out is not None and _touches_cassettes(run):
             items = leave_out(run_observations(run))
+            observed.extend((index, o) for o in items if o.kind is _DIAGNOSTIC)
+            verdicts, groups = _grouped(items, (), types, run)
         else:
-            items = (*recorded, *(score for score in run.scores if score.error is None))
-        verdicts: dict[str, Observation] = {}
-        groups: dict[str, list[Observation | ScoreRecord]] = {}
-        for item in items:
-            if isinstance(item, Observation) and item.kind is _DIAGNOSTIC:
-                observed.append((index, item))
-            semantic = item.semantic_type
-            if semantic is None:
-                continue
-            if types.is_policy(semantic):
-                verdicts[item.name] = _observation(item, run)
-                continue
-            if isinstance(item, Observation) and item.kind is not _METRIC:
-                continue
-            groups.setdefault(types.normalize(semantic), []).append(item)
+            for o in recorded:
+                if o.kind is _DIAGNOSTIC:
+                    observed.append((index, o))
+            verdicts, groups = _grouped(recorded, run.scores, types, run)
         policies.append(verdicts)
         for semantic, candidates in groups.items():
             column = columns.get(semantic)
@@ -205,17 +191,56 @@ def project_runs(
             if len(candidates) == 1 and (
                 not (
                     types.is_additive(semantic)
-                    or (isinstance(chosen, Observation) and is_summary(chosen))
+                    or (not isinstance(chosen, ScoreRecord) and is_summary(chosen))
                 )
                 or types.surely_usable(semantic, chosen.value)
             ):
-                column.add(index, chosen, chosen.role, chosen.direction)
+                column.add(index, chosen)
                 continue
             projected = project_observations(
                 [_observation(candidate, run) for candidate in candidates], registry
             )
             column.add_projected(index, projected[semantic])
     return Projection(columns, policies, observed, before_totals)
+
+
+def _grouped(
+    observations: Sequence[Observation],
+    scores: Sequence[ScoreRecord],
+    types: _Types,
+    run: RunRecord,
+) -> tuple[dict[str, Observation], dict[str, list[Observation | ScoreRecord]]]:
+    """A run's policy results by name, and the candidates of each other semantic type
+    (normalised): its metric observations, then the scores that produced a value."""
+    verdicts: dict[str, Observation] = {}
+    groups: dict[str, list[Observation | ScoreRecord]] = {}
+    for o in observations:
+        semantic = o.semantic_type
+        if semantic is None:
+            continue
+        normalized, policy = types.of(semantic)
+        if policy:
+            verdicts[o.name] = o
+        elif o.kind is _METRIC:
+            group = groups.get(normalized)
+            if group is None:
+                groups[normalized] = [o]
+            else:
+                group.append(o)
+    for score in scores:
+        semantic = score.semantic_type
+        if semantic is None or score.error is not None:
+            continue
+        normalized, policy = types.of(semantic)
+        if policy:
+            verdicts[score.name] = _observation(score, run)
+            continue
+        group = groups.get(normalized)
+        if group is None:
+            groups[normalized] = [score]
+        else:
+            group.append(score)
+    return verdicts, groups
 
 
 def _observation(item: Observation | ScoreRecord, run: RunRecord) -> Observation:

@@ -50,10 +50,6 @@ class MetricValues:
     boolean or a number finite as a float; ``None`` otherwise."""
 
 
-def _is_nan(value: Any) -> bool:
-    return isinstance(value, float) and math.isnan(value)
-
-
 REPLAYED_SPEND = ("llm.", "money.")
 """Semantic families a replayed run did not spend: its model calls' tokens and cost are
 those of the recorded calls."""
@@ -188,31 +184,36 @@ class MetricTable:
             return result
         for index, message in column.messages:
             self._diagnostics[f"run {self.run_ids[index]}: {message}"] = None
+        entries = column.entries
+        positions = [entry[0] for entry in entries]
         unit, converted, problems = common_unit(
             semantic,
             self.registry.unit_of(semantic),
-            [self.run_ids[index] for index in column.positions],
-            column.values,
-            column.units,
+            [self.run_ids[index] for index in positions],
+            [entry[1] for entry in entries],
+            [entry[2] for entry in entries],
         )
         self.note(problems)
-        for index, value in zip(column.positions, converted, strict=True):
-            if value is not None and not _is_nan(value):
+        for index, value in zip(positions, converted, strict=True):
+            if value is not None and not (isinstance(value, float) and math.isnan(value)):
                 by_run[index] = value
         result = MetricValues(semantic, unit, tuple(by_run), _as_numbers(by_run))
         self._values[semantic] = result
         return result
 
-    def status_counts(self, variant_id: str) -> StatusCounts:
-        """Run counts per final status of one variant (as ``result.status_counts(variant_id)``)."""
+    def status_counts(self, variant_id: str | None = None) -> StatusCounts:
+        """Run counts per final status, of all runs or of one variant (as
+        ``result.status_counts(variant_id)``)."""
         counted = self.memo.get("status_counts")
         if counted is None:
-            counted = self.memo["status_counts"] = {}
+            counted = self.memo["status_counts"] = {None: dict.fromkeys(RunStatus, 0)}
+            every = counted[None]
             for variant, status in zip(self.variant_ids, self.statuses, strict=True):
                 counts = counted.get(variant)
                 if counts is None:
                     counts = counted[variant] = dict.fromkeys(RunStatus, 0)
                 counts[status] += 1
+                every[status] += 1
         counts = counted.get(variant_id, dict.fromkeys(RunStatus, 0))
         return StatusCounts(**{status.value: count for status, count in counts.items()})
 
@@ -232,7 +233,7 @@ class MetricTable:
         column = self._columns.get(self.normalize(semantic_type))
         if column is None:
             return frozenset()
-        return frozenset(i for i, s in zip(column.positions, column.scored, strict=True) if s)
+        return frozenset(entry[0] for entry in column.entries if entry[3])
 
 
 def _as_numbers(values: Sequence[Any]) -> tuple[float | None, ...] | None:
