@@ -136,6 +136,11 @@ def _case_values(side: Side, item: MetricColumn, cases: Sequence[str]) -> list[f
         return [reduce([by_run[index] for index in side.cases[case]]) for case in cases]
     # Every value present is a number already (booleans as 1.0/0.0): the same sums,
     # without checking each value again.
+    singles = _single_runs(side, cases)
+    if singles is not None:  # one run per case: its value, as a sum of one value gives it
+        if item.fn == "sum":
+            return [None if (x := numbers[i]) is None else math.fsum((x,)) for i in singles]
+        return [None if (x := numbers[i]) is None else (0.0 + x) / 1 for i in singles]
     result: list[float | None] = []
     for case in cases:
         present = [x for index in side.cases[case] if (x := numbers[index]) is not None]
@@ -146,6 +151,18 @@ def _case_values(side: Side, item: MetricColumn, cases: Sequence[str]) -> list[f
         else:
             result.append(sum(present) / len(present))
     return result
+
+
+def _single_runs(side: Side, cases: Sequence[str]) -> list[int] | None:
+    """The run of each of ``cases`` on ``side`` when each has exactly one (no repeats), else
+    ``None``; computed once per side and cases."""
+    memo: dict[tuple[str, tuple[str, ...]], list[int] | None]
+    memo = side.table.memo.setdefault("single_runs", {})
+    key = (side.variant, tuple(cases))
+    if key not in memo:
+        groups = [side.cases[case] for case in cases]
+        memo[key] = [g[0] for g in groups] if all(len(g) == 1 for g in groups) else None
+    return memo[key]
 
 
 def _is_pass_fail(side: Side, item: MetricColumn, cases: Sequence[str]) -> bool:
