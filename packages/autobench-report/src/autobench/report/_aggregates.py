@@ -31,6 +31,7 @@ from typing import Any
 from autobench.records import aggregate
 from autobench.report._metrics import MetricTable
 from autobench.report._model import AggregateValue, MetricColumn
+from autobench.report._numeric import numeric_aggregate
 
 OVER_RUNS = frozenset({"count", "sum"})
 """Aggregates taken over every recorded run, never reduced per case first."""
@@ -102,16 +103,22 @@ def aggregate_column(
     ``count`` and ``sum`` over every run (``total = len(runs)``), every other function over
     each case's repeats first reduced to one value (``total`` = cases; see the module
     docstring); diagnostics go to the table, prefixed with ``scope``."""
-    by_run = table.values(item.semantic_type).by_run
+    values = table.values(item.semantic_type)
+    by_run, numbers = values.by_run, values.numbers
     groups = case_groups(table, runs)
     context = f"{scope}{item.semantic_type}: "
     if item.fn in OVER_RUNS or len(groups) == len(runs):
-        result = aggregate(
-            item.fn,
-            [by_run[index] for index in runs],
-            labels=[table.run_labels[index] for index in runs],
-            context=context,
-        )
+        result = None
+        if numbers is not None:
+            present = [x for index in runs if (x := numbers[index]) is not None]
+            result = numeric_aggregate(item.fn, present, len(runs))
+        if result is None:
+            result = aggregate(
+                item.fn,
+                [by_run[index] for index in runs],
+                labels=[table.run_labels[index] for index in runs],
+                context=context,
+            )
         spread = None
         if item.fn != "count" and len(groups) != len(runs):
             spread = repeat_spread(

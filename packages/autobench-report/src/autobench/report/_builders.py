@@ -238,7 +238,7 @@ def build_report(
         experiment=result.experiment_id,
         runs=len(result.runs),
         planned=len(result.experiment.plan),
-        status=result.status_counts(),
+        status=table.status_counts(),
         missing_runs=result.missing_runs,
         variants=_variant_summaries(table),
         headline=headline,

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from autobench.records import Direction, ObservationSource, RunRecord, RunStatus, Variant
+from autobench.records import Direction, RunStatus, Variant
 from autobench.report._aggregates import aggregate_column
 from autobench.report._directions import UNDIRECTED
 from autobench.report._metrics import MetricTable
@@ -69,7 +69,7 @@ def changed_factors(baseline: Variant | None, candidate: Variant | None) -> list
     return changes
 
 
-def _unpaired_reason(baseline: list[RunRecord], candidate: list[RunRecord]) -> str | None:
+def _unpaired_reason(baseline: list[RunStatus], candidate: list[RunStatus]) -> str | None:
     if not baseline:
         return "missing in baseline"
     if not candidate:
@@ -77,7 +77,7 @@ def _unpaired_reason(baseline: list[RunRecord], candidate: list[RunRecord]) -> s
     reasons = []
     for side, runs in (("baseline", baseline), ("candidate", candidate)):
         for status in _UNPAIRABLE:
-            if any(run.status is status for run in runs):
+            if status in runs:
                 reasons.append(f"{status.value} in {side}")
     return "; ".join(reasons) or None
 
@@ -128,26 +128,54 @@ def _sum_of_numbers(values: Sequence[Any]) -> float | None:
 def _case_values(side: Side, item: MetricColumn, cases: Sequence[str]) -> list[float | None]:
     """Per case, the mean of its runs' numeric values of ``item`` (their sum for a ``sum``
     column: a case's share of the total over every run); ``None``: none."""
-    by_run = side.table.values(item.semantic_type).by_run
-    reduce = _sum_of_numbers if item.fn == "sum" else _mean_of_numbers
-    return [reduce([by_run[index] for index in side.cases[case]]) for case in cases]
+    values = side.table.values(item.semantic_type)
+    numbers = values.numbers
+    if numbers is None:
+        by_run = values.by_run
+        reduce = _sum_of_numbers if item.fn == "sum" else _mean_of_numbers
+        return [reduce([by_run[index] for index in side.cases[case]]) for case in cases]
+    # Every value present is a number already (booleans as 1.0/0.0): the same sums,
+    # without checking each value again.
+    singles = _single_runs(side, cases)
+    if singles is not None:  # one run per case: its value, as a sum of one value gives it
+        if item.fn == "sum":
+            return [None if (x := numbers[i]) is None else math.fsum((x,)) for i in singles]
+        return [None if (x := numbers[i]) is None else (0.0 + x) / 1 for i in singles]
+    result: list[float | None] = []
+    for case in cases:
+        present = [x for index in side.cases[case] if (x := numbers[index]) is not None]
+        if not present:
+            result.append(None)
+        elif item.fn == "sum":
+            result.append(math.fsum(present))
+        else:
+            result.append(sum(present) / len(present))
+    return result
+
+
+def _single_runs(side: Side, cases: Sequence[str]) -> list[int] | None:
+    """The run of each of ``cases`` on ``side`` when each has exactly one (no repeats), else
+    ``None``; computed once per side and cases."""
+    memo: dict[tuple[str, tuple[str, ...]], list[int] | None]
+    memo = side.table.memo.setdefault("single_runs", {})
+    key = (side.variant, tuple(cases))
+    if key not in memo:
+        groups = [side.cases[case] for case in cases]
+        memo[key] = [g[0] for g in groups] if all(len(g) == 1 for g in groups) else None
+    return memo[key]
 
 
 def _is_pass_fail(side: Side, item: MetricColumn, cases: Sequence[str]) -> bool:
     """Whether ``item`` is pass/fail on ``side``: every value is a boolean, or every value
     is a score of 0 or 1 (what pass/fail scorers such as ``exact`` record)."""
-    semantic = side.table.normalize(item.semantic_type)
     by_run = side.table.values(item.semantic_type).by_run
     runs = [i for case in cases for i in side.cases[case] if by_run[i] is not None]
     if not runs:
         return False
     if all(isinstance(by_run[i], bool) for i in runs):
         return True
-    return all(
-        by_run[i] in (0, 1)
-        and side.table.projected[i][semantic].observation.source is ObservationSource.SCORE
-        for i in runs
-    )
+    scored = side.table.scored(item.semantic_type)
+    return all(by_run[i] in (0, 1) and i in scored for i in runs)
 
 
 _Paired = tuple[list[float], list[float], bool]
@@ -223,7 +251,7 @@ def compare_sides(
         if not before and not after:
             continue
         reason = _unpaired_reason(
-            [base.table.runs[i] for i in before], [cand.table.runs[i] for i in after]
+            [base.table.statuses[i] for i in before], [cand.table.statuses[i] for i in after]
         )
         if reason is not None:
             unpaired.append(UnpairedCase(case=case, reason=reason))

@@ -10,13 +10,16 @@ from autobench.report._aggregates import aggregate_column
 from autobench.report._directions import best_variants
 from autobench.report._metrics import MetricTable
 from autobench.report._model import AggregateValue, Leaderboard, LeaderboardRow, MetricColumn
+from autobench.report._numeric import numeric_aggregate
 
 
 def _pass_rate(table: MetricTable, runs: Sequence[int]) -> AggregateValue:
     """``ratio_true`` of "the run passed" over every run of the variant."""
-    result = aggregate(
-        "ratio_true", [table.runs[index].status is RunStatus.PASSED for index in runs]
-    )
+    statuses = table.statuses
+    passed = [1.0 if statuses[index] is RunStatus.PASSED else 0.0 for index in runs]
+    result = numeric_aggregate("ratio_true", passed, len(runs))
+    if result is None:  # never for ratio_true; records' aggregate is the reference
+        result = aggregate("ratio_true", passed)
     return AggregateValue(fn=result.fn, value=result.value, n=result.n, total=result.total)
 
 
@@ -30,7 +33,7 @@ def leaderboard(table: MetricTable, columns: Sequence[MetricColumn]) -> Leaderbo
             LeaderboardRow(
                 variant=variant,
                 runs=len(runs),
-                status=table.result.status_counts(variant),
+                status=table.status_counts(variant),
                 pass_rate=_pass_rate(table, runs),
                 metrics={
                     item.name: aggregate_column(table, item, runs, scope=f"variant {variant}, ")

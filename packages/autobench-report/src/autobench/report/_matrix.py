@@ -18,13 +18,13 @@ def case_matrix(table: MetricTable, semantic_type: str) -> CaseMatrix:
     values = table.values(semantic_type)
     cells: dict[str, dict[str, MatrixCell]] = {case: {} for case in table.cases}
     repeats: dict[tuple[str, str], list[int]] = {}
-    for index, run in enumerate(table.runs):
-        repeats.setdefault((run.case_id, run.variant_id), []).append(index)
+    for index, key in enumerate(zip(table.case_ids, table.variant_ids, strict=True)):
+        repeats.setdefault(key, []).append(index)
     for (case, variant), indices in repeats.items():
         if len(indices) == 1:
-            status, value = table.runs[indices[0]].status, values.by_run[indices[0]]
+            status, value = table.statuses[indices[0]], values.by_run[indices[0]]
         else:
-            statuses = {table.runs[index].status for index in indices}
+            statuses = {table.statuses[index] for index in indices}
             status = next(item for item in _WORST_FIRST if item in statuses)
             value = repeat_value("mean", [values.by_run[index] for index in indices])
         # Built from already-validated records: skip re-validating 10,000s of cells.

@@ -18,17 +18,12 @@ from autobench.records import (
     Direction,
     ExperimentResult,
     Observation,
-    ObservationKind,
     ObservationRole,
-    ProjectedMetric,
     RunRecord,
-    Semantic,
-    UnitValue,
-    is_summary,
-    project_observations,
-    run_observations,
-    to_common_unit,
+    RunStatus,
+    StatusCounts,
 )
+from autobench.report._columnar import common_unit, project_runs
 
 _RECORDED_BEFORE_TOTALS = (
     "recorded before run totals: its additive evidence (tokens, requests, counts) is totalled "
@@ -50,10 +45,9 @@ class MetricValues:
     semantic_type: str
     unit: str | None
     by_run: tuple[Any, ...]
-
-
-def _is_nan(value: Any) -> bool:
-    return isinstance(value, float) and math.isnan(value)
+    numbers: tuple[float | None, ...] | None = None
+    """``by_run`` as floats (booleans as ``1.0``/``0.0``) when every value present is a
+    boolean or a number finite as a float; ``None`` otherwise."""
 
 
 REPLAYED_SPEND = ("llm.", "money.")
@@ -111,92 +105,46 @@ class MetricTable:
         self.result = result
         self.registry = result.registry
         self.runs: tuple[RunRecord, ...] = result.runs
-        self.run_ids: tuple[str, ...] = tuple(run.run_id for run in self.runs)
-        self.case_ids: tuple[str, ...] = tuple(run.case_id for run in self.runs)
+        infos = [run.run for run in self.runs]
+        self.run_ids: tuple[str, ...] = tuple(info.id for info in infos)
+        self.case_ids: tuple[str, ...] = tuple(info.case for info in infos)
+        self.variant_ids: tuple[str, ...] = tuple(info.variant for info in infos)
+        self.statuses: tuple[RunStatus, ...] = tuple(info.status for info in infos)
+        """Each run's variant id and status, in run order."""
         self.run_labels: tuple[str, ...] = tuple(f"run {run_id}" for run_id in self.run_ids)
         """``"run <id>"`` per run: how aggregates name a run's value in diagnostics."""
-        observations = [
-            without_replayed_spend(run_observations(run))
-            if leave_out_replayed
-            else run_observations(run)
-            for run in self.runs
-        ]
+        projection = project_runs(
+            self.runs,
+            self.registry,
+            leave_out=without_replayed_spend if leave_out_replayed else None,
+        )
         # Policy results are named verdicts, one per policy, all of semantic type
         # ``policy.result``: they are kept apart (``policies``) instead of being projected
         # into one ambiguous metric.
-        self._policy_types: dict[str, bool] = {}
-        policies: list[dict[str, Observation]] = []
-        projected: list[dict[str, ProjectedMetric]] = []
-        for items in observations:
-            verdicts, others = self._split_policies(items)
-            policies.append(verdicts)
-            projected.append(project_observations(others, self.registry))
-        self.policies: tuple[dict[str, Observation], ...] = tuple(policies)
-        self.projected: tuple[dict[str, ProjectedMetric], ...] = tuple(projected)
+        self.policies: tuple[dict[str, Observation], ...] = tuple(projection.policies)
+        self._columns = projection.columns
         self._values: dict[str, MetricValues] = {}
         self.memo: dict[str, Any] = {}
         """Results views compute once per table (for example the default columns)."""
         # What the runs themselves diagnosed (accounting conflicts, pricing problems, ...).
         self._diagnostics: dict[str, None] = {
-            f"run {run_id}: {o.name}: {o.reason if o.reason else repr(o.value)}": None
-            for run_id, items in zip(self.run_ids, observations, strict=True)
-            for o in items
-            if o.kind is ObservationKind.DIAGNOSTIC
+            f"run {self.run_ids[index]}: {o.name}: {o.reason if o.reason else repr(o.value)}": None
+            for index, o in projection.observed
         }
-        for run in self.runs:
-            if run.run.accounting is None and any(is_summary(o) for o in run.observations):
-                self._diagnostics[f"run {run.run_id}: {_RECORDED_BEFORE_TOTALS}"] = None
-        roles: dict[str, set[ObservationRole]] = {}
-        directions: dict[str, set[Direction]] = {}
-        measured: dict[str, list[int]] = {}
-        for index, metrics in enumerate(self.projected):
-            for semantic, metric in metrics.items():
-                measured.setdefault(semantic, []).append(index)
-                found = roles.setdefault(semantic, set())
-                if metric.observation.role is not None:
-                    found.add(metric.observation.role)
-                if metric.observation.direction is not None:
-                    directions.setdefault(semantic, set()).add(metric.observation.direction)
-        self._measured = measured
-        """The indices of the runs with a projected value of each semantic type."""
-        self._roles = roles
-        self._directions = directions
-        self.semantic_types: tuple[str, ...] = tuple(roles)
+        for index in projection.before_totals:
+            self._diagnostics[f"run {self.run_ids[index]}: {_RECORDED_BEFORE_TOTALS}"] = None
+        self.semantic_types: tuple[str, ...] = tuple(self._columns)
         self.variants: tuple[str, ...] = _ordered(
             [variant.id for variant in result.experiment.benchmark.variants],
-            [run.variant_id for run in self.runs],
+            self.variant_ids,
         )
         self.cases: tuple[str, ...] = _ordered(
             [planned.case for planned in result.experiment.plan],
             self.case_ids,
         )
         self.by_variant: dict[str, list[int]] = {variant: [] for variant in self.variants}
-        for index, run in enumerate(self.runs):
-            self.by_variant[run.variant_id].append(index)
-
-    def _split_policies(
-        self, observations: Sequence[Observation]
-    ) -> tuple[dict[str, Observation], list[Observation]]:
-        """A run's policy results by name, and its other observations."""
-        verdicts: dict[str, Observation] = {}
-        others: list[Observation] = []
-        for observation in observations:
-            if self._is_policy(observation.semantic_type):
-                verdicts[observation.name] = observation
-            else:
-                others.append(observation)
-        return verdicts, others
-
-    def _is_policy(self, semantic: str | None) -> bool:
-        """Whether ``semantic`` is a policy result (asked of the registry once per type)."""
-        if semantic is None:
-            return False
-        known = self._policy_types.get(semantic)
-        if known is None:
-            known = self._policy_types[semantic] = self.registry.is_a(
-                semantic, Semantic.POLICY_RESULT
-            )
-        return known
+        for index, variant_id in enumerate(self.variant_ids):
+            self.by_variant[variant_id].append(index)
 
     @property
     def diagnostics(self) -> tuple[str, ...]:
@@ -227,39 +175,87 @@ class MetricTable:
         cached = self._values.get(semantic)
         if cached is not None:
             return cached
-        items: list[UnitValue] = []
-        positions = self._measured.get(semantic, [])
-        for index in positions:
-            metric = self.projected[index][semantic]
-            run_id = self.run_ids[index]
-            if metric.note is not None:
-                self._diagnostics[f"run {run_id}: {metric.note}"] = None
-            if metric.ambiguous:
-                self._diagnostics[
-                    f"run {run_id}: {metric.semantic_type} has several values from one source; "
-                    f"the first ({metric.observation.name!r}) is used"
-                ] = None
-            items.append(UnitValue(run_id, metric.value, metric.observation.unit))
-        converted = to_common_unit(
-            items, semantic_type=semantic, canonical_unit=self.registry.unit_of(semantic)
-        )
-        self.note(converted.diagnostics)
+        column = self._columns.get(semantic)
         by_run: list[Any] = [None] * len(self.runs)
-        for index, item in zip(positions, items, strict=True):
-            value = converted.values.get(item.label)
-            by_run[index] = None if _is_nan(value) else value
-        result = MetricValues(semantic, converted.unit, tuple(by_run))
+        if column is None:
+            unit = self.registry.unit_of(semantic)
+            result = MetricValues(semantic, unit, tuple(by_run))
+            self._values[semantic] = result
+            return result
+        for index, message in column.messages:
+            self._diagnostics[f"run {self.run_ids[index]}: {message}"] = None
+        entries = column.entries
+        positions = [entry[0] for entry in entries]
+        unit, converted, problems = common_unit(
+            semantic,
+            self.registry.unit_of(semantic),
+            [self.run_ids[index] for index in positions],
+            [entry[1] for entry in entries],
+            [entry[2] for entry in entries],
+        )
+        self.note(problems)
+        for index, value in zip(positions, converted, strict=True):
+            if value is not None and not (isinstance(value, float) and math.isnan(value)):
+                by_run[index] = value
+        result = MetricValues(semantic, unit, tuple(by_run), _as_numbers(by_run))
         self._values[semantic] = result
         return result
 
+    def status_counts(self, variant_id: str | None = None) -> StatusCounts:
+        """Run counts per final status, of all runs or of one variant (as
+        ``result.status_counts(variant_id)``)."""
+        counted = self.memo.get("status_counts")
+        if counted is None:
+            counted = self.memo["status_counts"] = {None: dict.fromkeys(RunStatus, 0)}
+            every = counted[None]
+            for variant, status in zip(self.variant_ids, self.statuses, strict=True):
+                counts = counted.get(variant)
+                if counts is None:
+                    counts = counted[variant] = dict.fromkeys(RunStatus, 0)
+                counts[status] += 1
+                every[status] += 1
+        counts = counted.get(variant_id, dict.fromkeys(RunStatus, 0))
+        return StatusCounts(**{status.value: count for status, count in counts.items()})
+
     def roles(self, semantic_type: str) -> frozenset[ObservationRole]:
         """Roles the projected observations of ``semantic_type`` carry in any run."""
-        return frozenset(self._roles.get(self.normalize(semantic_type), ()))
+        column = self._columns.get(self.normalize(semantic_type))
+        return frozenset(() if column is None else column.roles)
 
     def directions(self, semantic_type: str) -> frozenset[Direction]:
         """Optimisation directions the projected observations of ``semantic_type`` declare
         in any run (empty when none declares one; two when runs disagree)."""
-        return frozenset(self._directions.get(self.normalize(semantic_type), ()))
+        column = self._columns.get(self.normalize(semantic_type))
+        return frozenset(() if column is None else column.directions)
+
+    def scored(self, semantic_type: str) -> frozenset[int]:
+        """The indices of the runs whose value of ``semantic_type`` is a score's."""
+        column = self._columns.get(self.normalize(semantic_type))
+        if column is None:
+            return frozenset()
+        return frozenset(entry[0] for entry in column.entries if entry[3])
+
+
+def _as_numbers(values: Sequence[Any]) -> tuple[float | None, ...] | None:
+    """``values`` as floats when each is ``None``, a boolean or a number finite as a float."""
+    numbers: list[float | None] = []
+    for value in values:
+        if value is None:
+            numbers.append(None)
+            continue
+        if value.__class__ not in _NUMERIC:
+            return None
+        try:
+            number = float(value)
+        except OverflowError:
+            return None
+        if not math.isfinite(number):
+            return None
+        numbers.append(number)
+    return tuple(numbers)
+
+
+_NUMERIC = (bool, int, float)
 
 
 def _ordered(declared: Sequence[str], seen: Sequence[str]) -> tuple[str, ...]:

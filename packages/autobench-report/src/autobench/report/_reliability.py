@@ -147,7 +147,7 @@ def reliability(
     for variant in table.variants:
         groups = case_groups(table, table.by_variant[variant])
         by_case = [
-            _case(case, [table.runs[index].status for index in runs], k, level)
+            _case(case, [table.statuses[index] for index in runs], k, level)
             for case, runs in groups.items()
         ]
         variants.append(_variant(variant, by_case, level))

@@ -102,34 +102,37 @@ def run_rows(table: MetricTable) -> list[RunMetricRow]:
     the run has a usable value of, its record path, and for a run that did not pass, the
     reason and (when an error with a traceback explains it) where the error was raised and
     the key of its traceback."""
-    columns = [table.values(semantic) for semantic in table.semantic_types]
+    # Column by column: each run's metrics in the order of the table's semantic types.
+    metrics: list[dict[str, Any]] = [{} for _ in table.runs]
+    for semantic in table.semantic_types:
+        values = table.values(semantic)
+        for index, value in enumerate(values.by_run):
+            if value is not None:
+                metrics[index][values.semantic_type] = value
     paths = {planned.id: planned.path for planned in table.result.experiment.plan}
     rows = []
     for index, run in enumerate(table.runs):
-        traced = traced_error(run)
-        metrics = {
-            values.semantic_type: values.by_run[index]
-            for values in columns
-            if values.by_run[index] is not None
-        }
-        # Built from already-validated records: skip re-validating one model per run.
+        info = run.run
+        passed = info.status is RunStatus.PASSED
+        traced = None if passed else traced_error(run)
+        # Validated in C: cheaper than model_construct...
         rows.append(
             RunMetricRow(
-                run_id=run.run_id,
-                case_id=run.case_id,
-                variant_id=run.variant_id,
-                status=run.status,
-                task_status=run.task_status.value,
-                evaluation_status=run.evaluation_status.value,
-                metrics=metrics,
+                run_id=info.id,
+                case_id=info.case,
+                variant_id=info.variant,
+                status=info.status,
+                task_status=info.outcome.task.value,
+                evaluation_status=info.outcome.evaluation.value,
+                metrics=metrics[index],
                 policies={
                     name: observation.value is True
                     for name, observation in table.policies[index].items()
                 },
-                reason=run_reason(run),
+                reason=None if passed else run_reason(run),
                 location=None if traced is None else error_location(traced[1]),
                 traceback_key=None if traced is None else f"errors[{traced[0]}].traceback",
-                record_path=paths.get(run.run_id),
+                record_path=paths.get(info.id),
             )
         )
     return rows

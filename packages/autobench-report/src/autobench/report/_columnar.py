@@ -1,0 +1,315 @@
+"""Columnar projection: every run's projected metrics, gathered as one column per semantic type.
+
+The result is the same as projecting each run with records'
+:func:`~autobench.records.project_observations` (over :func:`~autobench.records.run_observations`,
+policy results set apart), but a semantic type of a run with one candidate that needs no accounting
+(the usual case: a few scores and task observations) is read straight from the run's
+records: no observation is built for its scores and every registry lookup is made once per
+type name. Any other semantic type of a run (several candidates, an additive type) is
+projected by records' projection itself, over that type's candidates only (types are
+projected independently of each other).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from autobench.records import (
+    ConvertedValues,
+    Direction,
+    Observation,
+    ObservationKind,
+    ObservationRole,
+    ObservationSource,
+    ProjectedMetric,
+    RunRecord,
+    ScoreRecord,
+    Semantic,
+    SemanticRegistry,
+    UnitValue,
+    convert_unit,
+    is_summary,
+    project_observations,
+    run_observations,
+    score_observation,
+    to_common_unit,
+)
+
+
+@dataclass(slots=True)
+class Column:
+    """The projected values of one semantic type, in run order: one ``(run index, value as
+    recorded, unit, from a score)`` entry per run that has one. ``messages`` are the per-run
+    notes (pool totals that differ, ambiguous sources) in run order, ``roles`` and
+    ``directions`` what the chosen observations declare."""
+
+    entries: list[tuple[int, Any, str | None, bool]] = field(default_factory=list)
+    messages: list[tuple[int, str]] = field(default_factory=list)
+    roles: set[ObservationRole] = field(default_factory=set)
+    directions: set[Direction] = field(default_factory=set)
+
+    def add(self, index: int, chosen: Observation | ScoreRecord) -> None:
+        """Add run ``index``'s projected value, the one of ``chosen``."""
+        scored = isinstance(chosen, ScoreRecord) or chosen.source is _SCORE
+        self.entries.append((index, chosen.value, chosen.unit, scored))
+        if chosen.role is not None:
+            self.roles.add(chosen.role)
+        if chosen.direction is not None:
+            self.directions.add(chosen.direction)
+
+    def add_projected(self, index: int, metric: ProjectedMetric) -> None:
+        """Add run ``index``'s projected value as records' projection chose it."""
+        chosen = metric.observation
+        self.add(index, chosen)
+        if metric.note is not None:
+            self.messages.append((index, metric.note))
+        if metric.ambiguous:
+            self.messages.append(
+                (
+                    index,
+                    f"{metric.semantic_type} has several values from one source; "
+                    f"the first ({chosen.name!r}) is used",
+                )
+            )
+
+
+@dataclass(slots=True)
+class Projection:
+    """Every run's projected metrics by semantic type (``columns``, in order of first
+    appearance), each run's policy results by name, and what the runs diagnosed (their
+    diagnostic observations, then runs recorded before run totals), in run order."""
+
+    columns: dict[str, Column]
+    policies: list[dict[str, Observation]]
+    observed: list[tuple[int, Observation]]
+    """(run index, diagnostic observation) in run order."""
+    before_totals: list[int]
+    """Indices of the runs recorded before run totals existed."""
+
+
+_METRIC = ObservationKind.METRIC
+_DIAGNOSTIC = ObservationKind.DIAGNOSTIC
+_SCORE = ObservationSource.SCORE
+_CASSETTE_COUNTS = frozenset({"cassette.replayed", "cassette.sent"})
+
+
+class _Types:
+    """Registry lookups made once per semantic type name."""
+
+    def __init__(self, registry: SemanticRegistry) -> None:
+        self.registry = registry
+        self.normalized: dict[str, str] = {}
+        self.policy: dict[str, bool] = {}
+        self.additive: dict[str, bool] = {}
+        self.whole: dict[str, bool] = {}
+        self.seen: dict[str, tuple[str, bool]] = {}
+
+    def of(self, name: str) -> tuple[str, bool]:
+        """``name`` normalised, and whether it is a policy result."""
+        known = self.seen.get(name)
+        if known is None:
+            known = self.seen[name] = (self.normalize(name), self.is_policy(name))
+        return known
+
+    def normalize(self, name: str) -> str:
+        known = self.normalized.get(name)
+        if known is None:
+            known = self.normalized[name] = self.registry.normalize(name)
+        return known
+
+    def is_policy(self, name: str | None) -> bool:
+        if name is None:
+            return False
+        known = self.policy.get(name)
+        if known is None:
+            known = self.policy[name] = self.registry.is_a(name, Semantic.POLICY_RESULT)
+        return known
+
+    def surely_usable(self, semantic: str, value: Any) -> bool:
+        """Whether a value of ``semantic`` in its own unit can certainly be part of a run
+        total (records' ``usable``): a finite non-negative number, whole for an integer type.
+        ``False`` leaves the decision to records' projection."""
+        kind = value.__class__
+        if kind is float:
+            if not math.isfinite(value) or value < 0:
+                return False
+        elif kind is not int or value < 0:
+            return False
+        whole = self.whole.get(semantic)
+        if whole is None:
+            whole = self.whole[semantic] = self.registry.shape_of(semantic) == "integer"
+        return not whole or float(value).is_integer()
+
+    def is_additive(self, semantic: str) -> bool:
+        known = self.additive.get(semantic)
+        if known is None:
+            known = self.additive[semantic] = self.registry.is_additive(semantic)
+        return known
+
+
+def _touches_cassettes(run: RunRecord) -> bool:
+    """Whether ``without_replayed_spend`` could leave out anything of ``run``."""
+    return any(o.name in _CASSETTE_COUNTS or "cassette" in o.tags for o in run.observations)
+
+
+def project_runs(
+    runs: Sequence[RunRecord],
+    registry: SemanticRegistry,
+    *,
+    leave_out: Callable[[Sequence[Observation]], Sequence[Observation]] | None = None,
+) -> Projection:
+    """The :class:`Projection` of ``runs`` (see the module docstring). With ``leave_out``
+    (``_metrics.without_replayed_spend``), a run that used cassettes is projected from
+    ``leave_out(run_observations(run))``."""
+    types = _Types(registry)
+    columns: dict[str, Column] = {}
+    policies: list[dict[str, Observation]] = []
+    observed: list[tuple[int, Observation]] = []
+    before_totals: list[int] = []
+    for index, run in enumerate(runs):
+        recorded = run.observations
+        if run.run.accounting is None and any(is_summary(o) for o in recorded):
+            before_totals.append(index)
+        if leave_out is not None and _touches_cassettes(run):
+            items = leave_out(run_observations(run))
+            observed.extend((index, o) for o in items if o.kind is _DIAGNOSTIC)
+            verdicts, groups = _grouped(items, (), types, run)
+        else:
+            for o in recorded:
+                if o.kind is _DIAGNOSTIC:
+                    observed.append((index, o))
+            verdicts, groups = _grouped(recorded, run.scores, types, run)
+        policies.append(verdicts)
+        for semantic, candidates in groups.items():
+            column = columns.get(semantic)
+            if column is None:
+                column = columns[semantic] = Column()
+            chosen = candidates[0]
+            if len(candidates) == 1 and (
+                not (
+                    types.is_additive(semantic)
+                    or (not isinstance(chosen, ScoreRecord) and is_summary(chosen))
+                )
+                or types.surely_usable(semantic, chosen.value)
+            ):
+                column.add(index, chosen)
+                continue
+            projected = project_observations(
+                [_observation(candidate, run) for candidate in candidates], registry
+            )
+            column.add_projected(index, projected[semantic])
+    return Projection(columns, policies, observed, before_totals)
+
+
+def _grouped(
+    observations: Sequence[Observation],
+    scores: Sequence[ScoreRecord],
+    types: _Types,
+    run: RunRecord,
+) -> tuple[dict[str, Observation], dict[str, list[Observation | ScoreRecord]]]:
+    """A run's policy results by name, and the candidates of each other semantic type
+    (normalised): its metric observations, then the scores that produced a value."""
+    verdicts: dict[str, Observation] = {}
+    groups: dict[str, list[Observation | ScoreRecord]] = {}
+    for o in observations:
+        semantic = o.semantic_type
+        if semantic is None:
+            continue
+        normalized, policy = types.of(semantic)
+        if policy:
+            verdicts[o.name] = o
+        elif o.kind is _METRIC:
+            group = groups.get(normalized)
+            if group is None:
+                groups[normalized] = [o]
+            else:
+                group.append(o)
+    for score in scores:
+        semantic = score.semantic_type
+        if semantic is None or score.error is not None:
+            continue
+        normalized, policy = types.of(semantic)
+        if policy:
+            verdicts[score.name] = _observation(score, run)
+            continue
+        group = groups.get(normalized)
+        if group is None:
+            groups[normalized] = [score]
+        else:
+            group.append(score)
+    return verdicts, groups
+
+
+def _observation(item: Observation | ScoreRecord, run: RunRecord) -> Observation:
+    if isinstance(item, Observation):
+        return item
+    return score_observation(item, case_id=run.case_id, variant_id=run.variant_id)
+
+
+_TARGET = "\0target"
+"""The label of the item that sets the target unit (never a run id)."""
+
+
+def common_unit(
+    semantic: str,
+    canonical: str | None,
+    labels: Sequence[str],
+    values: Sequence[Any],
+    units: Sequence[str | None],
+) -> tuple[str | None, list[Any], tuple[str, ...]]:
+    """The values of a column in one unit, as records'
+    :func:`~autobench.records.to_common_unit` gives them, as a list parallel to ``values``
+    (``None`` where a value was left out); the unit is ``canonical`` else the first unit
+    recorded; and the diagnostics of the values left out. Values already in the target unit
+    are taken as they are; each other unit is tried once, and numbers in it are converted
+    with ``convert_unit`` (once per distinct value); the values of a unit that does not
+    convert go through ``to_common_unit`` for its diagnostics."""
+    target = canonical if canonical is not None else next((u for u in units if u is not None), None)
+    out = list(values)
+    odd = [k for k, unit in enumerate(units) if unit is not None and unit != target]
+    if not odd:
+        return target, out, ()
+    converts: dict[str, bool] = {}
+    memo: dict[tuple[str, type, Any], Any] = {}
+    refused: list[int] = []
+    for k in odd:
+        unit, value = units[k], values[k]
+        if unit is None or target is None:  # never: odd units are set, and so is the target
+            continue
+        known = converts.get(unit)
+        if known is None:
+            known = converts[unit] = not _converted(
+                [UnitValue("", 0, unit)], semantic, canonical, target
+            ).diagnostics
+        if not known:
+            refused.append(k)
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            key = (unit, value.__class__, value)
+            found = memo.get(key, _MISSING)
+            if found is _MISSING:
+                found = memo[key] = convert_unit(value, unit, target)
+            out[k] = found
+    if not refused:
+        return target, out, ()
+    converted = _converted(
+        [UnitValue(labels[k], values[k], units[k]) for k in refused], semantic, canonical, target
+    )
+    for k in refused:
+        out[k] = converted.values.get(labels[k])
+    return target, out, converted.diagnostics
+
+
+_MISSING = object()
+
+
+def _converted(
+    items: list[UnitValue], semantic: str, canonical: str | None, target: str | None
+) -> ConvertedValues:
+    """``to_common_unit`` of ``items`` towards ``target``, the first unit recorded when
+    there is no canonical one."""
+    if canonical is None:
+        items.insert(0, UnitValue(_TARGET, None, target))
+    return to_common_unit(items, semantic_type=semantic, canonical_unit=canonical)

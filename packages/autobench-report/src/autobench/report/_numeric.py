@@ -1,0 +1,65 @@
+"""Aggregates of a column whose values are all plain numbers, without records' per-value checks.
+
+Records' :func:`~autobench.records.aggregate` checks every value (``None``, NaN, booleans,
+infinities, integers too large for a float, non-numeric values) before it aggregates. The
+metric table checks a column once (:attr:`MetricValues.numbers`: every value present is a
+boolean or a number that is finite as a float, as floats), so an aggregate over its runs
+only has to drop the runs without a value. The functions are records' own definitions (see
+:mod:`autobench.records._aggregate`); whatever would give a diagnostic there (``stddev``
+of fewer than two values, a ``geomean`` of a value <= 0, an overflow) is left to
+``aggregate`` itself: :func:`numeric_aggregate` then answers ``None``.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable
+
+from autobench.records import Aggregate
+
+
+def _p95(values: list[float]) -> float:
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[94]
+
+
+_FUNCTIONS: dict[str, Callable[[list[float]], float]] = {
+    "mean": statistics.fmean,
+    "sum": math.fsum,
+    "per_pass": math.fsum,
+    "min": min,
+    "max": max,
+    "median": statistics.median,
+    "p95": _p95,
+}
+
+
+def numeric_aggregate(fn: str, numbers: list[float], total: int) -> Aggregate | None:
+    """``aggregate(fn, values)`` for ``values`` whose present ones are ``numbers`` (floats,
+    each finite; booleans as ``1.0``/``0.0``) out of ``total``; ``None`` when only records'
+    ``aggregate`` can say (an unknown function, or one that would give a diagnostic)."""
+    n = len(numbers)
+    if fn == "count":
+        return Aggregate(fn, n, n, total)
+    if fn == "ratio_true":
+        value = sum(1 for x in numbers if x != 0) / n if numbers else None
+        return Aggregate(fn, value, n, total)
+    if not numbers:
+        return Aggregate(fn, None, 0, total) if fn in _FUNCTIONS or fn in _CHECKED else None
+    try:
+        if fn in _FUNCTIONS:
+            value = float(_FUNCTIONS[fn](numbers))
+        elif fn == "stddev" and n >= 2:
+            value = statistics.stdev(numbers)
+        elif fn == "geomean" and all(x > 0 for x in numbers):
+            value = statistics.geometric_mean(numbers)
+        else:
+            return None
+    except (ArithmeticError, ValueError):
+        return None
+    return Aggregate(fn, value, n, total) if math.isfinite(value) else None
+
+
+_CHECKED = frozenset({"stddev", "geomean"})
