@@ -51,6 +51,7 @@ import asyncio
 import io
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -331,6 +332,12 @@ def main() -> None:
     parser.add_argument("--workload", choices=("sleep", "openai"), default="sleep")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument(
+        "--records-in",
+        type=Path,
+        help="write the records under this directory (default: the temporary directory; "
+        "e.g. /dev/shm to leave the disk's file system out)",
+    )
+    parser.add_argument(
         "--only", default=",".join(CONFIGURATIONS), help="comma-separated configurations"
     )
     args = parser.parse_args()
@@ -350,8 +357,7 @@ def main() -> None:
             env["BENCH_THROUGHPUT_URL"] = os.environ["BENCH_THROUGHPUT_URL"] = url
         autobench = str(BIN / "autobench")
         common = ["--concurrency", str(args.concurrency), "--no-progress", "--runs", "none"]
-        records = tmp / "records"
-        records.mkdir()
+        records = Path(tempfile.mkdtemp(prefix="records-", dir=args.records_in or tmp))
         serial = iter(range(1_000_000))
 
         def record() -> Path:
@@ -370,6 +376,7 @@ def main() -> None:
             "evals": lambda: run_child([sys.executable, "evals_bench.py"], tmp, env),
         }
         print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; cwd {tmp}")
+        print(f"records under {records}")
         print(
             f"workload {args.workload}: N={args.runs} L={args.latency_ms:g} ms "
             f"C={args.concurrency}, {args.repeat} repeats"
@@ -386,6 +393,7 @@ def main() -> None:
             if server is not None:
                 server.terminate()
                 server.wait()
+            shutil.rmtree(records, ignore_errors=True)
         ideal = args.runs * latency / args.concurrency
         print(
             f"{'configuration':<15} {'wall s (min-max)':>22} {'ideal':>6} {'ratio':>6} "

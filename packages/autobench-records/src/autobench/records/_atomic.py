@@ -280,9 +280,13 @@ class AtomicFiles:
         """Create ``directory`` and missing parents; their parents are synced later."""
         if directory in self._known_dirs:
             return
-        # mkdir first, look at the parents only when it fails: a new run's directories cost
-        # one system call each (the group-commit thread shares the interpreter per call).
+        # Parents under the root this writer has not made yet are made first, and a directory
+        # is looked at only when mkdir fails: a new run's directories cost one system call
+        # each (the group-commit thread shares the interpreter per call).
         missing = [directory]
+        depth = len(self.root.parts)
+        while (parent := missing[-1].parent) not in self._known_dirs and len(parent.parts) > depth:
+            missing.append(parent)
         while missing:
             new = missing[-1]
             try:
@@ -309,8 +313,8 @@ class AtomicFiles:
                 with self._lock:
                     self._dirty.add(new.parent)
             missing.pop()
-        with self._lock:
-            self._known_dirs.add(directory)
+            with self._lock:
+                self._known_dirs.add(new)
 
     @property
     def pending(self) -> int:
