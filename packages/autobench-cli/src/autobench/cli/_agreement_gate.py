@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import click
 
-from autobench.report import Calibration
+if TYPE_CHECKING:
+    from autobench.report import Calibration
 
 AGREEMENT_FLOORS = ("accuracy", "kappa", "kappa_linear", "kappa_quadratic", "tpr")
 """Statistics a ``NAME<FLOOR`` names; ``fpr>CEILING`` is the one ceiling."""

@@ -94,14 +94,13 @@ class LazyGroup(click.Group):
         a subcommand module is imported, its ``--help`` built, or it runs) is a panel with
         exit code 1, never a traceback. Click's usage errors, which quote the arguments
         given, are redacted like every output."""
-        from autobench.cli._console import user_errors  # not needed by `autobench --help`
-        from autobench.report import redact_text
+        from autobench.cli._console import redact, user_errors  # not for `autobench --help`
 
         try:
             with user_errors():
                 return super().invoke(ctx)
         except click.ClickException as exc:  # a usage error may quote an argument's secret
-            vars(exc)["message"] = redact_text(exc.message)  # click declares it final
+            vars(exc)["message"] = redact(exc.message)  # click declares it final
             raise
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

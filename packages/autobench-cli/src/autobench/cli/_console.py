@@ -17,26 +17,22 @@ import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO, cast
+from typing import TYPE_CHECKING, TextIO, cast
 
 import click
 from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
-from autobench.abp import (
-    DEFAULT_CAPTURE_POLICY,
-    AutobenchError,
-    CapturePolicy,
-    InstrumentationError,
-)
 from autobench.core.distributions import package_directories
-from autobench.core.rescore import UnknownScorerError
-from autobench.core.runtime import ResumeError, TaskResolutionError, TaskSignatureError
-from autobench.core.scoring import ScorerResolutionError
-from autobench.core.spec import SpecError
-from autobench.records import LabelsError, RecordFormatError, RecordingError
-from autobench.report import UnknownExportFormatError, UnknownVariantError, redact_text
+
+if TYPE_CHECKING:
+    from autobench.abp import AutobenchError, CapturePolicy
+    from autobench.core.runtime import TaskResolutionError
+    from autobench.core.scoring import ScorerResolutionError
+
+# The runtime, records and report are imported where an error or an output needs them, not
+# with this module: every command imports it, and `autobench COMMAND --help` needs none.
 
 EXIT_ERROR = 1
 _IMPORTLIB = Path(importlib.__file__).parent
@@ -52,16 +48,17 @@ class RedactingStream(io.TextIOBase):
     whether it is a terminal and for its encoding: both are the target's.
     """
 
-    def __init__(self, stderr: bool = False, policy: CapturePolicy = DEFAULT_CAPTURE_POLICY):
+    def __init__(self, stderr: bool = False, policy: CapturePolicy | None = None):
         self._stderr = stderr
         self.policy = policy
+        """The policy of the record shown; ``None``: the default capture policy."""
 
     @property
     def target(self) -> TextIO:
         return sys.stderr if self._stderr else sys.stdout
 
     def write(self, text: str) -> int:
-        self.target.write(redact_text(text, self.policy))
+        self.target.write(redact(text, self.policy))
         return len(text)
 
     def flush(self) -> None:
@@ -81,13 +78,21 @@ class RedactingStream(io.TextIOBase):
         return True
 
 
-def stdout_console(policy: CapturePolicy = DEFAULT_CAPTURE_POLICY) -> Console:
+def redact(text: str, policy: CapturePolicy | None = None) -> str:
+    """``text`` with every secret ``policy`` (default: the default capture policy)
+    recognises redacted: :func:`autobench.report.redact_text`, imported on first use."""
+    from autobench.records._output_redaction import redact_text
+
+    return redact_text(text) if policy is None else redact_text(text, policy)
+
+
+def stdout_console(policy: CapturePolicy | None = None) -> Console:
     """The console of a command's output, redacting with ``policy`` (the policy of the
     record shown, :func:`autobench.report.output_policy`, where there is one)."""
     return Console(file=cast(TextIO, RedactingStream(policy=policy)), highlight=False)
 
 
-def stderr_console(policy: CapturePolicy = DEFAULT_CAPTURE_POLICY) -> Console:
+def stderr_console(policy: CapturePolicy | None = None) -> Console:
     """The console of progress, notes and errors (stderr), redacting with ``policy``."""
     return Console(file=cast(TextIO, RedactingStream(stderr=True, policy=policy)), highlight=False)
 
@@ -102,7 +107,7 @@ class ReportedError(click.exceptions.Exit):
 def show_error(title: str, message: str, hint: str | None = None) -> ReportedError:
     """Print an error panel to stderr; the message is redacted before the panel folds it
     into lines (a folded secret would be cut in parts no pattern recognises)."""
-    body = Text(redact_text(message), overflow="fold")
+    body = Text(redact(message), overflow="fold")
     if hint:
         body.append(f"\n\n{hint}", style="dim")
     stderr_console().print(Panel(body, title=title, title_align="left", border_style="red"))
@@ -114,36 +119,59 @@ def user_errors() -> Iterator[None]:
     """Turn Autobench's user-facing exceptions into an error panel and exit code 1."""
     try:
         yield
-    except UnknownScorerError as exc:
-        raise show_error("Unknown scorer", str(exc)) from None
-    except SpecError as exc:
-        raise show_error("Invalid benchmark spec", str(exc)) from None
-    except TaskSignatureError as exc:
-        raise show_error("Task cannot take (ctx, case)", str(exc)) from None
-    except TaskResolutionError as exc:
-        raise _task_error(exc) from None
-    except ScorerResolutionError as exc:
-        raise _task_error(exc, what="Scorer target") from None
-    except ResumeError as exc:
-        raise show_error("Cannot resume", str(exc)) from None
-    except RecordingError as exc:
-        raise show_error("Recording failed", str(exc)) from None
-    except LabelsError as exc:
-        raise show_error("Cannot read labels", str(exc)) from None
-    except RecordFormatError as exc:
-        raise show_error("Cannot read records", str(exc)) from None
-    except UnknownVariantError as exc:
-        raise show_error("Unknown variant", str(exc)) from None
-    except UnknownExportFormatError as exc:
-        raise show_error("Unknown export format", str(exc)) from None
-    except InstrumentationError as exc:
-        raise show_error(
+    except Exception as exc:
+        reported = _reported(exc)
+        if reported is None:
+            raise
+        raise reported from None
+
+
+def _reported(exc: Exception) -> ReportedError | None:
+    """The panel shown for ``exc`` when Autobench raised it on purpose, else ``None``.
+
+    Every such error is an :class:`~autobench.abp.AutobenchError`; when ``autobench.abp``
+    was never imported, ``exc`` cannot be one, and nothing more is imported."""
+    abp = sys.modules.get("autobench.abp")
+    if abp is None or not isinstance(exc, abp.AutobenchError):
+        return None
+    from autobench.abp import InstrumentationError
+    from autobench.core.rescore import UnknownScorerError
+    from autobench.core.runtime import ResumeError, TaskResolutionError, TaskSignatureError
+    from autobench.core.scoring import ScorerResolutionError
+    from autobench.core.spec import SpecError
+    from autobench.records import LabelsError, RecordFormatError, RecordingError
+    from autobench.report import UnknownExportFormatError, UnknownVariantError
+
+    titles: tuple[tuple[type[Exception], str], ...] = (
+        (UnknownScorerError, "Unknown scorer"),
+        (SpecError, "Invalid benchmark spec"),
+        (TaskSignatureError, "Task cannot take (ctx, case)"),
+    )
+    for kind, title in titles:
+        if isinstance(exc, kind):
+            return show_error(title, str(exc))
+    if isinstance(exc, TaskResolutionError):
+        return _task_error(exc)
+    if isinstance(exc, ScorerResolutionError):
+        return _task_error(exc, what="Scorer target")
+    titles = (
+        (ResumeError, "Cannot resume"),
+        (RecordingError, "Recording failed"),
+        (LabelsError, "Cannot read labels"),
+        (RecordFormatError, "Cannot read records"),
+        (UnknownVariantError, "Unknown variant"),
+        (UnknownExportFormatError, "Unknown export format"),
+    )
+    for kind, title in titles:
+        if isinstance(exc, kind):
+            return show_error(title, str(exc))
+    if isinstance(exc, InstrumentationError):
+        return show_error(
             "Instrumentation unavailable",
             f"{exc}\n\n`autobench instrumentation doctor` shows what is installed here; "
             "without `strict`, unavailable integrations are skipped.",
-        ) from None
-    except AutobenchError as exc:  # every other error Autobench raises on purpose
-        raise show_error(title_of(exc), str(exc)) from None
+        )
+    return show_error(title_of(exc), str(exc))  # every other error Autobench raises on purpose
 
 
 def title_of(error: AutobenchError) -> str:

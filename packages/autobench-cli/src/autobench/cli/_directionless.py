@@ -10,26 +10,29 @@ declares it; the spec is still valid (exit 0).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from autobench.cli._console import stderr_console
-from autobench.core.scoring import ScorerSpec
-from autobench.core.spec import BenchmarkSpec
-from autobench.core.spec._yaml import Located, parse_yaml
-from autobench.records import ObservationRole
 
-_EVALUATED = frozenset({ObservationRole.OBJECTIVE, ObservationRole.CONSTRAINT})
+if TYPE_CHECKING:
+    from autobench.core.scoring import ScorerSpec
+    from autobench.core.spec import BenchmarkSpec
+    from autobench.core.spec._yaml import Located
 
 
 def directionless_scorers(spec: BenchmarkSpec) -> list[ScorerSpec]:
     """The objective and constraint scorers with no ``goal`` whose semantic type (if any)
     has no direction in the spec's semantic registry, in spec order."""
+    from autobench.records import ObservationRole
+
+    evaluated = (ObservationRole.OBJECTIVE, ObservationRole.CONSTRAINT)
     registry = spec.registry
     return [
         scorer
         for scorer in spec.scoring
-        if scorer.effective_role in _EVALUATED
+        if scorer.effective_role in evaluated
         and scorer.direction is None
         and (scorer.semantic_type is None or registry.direction_of(scorer.semantic_type) is None)
     ]
@@ -54,6 +57,8 @@ def _scorer_nodes(top: Located) -> dict[str, Located]:
 def scorer_locations(spec_path: Path) -> dict[str, str]:
     """``file:line:column`` of each scorer the spec file declares, by name (empty when the
     file cannot be read again)."""
+    from autobench.core.spec._yaml import parse_yaml
+
     try:
         document = parse_yaml(spec_path.read_text(encoding="utf-8"), spec_path)
     except (OSError, ValueError):

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from autobench.cli._console import stderr_console
-from autobench.core.spec import BenchmarkSpec
-from autobench.core.spec._yaml import Located, parse_yaml
+
+if TYPE_CHECKING:
+    from autobench.core.spec import BenchmarkSpec
+    from autobench.core.spec._yaml import Located
 
 
 def _variant_nodes(top: Located) -> dict[str, Located]:
@@ -50,6 +53,8 @@ def _variant_nodes(top: Located) -> dict[str, Located]:
 def _locations(spec_path: Path) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
     """``file:line:column`` of each variant (by id) and of each factor name (by variant id
     and name) the spec file declares; empty when the file cannot be read again."""
+    from autobench.core.spec._yaml import parse_yaml
+
     try:
         document = parse_yaml(spec_path.read_text(encoding="utf-8"), spec_path)
     except (OSError, ValueError):

@@ -4,14 +4,18 @@ pass^k into a non-zero exit code for CI pipelines."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import click
 
 from autobench.cli._agreement_gate import agreement_bound, agreement_failures, is_agreement_bound
-from autobench.records import LABELS_FILE, ExperimentResult, RunStatus
-from autobench.report import build_reliability, build_report, stored_calibrations
-from autobench.report._regressions import interval_regressed as interval_regressed
-from autobench.report._regressions import regressions as regressions
+
+if TYPE_CHECKING:
+    from autobench.records import ExperimentResult
+    from autobench.report._regressions import interval_regressed as interval_regressed
+    from autobench.report._regressions import regressions as regressions
+
+# The records and the report are imported when a gate is checked: `--help` needs neither.
 
 EXIT_GATE = 3
 """Exit code when runs ended in a status named by ``--fail-on`` (1 stays for errors)."""
@@ -95,6 +99,10 @@ FAIL_ON_HELP = (
 
 def gate_failures(result: ExperimentResult, fail_on: frozenset[str]) -> list[str]:
     """What trips the gate, as lines for people (empty: the gate passes)."""
+    from autobench.records import LABELS_FILE, RunStatus
+    from autobench.report import build_report, stored_calibrations
+    from autobench.report._regressions import regressions
+
     problems: list[str] = []
     counts = result.status_counts()
     for status in RunStatus:
@@ -124,6 +132,8 @@ def below_pass_hat_k(result: ExperimentResult, floor: float) -> list[str]:
     """One line per variant whose pass^k (``k`` = the planned repeats; the point estimate,
     the mean over cases) is below ``floor``, for ``--fail-on pass^k<FLOOR``. A variant
     with no case of ``k`` recorded runs trips the gate too (nothing shows it holds)."""
+    from autobench.report import build_reliability
+
     reliability = build_reliability(result)
     problems = []
     for item in reliability.variants:
@@ -156,3 +166,13 @@ fail_on_option = click.option(
     "--fail-on", callback=parse_fail_on, metavar="STATUSES", help=FAIL_ON_HELP
 )
 """``--fail-on``, shared by ``run`` and ``report``."""
+
+
+def __getattr__(name: str) -> object:
+    """``regressions`` and ``interval_regressed`` of :mod:`autobench.report._regressions`,
+    imported on first use."""
+    if name in ("regressions", "interval_regressed"):
+        from autobench.report import _regressions
+
+        return getattr(_regressions, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

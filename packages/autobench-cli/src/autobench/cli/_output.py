@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -10,14 +11,16 @@ from rich.text import Text
 
 from autobench.cli._console import stderr_console
 from autobench.cli._gate import EXIT_GATE
-from autobench.records import ExperimentResult
-from autobench.report._error_trace import first_traceback, spec_directory
-from autobench.report._run_rows import traced_error
+
+if TYPE_CHECKING:
+    from autobench.records import ExperimentResult
 
 
 def show_first_traceback(console: Console, result: ExperimentResult, spec_dir: Path | None) -> None:
     """Print the traceback of the first run that errored, and how many others did (for a
     run without records, where no run.yaml keeps them). ``console`` redacts what it prints."""
+    from autobench.report._error_trace import first_traceback
+
     text = first_traceback(result, spec_dir)
     if text is not None:
         console.print()
@@ -28,6 +31,9 @@ def recorded_spec_dir(result: ExperimentResult, record_dir: Path) -> Path | None
     """Where the spec of the experiment recorded in ``record_dir`` is on this machine: the
     current directory or a directory above the record that holds its recorded files.
     Only looked for when a run has an error to locate (``None`` otherwise)."""
+    from autobench.report._error_trace import spec_directory
+    from autobench.report._run_rows import traced_error
+
     if not any(traced_error(run) is not None for run in result.runs):
         return None
     return spec_directory(result, [Path.cwd(), *Path(record_dir).resolve().parents])

@@ -6,14 +6,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from autobench.core.plugins import AutobenchPlugins, default_plugins
+if TYPE_CHECKING:
+    from autobench.core.plugins import AutobenchPlugins
 
 
 def command_plugins() -> AutobenchPlugins:
     """The :class:`AutobenchPlugins` of the running command's context (``obj``), else
     :func:`~autobench.core.plugins.default_plugins`."""
+    from autobench.core.plugins import AutobenchPlugins, default_plugins
+
     context = click.get_current_context(silent=True)
     found = None if context is None else context.find_object(AutobenchPlugins)
     return default_plugins() if found is None else found

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from autobench.cli._console import stderr_console, stdout_console, user_errors
@@ -16,29 +16,24 @@ from autobench.cli._gate import fail_on_option, gate_failures, runs_option
 from autobench.cli._output import exit_for_gate, show_first_traceback
 from autobench.cli._plugins import check_executor, command_plugins
 from autobench.cli._scalars import show_scalar_notes, strict_scalars_option
-from autobench.core.runtime import (
-    CassetteSetup,
-    Interruption,
-    ProgressEvent,
-    ProgressEventKind,
-    RunSession,
-    TaskInterrupted,
-)
-from autobench.core.spec import BenchmarkSpec, load_benchmark_spec
-from autobench.records import (
-    ExperimentResult,
-    RecordDirectoryWriter,
-    RecordingError,
-    RunStatus,
-    load_experiment_record,
-)
-from autobench.report import build_report, output_policy, render_report
-from autobench.report._render import RunSelection
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from autobench.core.runtime import CassetteSetup, Interruption, ProgressEvent, RunSession
+    from autobench.core.spec import BenchmarkSpec
+    from autobench.records import ExperimentResult
+    from autobench.report._render import RunSelection
+
+# The runtime, the records, the report and Rich's progress bar are imported when the command
+# runs: `autobench run --help` needs none of them.
 
 
 def recorded_repeat(record_dir: Path) -> int | None:
     """The repeat count the experiment in ``record_dir`` was started with (``None`` when
     it cannot be read: resuming then reports the problem)."""
+    from autobench.records import load_experiment_record
+
     try:
         spec = load_experiment_record(record_dir).benchmark.spec
     except (OSError, ValueError):
@@ -51,11 +46,16 @@ class _ProgressBar:
     """Feeds typed progress events into a Rich progress bar on stderr."""
 
     def __init__(self, progress: Progress) -> None:
+        from autobench.records import RunStatus
+
         self._progress = progress
         self._task = progress.add_task("running", total=None, status="")
         self._counts = {status: 0 for status in RunStatus}
 
     def __call__(self, event: ProgressEvent) -> None:
+        from autobench.core.runtime import ProgressEventKind
+        from autobench.records import RunStatus
+
         if event.kind is ProgressEventKind.EXPERIMENT_STARTED:
             self._progress.update(self._task, total=event.total)
         elif event.kind is ProgressEventKind.RUN_FINISHED and event.status is not None:
@@ -73,6 +73,9 @@ EXIT_INTERRUPTED = 130
 def _interrupted(session: RunSession, interrupt: KeyboardInterrupt) -> click.exceptions.Exit:
     """After Ctrl-C or a task's ``KeyboardInterrupt``: let finished runs reach the disk,
     say what is recorded where (from what the session stored, never a guess), exit 130."""
+    from autobench.core.runtime import TaskInterrupted
+    from autobench.records import RecordDirectoryWriter, RecordingError
+
     if isinstance(interrupt, TaskInterrupted):
         message = (
             f"Interrupted: the task of run {interrupt.run_id} raised KeyboardInterrupt; "
@@ -279,6 +282,12 @@ def run_command(
         )
     if cassette_dir is not None and cassette_mode not in _REPLAYING:
         raise click.UsageError("--cassette-from only applies to --cassette replay")
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from autobench.core.runtime import RunSession
+    from autobench.core.spec import load_benchmark_spec
+    from autobench.report import build_report, output_policy, render_report
+
     plugins = command_plugins()
     check_executor(executor, plugins)
     with user_errors():
@@ -359,6 +368,8 @@ def _warn_overruns(result: ExperimentResult) -> None:
 
 
 def _cassette(mode: str | None, source: Path | None) -> CassetteSetup | None:
+    from autobench.core.runtime import CassetteSetup
+
     if mode is None:
         return None
     if mode == "record":

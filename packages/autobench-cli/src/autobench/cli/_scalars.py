@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 from rich.text import Text
 
 from autobench.cli._console import stderr_console
-from autobench.core.spec import BenchmarkSpec
+
+if TYPE_CHECKING:
+    from autobench.core.spec import BenchmarkSpec
 
 strict_scalars_option = click.option(
     "--strict-scalars",

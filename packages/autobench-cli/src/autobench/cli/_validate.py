@@ -4,6 +4,7 @@ never run it."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -12,10 +13,11 @@ from autobench.cli._directionless import warn_directionless
 from autobench.cli._factor_names import warn_factor_names
 from autobench.cli._plugins import command_plugins
 from autobench.cli._scalars import show_scalar_notes, strict_scalars_option
-from autobench.core.planning import build_benchmark_plan
-from autobench.core.runtime import resolve_task
-from autobench.core.spec import BenchmarkSpec, load_benchmark_spec
-from autobench.report import render_plan
+
+if TYPE_CHECKING:
+    from autobench.core.spec import BenchmarkSpec
+
+# The spec, the runtime and the report are imported when the command runs (not for --help).
 
 
 def resolve_targets(spec: BenchmarkSpec) -> None:
@@ -23,6 +25,8 @@ def resolve_targets(spec: BenchmarkSpec) -> None:
     task (a callable that takes ``(ctx, case)``) and each scorer's target (a python
     scorer's function, a schema scorer's model). Raises ``TaskResolutionError`` or
     ``ScorerResolutionError``, located at the target in the spec file."""
+    from autobench.core.runtime import resolve_task
+
     if spec.task is not None:
         resolve_task(spec)
     for scorer in spec.scoring:
@@ -57,6 +61,10 @@ def validate_command(spec_path: Path, strict_scalars: bool, no_import: bool) -> 
     `model_name` there) get a warning with their file:line:column; warnings leave the
     exit code 0.
     """
+    from autobench.core.planning import build_benchmark_plan
+    from autobench.core.spec import load_benchmark_spec
+    from autobench.report import render_plan
+
     with user_errors():
         spec = load_benchmark_spec(
             spec_path, strict_scalars=strict_scalars, plugins=command_plugins()

@@ -86,6 +86,8 @@ class AtomicFiles:
         self._lock = threading.Lock()
         self._sync_lock = threading.Lock()
         self._schemas: set[Path] = set()
+        self._schema_root_parts = self.schema_root.parts
+        self._headers: dict[tuple[int, Path], bytes] = {}
         self._schema_lock = threading.Lock()
         self._root_fd: int | None = None
         """The root, open from the first staged file on: what ``syncfs`` flushes."""
@@ -129,7 +131,19 @@ class AtomicFiles:
         version, record_type, end = reference
         schema = record_schema_path(self.schema_root, version, record_type)
         self._ensure_schema(schema, record_type)
-        return relative_schema_header(path, schema) + data[end:]
+        return self._header(path, schema) + data[end:]
+
+    def _header(self, path: Path, schema: Path) -> bytes:
+        """:func:`relative_schema_header`, computed once per depth below the schema root (the
+        relative path depends on nothing else there: one per run directory otherwise)."""
+        parts, root = path.parent.parts, self._schema_root_parts
+        if parts[: len(root)] != root or ".." in parts[len(root) :]:
+            return relative_schema_header(path, schema)
+        key = (len(parts), schema)
+        header = self._headers.get(key)
+        if header is None:
+            header = self._headers[key] = relative_schema_header(path, schema)
+        return header
 
     def ensure_schemas(self, record_types: Iterable[str]) -> None:
         """Write the root's copy of each of ``record_types``' schemas unless present."""
@@ -280,9 +294,13 @@ class AtomicFiles:
         """Create ``directory`` and missing parents; their parents are synced later."""
         if directory in self._known_dirs:
             return
-        # mkdir first, look at the parents only when it fails: a new run's directories cost
-        # one system call each (the group-commit thread shares the interpreter per call).
+        # Parents under the root this writer has not made yet are made first, and a directory
+        # is looked at only when mkdir fails: a new run's directories cost one system call
+        # each (the group-commit thread shares the interpreter per call).
         missing = [directory]
+        depth = len(self.root.parts)
+        while (parent := missing[-1].parent) not in self._known_dirs and len(parent.parts) > depth:
+            missing.append(parent)
         while missing:
             new = missing[-1]
             try:
@@ -309,8 +327,8 @@ class AtomicFiles:
                 with self._lock:
                     self._dirty.add(new.parent)
             missing.pop()
-        with self._lock:
-            self._known_dirs.add(directory)
+            with self._lock:
+                self._known_dirs.add(new)
 
     @property
     def pending(self) -> int:
