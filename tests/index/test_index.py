@@ -249,3 +249,22 @@ def test_no_record_below_a_directory_is_an_error(tmp_path: Path) -> None:
     result = runner.invoke(cli, ["query", str(tmp_path), "select 1"])
     assert result.exit_code == 1 and "no recorded experiment" in result.output
     assert index_status(tmp_path).reason == "no index"
+
+
+def test_an_index_whose_run_json_is_not_a_valid_run_is_not_read(record: Record) -> None:
+    # Every run is validated on load: a runs table edited into something that is not a
+    # run record gives no result (reports then read the YAML), never a half-built run.
+    record_dir = record([case(1), case(2)])
+    build_index(record_dir)
+    runs_file = _partition(record_dir) / "runs.parquet"
+    table = pq.read_table(runs_file)
+    texts = table.column("record_json").to_pylist()
+    damaged = json.loads(texts[0])
+    damaged["run_id"] = {"not": "a string"}
+    import pyarrow as pa
+
+    index = table.schema.get_field_index("record_json")
+    column = pa.array([json.dumps(damaged), *texts[1:]])
+    pq.write_table(table.set_column(index, "record_json", column), runs_file)
+    assert index_status(record_dir).fresh  # the YAML did not change...
+    assert load_index(record_dir) is None  # ...but the run does not validate

@@ -47,6 +47,7 @@ from autobench.abp._facts import LinkRelation as LinkRelation
 from autobench.abp._facts import Severity as Severity
 from autobench.abp._gc import gc_paused as gc_paused
 from autobench.abp._gc import gc_paused_for as gc_paused_for
+from autobench.abp._gc import settle_long_lived as settle_long_lived
 from autobench.abp._ids import new_span_id as new_span_id
 from autobench.abp._ids import new_trace_id as new_trace_id
 from autobench.abp._instrumentor import AbstractionLayer as AbstractionLayer

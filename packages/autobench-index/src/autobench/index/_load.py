@@ -8,7 +8,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from autobench.abp import gc_paused_for
+from autobench.abp import gc_paused_for, settle_long_lived
 from autobench.index._build import EXPERIMENT_JSON, records_version
 from autobench.index._layout import FILES, FORMAT, index_root, read_manifest
 from autobench.index._sources import first_change, side_files, stored_sources
@@ -31,11 +31,16 @@ def read_parquet(path: Path, columns: list[str] | None = None) -> pa.Table:
 
 def _runs(path: Path, count: int) -> tuple[RunRecord, ...]:
     """The run records of a ``runs`` table, validated batch by batch (the JSON text of one
-    batch is held at a time, not the whole column)."""
+    batch is held at a time, not the whole column). The records are returned whole and
+    long-lived: they are settled in the collector's oldest generation (see
+    :func:`~autobench.abp.settle_long_lived`), which spares the first young collection
+    after the load a walk over every one of their objects."""
+    validate = RunRecord.model_validate_json
     runs: list[RunRecord] = []
     with gc_paused_for(count), pq.ParquetFile(path) as file:
         for batch in file.iter_batches(batch_size=2048, columns=["record_json"]):
-            runs.extend(RunRecord.model_validate_json(text) for text in batch.column(0).to_pylist())
+            runs.extend(map(validate, batch.column(0).to_pylist()))
+        settle_long_lived()
     return tuple(runs)
 
 

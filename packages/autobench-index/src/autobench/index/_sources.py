@@ -47,7 +47,7 @@ class Source:
     sha256: str | None
 
 
-def stamp_of(path: Path) -> tuple[int, int, int, int] | None:
+def stamp_of(path: Path | str) -> tuple[int, int, int, int] | None:
     """``(size, mtime_ns, ctime_ns, inode)`` of the regular file at ``path``, or ``None``."""
     try:
         info = os.stat(path)
@@ -58,10 +58,11 @@ def stamp_of(path: Path) -> tuple[int, int, int, int] | None:
     return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
-def sha256_of(path: Path) -> str | None:
+def sha256_of(path: Path | str) -> str | None:
     """The sha256 (hex) of the bytes of ``path``; ``None`` when it cannot be read."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        with open(path, "rb") as file:
+            return hashlib.file_digest(file, "sha256").hexdigest()
     except OSError:
         return None
 
@@ -125,19 +126,18 @@ def stored_sources(table: pa.Table) -> Iterator[Source]:
 
 def first_change(record_dir: Path, stored: Iterable[Source]) -> str | None:
     """What differs first between ``stored`` and the files under ``record_dir`` now (a
-    phrase naming the file), or ``None`` when every stored source is unchanged."""
-    root = Path(record_dir)
+    phrase naming the file), or ``None`` when every stored source is unchanged. A file
+    whose stamp is unchanged is not read; only one whose stamp differs is hashed."""
+    prefix = os.path.join(os.fspath(record_dir), "")
     for source in stored:
-        path = root / source.path
+        path = prefix + source.path  # a string join: 10,000 ``Path / str`` cost more than the stats
         stamp = stamp_of(path)
-        if stamp is None and source.stamp is None:
+        if stamp == source.stamp:
             continue
         if stamp is None:
             return f"{source.path} was removed"
         if source.stamp is None:
             return f"{source.path} was added"
-        if stamp == source.stamp:
-            continue
         if sha256_of(path) != source.sha256:
             return f"{source.path} changed"
     return None
