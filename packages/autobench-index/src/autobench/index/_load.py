@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 from autobench.abp import gc_paused_for, settle_long_lived
 from autobench.index._build import EXPERIMENT_JSON, records_version
 from autobench.index._layout import FILES, FORMAT, index_root, read_manifest
-from autobench.index._sources import first_change, side_files, stored_sources
+from autobench.index._sources import STAMP_COLUMNS, first_change, side_files, stored_stamps
 from autobench.records import (
     DEFAULT_SEMANTIC_REGISTRY,
     ExperimentRecord,
@@ -44,6 +44,12 @@ def _runs(path: Path, count: int) -> tuple[RunRecord, ...]:
     return tuple(runs)
 
 
+def _digests(files: Path) -> dict[str, str | None]:
+    """``{path: sha256}`` of the ``files`` table at ``files``."""
+    table = read_parquet(files, ["path", "sha256"])
+    return dict(zip(table.column(0).to_pylist(), table.column(1).to_pylist(), strict=True))
+
+
 @dataclass(frozen=True, slots=True)
 class IndexStatus:
     """Whether the index of a record directory can be trusted: ``fresh`` when every
@@ -59,7 +65,8 @@ class IndexStatus:
 
 def index_status(record_dir: Path | str) -> IndexStatus:
     """The :class:`IndexStatus` of ``record_dir/index``: stats every source (and hashes
-    those whose stamp changed); never raises for a damaged index (it is then stale)."""
+    those whose stamp changed; the stored hashes are read only then); never raises for a
+    damaged index (it is then stale)."""
     root = Path(record_dir)
     manifest = read_manifest(root)
     if manifest is None:
@@ -68,13 +75,17 @@ def index_status(record_dir: Path | str) -> IndexStatus:
         return IndexStatus(False, f"index format {manifest.get('format')!r}, not {FORMAT}")
     if manifest.get("autobench_records") != records_version():
         return IndexStatus(False, f"built by autobench-records {manifest.get('autobench_records')}")
+    files = index_root(root) / FILES
     try:
-        stored = list(stored_sources(read_parquet(index_root(root) / FILES)))
+        stored = stored_stamps(read_parquet(files, STAMP_COLUMNS))
     except (OSError, ValueError, KeyError) as error:
         return IndexStatus(False, f"index files table unreadable: {error}")
-    change = first_change(root, stored)
+    try:
+        change = first_change(root, stored, lambda: _digests(files))
+    except (OSError, ValueError, KeyError) as error:
+        return IndexStatus(False, f"index files table unreadable: {error}")
     if change is None:
-        known = {source.path for source in stored}
+        known = {path for path, _ in stored}
         added = [path for path in side_files(root) if path not in known]
         change = f"{added[0]} was added" if added else None
     if change is not None:

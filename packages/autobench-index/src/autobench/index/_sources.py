@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,17 +37,21 @@ SCHEMA = pa.schema(
 )
 
 
+Stamp = tuple[int, int, int, int]
+"""``(size, mtime_ns, ctime_ns, inode)`` of a file."""
+
+
 @dataclass(frozen=True, slots=True)
 class Source:
     """One source file: ``path`` relative to the record directory (POSIX), its stamp and
     sha256 (all ``None`` when the file is absent)."""
 
     path: str
-    stamp: tuple[int, int, int, int] | None
+    stamp: Stamp | None
     sha256: str | None
 
 
-def stamp_of(path: Path | str) -> tuple[int, int, int, int] | None:
+def stamp_of(path: Path | str) -> Stamp | None:
     """``(size, mtime_ns, ctime_ns, inode)`` of the regular file at ``path``, or ``None``."""
     try:
         info = os.stat(path)
@@ -108,36 +112,45 @@ def sources_table(sources: Iterable[Source]) -> pa.Table:
     )
 
 
-def stored_sources(table: pa.Table) -> Iterator[Source]:
-    """The sources of a ``files`` table."""
-    columns = table.to_pydict()
-    for path, present, size, mtime, ctime, inode, digest in zip(
-        columns["path"],
-        columns["present"],
-        columns["size"],
-        columns["mtime_ns"],
-        columns["ctime_ns"],
-        columns["inode"],
-        columns["sha256"],
-        strict=True,
-    ):
-        yield Source(path, (size, mtime, ctime, inode) if present else None, digest)
+STAMP_COLUMNS = ["path", "present", "size", "mtime_ns", "ctime_ns", "inode"]
+"""The columns of the ``files`` table that the freshness check reads (not ``sha256``)."""
 
 
-def first_change(record_dir: Path, stored: Iterable[Source]) -> str | None:
-    """What differs first between ``stored`` and the files under ``record_dir`` now (a
-    phrase naming the file), or ``None`` when every stored source is unchanged. A file
-    whose stamp is unchanged is not read; only one whose stamp differs is hashed."""
+def stored_stamps(table: pa.Table) -> list[tuple[str, Stamp | None]]:
+    """``(path, stamp)`` of every source of a ``files`` table (read with at least
+    :data:`STAMP_COLUMNS`); the stamp is ``None`` for a file that was absent."""
+    path, present, size, mtime, ctime, inode = (
+        table.column(name).to_pylist() for name in STAMP_COLUMNS
+    )
+    return [
+        (p, (s, m, c, i) if here else None)
+        for p, here, s, m, c, i in zip(path, present, size, mtime, ctime, inode, strict=True)
+    ]
+
+
+def first_change(
+    record_dir: Path,
+    stored: Iterable[tuple[str, Stamp | None]],
+    digests: Callable[[], Mapping[str, str | None]],
+) -> str | None:
+    """What differs first between the ``stored`` ``(path, stamp)`` pairs and the files
+    under ``record_dir`` now (a phrase naming the file), or ``None`` when every stored
+    source is unchanged. A file whose stamp is unchanged is not read; one whose stamp
+    differs is hashed and compared with its stored sha256 (``digests()``, called once,
+    at the first such file: the hashes are not read while every stamp matches)."""
     prefix = os.path.join(os.fspath(record_dir), "")
-    for source in stored:
-        path = prefix + source.path  # a string join: 10,000 ``Path / str`` cost more than the stats
+    known: Mapping[str, str | None] | None = None
+    for relative, was in stored:
+        path = prefix + relative  # a string join: 10,000 ``Path / str`` cost more than the stats
         stamp = stamp_of(path)
-        if stamp == source.stamp:
+        if stamp == was:
             continue
         if stamp is None:
-            return f"{source.path} was removed"
-        if source.stamp is None:
-            return f"{source.path} was added"
-        if sha256_of(path) != source.sha256:
-            return f"{source.path} changed"
+            return f"{relative} was removed"
+        if was is None:
+            return f"{relative} was added"
+        if known is None:
+            known = digests()
+        if sha256_of(path) != known.get(relative):
+            return f"{relative} changed"
     return None

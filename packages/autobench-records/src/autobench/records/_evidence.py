@@ -48,7 +48,7 @@ class Case(RecordModel):
     @classmethod
     def _dedupe_tags(cls, value: Any) -> Any:
         if isinstance(value, list | tuple):
-            return tuple(dict.fromkeys(value))
+            return tuple(dict.fromkeys(value)) if value else ()
         return value
 
 
@@ -82,6 +82,8 @@ class FactorValue(RecordModel):
 
 
 def _is_structured_factor(value: Any) -> bool:
+    if isinstance(value, str | int | float | bool | None):  # the usual bare values, no ABC check
+        return False
     return isinstance(value, Mapping) and "value" in value and set(value) <= _FACTOR_KEYS
 
 
@@ -117,12 +119,14 @@ class Variant(RecordModel):
     @field_validator("factors", mode="before")
     @classmethod
     def _factor_forms(cls, value: Any) -> Any:
-        if isinstance(value, Mapping):
+        if isinstance(value, dict | Mapping):  # dict first: no ABC check for JSON and YAML
             return factors_from_mapping(value)
         return value
 
     @model_validator(mode="after")
     def _unique_factor_names(self) -> Variant:
+        if len(self.factors) < 2:
+            return self
         names = [factor.name for factor in self.factors]
         if len(names) != len(set(names)):
             duplicates = sorted({name for name in names if names.count(name) > 1})
