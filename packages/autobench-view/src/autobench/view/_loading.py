@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from autobench.abp import AutobenchError, gc_paused_for
+from autobench.abp import AutobenchError, gc_paused_for, settle_long_lived
 from autobench.records import (
     ExperimentRecord,
     ExperimentResult,
@@ -106,9 +106,11 @@ class Snapshot:
             return f"reloading: {self.parsed:,} of {self.pending:,} new or changed runs"
         if self.loaded is not None:
             return "" if self.stage in ("look", "") else "reloading"
-        return {"plan": "reading the experiment", "report": "building the report"}.get(
-            self.stage, "looking for changes"
-        )
+        return {
+            "plan": "reading the experiment",
+            "index": "reading the columnar index",
+            "report": "building the report",
+        }.get(self.stage, "looking for changes")
 
 
 def signature(root: Path) -> tuple[int, int]:
@@ -155,6 +157,7 @@ class Loads:
         self._again = False
         self._stage = ""
         self._parsed = ParsedRuns()
+        self._indexing = False  # a first load from the columnar index is underway
 
     @property
     def parsed_by_last_load(self) -> int:
@@ -211,8 +214,10 @@ class Loads:
             return (
                 inline_runs is not None
                 and self._loaded is None
-                and self._record is not None
-                and len(self._record.plan) > inline_runs
+                and (
+                    self._indexing  # its size is unknown until read: answer with progress
+                    or (self._record is not None and len(self._record.plan) > inline_runs)
+                )
             )
 
         with self._changed:
@@ -259,6 +264,8 @@ class Loads:
                 return
 
     def _reload_if_changed(self) -> None:
+        if self._loaded is None and self._record is None and self._load_from_index():
+            return
         plan = self.path / "experiment.yaml"
         if self._record is None:  # the ids and the plan first: a waiting page answers sooner
             self._set(_stage="plan")
@@ -275,15 +282,36 @@ class Loads:
             record = load_experiment_record(self.path)
         self._set(_record=record, _record_stamp=stamp, _stage="runs")
         self._parsed.pending = self._parsed.last_parsed = 0
-        result = None if self._loaded is not None else indexed(self.path)
-        from_index = result is not None
+        result = replay_experiment(record, self.path, evidence_only=True, parsed=self._parsed)
+        self._publish(result, from_index=False)
+
+    def _load_from_index(self) -> bool:
+        """A first load from the record's fresh columnar index (:func:`indexed`), which holds
+        the plan too, so ``experiment.yaml`` is not parsed first; ``False`` (nothing done but
+        a look at the files) when there is no fresh index."""
+        if not (self.path / DERIVED_STORE).is_dir():
+            return False
+        self._set(_stage="index", _indexing=True)
+        try:
+            seen = signature(self.path)  # before the index is read: a change shows next look
+            stamp = _stamp(self.path / "experiment.yaml")
+            result = indexed(self.path)
+        finally:
+            self._set(_indexing=False)
         if result is None:
-            result = replay_experiment(record, self.path, evidence_only=True, parsed=self._parsed)
+            return False
+        self._set(_record=result.experiment, _record_stamp=stamp, _signature=seen)
+        self._publish(result, from_index=True)
+        return True
+
+    def _publish(self, result: ExperimentResult, *, from_index: bool) -> None:
+        """Build the report and the runs table of ``result`` and serve them from now on."""
         self._set(_stage="report")
         report = build_report(result)
         with gc_paused_for(len(result.runs)):  # thousands of rows: no collection meanwhile
             rows = run_rows(result, report)
             loaded = Loaded(result, report, rows, choices(rows), from_index)
+            settle_long_lived()  # the next young collection does not walk the load
         with self._changed:
             self._loaded = loaded
             self._generation += 1
