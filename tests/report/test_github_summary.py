@@ -14,10 +14,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from markdown_tables import check_tables
-from report_support import RunBench
+from report_support import RunBench, scaled
 
 from autobench.cli import cli
-from autobench.records import ExperimentResult, PlannedRun, RunRecord
 from autobench.report import build_report, exporter_registry
 from autobench.report._export_github import SUMMARY_LIMIT
 
@@ -221,28 +220,12 @@ def run(ctx, case):
 """
 
 
-def _scaled(result: ExperimentResult, count: int) -> ExperimentResult:
-    runs: list[RunRecord] = []
-    for index in range(count):
-        template = result.runs[index % len(result.runs)]
-        case = f"case{index // 2:05d}"
-        run_id = f"run_{index:05d}_{case}_{template.variant_id}"
-        info = template.run.model_copy(update={"id": run_id, "case": case, "index": index})
-        runs.append(template.model_copy(update={"run": info}))
-    plan = tuple(
-        PlannedRun(id=run.run_id, case=run.case_id, variant=run.variant_id, path="x")
-        for run in runs
-    )
-    experiment = result.experiment.model_copy(update={"plan": plan})
-    return dataclasses.replace(result, experiment=experiment, runs=tuple(runs))
-
-
 def test_ten_thousand_runs_with_forty_metrics_stay_under_the_limit(run_bench: RunBench) -> None:
     cases = [{"id": f"c{i}", "input": {"i": i}} for i in range(40)]
     variants = [{"id": "a", "factors": {"model": "a"}}, {"id": "b", "factors": {"model": "b"}}]
     reports = {"comparisons": [{"baseline": "a", "candidate": "b"}]}
     small = run_bench(textwrap.dedent(WIDE_TASK), cases=cases, variants=variants, reports=reports)
-    result = _scaled(small, 10_000)
+    result = scaled(small, 10_000)
     report = build_report(result)
     text = exporter_registry().get("github").export(report, result)
     assert isinstance(text, str)

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
+from report_support import RunBench, scaled
 
-from report_support import RunBench
-
-from autobench.records import ExperimentResult, PlannedRun, RunRecord
 from autobench.report import build_report, exporter_registry
 
 TASK = """
@@ -19,22 +16,6 @@ def run(ctx, case):
 """
 
 
-def _scaled(result: ExperimentResult, count: int) -> ExperimentResult:
-    runs: list[RunRecord] = []
-    for index in range(count):
-        template = result.runs[index % len(result.runs)]
-        case = f"case{index // 2:05d}"
-        run_id = f"run_{index:05d}_{case}_{template.variant_id}"
-        info = template.run.model_copy(update={"id": run_id, "case": case, "index": index})
-        runs.append(template.model_copy(update={"run": info}))
-    plan = tuple(
-        PlannedRun(id=run.run_id, case=run.case_id, variant=run.variant_id, path="x")
-        for run in runs
-    )
-    experiment = result.experiment.model_copy(update={"plan": plan})
-    return dataclasses.replace(result, experiment=experiment, runs=tuple(runs))
-
-
 def test_ten_thousand_runs(run_bench: RunBench) -> None:
     cases = [{"id": f"c{i}", "input": {"i": i}} for i in range(50)]
     variants = [
@@ -42,7 +23,7 @@ def test_ten_thousand_runs(run_bench: RunBench) -> None:
         {"id": "cand", "factors": {"model": "b"}},
     ]
     scoring = [{"kind": "output", "name": "q", "path": "output.q", "semantic": "quality.score"}]
-    result = _scaled(run_bench(TASK, cases=cases, variants=variants, scoring=scoring), 10_000)
+    result = scaled(run_bench(TASK, cases=cases, variants=variants, scoring=scoring), 10_000)
     report = build_report(result)
     text = exporter_registry().get("csv").export(report, result)
     assert len(report.run_rows) == 10_000

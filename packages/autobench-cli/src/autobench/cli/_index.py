@@ -36,14 +36,18 @@ def _say(line: str) -> None:
     click.echo(line, err=True)
 
 
-@click.command("index")
-@click.argument(
+_directories = click.argument(
     "directories",
     metavar="DIR...",
     nargs=-1,
     required=True,
     type=click.Path(exists=True, file_okay=False, path_type=Path),
 )
+"""The record directories of ``index`` and ``query``: experiments at or below each."""
+
+
+@click.command("index")
+@_directories
 @click.option("--check", is_flag=True, help="Only say whether each index is fresh; write nothing.")
 def index_command(directories: tuple[Path, ...], check: bool) -> None:
     """Build the columnar index (Parquet, DIR/index/) of each experiment recorded at or
@@ -100,13 +104,7 @@ def _json_value(value: Any) -> Any:
 
 
 @click.command("query")
-@click.argument(
-    "directories",
-    metavar="DIR...",
-    nargs=-1,
-    required=True,
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-)
+@_directories
 @click.argument("sql", metavar="SQL")
 @click.option(
     "--format",
