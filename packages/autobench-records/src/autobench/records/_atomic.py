@@ -164,16 +164,20 @@ class AtomicFiles:
                         raise
             self._schemas.add(schema)
 
+    def _open_temporary(self, path: Path) -> tuple[Path, int]:
+        """A new temporary file beside ``path`` (whose directory exists), opened for
+        writing: its path and descriptor. Raises :class:`RecordingError` naming ``path``."""
+        temporary = path.parent / f".{path.name[:120]}.{os.getpid()}.{next(_counter)}.tmp"
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+            return temporary, os.open(temporary, flags, 0o644)
+        except OSError as error:
+            raise _error(path, error) from error
+
     def _create(self, path: Path, data: bytes) -> None:
         directory = path.parent
         self.ensure_dir(directory, for_path=path)
-        temporary = directory / f".{path.name[:120]}.{os.getpid()}.{next(_counter)}.tmp"
-        try:
-            descriptor = os.open(
-                temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644
-            )
-        except OSError as error:
-            raise _error(path, error) from error
+        temporary, descriptor = self._open_temporary(path)
         try:
             try:
                 with os.fdopen(descriptor, "wb") as stream:
@@ -196,17 +200,10 @@ class AtomicFiles:
         and :meth:`publish`. Raises :class:`RecordingError` naming ``path`` (nothing is
         left behind then)."""
         data = self.localize(path, data)
-        directory = path.parent
-        self.ensure_dir(directory, for_path=path)
+        self.ensure_dir(path.parent, for_path=path)
         if self.fsync and _syncfs is not None and self._root_fd is None:
             self._open_root()
-        temporary = directory / f".{path.name[:120]}.{os.getpid()}.{next(_counter)}.tmp"
-        try:
-            descriptor = os.open(
-                temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644
-            )
-        except OSError as error:
-            raise _error(path, error) from error
+        temporary, descriptor = self._open_temporary(path)
         try:
             try:
                 view = memoryview(data)
