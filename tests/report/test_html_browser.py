@@ -13,12 +13,12 @@ shows that markup in user text runs no script.
 from __future__ import annotations
 
 import re
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser_support import headless_chromium, needs_chromium
 from click.testing import CliRunner
 from html_fixtures import CANDIDATE, spec_runner, wide_result
 from report_support import RunBench
@@ -27,13 +27,7 @@ from test_html_export import HOSTILE, export_html, hostile_result
 from autobench.cli import cli
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or DRIVER is None,
-    reason="no chromium and chromedriver on PATH (Debian: apt-get install chromium chromium-driver)",
-)
+pytestmark = needs_chromium
 
 # Marks plotly draws for data: points (scatter), bar paths (bars, boxes), error bars.
 MARKS = ".point, .bars path, .errorbar path"
@@ -42,30 +36,8 @@ WIDTH = 1280
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--window-size={WIDTH},1000",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(str(DRIVER)))
-    try:
+    with headless_chromium(tmp_path_factory.mktemp("chromium-profile"), width=WIDTH) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def _open(driver: object, page: Path) -> None:

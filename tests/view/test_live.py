@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_support import needs_chromium
 from conftest import run_into, serving, tree_digests
 from starlette.testclient import TestClient
-from test_browser import CHROMIUM, DRIVER, _errors, _ready
+from test_browser import _errors, _ready
 from test_browser import browser as browser  # the same Chromium set-up (a fixture)
 
 from autobench.records import run_record_path
@@ -274,7 +275,7 @@ def served(recording: Recording) -> Iterator[str]:
         yield url
 
 
-@pytest.mark.skipif(CHROMIUM is None or DRIVER is None, reason="no chromium and chromedriver")
+@needs_chromium
 def test_new_rows_appear_in_the_browser_without_navigation(
     browser: Any, served: str, recording: Recording, tmp_path: Path
 ) -> None:
