@@ -221,7 +221,7 @@ def test_newer_version_in_flow_header_is_refused() -> None:
 
 def test_wrong_record_type_and_missing_header() -> None:
     text = run_record_to_yaml(trivial_run())
-    with pytest.raises(RecordFormatError, match="expected a experiment record, found 'run'"):
+    with pytest.raises(RecordFormatError, match="expected record type 'experiment', found 'run'"):
         experiment_record_from_yaml(text, source="e.yaml")
     with pytest.raises(RecordFormatError, match="missing `record"):
         run_record_from_yaml("run: {}\n", source="r.yaml")
