@@ -10,17 +10,32 @@
   tests that check what Autobench itself imports (no OpenTelemetry, no provider SDK for a
   replay) would see pydantic's imports as Autobench's, so the suite turns that plugin off
   for itself and the processes it starts; the Logfire tests configure Logfire directly.
+- ``AUTOBENCH_HOME`` (where the record schemas are cached for editors) points at a temporary
+  directory for the whole session, so the suite never writes into the user's ``~/.autobench``.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "logfire-plugin")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _autobench_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    home = tmp_path_factory.mktemp("autobench-home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AUTOBENCH_HOME", str(home))
+        yield home
+
 
 # pytest's own `pytester` fixture, for the autobench-pytest plugin's tests (tests/pytest_plugin).
 pytest_plugins = ("pytester",)

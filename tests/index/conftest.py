@@ -7,7 +7,7 @@ import asyncio
 import itertools
 import sys
 import textwrap
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +19,6 @@ from autobench.core.spec import BenchmarkSpec
 from autobench.records import record_experiment
 
 _modules = itertools.count(1)
-
-
-@pytest.fixture(autouse=True, scope="session")
-def _autobench_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    home = tmp_path_factory.mktemp("autobench-home")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("AUTOBENCH_HOME", str(home))
-        yield home
 
 
 @pytest.fixture

@@ -70,14 +70,6 @@ SCORING = [{"kind": "output", "name": "quality", "path": "output.q", "semantic":
 RunBench = Callable[..., ExperimentResult]
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _autobench_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    home = tmp_path_factory.mktemp("autobench-home")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("AUTOBENCH_HOME", str(home))
-        yield home
-
-
 def run_into(
     workdir: Path,
     source: str = TASK,
