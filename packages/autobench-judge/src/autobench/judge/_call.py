@@ -39,6 +39,7 @@ import contextlib
 import json
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -278,6 +279,40 @@ async def _attempt(
     return outcome, list(messages), slot.waited
 
 
+@dataclass(slots=True)
+class Attempts:
+    """What a judge call's attempts gave: the first ``reply``, or else ``failed`` (the last
+    attempt's exception) with that attempt's ``messages``; every model response of every
+    attempt (Pydantic AI's accounting, failed attempts included) and the seconds ``queued``
+    for the judge's limits."""
+
+    reply: Any = None
+    failed: Exception | None = None
+    messages: list[Any] = field(default_factory=list)
+    responses: list[Any] = field(default_factory=list)
+    queued: float = 0.0
+
+
+async def attempt_until_reply(
+    agent: Any, prompt: str, judge: JudgeFields, cassette: RunCassette | None = None
+) -> Attempts:
+    """Ask ``agent`` up to ``judge.retries + 1`` times until one attempt replies; a cassette
+    that could not answer ends the attempts at once (a replay that cannot answer will not
+    answer the next time)."""
+    attempts = Attempts()
+    for _ in range(judge.retries + 1):
+        outcome, messages, waited = await _attempt(agent, prompt, judge, cassette)
+        attempts.queued += waited
+        attempts.responses.extend(_responses(messages))
+        if not isinstance(outcome, Exception):
+            attempts.reply, attempts.failed = outcome, None
+            break
+        attempts.failed, attempts.messages = outcome, messages
+        if cassette is not None and cassette.misses:
+            break
+    return attempts
+
+
 async def judge_run(scorer: JudgeFields, call: ScoringCall) -> ScoreRecord:
     """Judge one run (see the module docstring); the scorer's :meth:`~autobench.judge.JudgeScorer.score`.
 
@@ -297,39 +332,29 @@ async def judge_run(scorer: JudgeFields, call: ScoringCall) -> ScoreRecord:
     prompt = user_prompt(values)
     tags = {**JUDGE_SCOPE_TAG, "scorer": scorer.name}
     collector = TraceCollector()
-    responses: list[ModelResponse] = []
     failure: Exception | None = None
-    reply: Any = None
     cassette = None if call.cassettes is None else call.cassettes.open(cassette_name(scorer))
-    queued = 0.0
+    attempts = Attempts()
     with bind_collector(collector), bind_cassette(cassette):
         try:
             with start_span(
                 f"judge.{scorer.name}", kind=JUDGE_SPAN_KIND, input=values, tags=tags
             ) as root:
-                for _ in range(scorer.retries + 1):
-                    outcome, messages, waited = await _attempt(agent, prompt, scorer, cassette)
-                    queued += waited
-                    responses.extend(_responses(messages))
-                    if not isinstance(outcome, Exception):
-                        reply, failure = outcome, None
-                        break
-                    failure = _failure(scorer, outcome, messages, cassette)
-                    if cassette is not None and cassette.misses:
-                        break  # a replay that cannot answer will not answer the next time
-                root.set_usage(_usage(responses))
-                if failure is not None:
+                attempts = await attempt_until_reply(agent, prompt, scorer, cassette)
+                root.set_usage(_usage(attempts.responses))
+                if attempts.failed is not None:
+                    failure = _failure(scorer, attempts.failed, attempts.messages, cassette)
                     raise failure
-                root.set_output(reply.model_dump(mode="json"))
+                root.set_output(attempts.reply.model_dump(mode="json"))
         except (JudgeReplyError, JudgeCallError):
             pass  # recorded on the span; raised once the judge's evidence is kept
-    _keep_evidence(scorer, call, collector, responses, tags, queued)
+    _keep_evidence(scorer, call, collector, attempts.responses, tags, attempts.queued)
     if cassette is not None:
         _keep_cassette(scorer, call, cassette, tags)
     if failure is not None:
         raise failure
-    value = _verdict(scorer.scale, reply)
-    return scorer.score_record(value, reason=reply.model_dump()["reason"])
+    value = _verdict(scorer.scale, attempts.reply)
+    return scorer.score_record(value, reason=attempts.reply.model_dump()["reason"])
 
 
 def cassette_name(scorer: JudgeFields) -> str:

@@ -39,13 +39,13 @@ from autobench.core.scoring import ScoringCall
 from autobench.judge._call import (
     JUDGE_SCOPE_TAG,
     JUDGE_SPAN_KIND,
-    _attempt,
     _keep_evidence,
     _pydantic_ai,
     _render,
     _reply_text,
     _responses,
     _usage,
+    attempt_until_reply,
     build_model,
     cassette_name,
 )
@@ -334,39 +334,32 @@ async def _ask(
     )
     tags = {**JUDGE_SCOPE_TAG, "scorer": judge.name, "pairwise": "true"}
     collector = TraceCollector()
-    responses: list[Any] = []
-    reply: PairwiseReply | None = None
-    error: str | None = None
-    queued = 0.0
     with bind_collector(collector), bind_cassette(cassette):
         with start_span(
             f"judge.{judge.name}.pairwise", kind=JUDGE_SPAN_KIND, input=prompt, tags=tags
         ) as root:
-            for _ in range(judge.retries + 1):
-                outcome, messages, waited = await _attempt(agent, prompt, judge, cassette)
-                queued += waited
-                responses.extend(_responses(messages))
-                if not isinstance(outcome, Exception):
-                    reply, error = outcome, None
-                    break
-                if cassette is not None and cassette.misses:
-                    error = (
-                        f"judge '{judge.name}': its cassette has no reply to this call: "
-                        f"{cassette.misses[-1]}"
-                    )
-                    break  # a replay that cannot answer will not answer the next time
-                if isinstance(outcome, pydantic_ai.UnexpectedModelBehavior) and _responses(
-                    messages
-                ):
-                    error = (
-                        f"judge '{judge.name}' gave a reply that is not first, second or tie "
-                        f"with a reason; reply: {_reply_text(messages)}"
-                    )
-                else:
-                    what = "timed out" if isinstance(outcome, TimeoutError) else "raised"
-                    error = f"judge '{judge.name}' call {what}: {type(outcome).__name__}: {outcome}"
-            root.set_usage(_usage(responses))
-            if reply is not None:
-                root.set_output(reply.model_dump(mode="json"))
-    _keep_evidence(judge, call, collector, responses, tags, queued)
-    return reply, error
+            attempts = await attempt_until_reply(agent, prompt, judge, cassette)
+            root.set_usage(_usage(attempts.responses))
+            if attempts.failed is None:
+                root.set_output(attempts.reply.model_dump(mode="json"))
+    _keep_evidence(judge, call, collector, attempts.responses, tags, attempts.queued)
+    if attempts.failed is None:
+        return attempts.reply, None
+    return None, _why_no_reply(judge, attempts.failed, attempts.messages, cassette)
+
+
+def _why_no_reply(
+    judge: JudgeFields, failed: Exception, messages: list[Any], cassette: RunCassette | None
+) -> str:
+    """Why the last attempt of a pairwise question gave no reply, in words."""
+    if cassette is not None and cassette.misses:
+        return (
+            f"judge '{judge.name}': its cassette has no reply to this call: {cassette.misses[-1]}"
+        )
+    if isinstance(failed, _pydantic_ai().UnexpectedModelBehavior) and _responses(messages):
+        return (
+            f"judge '{judge.name}' gave a reply that is not first, second or tie "
+            f"with a reason; reply: {_reply_text(messages)}"
+        )
+    what = "timed out" if isinstance(failed, TimeoutError) else "raised"
+    return f"judge '{judge.name}' call {what}: {type(failed).__name__}: {failed}"
