@@ -69,7 +69,7 @@ def test_runs_filter_sort_and_page_on_the_server(client: TestClient) -> None:
 
 def test_select_sorts_missing_values_last_and_clamps_pages(records: Path) -> None:
     result = replay_experiment(records / "view-test", evidence_only=True)
-    rows = run_rows(result, build_report(result))
+    rows = run_rows(result, build_report(result).run_rows)
     by_quality = select(rows, Query(sort="score:quality", descending=True))
     values = [row.scores.get("quality") for row in by_quality.rows]
     assert values[0] == 0.9 and values[-1] is None  # the errored runs have no quality score
@@ -94,7 +94,7 @@ def test_runs_are_filtered_by_a_range_of_any_number(client: TestClient, records:
     assert "6 shown of 6" in client.get(f"/x/{KEY}", params={"where": "cost", "min": "x"}).text
     assert "6 shown of 6" in client.get(f"/x/{KEY}", params={"where": "nope", "min": "1"}).text
     result = replay_experiment(records / "view-test", evidence_only=True)
-    rows = run_rows(result, build_report(result))
+    rows = run_rows(result, build_report(result).run_rows)
     assert select(rows, Query(where="latency", low=0.002, high=0.006)).total == 2
     assert select(rows, Query(where="repeat", low=2)).total == 0
 

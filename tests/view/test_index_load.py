@@ -64,3 +64,49 @@ def test_a_fresh_index_is_read_first_and_a_stale_one_never(tmp_path: Path) -> No
     run_file.write_text(run_file.read_text() + "\n")  # the index is now stale
     html = _page(client, "0/indexed", marker_present=False)
     assert len(_runs_table(html)) == 6
+
+
+FUTURE_REPORT = "report:\n  timeline:\n    bins: 10\n"
+"""A report configuration this autobench cannot read (an option of a later version)."""
+
+
+def test_the_runs_table_is_served_whole_without_the_headline(tmp_path: Path) -> None:
+    """A first load serves the runs table (every run, its counts and filters) as soon as
+    its rows exist, before the report is built: a record whose report cannot be built
+    shows that table, from its index or from its run files, and says why the headline and
+    leaderboard are missing."""
+    for name, index in (("indexed", True), ("plain", False)):
+        run_into(tmp_path, benchmark="later", out=tmp_path / name / "later")
+        record = tmp_path / name / "later"
+        with (record / "experiment.yaml").open("a", encoding="utf-8") as file:
+            file.write(FUTURE_REPORT)
+        if index:
+            built = subprocess.run(
+                [sys.executable, "-m", "autobench.cli", "index", str(record)],
+                capture_output=True,
+                text=True,
+            )
+            assert built.returncode == 0, built.stderr
+        before = tree_digests(record)
+        client = TestClient(create_app([tmp_path / name]))
+        page = client.get("/x/0/later")
+        assert page.status_code == 200, page.text
+        html = page.text
+        assert len(_runs_table(html)) == 6 and "6 shown of 6" in html
+        assert "6 of 6 planned runs recorded" in html
+        assert "passed 2, failed 2, errored 2" in html  # counted from the rows
+        assert ('id="from-index"' in html) == index
+        assert 'id="headline"' not in html and 'id="leaderboard"' not in html
+        assert "the headline and leaderboard cannot be built" in html
+        assert "timeline" in html  # the report configuration's problem, said
+        state = client.get("/x/0/later/live/state").json()
+        assert state["runs"] == 6 and state["planned"] == 6 and state["report"] is False
+        assert "timeline" in state["problem"]
+        assert state["problem_line"].startswith("The runs are shown, but the headline")
+        filtered = client.get("/x/0/later", params={"status": "errored"}).text
+        assert len(_runs_table(filtered)) == 2
+        run = client.get(re.findall(r'href="(/x/0/later/run/[^"]+)"', html)[0])
+        assert run.status_code == 200  # a run opens; comparing variants needs the report
+        compare = client.get("/x/0/later/compare", params={"baseline": "base"})
+        assert compare.status_code == 422
+        assert tree_digests(record) == before

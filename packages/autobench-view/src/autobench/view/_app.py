@@ -31,7 +31,7 @@ from autobench.view._diff_page import DiffCache, diff_context, diff_url, find_pa
 from autobench.view._discover import Found, find_experiments, split_key
 from autobench.view._files import contained, image_type
 from autobench.view._live import body_values, state
-from autobench.view._loading import INLINE_RUNS, Loads, Snapshot
+from autobench.view._loading import INLINE_RUNS, Loads, RunsTable, Snapshot
 from autobench.view._loading import RECHECK_SECONDS as RECHECK_SECONDS
 from autobench.view._loading import Loaded as Loaded
 from autobench.view._render import CSP as CSP  # part of what this module offers the tests
@@ -154,7 +154,7 @@ def _snapshot(request: Request, *, wait: bool) -> tuple[Found, Snapshot]:
     snapshot = loads.snapshot()
     if wait and snapshot.loaded is None:
         snapshot = loads.wait(looks, inline_runs=viewer.inline_runs)
-        if snapshot.loaded is None and not snapshot.loading and snapshot.problem:
+        if snapshot.table is None and not snapshot.loading and snapshot.problem:
             raise HTTPException(422, f"this record cannot be read: {snapshot.problem}")
     return found, snapshot
 
@@ -166,7 +166,9 @@ def _body(request: Request, found: Found, snapshot: Snapshot) -> dict[str, Any]:
 
 def experiment(request: Request) -> Response:
     """The experiment page: whatever is loaded now (a small experiment's first load is
-    waited for), kept up to date by ``live.js``; 422 when its first load failed."""
+    waited for whole, a first load from a columnar index until its runs table is served:
+    :meth:`~autobench.view._loading.Loads.wait`), kept up to date by ``live.js``; 422 when
+    its first load failed."""
     found, snapshot = _snapshot(request, wait=True)
     return _page("experiment.html", **_body(request, found, snapshot))
 
@@ -196,6 +198,13 @@ def _loaded(viewer: Viewer, key: str) -> Loaded:
         raise HTTPException(422, f"this record cannot be read: {exc}") from exc
 
 
+def _runs_table(viewer: Viewer, key: str) -> RunsTable:
+    try:
+        return viewer.loads(viewer.find(key)).runs_table()
+    except AutobenchError as exc:
+        raise HTTPException(422, f"this record cannot be read: {exc}") from exc
+
+
 def diff(request: Request) -> Response:
     """Two runs compared (:mod:`autobench.view._diff_page`)."""
     viewer: Viewer = request.app.state.viewer
@@ -210,7 +219,7 @@ def diff(request: Request) -> Response:
 def diff_find(request: Request) -> Response:
     """A choice of two runs, sent on to their diff's address (303)."""
     viewer: Viewer = request.app.state.viewer
-    left, right = find_pair(request.query_params, lambda key: _loaded(viewer, key).rows)
+    left, right = find_pair(request.query_params, lambda key: _runs_table(viewer, key).rows)
     return RedirectResponse(diff_url(left, right), status_code=303, headers=HEADERS)
 
 
