@@ -1,13 +1,18 @@
-"""Figures for ``autobench view`` on a large record: how soon the experiment page answers the
-first time and how long until it is complete (the background load: replay and
-``build_report``), how long it takes once loaded (filtered, sorted, paged), how long a run
-page takes, and how long a reload takes after one more run was recorded (incremental: only
-that run file is parsed).
+"""Figures for ``autobench view`` on a large record: how soon the runs page is usable the first
+time (the page with the whole runs table: every run, filterable, sortable, paged, with its
+counts), when the headline and leaderboard join it (``build_report``) and when the first load
+is complete; how long pages take once loaded (filtered, sorted, paged), how long a run page
+takes, and how long a reload takes after one more run was recorded (incremental: only that
+run file is parsed). First loads are measured in fresh processes (``--fresh``, three by
+default), as a user starting ``autobench view`` meets them, then once more in this process
+before the other figures.
 
-    uv run python tools/bench_view.py                 # 10,000 runs
+    uv run python tools/bench_view.py                 # 10,000 runs: first loads from the
+                                                      # YAML files, then from a columnar index
     uv run python tools/bench_view.py --runs 1000
     uv run python tools/bench_view.py --record DIR    # an existing record (no reload figure:
-                                                      # nothing is written into it)
+                                                      # nothing is written into it; build an
+                                                      # index on a copy: autobench index COPY)
 
 Issue 35's budgets: the runs page usable in under 1 s and a run opening in under 200 ms on a
 10,000-run experiment. Figures are requests through Starlette's TestClient (no network),
@@ -17,8 +22,13 @@ the median of five unless said otherwise. Figures, not assertions.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import re
+import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -67,7 +77,7 @@ def first_load(client: TestClient, key: str) -> dict[str, float]:
     ``report`` (the headline and leaderboard too) and ``complete`` (the load done,
     including the look at the record's files that live reloads compare with)."""
     state = f"/x/{key}/live/state"
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     response = client.get(f"/x/{key}")
     figures = {"answered": time.perf_counter() - started}
     assert response.status_code == 200, response.status_code
@@ -84,11 +94,14 @@ def first_load(client: TestClient, key: str) -> dict[str, float]:
         _until(client, state, lambda s: s["runs"] is not None or s["problem"] is not None)
         html = client.get(f"/x/{key}/live/body").text
     figures["usable"] = time.perf_counter() - started
+    figures["usable_cpu"] = time.process_time() - cpu
     recorded = client.get(state).json()["runs"]
     assert (_counts(html) or "").startswith(f"{recorded} of "), _counts(html)
     print(
         f"RUNS PAGE USABLE (the runs table with all {recorded:,} recorded runs and its "
-        f"counts): {figures['usable'] * 1000:,.0f} ms after the first request"
+        f"counts): {figures['usable'] * 1000:,.0f} ms after the first request (CPU time of "
+        f"this process meanwhile: {figures['usable_cpu'] * 1000:,.0f} ms; load average "
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
     )
     _until(client, state, lambda s: s["report"])
     figures["report"] = time.perf_counter() - started
@@ -159,13 +172,52 @@ def measure(record: Path, *, aside: Path | None = None) -> None:
     )
 
 
+def fresh_first_loads(record: Path, count: int) -> None:
+    """The first-load figures of ``record`` in ``count`` fresh processes, one after the
+    other (each imports the viewer, creates the app and sends the first request)."""
+    if count < 1:
+        return
+    usable = []
+    for number in range(1, count + 1):
+        done = subprocess.run(
+            [sys.executable, __file__, "--record", str(record), "--first-load-only"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        figures = json.loads(done.stdout.strip().splitlines()[-1])
+        usable.append(figures["usable"])
+        print(
+            f"fresh process {number}: runs page usable {figures['usable'] * 1000:,.0f} ms "
+            f"(CPU {figures['usable_cpu'] * 1000:,.0f} ms), "
+            f"headline and leaderboard {figures['report'] * 1000:,.0f} ms, first load "
+            f"complete {figures['complete'] * 1000:,.0f} ms after the first request"
+        )
+    print(
+        f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores) "
+        f"RUNS PAGE USABLE in {count} fresh processes: "
+        f"{', '.join(f'{u * 1000:,.0f}' for u in usable)} ms (max {max(usable) * 1000:,.0f} ms)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10_000)
     parser.add_argument("--record", type=Path)
+    parser.add_argument("--fresh", type=int, default=3, help="fresh processes for first loads")
+    parser.add_argument("--first-load-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.first_load_only:  # one fresh process of fresh_first_loads: figures as JSON
+        record = args.record.resolve()
+        client = TestClient(create_app([record.parent]))
+        print(json.dumps(first_load(client, f"0/{record.name}")))
+        return
     if args.record is not None:
-        measure(args.record.resolve())
+        record = args.record.resolve()
+        indexed = (record / "index").is_dir()
+        print(f"{record}: {'with' if indexed else 'without'} an index directory")
+        fresh_first_loads(record, args.fresh)
+        measure(record)
         return
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
@@ -177,6 +229,14 @@ def main() -> None:
         last = sorted(record.glob("cases/*/*/run.yaml"))[-1]
         aside = tmp / last.relative_to(record).as_posix().replace("/", "__")
         last.rename(aside)
+        # An index ``autobench run`` may have written is stale now (a run file moved aside):
+        # first loads without one, then with one built for the record as the viewer sees it.
+        shutil.rmtree(record / "index", ignore_errors=True)
+        print("first loads from the YAML run files (no index):")
+        fresh_first_loads(record, args.fresh)
+        autobench("index", str(record))
+        print("first loads from a fresh columnar index (autobench index):")
+        fresh_first_loads(record, args.fresh)
         measure(record, aside=aside)
 
 

@@ -31,7 +31,7 @@ from autobench.view._diff_page import DiffCache, diff_context, diff_url, find_pa
 from autobench.view._discover import Found, find_experiments, split_key
 from autobench.view._files import contained, image_type
 from autobench.view._live import body_values, state
-from autobench.view._loading import INLINE_RUNS, Loads, RunsTable, Snapshot
+from autobench.view._loading import INLINE_RUNS, Loads, RunsTable, Snapshot, prepare
 from autobench.view._loading import RECHECK_SECONDS as RECHECK_SECONDS
 from autobench.view._loading import Loaded as Loaded
 from autobench.view._render import CSP as CSP  # part of what this module offers the tests
@@ -338,9 +338,11 @@ async def _not_found(request: Request, exc: Exception) -> Response:
 
 def create_app(directories: Sequence[Path], *, preload: bool = False) -> Starlette:
     """The viewer over the experiments found (recursively) under ``directories``. Only GET
-    and HEAD are routed: nothing can be written. With ``preload`` every experiment found is
-    loaded in the background from the start (``autobench view`` does). Raises
-    ``FileNotFoundError`` for a directory that does not exist."""
+    and HEAD are routed: nothing can be written. When an experiment found holds a columnar
+    index, the plugins are loaded here (:func:`~autobench.view._loading.prepare`). With
+    ``preload``
+    every experiment found is loaded in the background from the start (``autobench view``
+    does). Raises ``FileNotFoundError`` for a directory that does not exist."""
     for directory in directories:
         if not Path(directory).is_dir():
             raise FileNotFoundError(f"no directory here: {directory}")
@@ -356,6 +358,7 @@ def create_app(directories: Sequence[Path], *, preload: bool = False) -> Starlet
         exception_handlers={HTTPException: _not_found},
     )
     app.state.viewer = Viewer(directories)
+    prepare(found.path for found in app.state.viewer.experiments())
     if preload:
         app.state.viewer.preload()
     return app

@@ -16,12 +16,12 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from autobench.abp import AutobenchError, gc_paused_for, settle_long_lived
+from autobench.abp import AutobenchError, gc_paused, gc_paused_for, settle_long_lived
 from autobench.records import (
     ExperimentRecord,
     ExperimentResult,
@@ -67,6 +67,16 @@ def indexed(path: Path) -> ExperimentResult | None:
 
     answer = default_plugins().manager.hook.autobench_indexed_result(record_dir=path)
     return answer if isinstance(answer, ExperimentResult) else None
+
+
+def prepare(paths: Iterable[Path]) -> None:
+    """Load the plugins now (a tenth of a second or more, once per process) when one of the
+    experiment directories ``paths`` holds a derived store, rather than in its first load,
+    which asks them for it (:func:`indexed`) while a page waits."""
+    if any((path / DERIVED_STORE).is_dir() for path in paths):
+        from autobench.core.plugins import default_plugins
+
+        default_plugins()
 
 
 class RunsTable(NamedTuple):
@@ -376,7 +386,9 @@ class Loads:
         self._set(_stage="index", _indexing=True)
         try:
             stamp = _stamp(self.path / "experiment.yaml")
-            result = indexed(self.path)
+            with gc_paused():  # its files table and runs: tens of thousands of objects kept
+                result = indexed(self.path)
+                settle_long_lived()
             if result is None:
                 return None
             self._set(_record=result.experiment, _record_stamp=stamp)
