@@ -12,6 +12,7 @@ have a generous deadline as a safety net, never as a measure."""
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import threading
 import time
@@ -28,6 +29,7 @@ from test_browser import browser as browser  # the same Chromium set-up (a fixtu
 
 from autobench.records import run_record_path
 from autobench.view import create_app
+from autobench.view._app import RECHECK_SECONDS
 
 GATED_TASK = """
 import pathlib
@@ -193,6 +195,30 @@ def test_a_run_file_changed_on_disk_is_reloaded(tmp_path: Path) -> None:
     assert again["problem"] is None and again["runs"] == 1
     body = client.get("/x/0/one/live/body").text
     assert '<td class="num">0.7</td>' in body and '<td class="num">0.4</td>' not in body
+
+
+def test_a_run_file_dated_after_the_first_load_began_is_read_again(tmp_path: Path) -> None:
+    """A first load looks at the record's files for later changes only once it is served.
+    A run file dated after the load began may have changed after it was read, so the next
+    look reloads (once: then the files are as that look saw them)."""
+    cases = [
+        {
+            "id": "plain",
+            "input": {"text": "plain", "ms": 9, "usd": 0.02, "q": 0.4, "ok": True, "boom": False},
+        }
+    ]
+    run_into(tmp_path, cases=cases, variants=VARIANT, out=tmp_path / "rec" / "one")
+    path = tmp_path / "rec" / "one" / run_record_path("plain", "only")
+    later = time.time_ns() + 3600 * 10**9  # as if written while the first load ran
+    os.utime(path, ns=(later, later))
+    client = TestClient(create_app([tmp_path / "rec"]))
+    first = _settled(client, "0/one")
+    again = _settled(client, "0/one", first["generation"])
+    assert again["problem"] is None and again["runs"] == 1 and again["report"]
+    deadline = time.monotonic() + 3 * RECHECK_SECONDS
+    while time.monotonic() < deadline:  # looks go on (the state is polled), reloads do not
+        assert _state(client, "0/one")["generation"] == again["generation"]
+        time.sleep(0.1)
 
 
 def test_a_run_file_that_cannot_be_read_keeps_the_previous_load(tmp_path: Path) -> None:
