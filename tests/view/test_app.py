@@ -41,6 +41,22 @@ def test_index_finds_experiments_recursively(tmp_path: Path) -> None:
     assert links == ["/x/0/a/deep/one", "/x/0/b/two"]
 
 
+def test_the_index_reads_an_experiment_again_once_its_experiment_yaml_changed(
+    tmp_path: Path,
+) -> None:
+    run_into(tmp_path, out=tmp_path / "one", benchmark="first")
+    client = TestClient(create_app([tmp_path]))
+    assert "<td>first</td>" in client.get("/").text
+    plan = tmp_path / "one" / "experiment.yaml"
+    text = plan.read_text(encoding="utf-8")
+    assert "  benchmark: first\n" in text
+    plan.write_text(text.replace("  benchmark: first\n", "  benchmark: renamed\n"), "utf-8")
+    page = client.get("/").text  # what the index keeps is keyed by the file's size and time
+    assert "<td>renamed</td>" in page and "<td>first</td>" not in page
+    plan.write_text("record: {type: experiment, version: 1}\nexperiment: [\n", "utf-8")
+    assert 'class="error"' in client.get("/").text
+
+
 def test_experiment_page_renders_the_reports_headline_and_leaderboard(
     client: TestClient, records: Path
 ) -> None:

@@ -185,7 +185,8 @@ def signature(root: Path) -> tuple[int, int]:
     return count, newest
 
 
-def _stamp(path: Path) -> tuple[int, int] | None:
+def file_stamp(path: Path) -> tuple[int, int] | None:
+    """``(size, modification time in ns)`` of the file at ``path``, or ``None``."""
     try:
         info = os.stat(path)
     except OSError:
@@ -366,7 +367,7 @@ class Loads:
         """Replay the record's files (only the run files new or changed since the last
         replay are parsed; ``experiment.yaml`` again only when it changed) and serve it."""
         plan = self.path / "experiment.yaml"
-        stamp = _stamp(plan)
+        stamp = file_stamp(plan)
         record = self._record
         if record is None or stamp != self._record_stamp:  # not read yet, or rewritten
             self._set(_stage="plan")  # the ids and the plan first: a waiting page answers
@@ -385,7 +386,7 @@ class Loads:
             return None
         self._set(_stage="index", _indexing=True)
         try:
-            stamp = _stamp(self.path / "experiment.yaml")
+            stamp = file_stamp(self.path / "experiment.yaml")
             with gc_paused():  # its files table and runs: tens of thousands of objects kept
                 result = indexed(self.path)
                 settle_long_lived()
