@@ -107,6 +107,7 @@ def test_the_runs_table_is_served_whole_without_the_headline(tmp_path: Path) -> 
         assert len(_runs_table(filtered)) == 2
         run = client.get(re.findall(r'href="(/x/0/later/run/[^"]+)"', html)[0])
         assert run.status_code == 200  # a run opens; comparing variants needs the report
+        assert client.get("/x/0/later/run/no-such-run").status_code == 404
         compare = client.get("/x/0/later/compare", params={"baseline": "base"})
         assert compare.status_code == 422
         assert tree_digests(record) == before

@@ -381,14 +381,18 @@ class Loads:
     def _load_from_index(self) -> ExperimentResult | None:
         """A first load from the record's fresh columnar index (:func:`indexed`), which holds
         the plan too, so ``experiment.yaml`` is not parsed first; ``None`` (nothing done)
-        when there is no fresh index."""
+        when there is no fresh index, or reading it failed: the run files are the record,
+        the index only a faster way to read them."""
         if not (self.path / DERIVED_STORE).is_dir():
             return None
         self._set(_stage="index", _indexing=True)
         try:
             stamp = file_stamp(self.path / "experiment.yaml")
             with gc_paused():  # its files table and runs: tens of thousands of objects kept
-                result = indexed(self.path)
+                try:
+                    result = indexed(self.path)
+                except Exception:  # a damaged store the plugin did not catch: the files rule
+                    result = None
                 settle_long_lived()
             if result is None:
                 return None

@@ -101,12 +101,17 @@ def run_file(viewer: Any, found: Found, run_id: str) -> Path:
     does not hold or whose file is missing or lies outside the experiment."""
     # The plan served last (its runs table is enough) names the run's file, unless the run
     # is newer than that load: then the load looked at again, and waited for.
-    loads = viewer.loads(found)
-    plans = (lambda: loads.runs_table().result, lambda: viewer.load(found, fresh=True).result)
-    planned = next(
-        (item for plan in plans for item in plan().experiment.plan if item.id == run_id),
-        None,
-    )
+    try:
+        plan = viewer.loads(found).runs_table().result.experiment.plan
+    except AutobenchError as exc:
+        raise HTTPException(422, f"this record cannot be read: {exc}") from exc
+    planned = next((item for item in plan if item.id == run_id), None)
+    if planned is None:
+        try:
+            plan = viewer.load(found, fresh=True).result.experiment.plan
+        except AutobenchError:  # no newer load to look in
+            plan = []
+        planned = next((item for item in plan if item.id == run_id), None)
     if planned is None:
         raise HTTPException(404, "no such run")
     path = contained(found.path, planned.path)
