@@ -11,10 +11,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from conftest import run_into, tree_digests
 from starlette.testclient import TestClient
 
-from autobench.view import create_app
+from autobench.view import _live, create_app
 
 SAFETY_NET = 120.0
 
@@ -34,7 +35,10 @@ def _page(client: TestClient, key: str, marker_present: bool) -> str:
         time.sleep(0.1)
 
 
-def test_a_fresh_index_is_read_first_and_a_stale_one_never(tmp_path: Path) -> None:
+def test_a_fresh_index_is_read_first_and_a_stale_one_never(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_live, "INDEX_HINT_RUNS", 1)  # every finished experiment counts as large
     indexed_dir, plain_dir = tmp_path / "indexed", tmp_path / "plain"
     indexed_dir.mkdir()
     plain_dir.mkdir()
@@ -54,6 +58,8 @@ def test_a_fresh_index_is_read_first_and_a_stale_one_never(tmp_path: Path) -> No
     html = _page(client, "0/indexed", marker_present=True)
     plain = _page(TestClient(create_app([plain_dir])), "0/indexed", marker_present=False)
     rows, plain_rows = _runs_table(html), _runs_table(plain)
+    assert 'id="index-hint"' not in html  # read from the index: nothing to suggest
+    assert f"<code>autobench index {(plain_dir / 'indexed').resolve()}</code>" in plain
     assert len(rows) == 6
     # the same runs, statuses, scores, costs and errors as the replayed twin (run ids aside)
     strip = re.compile(r'href="[^"]*"')

@@ -19,8 +19,8 @@ from autobench.view._loading import Snapshot
 from autobench.view._runs import Query, select
 
 INDEX_HINT_RUNS = 2000
-"""From this many runs, an experiment read from its YAML files says how to make the next
-first load fast: a columnar index (``autobench index DIR``)."""
+"""From this many runs, a finished experiment read from its YAML files says how to make the
+next first load fast: a columnar index (``autobench index DIR``)."""
 
 
 def recording_line(snapshot: Snapshot) -> str:
@@ -88,7 +88,9 @@ def body_values(
         "params": dict(params),
         "choices": table.choices,
         "from_index": table.from_index,
-        "index_hint": not table.from_index and len(result.runs) >= INDEX_HINT_RUNS,
+        "index_hint": (
+            not table.from_index and len(result.runs) >= INDEX_HINT_RUNS and not values["recording"]
+        ),
     }
     loaded = snapshot.loaded
     if loaded is None:
