@@ -3,8 +3,8 @@
 // written. Polls the page's small same-origin state (/x/KEY/live/state) every second or two
 // while the page is visible and, when its generation changed, fetches the page's changing
 // part (/x/KEY/live/body with the current filters and page) and swaps it in: no reload, no
-// WebSocket. Until the first load is served whole (runs table, then headline and leaderboard)
-// it polls four times a second. Polling stops while the page is hidden and starts again when
+// WebSocket. While the first load is underway (the runs table comes first, then the headline
+// and leaderboard) it polls four times a second. Polling stops while the page is hidden and starts again when
 // it is shown.
 (function () {
   var live = document.getElementById("live");
@@ -65,7 +65,7 @@
       .then(function (state) {
         busy = false;
         whole = whole || Boolean(state.report);
-        schedule(!whole ? 0.25 : state.loading || state.recording ? 1 : 2);
+        schedule(!whole && state.loading ? 0.25 : state.loading || state.recording ? 1 : 2);
       })
       .catch(function () {
         busy = false; // the viewer stopped or is busy: try again a little later
