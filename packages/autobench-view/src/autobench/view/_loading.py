@@ -140,10 +140,12 @@ class Snapshot:
         if self.problem is None:
             return ""
         if self.loaded is not None:
-            return f"Showing the previous load: the record changed and cannot be read now: {self.problem}"
-        if self.table is not None:
-            return f"The runs are shown, but the headline and leaderboard cannot be built: {self.problem}"
-        return f"This record cannot be read: {self.problem}"
+            shown = "Showing the previous load: the record changed and cannot be read now"
+        elif self.table is not None:
+            shown = "The runs are shown, but the headline and leaderboard cannot be built"
+        else:
+            shown = "This record cannot be read"
+        return f"{shown}: {self.problem}"
 
     @property
     def progress(self) -> str:
