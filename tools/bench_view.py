@@ -13,6 +13,8 @@ before the other figures.
     uv run python tools/bench_view.py --record DIR    # an existing record (no reload figure:
                                                       # nothing is written into it; build an
                                                       # index on a copy: autobench index COPY)
+    uv run python tools/bench_view.py --browser 3     # also in headless Chromium (chromium
+                                                      # and chromedriver on PATH), 3 times
 
 Issue 35's budgets: the runs page usable in under 1 s and a run opening in under 200 ms on a
 10,000-run experiment. Figures are requests through Starlette's TestClient (no network),
@@ -26,10 +28,12 @@ import json
 import os
 import re
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -40,6 +44,9 @@ from starlette.testclient import TestClient
 
 from autobench.view import create_app
 from autobench.view._app import RECHECK_SECONDS, Viewer
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
 
 
 def _timed(client: TestClient, url: str, repeat: int = 5) -> tuple[float, str]:
@@ -203,13 +210,103 @@ def fresh_first_loads(record: Path, count: int) -> None:
     )
 
 
+def _served(app: Any) -> tuple[Any, threading.Thread, str]:
+    """``app`` served by uvicorn on a free loopback port in a thread, as ``autobench view``
+    serves it: the server, its thread and its address."""
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    return server, thread, f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def browser_first_load(record: Path) -> dict[str, Any]:
+    """In headless Chromium (started first, not timed), over a viewer served by uvicorn in
+    this process (no preload: the page's request starts the load): seconds from navigating
+    to the experiment page until its runs table is on screen (``table``) and until the
+    headline is (``headline``), and the browser console's warnings and errors."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(str(DRIVER)))
+    server, thread, url = _served(create_app([record.parent]))
+    try:
+        driver.get("about:blank")
+        started = time.perf_counter()
+        driver.get(f"{url}/x/0/{record.name}")
+        figures: dict[str, Any] = {}
+        while "headline" not in figures and time.perf_counter() - started < 600:
+            if "table" not in figures and driver.find_elements(By.ID, "runs-table"):
+                figures["table"] = time.perf_counter() - started
+            if driver.find_elements(By.ID, "headline"):
+                figures["headline"] = time.perf_counter() - started
+            time.sleep(0.01)
+        timing = driver.execute_script(
+            "var t = performance.getEntriesByType('navigation')[0];"
+            "return [t.responseStart, t.responseEnd, t.domContentLoadedEventEnd, t.loadEventEnd];"
+        )
+        figures["response"], figures["received"], figures["parsed"], figures["loaded"] = (
+            ms / 1000 for ms in timing
+        )
+        figures["console"] = [
+            entry["message"]
+            for entry in driver.get_log("browser")
+            if entry["level"] in ("SEVERE", "WARNING")
+        ]
+        return figures
+    finally:
+        driver.quit()
+        server.should_exit = True
+        thread.join(30)
+
+
+def browser_first_loads(record: Path, count: int) -> None:
+    """:func:`browser_first_load` in ``count`` fresh processes, when Chromium and its
+    driver are on ``PATH``."""
+    if CHROMIUM is None or DRIVER is None:
+        print("in Chromium: skipped (no chromium and chromedriver on PATH)")
+        return
+    for number in range(1, count + 1):
+        done = subprocess.run(
+            [sys.executable, __file__, "--record", str(record), "--browser-only"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        figures = json.loads(done.stdout.strip().splitlines()[-1])
+        print(
+            f"in Chromium, fresh process {number}: the runs table on screen "
+            f"{figures['table'] * 1000:,.0f} ms and the headline {figures['headline'] * 1000:,.0f} "
+            f"ms after navigating to the page (the page's first byte {figures['response'] * 1000:,.0f} "
+            f"ms, its load event {figures['loaded'] * 1000:,.0f} ms); console warnings and errors: "
+            f"{figures['console'] or 'none'}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10_000)
     parser.add_argument("--record", type=Path)
     parser.add_argument("--fresh", type=int, default=3, help="fresh processes for first loads")
+    parser.add_argument("--browser", type=int, default=0, help="fresh processes in Chromium")
     parser.add_argument("--first-load-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--browser-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.browser_only:  # one fresh process of browser_first_loads: figures as JSON
+        print(json.dumps(browser_first_load(args.record.resolve())))
+        return
     if args.first_load_only:  # one fresh process of fresh_first_loads: figures as JSON
         record = args.record.resolve()
         client = TestClient(create_app([record.parent]))
@@ -220,6 +317,7 @@ def main() -> None:
         indexed = (record / "index").is_dir()
         print(f"{record}: {'with' if indexed else 'without'} an index directory")
         fresh_first_loads(record, args.fresh)
+        browser_first_loads(record, args.browser)
         measure(record)
         return
     with tempfile.TemporaryDirectory() as name:
@@ -243,6 +341,7 @@ def main() -> None:
         autobench("index", str(record))
         print("first loads from a fresh columnar index (autobench index):")
         fresh_first_loads(record, args.fresh)
+        browser_first_loads(record, args.browser)
         measure(record, aside=aside)
 
 

@@ -10,6 +10,7 @@ its thread pool, so a long replay does not stall the server.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import threading
@@ -297,20 +298,32 @@ def image(request: Request) -> Response:
     return FileResponse(path, headers=HEADERS, media_type=media)
 
 
-def static(request: Request) -> Response:
+ASSETS = (
+    "view.css",
+    "view.js",
+    "waterfall.js",
+    "waterfall.css",
+    "pages.css",
+    "pages.js",
+    "live.js",
+)
+"""The files under ``static/`` that are served."""
+
+
+@functools.cache
+def _asset(name: str) -> bytes:
+    return (STATIC / name).read_bytes()
+
+
+async def static(request: Request) -> Response:
+    """One of :data:`ASSETS`, read once; served on the event loop itself (no worker thread
+    to wait for while a load holds the interpreter), since a page waits for its style
+    sheet before it shows anything."""
     name = request.path_params["name"]
-    if name not in (
-        "view.css",
-        "view.js",
-        "waterfall.js",
-        "waterfall.css",
-        "pages.css",
-        "pages.js",
-        "live.js",
-    ):
+    if name not in ASSETS:
         raise HTTPException(404, "no such asset")
     media = "text/css" if name.endswith(".css") else "text/javascript"
-    return Response((STATIC / name).read_bytes(), media_type=media, headers=HEADERS)
+    return Response(_asset(name), media_type=media, headers=HEADERS)
 
 
 EXPERIMENT_PAGES: tuple[tuple[re.Pattern[str], Callable[[Request], Response]], ...] = (
