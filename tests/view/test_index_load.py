@@ -104,6 +104,7 @@ def test_the_runs_table_is_served_whole_without_the_headline(tmp_path: Path) -> 
         assert ('id="from-index"' in html) == index
         assert 'id="headline"' not in html and 'id="leaderboard"' not in html
         assert "the headline and leaderboard cannot be built" in html
+        assert 'id="report-waiting"' not in html  # not "in a moment": it cannot be built
         assert "timeline" in html  # the report configuration's problem, said
         state = client.get("/x/0/later/live/state").json()
         assert state["runs"] == 6 and state["planned"] == 6 and state["report"] is False
