@@ -36,7 +36,7 @@ from autobench.view._loading import INLINE_RUNS, Loads, RunsTable, Snapshot, fil
 from autobench.view._loading import RECHECK_SECONDS as RECHECK_SECONDS
 from autobench.view._loading import Loaded as Loaded
 from autobench.view._render import CSP as CSP  # part of what this module offers the tests
-from autobench.view._render import HEADERS
+from autobench.view._render import HEADERS, compile_templates
 from autobench.view._render import page as _page
 from autobench.view._runs import Query
 
@@ -368,10 +368,10 @@ async def _not_found(request: Request, exc: Exception) -> Response:
 def create_app(directories: Sequence[Path], *, preload: bool = False) -> Starlette:
     """The viewer over the experiments found (recursively) under ``directories``. Only GET
     and HEAD are routed: nothing can be written. When an experiment found holds a columnar
-    index, the plugins are loaded here (:func:`~autobench.view._loading.prepare`). With
-    ``preload``
-    every experiment found is loaded in the background from the start (``autobench view``
-    does). Raises ``FileNotFoundError`` for a directory that does not exist."""
+    index, the plugins are loaded here (:func:`~autobench.view._loading.prepare`); the
+    templates are compiled here too. With ``preload`` every experiment found is loaded in
+    the background from the start (``autobench view`` does). Raises ``FileNotFoundError``
+    for a directory that does not exist."""
     for directory in directories:
         if not Path(directory).is_dir():
             raise FileNotFoundError(f"no directory here: {directory}")
@@ -388,6 +388,7 @@ def create_app(directories: Sequence[Path], *, preload: bool = False) -> Starlet
     )
     app.state.viewer = Viewer(directories)
     prepare(found.path for found in app.state.viewer.experiments())
+    compile_templates()
     if preload:
         app.state.viewer.preload()
     return app
