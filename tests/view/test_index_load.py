@@ -64,6 +64,13 @@ def test_a_fresh_index_is_read_first_and_a_stale_one_never(
     # the same runs, statuses, scores, costs and errors as the replayed twin (run ids aside)
     strip = re.compile(r'href="[^"]*"')
     assert [strip.sub("", row) for row in rows] == [strip.sub("", row) for row in plain_rows]
+    deadline = time.monotonic() + SAFETY_NET  # a safety net, not a measure
+    while not (state := client.get("/x/0/indexed/live/state").json())["report"]:
+        assert time.monotonic() < deadline, "the report never came"
+        time.sleep(0.05)
+    # Two loads served: the runs table on its own, then with the headline and leaderboard.
+    assert state["generation"] == 2 and state["runs"] == 6 and state["problem"] is None
+    assert 'id="headline"' in client.get("/x/0/indexed").text
     assert tree_digests(record) == before  # nothing written, the index included
 
     run_file = next(record.rglob("run.yaml"))
