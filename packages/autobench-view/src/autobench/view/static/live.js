@@ -3,9 +3,9 @@
 // written. Polls the page's small same-origin state (/x/KEY/live/state) every second or two
 // while the page is visible and, when its generation changed, fetches the page's changing
 // part (/x/KEY/live/body with the current filters and page) and swaps it in: no reload, no
-// WebSocket. While the first load is underway (the runs table comes first, then the headline
-// and leaderboard) it polls four times a second. Polling stops while the page is hidden and starts again when
-// it is shown.
+// WebSocket. While the first load is underway (the runs table comes first, then the
+// headline and leaderboard) it polls four times a second. Polling stops while the page is
+// hidden and starts again when it is shown.
 (function () {
   var live = document.getElementById("live");
   if (!live) { return; }
@@ -22,10 +22,10 @@
     });
   }
 
-  function line(id, text, prefix) {
+  function line(id, text) {
     var element = document.getElementById(id);
     if (!element) { return; }
-    element.textContent = text ? (prefix || "") + text : "";
+    element.textContent = text || "";
     element.hidden = !text;
   }
 
