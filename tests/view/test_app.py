@@ -41,6 +41,22 @@ def test_index_finds_experiments_recursively(tmp_path: Path) -> None:
     assert links == ["/x/0/a/deep/one", "/x/0/b/two"]
 
 
+def test_the_index_reads_an_experiment_again_once_its_experiment_yaml_changed(
+    tmp_path: Path,
+) -> None:
+    run_into(tmp_path, out=tmp_path / "one", benchmark="first")
+    client = TestClient(create_app([tmp_path]))
+    assert "<td>first</td>" in client.get("/").text
+    plan = tmp_path / "one" / "experiment.yaml"
+    text = plan.read_text(encoding="utf-8")
+    assert "  benchmark: first\n" in text
+    plan.write_text(text.replace("  benchmark: first\n", "  benchmark: renamed\n"), "utf-8")
+    page = client.get("/").text  # what the index keeps is keyed by the file's size and time
+    assert "<td>renamed</td>" in page and "<td>first</td>" not in page
+    plan.write_text("record: {type: experiment, version: 1}\nexperiment: [\n", "utf-8")
+    assert 'class="error"' in client.get("/").text
+
+
 def test_experiment_page_renders_the_reports_headline_and_leaderboard(
     client: TestClient, records: Path
 ) -> None:
@@ -69,7 +85,7 @@ def test_runs_filter_sort_and_page_on_the_server(client: TestClient) -> None:
 
 def test_select_sorts_missing_values_last_and_clamps_pages(records: Path) -> None:
     result = replay_experiment(records / "view-test", evidence_only=True)
-    rows = run_rows(result, build_report(result))
+    rows = run_rows(result, build_report(result).run_rows)
     by_quality = select(rows, Query(sort="score:quality", descending=True))
     values = [row.scores.get("quality") for row in by_quality.rows]
     assert values[0] == 0.9 and values[-1] is None  # the errored runs have no quality score
@@ -94,7 +110,7 @@ def test_runs_are_filtered_by_a_range_of_any_number(client: TestClient, records:
     assert "6 shown of 6" in client.get(f"/x/{KEY}", params={"where": "cost", "min": "x"}).text
     assert "6 shown of 6" in client.get(f"/x/{KEY}", params={"where": "nope", "min": "1"}).text
     result = replay_experiment(records / "view-test", evidence_only=True)
-    rows = run_rows(result, build_report(result))
+    rows = run_rows(result, build_report(result).run_rows)
     assert select(rows, Query(where="latency", low=0.002, high=0.006)).total == 2
     assert select(rows, Query(where="repeat", low=2)).total == 0
 

@@ -10,6 +10,7 @@ its thread pool, so a long replay does not stall the server.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import threading
@@ -31,11 +32,11 @@ from autobench.view._diff_page import DiffCache, diff_context, diff_url, find_pa
 from autobench.view._discover import Found, find_experiments, split_key
 from autobench.view._files import contained, image_type
 from autobench.view._live import body_values, state
-from autobench.view._loading import INLINE_RUNS, Loads, Snapshot
+from autobench.view._loading import INLINE_RUNS, Loads, RunsTable, Snapshot, file_stamp, prepare
 from autobench.view._loading import RECHECK_SECONDS as RECHECK_SECONDS
 from autobench.view._loading import Loaded as Loaded
 from autobench.view._render import CSP as CSP  # part of what this module offers the tests
-from autobench.view._render import HEADERS
+from autobench.view._render import HEADERS, compile_templates
 from autobench.view._render import page as _page
 from autobench.view._runs import Query
 
@@ -53,6 +54,7 @@ class Viewer:
         self.inline_runs = inline_runs
         self._lock = threading.Lock()
         self._loads: dict[Path, Loads] = {}
+        self._summaries: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
 
     def experiments(self) -> list[Found]:
         return find_experiments(self.roots)
@@ -62,6 +64,21 @@ class Viewer:
             if found.key == key:
                 return found
         raise HTTPException(404, "no such experiment")
+
+    def summary(self, found: Found) -> dict[str, Any]:
+        """What the index page says of ``found`` (:func:`_summary`), kept until its
+        ``experiment.yaml`` changes (size or modification time): parsing the plan of a
+        10,000-run experiment costs a few tenths of a second."""
+        stamp = file_stamp(found.path / "experiment.yaml")
+        with self._lock:
+            kept = self._summaries.get(found.path)
+        if stamp is not None and kept is not None and kept[0] == stamp:
+            return kept[1]
+        summary = _summary(found)
+        if stamp is not None and summary["problem"] is None:
+            with self._lock:
+                self._summaries[found.path] = (stamp, summary)
+        return summary
 
     def loads(self, found: Found) -> Loads:
         with self._lock:
@@ -108,7 +125,7 @@ def _summary(found: Found) -> dict[str, Any]:
 
 def index(request: Request) -> Response:
     viewer: Viewer = request.app.state.viewer
-    experiments = [_summary(found) for found in viewer.experiments()]
+    experiments = [viewer.summary(found) for found in viewer.experiments()]
     return _page("index.html", roots=viewer.roots, experiments=experiments)
 
 
@@ -154,7 +171,7 @@ def _snapshot(request: Request, *, wait: bool) -> tuple[Found, Snapshot]:
     snapshot = loads.snapshot()
     if wait and snapshot.loaded is None:
         snapshot = loads.wait(looks, inline_runs=viewer.inline_runs)
-        if snapshot.loaded is None and not snapshot.loading and snapshot.problem:
+        if snapshot.table is None and not snapshot.loading and snapshot.problem:
             raise HTTPException(422, f"this record cannot be read: {snapshot.problem}")
     return found, snapshot
 
@@ -166,7 +183,9 @@ def _body(request: Request, found: Found, snapshot: Snapshot) -> dict[str, Any]:
 
 def experiment(request: Request) -> Response:
     """The experiment page: whatever is loaded now (a small experiment's first load is
-    waited for), kept up to date by ``live.js``; 422 when its first load failed."""
+    waited for whole, a first load from a columnar index until its runs table is served:
+    :meth:`~autobench.view._loading.Loads.wait`), kept up to date by ``live.js``; 422 when
+    its first load failed."""
     found, snapshot = _snapshot(request, wait=True)
     return _page("experiment.html", **_body(request, found, snapshot))
 
@@ -196,6 +215,13 @@ def _loaded(viewer: Viewer, key: str) -> Loaded:
         raise HTTPException(422, f"this record cannot be read: {exc}") from exc
 
 
+def _runs_table(viewer: Viewer, key: str) -> RunsTable:
+    try:
+        return viewer.loads(viewer.find(key)).runs_table()
+    except AutobenchError as exc:
+        raise HTTPException(422, f"this record cannot be read: {exc}") from exc
+
+
 def diff(request: Request) -> Response:
     """Two runs compared (:mod:`autobench.view._diff_page`)."""
     viewer: Viewer = request.app.state.viewer
@@ -210,7 +236,7 @@ def diff(request: Request) -> Response:
 def diff_find(request: Request) -> Response:
     """A choice of two runs, sent on to their diff's address (303)."""
     viewer: Viewer = request.app.state.viewer
-    left, right = find_pair(request.query_params, lambda key: _loaded(viewer, key).rows)
+    left, right = find_pair(request.query_params, lambda key: _runs_table(viewer, key).rows)
     return RedirectResponse(diff_url(left, right), status_code=303, headers=HEADERS)
 
 
@@ -272,20 +298,32 @@ def image(request: Request) -> Response:
     return FileResponse(path, headers=HEADERS, media_type=media)
 
 
-def static(request: Request) -> Response:
+ASSETS = (
+    "view.css",
+    "view.js",
+    "waterfall.js",
+    "waterfall.css",
+    "pages.css",
+    "pages.js",
+    "live.js",
+)
+"""The files under ``static/`` that are served."""
+
+
+@functools.cache
+def _asset(name: str) -> bytes:
+    return (STATIC / name).read_bytes()
+
+
+async def static(request: Request) -> Response:
+    """One of :data:`ASSETS`, read once; served on the event loop itself (no worker thread
+    to wait for while a load holds the interpreter), since a page waits for its style
+    sheet before it shows anything."""
     name = request.path_params["name"]
-    if name not in (
-        "view.css",
-        "view.js",
-        "waterfall.js",
-        "waterfall.css",
-        "pages.css",
-        "pages.js",
-        "live.js",
-    ):
+    if name not in ASSETS:
         raise HTTPException(404, "no such asset")
     media = "text/css" if name.endswith(".css") else "text/javascript"
-    return Response((STATIC / name).read_bytes(), media_type=media, headers=HEADERS)
+    return Response(_asset(name), media_type=media, headers=HEADERS)
 
 
 EXPERIMENT_PAGES: tuple[tuple[re.Pattern[str], Callable[[Request], Response]], ...] = (
@@ -329,9 +367,11 @@ async def _not_found(request: Request, exc: Exception) -> Response:
 
 def create_app(directories: Sequence[Path], *, preload: bool = False) -> Starlette:
     """The viewer over the experiments found (recursively) under ``directories``. Only GET
-    and HEAD are routed: nothing can be written. With ``preload`` every experiment found is
-    loaded in the background from the start (``autobench view`` does). Raises
-    ``FileNotFoundError`` for a directory that does not exist."""
+    and HEAD are routed: nothing can be written. When an experiment found holds a columnar
+    index, the plugins are loaded here (:func:`~autobench.view._loading.prepare`); the
+    templates are compiled here too. With ``preload`` every experiment found is loaded in
+    the background from the start (``autobench view`` does). Raises ``FileNotFoundError``
+    for a directory that does not exist."""
     for directory in directories:
         if not Path(directory).is_dir():
             raise FileNotFoundError(f"no directory here: {directory}")
@@ -347,6 +387,8 @@ def create_app(directories: Sequence[Path], *, preload: bool = False) -> Starlet
         exception_handlers={HTTPException: _not_found},
     )
     app.state.viewer = Viewer(directories)
+    prepare(found.path for found in app.state.viewer.experiments())
+    compile_templates()
     if preload:
         app.state.viewer.preload()
     return app

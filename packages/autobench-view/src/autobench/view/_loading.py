@@ -6,8 +6,9 @@ looks at the record's files and, when they changed, replays it again. A reload p
 the run files that are new or changed (:class:`~autobench.records.ParsedRuns`) and builds
 the report again; until it is done, and when it fails, the previous load is served (a
 failure is kept as ``problem`` and shown). A first load reads a fresh columnar index of the
-record instead of its run files when one is there (:func:`indexed`). Pages read a
-:class:`Snapshot`, which never waits for anything.
+record instead of its run files when one is there (:func:`indexed`), and serves the runs
+table (:class:`RunsTable`) as soon as its rows exist, before the report (headline and
+leaderboard) is built. Pages read a :class:`Snapshot`, which never waits for anything.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from autobench.abp import AutobenchError, gc_paused_for, settle_long_lived
+from autobench.abp import AutobenchError, gc_paused, gc_paused_for, settle_long_lived
 from autobench.records import (
     ExperimentRecord,
     ExperimentResult,
@@ -27,7 +29,7 @@ from autobench.records import (
     load_experiment_record,
     replay_experiment,
 )
-from autobench.report import Report, build_report
+from autobench.report import Report, RunMetricRow, build_report, build_run_metric_rows
 from autobench.view._runs import RunRow, choices, run_rows
 
 RECHECK_SECONDS = 1.0
@@ -37,6 +39,16 @@ INLINE_RUNS = 1000
 """A first load with at most this many run files to parse is waited for by the page that
 asked (well under a second): a small experiment shows whole at once, a larger one shows
 its progress at once and fills in when it is loaded."""
+
+INDEX_PATIENCE = 2.0
+"""How long (s) the page that asked waits for the runs table of a first load that reads a
+columnar index (about a quarter of a second for 10,000 runs) before it answers with the
+load's progress instead."""
+
+LATE_CHANGE_NS = 50_000_000
+"""A first load looks at the record's files after it is served (for the live reloads that
+follow); a YAML file modified less than this long (ns) before the load began, or after, may
+have been missed by it, so the next look reloads. Covers the coarse clock of file times."""
 
 
 DERIVED_STORE = "index"
@@ -57,6 +69,28 @@ def indexed(path: Path) -> ExperimentResult | None:
     return answer if isinstance(answer, ExperimentResult) else None
 
 
+def prepare(paths: Iterable[Path]) -> None:
+    """Load the plugins now (a tenth of a second or more, once per process) when one of the
+    experiment directories ``paths`` holds a derived store, rather than in its first load,
+    which asks them for it (:func:`indexed`) while a page waits."""
+    if any((path / DERIVED_STORE).is_dir() for path in paths):
+        from autobench.core.plugins import default_plugins
+
+        default_plugins()
+
+
+class RunsTable(NamedTuple):
+    """The runs table of a load: the replayed result, a row per run (metrics from the
+    report's projection) and the values its filters offer; served before the rest of the
+    report on a first load."""
+
+    result: ExperimentResult
+    rows: list[RunRow]
+    choices: dict[str, list[str]]
+    from_index: bool = False
+    """Whether the result was read from the record's columnar index, not its run files."""
+
+
 class Loaded(NamedTuple):
     """An experiment as the pages use it: the replayed result, its report
     (``build_report``), the rows of its runs table and the values its filters offer."""
@@ -68,6 +102,10 @@ class Loaded(NamedTuple):
     from_index: bool = False
     """Whether the result was read from the record's columnar index, not its run files."""
 
+    @property
+    def table(self) -> RunsTable:
+        return RunsTable(self.result, self.rows, self.choices, self.from_index)
+
 
 class LoadProblem(AutobenchError):
     """An experiment that has no load to show: its first load failed (the message says why)."""
@@ -76,12 +114,15 @@ class LoadProblem(AutobenchError):
 @dataclass(frozen=True)
 class Snapshot:
     """What an experiment's pages can show now: ``loaded`` (``None`` before the first load
-    ends), its ``generation`` (0 before it), whether a load is underway and how far it is
-    (``parsed`` of ``pending`` run files; ``stage`` names the step), the ids and planned run
-    count once its ``experiment.yaml`` is read, and the ``problem`` of the last failed load
-    (cleared by the next good one)."""
+    ends), ``table``, the runs table of ``loaded`` or, while a first load builds its report,
+    the runs table it already has (``None`` before that), the ``generation`` (0 before
+    either; it grows when the table and again when the whole load is served), whether a load
+    is underway and how far it is (``parsed`` of ``pending`` run files; ``stage`` names the
+    step), the ids and planned run count once its ``experiment.yaml`` is read, and the
+    ``problem`` of the last failed load (cleared by the next good one)."""
 
     loaded: Loaded | None
+    table: RunsTable | None
     generation: int
     loading: bool
     stage: str
@@ -93,22 +134,39 @@ class Snapshot:
     problem: str | None
 
     @property
+    def problem_line(self) -> str:
+        """The page's line about ``problem`` (``""`` when there is none): what is shown
+        despite it, and why."""
+        if self.problem is None:
+            return ""
+        if self.loaded is not None:
+            shown = "Showing the previous load: the record changed and cannot be read now"
+        elif self.table is not None:
+            shown = "The runs are shown, but the headline and leaderboard cannot be built"
+        else:
+            shown = "This record cannot be read"
+        return f"{shown}: {self.problem}"
+
+    @property
     def progress(self) -> str:
         """One line saying what the load underway is doing, or ``""`` when none is: for a
         first load ``"loading runs: N of M"``, for a reload of what is shown
         ``"reloading: N of M new or changed runs"``."""
         if not self.loading:
             return ""
-        if self.stage in ("look", "runs") and self.loaded is None:
+        if self.stage in ("look", "runs") and self.table is None:
             total = self.pending or self.planned or 0
             return f"loading runs: {self.parsed:,} of {total:,}"
         if self.stage == "runs" and self.pending:
             return f"reloading: {self.parsed:,} of {self.pending:,} new or changed runs"
         if self.loaded is not None:
             return "" if self.stage in ("look", "") else "reloading"
+        if self.table is not None:  # a first load, its runs table served
+            return "" if self.stage in ("look", "") else "building the headline and leaderboard"
         return {
             "plan": "reading the experiment",
             "index": "reading the columnar index",
+            "rows": "building the runs table",
             "report": "building the report",
         }.get(self.stage, "looking for changes")
 
@@ -129,7 +187,8 @@ def signature(root: Path) -> tuple[int, int]:
     return count, newest
 
 
-def _stamp(path: Path) -> tuple[int, int] | None:
+def file_stamp(path: Path) -> tuple[int, int] | None:
+    """``(size, modification time in ns)`` of the file at ``path``, or ``None``."""
     try:
         info = os.stat(path)
     except OSError:
@@ -145,6 +204,7 @@ class Loads:
         self.path = path
         self._changed = threading.Condition()
         self._loaded: Loaded | None = None
+        self._table: RunsTable | None = None
         self._generation = 0
         self._problem: str | None = None
         self._error: AutobenchError | None = None
@@ -171,6 +231,7 @@ class Loads:
             loading = self._thread is not None
             return Snapshot(
                 loaded=self._loaded,
+                table=self._table,
                 generation=self._generation,
                 loading=loading,
                 stage=self._stage,
@@ -206,22 +267,27 @@ class Loads:
     def wait(self, looks: int = 0, *, inline_runs: int | None = None) -> Snapshot:
         """Block until ``looks`` looks have finished and there is a load or a problem; with
         ``inline_runs``, stop waiting as soon as a first load turns out to plan more runs
-        than that (the page then shows its progress)."""
+        than that (the page then shows its progress, or the runs table when it has one), or
+        once a first load from a columnar index has served its runs table (waited for at
+        most :data:`INDEX_PATIENCE` seconds)."""
+        deadline = time.monotonic() + INDEX_PATIENCE
 
         def done() -> bool:
             if self._looks >= looks and (self._loaded is not None or self._problem is not None):
                 return True
-            return (
-                inline_runs is not None
-                and self._loaded is None
-                and (
-                    self._indexing  # its size is unknown until read: answer with progress
-                    or (self._record is not None and len(self._record.plan) > inline_runs)
-                )
-            )
+            if inline_runs is None or self._loaded is not None:
+                return False
+            if self._indexing:  # quick, and its size is unknown until read
+                return time.monotonic() >= deadline
+            table, record = self._table, self._record
+            plan = table.result.experiment.plan if table is not None else None
+            plan = record.plan if plan is None and record is not None else plan
+            return plan is not None and len(plan) > inline_runs
 
         with self._changed:
-            self._changed.wait_for(done)
+            while not done():
+                left = deadline - time.monotonic()
+                self._changed.wait(left if self._indexing and left > 0 else None)
         return self.snapshot()
 
     def load(self, *, fresh: bool = True) -> Loaded:
@@ -235,6 +301,12 @@ class Loads:
                 error = self._error
             raise error if error is not None else LoadProblem(snapshot.problem or "not loaded")
         return snapshot.loaded
+
+    def runs_table(self) -> RunsTable:
+        """The runs table served now, or (when there is none yet) the whole load's, waited
+        for as :meth:`load` does (and raising as it does)."""
+        table = self.snapshot().table
+        return table if table is not None else self.load(fresh=False).table
 
     def _set(self, **values: object) -> None:
         with self._changed:
@@ -264,56 +336,107 @@ class Loads:
                 return
 
     def _reload_if_changed(self) -> None:
-        if self._loaded is None and self._record is None and self._load_from_index():
+        if self._signature is None:  # nothing loaded nor looked at yet
+            self._first_load()
             return
-        plan = self.path / "experiment.yaml"
-        if self._record is None:  # the ids and the plan first: a waiting page answers sooner
-            self._set(_stage="plan")
-            stamp = _stamp(plan)
-            self._set(_record=load_experiment_record(self.path), _record_stamp=stamp)
         self._set(_stage="look")
         seen = signature(self.path)
         if seen == self._signature:
             return  # unchanged since the last load (or the last failed one)
-        self._set(_stage="plan", _signature=seen)
-        stamp = _stamp(plan)
+        self._set(_signature=seen)
+        self._replay()
+
+    def _first_load(self) -> None:
+        """A first load, from a fresh columnar index when there is one (:func:`indexed`),
+        else by a replay; the look that later reloads compare with (:func:`signature`, a
+        walk over every file) is taken once the load is served, not before. A YAML file
+        changed since about when the load began (:data:`LATE_CHANGE_NS`), or fewer files
+        than the load read, mean the next look reloads."""
+        began = time.time_ns()
+        result: ExperimentResult | None = None
+        try:
+            result = self._load_from_index()
+            if result is None:
+                result = self._replay()
+        finally:
+            self._set(_stage="look")
+            count, newest = seen = signature(self.path)
+            late = newest >= began - LATE_CHANGE_NS
+            fewer = result is not None and count < len(result.runs) + 1  # + experiment.yaml
+            self._set(_signature=(-1, -1) if late or fewer else seen)
+
+    def _replay(self) -> ExperimentResult:
+        """Replay the record's files (only the run files new or changed since the last
+        replay are parsed; ``experiment.yaml`` again only when it changed) and serve it."""
+        plan = self.path / "experiment.yaml"
+        stamp = file_stamp(plan)
         record = self._record
-        if record is None or stamp != self._record_stamp:  # rewritten (a resumed experiment)
+        if record is None or stamp != self._record_stamp:  # not read yet, or rewritten
+            self._set(_stage="plan")  # the ids and the plan first: a waiting page answers
             record = load_experiment_record(self.path)
         self._set(_record=record, _record_stamp=stamp, _stage="runs")
         self._parsed.pending = self._parsed.last_parsed = 0
         result = replay_experiment(record, self.path, evidence_only=True, parsed=self._parsed)
         self._publish(result, from_index=False)
+        return result
 
-    def _load_from_index(self) -> bool:
+    def _load_from_index(self) -> ExperimentResult | None:
         """A first load from the record's fresh columnar index (:func:`indexed`), which holds
-        the plan too, so ``experiment.yaml`` is not parsed first; ``False`` (nothing done but
-        a look at the files) when there is no fresh index."""
+        the plan too, so ``experiment.yaml`` is not parsed first; ``None`` (nothing done)
+        when there is no fresh index, or reading it failed: the run files are the record,
+        the index only a faster way to read them."""
         if not (self.path / DERIVED_STORE).is_dir():
-            return False
+            return None
         self._set(_stage="index", _indexing=True)
         try:
-            seen = signature(self.path)  # before the index is read: a change shows next look
-            stamp = _stamp(self.path / "experiment.yaml")
-            result = indexed(self.path)
+            stamp = file_stamp(self.path / "experiment.yaml")
+            with gc_paused():  # its files table and runs: tens of thousands of objects kept
+                try:
+                    result = indexed(self.path)
+                except Exception:  # a damaged store the plugin did not catch: the files rule
+                    result = None
+                settle_long_lived()
+            if result is None:
+                return None
+            self._set(_record=result.experiment, _record_stamp=stamp)
+            self._publish(result, from_index=True)
+            return result
         finally:
             self._set(_indexing=False)
-        if result is None:
-            return False
-        self._set(_record=result.experiment, _record_stamp=stamp, _signature=seen)
-        self._publish(result, from_index=True)
-        return True
 
     def _publish(self, result: ExperimentResult, *, from_index: bool) -> None:
-        """Build the report and the runs table of ``result`` and serve them from now on."""
+        """Serve ``result``: with its report and runs table; on a first load, its runs table
+        (metrics from :func:`~autobench.report.build_run_metric_rows`, the report's own
+        projection) first, then the report (``build_report``) once built."""
+        table: RunsTable | None = None
+        if self._loaded is None:
+            self._set(_stage="rows")
+            with gc_paused_for(len(result.runs)):  # thousands of rows: no collection meanwhile
+                table = _table(result, build_run_metric_rows(result), from_index)
+                settle_long_lived()
+            with self._changed:
+                self._table = table
+                self._generation += 1
+                self._indexing = False  # a page waiting for the table has it
+                self._problem = self._error = None
+                self._changed.notify_all()
         self._set(_stage="report")
         report = build_report(result)
-        with gc_paused_for(len(result.runs)):  # thousands of rows: no collection meanwhile
-            rows = run_rows(result, report)
-            loaded = Loaded(result, report, rows, choices(rows), from_index)
+        with gc_paused_for(len(result.runs)):
+            if table is None:
+                table = _table(result, report.run_rows, from_index)
+            loaded = Loaded(result, report, table.rows, table.choices, from_index)
             settle_long_lived()  # the next young collection does not walk the load
         with self._changed:
             self._loaded = loaded
+            self._table = table
             self._generation += 1
             self._problem = self._error = None
             self._changed.notify_all()
+
+
+def _table(
+    result: ExperimentResult, metric_rows: Sequence[RunMetricRow], from_index: bool
+) -> RunsTable:
+    rows = run_rows(result, metric_rows)
+    return RunsTable(result, rows, choices(rows), from_index)

@@ -35,6 +35,14 @@ def templates() -> jinja2.Environment:
     return env
 
 
+def compile_templates() -> None:
+    """Compile every template now (a few tens of milliseconds), not while the first request
+    for a page waits."""
+    env = templates()
+    for name in env.list_templates(extensions=["html"]):
+        env.get_template(name)
+
+
 VALUE_LIMIT = 200_000
 """Characters of one recorded value (an input, output, traceback, output diff line) written
 into a page; the rest is left out with a note (the run file has it whole)."""

@@ -99,16 +99,19 @@ def run_file(viewer: Any, found: Found, run_id: str) -> Path:
     under the experiment's directory. ``viewer`` is the application's
     :class:`~autobench.view._app.Viewer`. Raises ``HTTPException`` 404 for a run the plan
     does not hold or whose file is missing or lies outside the experiment."""
-    # The plan loaded last names the run's file, unless the run is newer than that load.
-    planned = next(
-        (
-            item
-            for fresh in (False, True)
-            for item in viewer.load(found, fresh=fresh).result.experiment.plan
-            if item.id == run_id
-        ),
-        None,
-    )
+    # The plan served last (its runs table is enough) names the run's file, unless the run
+    # is newer than that load: then the load looked at again, and waited for.
+    try:
+        plan = viewer.loads(found).runs_table().result.experiment.plan
+    except AutobenchError as exc:
+        raise HTTPException(422, f"this record cannot be read: {exc}") from exc
+    planned = next((item for item in plan if item.id == run_id), None)
+    if planned is None:
+        try:
+            plan = viewer.load(found, fresh=True).result.experiment.plan
+        except AutobenchError:  # no newer load to look in
+            plan = []
+        planned = next((item for item in plan if item.id == run_id), None)
     if planned is None:
         raise HTTPException(404, "no such run")
     path = contained(found.path, planned.path)
@@ -186,11 +189,11 @@ def run_page(request: Request) -> Response:
 def _diff_links(request: Request, found: Found, run: RunRecord) -> Any:
     """The "diff with" links of a run page (:func:`autobench.view._diff_page.run_links`)."""
     viewer = request.app.state.viewer  # an autobench.view._app.Viewer
-    rows = viewer.load(found, fresh=False).rows
+    rows = viewer.loads(found).runs_table().rows
 
     def loaded_rows(item: Found) -> Any:
-        loaded = viewer.loads(item).snapshot().loaded
-        return None if loaded is None else loaded.rows
+        table = viewer.loads(item).snapshot().table
+        return None if table is None else table.rows
 
     return run_links(viewer.roots, viewer.experiments(), found, run, rows, loaded_rows)
 

@@ -57,11 +57,14 @@ def serve(
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host.strip("[]"), port))
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", server_header=False)
+    # Listening before the address is told: a browser or client that connects while uvicorn
+    # is still starting waits in the backlog instead of being refused.
+    sock.listen(config.backlog)
     bound = sock.getsockname()[1]
     url, lines = announce(host, bound)
     for line in lines:
         say(line)
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", server_header=False)
     server = uvicorn.Server(config)
     if open_browser:
         threading.Timer(0.5, webbrowser.open, args=(url,)).start()

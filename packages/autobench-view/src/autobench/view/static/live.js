@@ -3,13 +3,16 @@
 // written. Polls the page's small same-origin state (/x/KEY/live/state) every second or two
 // while the page is visible and, when its generation changed, fetches the page's changing
 // part (/x/KEY/live/body with the current filters and page) and swaps it in: no reload, no
-// WebSocket. Polling stops while the page is hidden and starts again when it is shown.
+// WebSocket. While the first load is underway (the runs table comes first, then the
+// headline and leaderboard) it polls four times a second. Polling stops while the page is
+// hidden and starts again when it is shown.
 (function () {
   var live = document.getElementById("live");
   if (!live) { return; }
   var stateUrl = live.dataset.state;
   var bodyUrl = live.dataset.body + window.location.search;
   var generation = live.dataset.generation;
+  var whole = live.dataset.whole === "true"; // the first load served, report included
   var timer = null;
   var busy = false;
 
@@ -19,10 +22,10 @@
     });
   }
 
-  function line(id, text, prefix) {
+  function line(id, text) {
     var element = document.getElementById(id);
     if (!element) { return; }
-    element.textContent = text ? (prefix || "") + text : "";
+    element.textContent = text || "";
     element.hidden = !text;
   }
 
@@ -51,10 +54,7 @@
       .then(function (state) {
         line("live-progress", state.progress);
         line("live-recording", state.recording);
-        var previous = state.runs !== null && String(state.generation) !== "0";
-        line("live-problem", state.problem,
-          previous ? "Showing the previous load: the record changed and cannot be read now: "
-            : "This record cannot be read: ");
+        line("live-problem", state.problem_line);
         if (String(state.generation) === generation) { return state; }
         generation = String(state.generation);
         return fetch(bodyUrl, { cache: "no-store" }).then(function (response) {
@@ -64,7 +64,8 @@
       })
       .then(function (state) {
         busy = false;
-        schedule(state.loading || state.recording ? 1 : 2);
+        whole = whole || Boolean(state.report);
+        schedule(!whole && state.loading ? 0.25 : state.loading || state.recording ? 1 : 2);
       })
       .catch(function () {
         busy = false; // the viewer stopped or is busy: try again a little later
@@ -77,5 +78,5 @@
     if (document.hidden) { window.clearTimeout(timer); timer = null; } else if (timer === null) { poll(); }
   });
   document.body.dataset.liveGeneration = generation;
-  schedule(1);
+  schedule(whole ? 1 : 0.25);
 })();
