@@ -258,7 +258,10 @@ def record_body(text: str, record_type: str, *, source: Path | str | None = None
     if document is NOT_CANONICAL:
         document = load_document(text, source=source)
     if not isinstance(document, dict):
-        raise RecordFormatError(f"expected record type {record_type!r} (a mapping), found {type(document).__name__}", path=source)
+        raise RecordFormatError(
+            f"expected record type {record_type!r} (a mapping), found {type(document).__name__}",
+            path=source,
+        )
     record = document.pop("record", None)
     if not isinstance(record, dict) or not isinstance(record.get("version"), int):
         raise RecordFormatError(
