@@ -1,5 +1,6 @@
-"""`autobench run --help` and `autobench validate --help` import neither the runtime, the
-records nor the report: a fresh interpreter runs the real command and lists what it loaded."""
+"""The `--help` of `autobench run`, `validate`, `report`, `compare`, `rescore`, `label` and the
+`judge` commands imports neither the runtime, the records nor the report (nor numpy, which the
+report's statistics load): a fresh interpreter runs the real command and lists what it loaded."""
 
 from __future__ import annotations
 
@@ -31,12 +32,47 @@ def _loaded(*args: str) -> tuple[object, set[str], str]:
     return found["code"], set(found["modules"]), "\n".join(help_lines)
 
 
-@pytest.mark.parametrize("command", ["run", "validate"])
+LAZY = (
+    "run",
+    "validate",
+    "report",
+    "compare",
+    "rescore",
+    "label",
+    "judge",
+    "judge calibrate",
+    "judge pairwise",
+)
+
+
+@pytest.mark.parametrize("command", LAZY)
 def test_help_of_a_command_imports_no_runtime_records_or_report(command: str) -> None:
-    code, modules, text = _loaded(command, "--help")
+    code, modules, text = _loaded(*command.split(), "--help")
     assert code == 0
     assert f"Usage: autobench {command}" in text
     assert [name for name in HEAVY if name in modules] == []
+
+
+def test_the_help_of_export_still_lists_the_installed_formats() -> None:
+    """`export --help` loads the plugins (the formats they add are in it); running the
+    command module alone does not."""
+    code, _, text = _loaded("export", "--help")
+    assert code == 0
+    assert "csv, github, html, junit" in " ".join(text.split())
+
+
+def test_the_defaults_in_the_help_are_those_the_report_and_records_use() -> None:
+    """`judge calibrate --help` shows its defaults without importing the report: the CLI's
+    copies of the constants are the report's and the records' own."""
+    from autobench.cli import _judge
+    from autobench.records import LABELS_FILE
+    from autobench.report._calibration import CALIBRATION_RESAMPLES, CALIBRATION_SEED
+
+    assert (_judge.LABELS_FILE, _judge.CALIBRATION_RESAMPLES, _judge.CALIBRATION_SEED) == (
+        LABELS_FILE,
+        CALIBRATION_RESAMPLES,
+        CALIBRATION_SEED,
+    )
 
 
 def test_an_error_panel_still_names_an_autobench_error(tmp_path) -> None:

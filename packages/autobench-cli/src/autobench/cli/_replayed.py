@@ -23,11 +23,15 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from autobench.cli import _app
 from autobench.cli._plugins import command_plugins
-from autobench.records import ExperimentResult, replay_experiment
+
+if TYPE_CHECKING:
+    from autobench.records import ExperimentResult
+
+# The records are imported when a command reads them: its `--help` needs none.
 
 
 def replayed(
@@ -68,4 +72,6 @@ def _read(
             if meanwhile is not None:
                 meanwhile()
             return cast(ExperimentResult, indexed)
+    from autobench.records import replay_experiment
+
     return replay_experiment(record_dir, evidence_only=evidence_only, meanwhile=meanwhile)
