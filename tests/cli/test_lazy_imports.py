@@ -5,6 +5,7 @@ report's statistics load): a fresh interpreter runs the real command and lists w
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -88,3 +89,47 @@ def test_an_error_panel_still_names_an_autobench_error(tmp_path) -> None:
     assert done.returncode == 1
     assert "Invalid benchmark spec" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+TASK = """
+import json, os, sys
+
+_SEEN = []
+
+
+def run_case(ctx, case):
+    if not _SEEN:
+        _SEEN.append(sorted(sys.modules))
+        with open(os.environ["MODULES_AT_FIRST_RUN"], "w") as stream:
+            json.dump(_SEEN[0], stream)
+    return case.input["n"] * 2
+"""
+
+
+def test_run_loads_no_statistics_before_its_first_run(tmp_path) -> None:
+    """`autobench run` (recording) reaches its first run without numpy or scipy: the report's
+    statistics are imported when a score is calibrated or compared, never to start."""
+    (tmp_path / "modules_task.py").write_text(TASK)
+    (tmp_path / "autobench.yaml").write_text(
+        "benchmark:\n"
+        "  lazy:\n"
+        "    dataset:\n"
+        "      cases:\n"
+        "        - {id: a, input: {n: 1}, expected: 2}\n"
+        "    run:\n"
+        "      python: modules_task:run_case\n"
+        "    variants:\n"
+        "      v: {factors: {mode: a}}\n"
+    )
+    seen = tmp_path / "modules.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "autobench.cli", "run", "autobench.yaml", "--record", "rec"],
+        cwd=tmp_path,
+        env={**os.environ, "MODULES_AT_FIRST_RUN": str(seen)},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    modules = set(json.loads(seen.read_text()))
+    assert "autobench.records" in modules  # the run did start, recording
+    assert [name for name in ("numpy", "scipy") if name in modules] == []
