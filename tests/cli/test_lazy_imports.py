@@ -1,6 +1,7 @@
-"""The `--help` of `autobench run`, `validate`, `report`, `compare`, `rescore`, `label` and the
-`judge` commands imports neither the runtime, the records nor the report (nor numpy, which the
-report's statistics load): a fresh interpreter runs the real command and lists what it loaded."""
+"""The `--help` of `autobench run`, `validate`, `report`, `compare`, `rescore`, `label`,
+`replay` and the `judge` and `instrumentation` commands imports neither the runtime, the
+records nor the report (nor numpy, which the report's statistics load): a fresh interpreter
+runs the real command and lists what it loaded."""
 
 from __future__ import annotations
 
@@ -43,6 +44,10 @@ LAZY = (
     "judge",
     "judge calibrate",
     "judge pairwise",
+    "replay",
+    "instrumentation",
+    "instrumentation trace",
+    "instrumentation doctor",
 )
 
 
@@ -133,3 +138,12 @@ def test_run_loads_no_statistics_before_its_first_run(tmp_path) -> None:
     modules = set(json.loads(seen.read_text()))
     assert "autobench.records" in modules  # the run did start, recording
     assert [name for name in ("numpy", "scipy") if name in modules] == []
+
+
+def test_doctor_styles_every_compatibility_state() -> None:
+    """`instrumentation doctor` styles a state by its value (no import of the states for
+    `--help`): every state has a style."""
+    from autobench.abp import CompatibilityState
+    from autobench.cli._doctor import _STATE_STYLE
+
+    assert set(_STATE_STYLE) == {state.value for state in CompatibilityState}
