@@ -13,7 +13,6 @@ import click
 
 from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._output import exit_for_gate
-from autobench.cli._replayed import replayed
 from autobench.cli._rescore import apply_rescored, rescored_banner, rescored_option
 
 # The records and the report are imported when the command runs: `compare --help` needs neither.
@@ -84,6 +83,7 @@ def compare_command(
     """
     if len(record_dirs) > 2:
         raise click.UsageError("give one record directory, or a baseline and a candidate one")
+    from autobench.cli._replayed import replayed
     from autobench.report import (
         compare_experiments,
         compare_variants_with_headline,

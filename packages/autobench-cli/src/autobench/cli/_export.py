@@ -21,7 +21,6 @@ from rich.text import Text
 
 from autobench.cli._console import show_error, stdout_console, title_of, user_errors
 from autobench.cli._plugins import command_plugins
-from autobench.cli._replayed import replayed
 
 if TYPE_CHECKING:
     from autobench.core.plugins import AutobenchPlugins
@@ -198,6 +197,7 @@ def export_command(
         _send(exporter, record_dir, endpoint)
         return
     assert target is not None
+    from autobench.cli._replayed import replayed
     from autobench.report import build_report, export_content, write_export
 
     with user_errors():
@@ -284,6 +284,7 @@ def _send(exporter: Exporter, record_dir: Path, endpoint: str) -> None:
     the endpoint (in the line saying what was sent, or in the error) has its credentials
     redacted: userinfo and secret query values (:func:`autobench.report.url_secrets`)."""
     from autobench.abp import AutobenchError
+    from autobench.cli._replayed import replayed
     from autobench.report import build_report, output_policy, redact_known, url_secrets
 
     with user_errors():

@@ -29,7 +29,6 @@ from rich.table import Table
 
 from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._doctor import doctor_command
-from autobench.cli._replayed import replayed
 
 if TYPE_CHECKING:
     from autobench.records import ExperimentTraceShape
@@ -65,6 +64,7 @@ def trace_command(record_dir: Path, limit: int) -> None:
     the instrumentors (scopes) that produced the spans. Reads recorded evidence
     only: neither the task nor any provider SDK is imported.
     """
+    from autobench.cli._replayed import replayed
     from autobench.records import experiment_trace_shape
     from autobench.report import output_policy
 

@@ -14,7 +14,6 @@ from autobench.cli._agreement_gate import agreement_bound, agreement_failures
 from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._output import exit_for_gate
 from autobench.cli._plugins import command_plugins
-from autobench.cli._replayed import replayed
 from autobench.cli._rescore import apply_rescored, rescored_banner, rescored_option
 
 if TYPE_CHECKING:
@@ -128,6 +127,7 @@ def calibrate_command(
     without a label and label without a run. With --rescored NAME, the scores of that
     re-scoring (`autobench rescore`) are calibrated in place of the recorded ones.
     """
+    from autobench.cli._replayed import replayed
     from autobench.records import LabelsFile, read_labels
     from autobench.report import CalibrationError, calibrate, output_policy
     from autobench.report._render_calibration import render_calibration

@@ -24,7 +24,6 @@ from rich.text import Text
 
 from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._judge import LABELS_FILE
-from autobench.cli._replayed import replayed
 from autobench.cli._rescore import apply_rescored, rescored_option
 
 if TYPE_CHECKING:
@@ -98,6 +97,8 @@ def label_command(
     """
     if export_path is not None and import_path is not None:
         raise click.UsageError("--export and --import are separate steps: give one")
+    from autobench.cli._replayed import replayed
+
     target = labels_path or record_dir / LABELS_FILE
     with user_errors():
         result = apply_rescored(replayed(record_dir), rescored)

@@ -13,7 +13,6 @@ from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._gate import runs_option
 from autobench.cli._output import recorded_spec_dir
 from autobench.cli._plugins import command_plugins
-from autobench.cli._replayed import replayed
 
 if TYPE_CHECKING:
     from autobench.core.plugins import TraceExtractorRegistry
@@ -66,6 +65,7 @@ def replay_command(record_dir: Path, extract: tuple[str, ...], runs: RunSelectio
     again with the same extractor version is refused. A later replay or
     report includes the derived observations.
     """
+    from autobench.cli._replayed import replayed
     from autobench.report import build_report, output_policy, render_report
 
     if extract:

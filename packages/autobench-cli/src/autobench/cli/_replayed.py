@@ -23,15 +23,11 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from autobench.cli import _app
 from autobench.cli._plugins import command_plugins
-
-if TYPE_CHECKING:
-    from autobench.records import ExperimentResult
-
-# The records are imported when a command reads them: its `--help` needs none.
+from autobench.records import ExperimentResult, replay_experiment
 
 
 def replayed(
@@ -72,6 +68,4 @@ def _read(
             if meanwhile is not None:
                 meanwhile()
             return cast(ExperimentResult, indexed)
-    from autobench.records import replay_experiment
-
     return replay_experiment(record_dir, evidence_only=evidence_only, meanwhile=meanwhile)

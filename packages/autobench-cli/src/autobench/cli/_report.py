@@ -10,7 +10,6 @@ import click
 from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._gate import fail_on_option, gate_failures, runs_option
 from autobench.cli._output import exit_for_gate, recorded_spec_dir
-from autobench.cli._replayed import replayed
 from autobench.cli._rescore import apply_rescored, rescored_banner, rescored_option
 
 if TYPE_CHECKING:
@@ -47,6 +46,7 @@ def report_command(
     --rescored NAME, the scores of that re-scoring (`autobench rescore`) are
     shown in place of the recorded ones.
     """
+    from autobench.cli._replayed import replayed
     from autobench.report import build_report, output_policy, render_report
 
     with user_errors():
