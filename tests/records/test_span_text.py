@@ -34,16 +34,23 @@ from autobench.records import (
     trace_from_yaml,
 )
 from autobench.records._codec import (
+    _trace_head,
     experiment_summary_to_yaml,
     model_sections,
     reference_span_text,
     render_run,
     run_sections,
+    run_text,
     trace_to_yaml,
     trace_yaml_bytes,
 )
 from autobench.records._records import EXPERIMENT_RECORD_VERSION
-from autobench.records._span_text import _SPAN_FIELDS, sections_text, span_text
+from autobench.records._span_text import (
+    _SPAN_FIELDS,
+    sections_text,
+    span_text,
+    trace_section_text,
+)
 from autobench.records._values import encode_value
 from autobench.records._yaml import dump_record, render_sections
 
@@ -440,6 +447,107 @@ def test_a_run_record_is_written_directly_as_the_document_path_writes_it() -> No
         run.scores,
         run.case,
     )
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sections=st.dictionaries(SECTION_NAMES, VALUES, max_size=4))
+def test_sections_written_directly_from_a_dump_are_the_document_paths_text(
+    sections: dict[str, Any],
+) -> None:
+    """``run_text`` gives the direct writer a run's dump as it is (no ``encode_value``): the
+    writer refuses every value encoding would change, so what it writes is the same text."""
+    text = sections_text(sections)
+    if text is not None:
+        assert text == render_sections(
+            {name: encode_value(value) for name, value in sections.items()}
+        )
+
+
+@st.composite
+def run_records(draw: st.DrawFn) -> RunRecord:
+    """Run records of the common shape with hypothesis values in their open fields (case
+    input, output, factors, a score's actual value), spans of every kind, and observations
+    whose case and variant are the run's or another's."""
+    trace = Trace(
+        id=draw(st.sampled_from(["t1", "0123abcd"])),
+        name=draw(st.none() | TEXT),
+        spans=tuple(draw(st.lists(spans(), max_size=3))),
+        partial=draw(st.booleans()),
+    )
+    observations = [
+        {
+            "id": f"obs_{index}",
+            "name": "size",
+            "kind": "metric",
+            "value": draw(st.integers(0, 9) | FLOATS),
+            "case": draw(st.sampled_from(["c", "other"])),
+            "variant": draw(st.sampled_from(["v", "other"])),
+        }
+        for index in range(draw(st.integers(0, 2)))
+    ]
+    return RunRecord(
+        run=RunInfo(
+            id="run_0001_c_v",
+            experiment="exp_1",
+            benchmark="b",
+            case="c",
+            variant="v",
+            index=1,
+            status=draw(st.sampled_from(["passed", "failed", "errored"])),
+            outcome={"task": "passed", "evaluation": "passed"},
+            started_at=draw(WHEN),
+            duration=draw(FLOATS.filter(lambda value: not math.isnan(value))),
+        ),
+        case={"id": "c", "input": draw(VALUES), "expected": draw(VALUES)},
+        variant={"id": "v", "factors": {"model": draw(TEXT), "temperature": draw(FLOATS)}},
+        output=draw(VALUES),
+        scores=[{"name": "correct", "value": 1.0, "role": "objective", "actual": draw(VALUES)}],
+        observations=observations,
+        trace=trace if draw(st.booleans()) else None,
+    )
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(run=run_records())
+def test_a_run_file_is_the_document_paths_text(run: RunRecord) -> None:
+    """``run_text`` (spans and sections written straight from the run) and the document
+    path (``render_run(run_sections(run))``) write the same bytes, whatever the run holds."""
+    assert run_text(run) == render_run(run_sections(run))
+
+
+def test_a_common_run_takes_the_direct_path() -> None:
+    """The run of a common task is written by the direct path, not the document path (the
+    same text: the test above; this one keeps the speed from going unnoticed)."""
+    collector = TraceCollector()
+    with bind_collector(collector), start_span("benchmark.run", kind="task"):
+        with start_span("llm", kind="llm", input={"prompt": "Hi"}) as llm:
+            llm.set_output({"text": "yes"})
+    run = RunRecord(
+        run=RunInfo(
+            id="run_0001_c_v",
+            experiment="exp_1",
+            benchmark="b",
+            case="c",
+            variant="v",
+            index=1,
+            status="passed",
+            outcome={"task": "passed", "evaluation": "passed"},
+            started_at=dt.datetime(2026, 12, 2, 10, 0, tzinfo=dt.UTC),
+            duration=0.25,
+        ),
+        case={"id": "c", "input": {"n": 1}},
+        variant={"id": "v", "factors": {"mode": "a"}},
+        output={"value": 2},
+        trace=collector.materialize(),
+    )
+    trace = run.trace
+    assert isinstance(trace, Trace)
+    before, after = _trace_head(trace)
+    assert trace_section_text(before, trace.spans, after) is not None
+    dumped = run.model_dump(mode="python", exclude_defaults=True, exclude={"trace"})
+    assert all(sections_text({key: value}) is not None for key, value in dumped.items())
+    text = run_text(run)
+    assert text == render_run(run_sections(run))
 
 
 FIXTURE_EXPERIMENT = Path(__file__).parents[1] / "fixtures" / "records-v1" / "experiment"

@@ -207,3 +207,18 @@ def test_loader_refuses_python_object_tags() -> None:
 def test_duplicate_keys_are_malformed() -> None:
     with pytest.raises(RecordFormatError, match=r"dup.yaml:2:1: .*duplicate key"):
         load_document("a: 1\na: 2\n", source="dup.yaml")
+
+
+@pytest.mark.parametrize("fold", [0, 1])
+def test_a_utc_datetime_is_encoded_as_the_same_plain_utc_datetime(fold: int) -> None:
+    """A run's times (UTC) take a shortcut; the value is what the general rule gives: the
+    same instant in UTC, ``fold`` dropped, exactly a ``datetime``."""
+
+    class Stamp(dt.datetime):
+        pass
+
+    when = dt.datetime(2026, 12, 7, 4, 0, 1, 5, tzinfo=dt.UTC, fold=fold)
+    for value in (when, Stamp(2026, 12, 7, 4, 0, 1, 5, tzinfo=dt.UTC, fold=fold)):
+        encoded = encode_value(value)
+        assert type(encoded) is dt.datetime
+        assert (encoded, encoded.tzinfo, encoded.fold) == (when, dt.UTC, 0)

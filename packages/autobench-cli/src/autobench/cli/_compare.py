@@ -12,19 +12,10 @@ from pathlib import Path
 import click
 
 from autobench.cli._console import stdout_console, user_errors
-from autobench.cli._gate import regressions
 from autobench.cli._output import exit_for_gate
-from autobench.cli._replayed import replayed
 from autobench.cli._rescore import apply_rescored, rescored_banner, rescored_option
-from autobench.report import (
-    compare_experiments,
-    compare_variants_with_headline,
-    output_policy,
-    render_comparison,
-    render_experiment_comparison,
-    report_spec,
-)
-from autobench.report._compare import prepare_statistics
+
+# The records and the report are imported when the command runs: `compare --help` needs neither.
 
 _EPILOG = """\b
 Exit codes: 0 compared (whatever the verdicts); 1 an error (unreadable records, unknown
@@ -92,6 +83,18 @@ def compare_command(
     """
     if len(record_dirs) > 2:
         raise click.UsageError("give one record directory, or a baseline and a candidate one")
+    from autobench.cli._replayed import replayed
+    from autobench.report import (
+        compare_experiments,
+        compare_variants_with_headline,
+        output_policy,
+        render_comparison,
+        render_experiment_comparison,
+        report_spec,
+    )
+    from autobench.report._compare import prepare_statistics
+    from autobench.report._regressions import regressions
+
     if len(record_dirs) == 2:
         if baseline is not None or candidate is not None:
             raise click.UsageError(

@@ -12,25 +12,29 @@ works with no SDK installed.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
 from rich.text import Text
 
-from autobench.abp import CompatibilityState
 from autobench.cli._console import stdout_console
 from autobench.cli._plugins import command_plugins
-from autobench.core.native import IntegrationStatus
-from autobench.core.plugins import instrumentor_statuses
+
+if TYPE_CHECKING:
+    from autobench.core.native import IntegrationStatus
+
+# The plugins and the integrations' statuses are imported when `doctor` runs: `--help` needs
+# neither.
 
 _STATE_STYLE = {
-    CompatibilityState.COMPATIBLE: "green",
-    CompatibilityState.DEGRADED: "yellow",
-    CompatibilityState.UNAVAILABLE: "dim",
-    CompatibilityState.UNSUPPORTED: "red",
-    CompatibilityState.CONFLICTING: "red",
+    "compatible": "green",
+    "degraded": "yellow",
+    "unavailable": "dim",
+    "unsupported": "red",
+    "conflicting": "red",
 }
+"""The style of each :class:`~autobench.abp.CompatibilityState` (a ``StrEnum``: its value)."""
 
 
 @click.command("doctor")
@@ -38,6 +42,8 @@ def doctor_command() -> None:
     """Show every native integration: installed or missing, versions and supported ranges,
     compatibility, layer, mechanism, capabilities, span kinds, semantic families and
     capture defaults. Imports no missing SDK."""
+    from autobench.core.plugins import instrumentor_statuses
+
     console = stdout_console()
     statuses = instrumentor_statuses(command_plugins().integrations)
     for status in statuses:

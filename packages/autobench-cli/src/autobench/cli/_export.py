@@ -8,7 +8,7 @@ import io
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 from urllib.parse import urlsplit
 
 import click
@@ -19,26 +19,15 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from autobench.abp import AutobenchError
 from autobench.cli._console import show_error, stdout_console, title_of, user_errors
 from autobench.cli._plugins import command_plugins
-from autobench.cli._replayed import replayed
-from autobench.core.distributions import DISTRIBUTIONS
-from autobench.core.plugins import AutobenchPlugins, default_plugins, plugin_manager
-from autobench.report import (
-    Exporter,
-    ExporterRegistry,
-    ExportOptionError,
-    build_report,
-    configure_exporter,
-    export_content,
-    exporter_registry,
-    output_policy,
-    redact_known,
-    redact_url,
-    url_secrets,
-    write_export,
-)
+
+if TYPE_CHECKING:
+    from autobench.core.plugins import AutobenchPlugins
+    from autobench.report import Exporter, ExporterRegistry
+
+# The plugins, the records and the report are imported when the command runs, or when its
+# help lists the export formats (those of the installed plugins).
 
 PREVIEW_LINES = 20
 LONG_LINE = 2_000
@@ -96,6 +85,10 @@ def _csv_preview(content: str) -> RenderableType:
 def _formats_help() -> str:
     """The formats Autobench's own distributions register, then each format an installed
     plugin adds, with the distribution that adds it."""
+    from autobench.core.distributions import DISTRIBUTIONS
+    from autobench.core.plugins import plugin_manager
+    from autobench.report import Exporter
+
     manager = plugin_manager()
     distributions = {
         id(plugin): re.sub(r"[-_.]+", "-", dist.project_name).lower()
@@ -120,9 +113,22 @@ def _formats_help() -> str:
 def _exporters(plugins: AutobenchPlugins) -> ExporterRegistry:
     """The export formats of ``plugins`` (``autobench_exporters`` of its manager); the
     process-wide registry, built once, for the default plugins."""
+    from autobench.core.plugins import default_plugins
+    from autobench.report import ExporterRegistry, exporter_registry
+
     if plugins is default_plugins():
         return exporter_registry()
     return ExporterRegistry.from_manager(plugins.manager)
+
+
+class _FormatOption(click.Option):
+    """``--format``, whose help (the formats of the installed plugins) is written only when
+    the help is shown: loading the plugins is not needed to run the command otherwise."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        if self.help is None:
+            self.help = _formats_help()
+        return super().get_help_record(ctx)
 
 
 @click.command("export")
@@ -132,7 +138,7 @@ def _exporters(plugins: AutobenchPlugins) -> ExporterRegistry:
     "format_name",
     required=True,
     metavar="FORMAT",
-    help=_formats_help(),
+    cls=_FormatOption,
 )
 @click.option(
     "--path",
@@ -191,6 +197,9 @@ def export_command(
         _send(exporter, record_dir, endpoint)
         return
     assert target is not None
+    from autobench.cli._replayed import replayed
+    from autobench.report import build_report, export_content, write_export
+
     with user_errors():
         if target.name in RECORD_FILES or (
             target.exists() and target.resolve().is_relative_to((record_dir / "cases").resolve())
@@ -220,6 +229,8 @@ def export_command(
 def _configured(exporter: Exporter, items: tuple[str, ...]) -> Exporter:
     """``exporter`` with the ``--export-option KEY=VALUE`` items set; a usage error (exit 2)
     for an item without ``=`` or a key the format does not take."""
+    from autobench.report import ExportOptionError, configure_exporter
+
     values: dict[str, str] = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -249,6 +260,8 @@ def _check_destination(exporter: Exporter, target: Path | None, endpoint: str | 
             raise click.UsageError(
                 f"format {exporter.name!r} sends to --endpoint and writes no file: leave out --path"
             )
+        from autobench.report import redact_url
+
         parts = urlsplit(endpoint)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise click.UsageError(
@@ -270,6 +283,10 @@ def _send(exporter: Exporter, record_dir: Path, endpoint: str) -> None:
     """Replay ``record_dir`` for ``exporter`` and send it to ``endpoint``. What is shown of
     the endpoint (in the line saying what was sent, or in the error) has its credentials
     redacted: userinfo and secret query values (:func:`autobench.report.url_secrets`)."""
+    from autobench.abp import AutobenchError
+    from autobench.cli._replayed import replayed
+    from autobench.report import build_report, output_policy, redact_known, url_secrets
+
     with user_errors():
         traces = getattr(exporter, "needs_traces", False) is True
         result = replayed(

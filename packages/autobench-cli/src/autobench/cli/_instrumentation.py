@@ -22,15 +22,18 @@ Rich tables:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.table import Table
 
 from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._doctor import doctor_command
-from autobench.cli._replayed import replayed
-from autobench.records import ExperimentTraceShape, experiment_trace_shape
-from autobench.report import output_policy
+
+if TYPE_CHECKING:
+    from autobench.records import ExperimentTraceShape
+
+# The records and the report are imported when `trace` runs: `--help` needs neither.
 
 DEFAULT_RUN_LIMIT = 40
 """Runs listed one per row; more are summarised per variant."""
@@ -61,6 +64,10 @@ def trace_command(record_dir: Path, limit: int) -> None:
     the instrumentors (scopes) that produced the spans. Reads recorded evidence
     only: neither the task nor any provider SDK is imported.
     """
+    from autobench.cli._replayed import replayed
+    from autobench.records import experiment_trace_shape
+    from autobench.report import output_policy
+
     with user_errors():
         result = replayed(record_dir)
         shape = experiment_trace_shape(result)

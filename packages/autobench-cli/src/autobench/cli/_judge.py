@@ -4,9 +4,9 @@ variants case by case (the judging itself is autobench-judge's, imported when as
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -14,13 +14,20 @@ from autobench.cli._agreement_gate import agreement_bound, agreement_failures
 from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._output import exit_for_gate
 from autobench.cli._plugins import command_plugins
-from autobench.cli._replayed import replayed
 from autobench.cli._rescore import apply_rescored, rescored_banner, rescored_option
-from autobench.records import LABELS_FILE, LabelsFile, RecordingError, read_labels, write_labels
-from autobench.report import CalibrationError, calibrate, output_policy
-from autobench.report._calibration import CALIBRATION_RESAMPLES, CALIBRATION_SEED
-from autobench.report._pairwise import pairwise_lines, pairwise_summary
-from autobench.report._render_calibration import render_calibration
+
+if TYPE_CHECKING:
+    from autobench.records import LabelsFile
+
+# The records and the report (numpy with it) are imported when a command runs: `--help` needs
+# neither. Its defaults are these constants, which a test keeps equal to the report's and
+# the records' own (tests/cli/test_lazy_imports.py).
+LABELS_FILE = "labels.yaml"
+"""``autobench.records.LABELS_FILE``."""
+CALIBRATION_RESAMPLES = 2000
+"""``autobench.report._calibration.CALIBRATION_RESAMPLES``."""
+CALIBRATION_SEED = 20260101
+"""``autobench.report._calibration.CALIBRATION_SEED``."""
 
 
 @click.group("judge")
@@ -120,6 +127,11 @@ def calibrate_command(
     without a label and label without a run. With --rescored NAME, the scores of that
     re-scoring (`autobench rescore`) are calibrated in place of the recorded ones.
     """
+    from autobench.cli._replayed import replayed
+    from autobench.records import LabelsFile, read_labels
+    from autobench.report import CalibrationError, calibrate, output_policy
+    from autobench.report._render_calibration import render_calibration
+
     stored = record_dir / LABELS_FILE
     source = stored if labels_path is None else labels_path
     with user_errors():
@@ -150,6 +162,8 @@ def calibrate_command(
 
 
 def _store(path: Path, labels: LabelsFile, *, replace: bool) -> None:
+    from autobench.records import RecordingError, read_labels, write_labels
+
     if path.exists() and not replace:
         try:
             same = read_labels(path) == labels
@@ -235,6 +249,10 @@ def pairwise_command(
     files are never touched. `autobench report DIR` shows it in the headline of that pair.
     Judging the same pair again with the same judge shows the stored record.
     """
+    import asyncio
+
+    from autobench.report._pairwise import pairwise_lines, pairwise_summary
+
     with user_errors():
         try:
             pairwise = importlib.import_module("autobench.judge._pairwise")

@@ -15,7 +15,7 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -23,20 +23,15 @@ from rich.panel import Panel
 from rich.text import Text
 
 from autobench.cli._console import stdout_console, user_errors
-from autobench.cli._replayed import replayed
+from autobench.cli._judge import LABELS_FILE
 from autobench.cli._rescore import apply_rescored, rescored_option
-from autobench.records import (
-    LABELS_FILE,
-    ExperimentResult,
-    Label,
-    LabelsFile,
-    RecordingError,
-    RunRecord,
-    read_labels,
-    write_labels,
-)
-from autobench.report import CalibrationError, output_policy
-from autobench.report._calibration import Scale, read_label, score_scale
+
+if TYPE_CHECKING:
+    from autobench.records import ExperimentResult, Label, LabelsFile, RunRecord
+    from autobench.report._calibration import Scale
+
+# The records and the report (numpy with it) are imported when the command runs: `label
+# --help` needs neither.
 
 SHEET_COLUMNS = (
     "run_id",
@@ -102,6 +97,8 @@ def label_command(
     """
     if export_path is not None and import_path is not None:
         raise click.UsageError("--export and --import are separate steps: give one")
+    from autobench.cli._replayed import replayed
+
     target = labels_path or record_dir / LABELS_FILE
     with user_errors():
         result = apply_rescored(replayed(record_dir), rescored)
@@ -118,6 +115,9 @@ def label_command(
 
 
 def _existing(path: Path, score: str) -> LabelsFile:
+    from autobench.records import LabelsFile, read_labels
+    from autobench.report import CalibrationError
+
     if not path.exists():
         return LabelsFile(score=score)
     labels = read_labels(path)
@@ -138,6 +138,9 @@ def _score_of(run: RunRecord, score: str) -> tuple[Any, str | None]:
 
 def _scale(result: ExperimentResult, score: str) -> tuple[Scale, str]:
     """The score's scale, and how the prompt names it (with the values recorded)."""
+    from autobench.report import CalibrationError
+    from autobench.report._calibration import score_scale
+
     values = [value for run in result.runs if (value := _score_of(run, score)[0]) is not None]
     if not values:
         names = sorted({item.name for run in result.runs for item in run.scores})
@@ -210,6 +213,9 @@ def _walk(
     target: Path,
     labeller: str | None,
 ) -> None:
+    from autobench.records import Label, LabelsFile, write_labels
+    from autobench.report import output_policy
+
     scale, hint = scale_hint
     console = stdout_console(output_policy(result))
     done = _labelled(result, labels.labels)
@@ -247,6 +253,8 @@ def _walk(
 
 def _ask(console: Console, scale: Scale, hint: str) -> tuple[Any] | str | None:
     """``(label,)``, ``"skip"``, or ``None`` to stop."""
+    from autobench.report._calibration import read_label
+
     while True:
         typed = click.prompt(f"label ({hint}; s skip, q quit)").strip()
         if typed.lower() in {"q", "quit"}:
@@ -262,6 +270,8 @@ def _ask(console: Console, scale: Scale, hint: str) -> tuple[Any] | str | None:
 
 
 def _export(path: Path, result: ExperimentResult, score: str, labels: LabelsFile) -> None:
+    from autobench.records import RecordingError
+
     done = _labelled(result, labels.labels)
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=SHEET_COLUMNS, lineterminator="\n")
@@ -302,6 +312,10 @@ def _import(
     labels: LabelsFile,
     labeller: str | None,
 ) -> None:
+    from autobench.records import LabelsFile, read_labels, write_labels
+    from autobench.report import CalibrationError
+    from autobench.report._calibration import read_label
+
     incoming = read_labels(sheet).labels
     known = {run.run_id for run in result.runs}
     kept = list(labels.labels)

@@ -4,6 +4,7 @@ with ``--extract``, run trace extractors over its runs and write derived records
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.markup import escape
@@ -12,11 +13,14 @@ from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._gate import runs_option
 from autobench.cli._output import recorded_spec_dir
 from autobench.cli._plugins import command_plugins
-from autobench.cli._replayed import replayed
-from autobench.core.plugins import TraceExtractorRegistry
-from autobench.records import TraceExtractor, replay_experiment_extraction
-from autobench.report import build_report, output_policy, render_report
-from autobench.report._render import RunSelection
+
+if TYPE_CHECKING:
+    from autobench.core.plugins import TraceExtractorRegistry
+    from autobench.records import TraceExtractor
+    from autobench.report._render import RunSelection
+
+# The plugins, the records and the report are imported when the command runs: `replay --help`
+# needs none of them.
 
 
 def _extractor(names: tuple[str, ...], registry: TraceExtractorRegistry) -> TraceExtractor:
@@ -61,7 +65,12 @@ def replay_command(record_dir: Path, extract: tuple[str, ...], runs: RunSelectio
     again with the same extractor version is refused. A later replay or
     report includes the derived observations.
     """
+    from autobench.cli._replayed import replayed
+    from autobench.report import build_report, output_policy, render_report
+
     if extract:
+        from autobench.records import replay_experiment_extraction
+
         extractor = _extractor(extract, command_plugins().trace_extractors)
         with user_errors():
             records = replay_experiment_extraction(record_dir, extractor)

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from autobench.cli._console import stdout_console, user_errors
 from autobench.cli._gate import fail_on_option, gate_failures, runs_option
 from autobench.cli._output import exit_for_gate, recorded_spec_dir
-from autobench.cli._replayed import replayed
 from autobench.cli._rescore import apply_rescored, rescored_banner, rescored_option
-from autobench.report import build_report, output_policy, render_report
-from autobench.report._render import RunSelection
+
+if TYPE_CHECKING:
+    from autobench.report._render import RunSelection
+
+# The records and the report are imported when the command runs: `report --help` needs neither.
 
 
 @click.command("report")
@@ -43,6 +46,9 @@ def report_command(
     --rescored NAME, the scores of that re-scoring (`autobench rescore`) are
     shown in place of the recorded ones.
     """
+    from autobench.cli._replayed import replayed
+    from autobench.report import build_report, output_policy, render_report
+
     with user_errors():
         result = apply_rescored(replayed(record_dir, evidence_only=True), rescored)
         banner = rescored_banner(result, rescored)

@@ -4,30 +4,27 @@ them."""
 
 from __future__ import annotations
 
-import asyncio
 import shlex
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from autobench.cli._console import stderr_console, stdout_console, user_errors
 from autobench.cli._plugins import command_plugins
-from autobench.core.rescore import RescoreOutcome, rescore_experiment
-from autobench.core.runtime import CassetteSetup, ProgressEvent, ProgressEventKind
-from autobench.records import (
-    ExperimentResult,
-    RescoreRecord,
-    Semantic,
-    find_rescoring,
-    rescoring_labels,
-    rescorings,
-    with_rescored,
-)
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from autobench.core.rescore import RescoreOutcome
+    from autobench.core.runtime import CassetteSetup, ProgressEvent
+    from autobench.records import ExperimentResult, RescoreRecord
+
+# The runtime, the records and Rich's progress bar are imported when a command uses them:
+# `rescore --help` (and the `--help` of the commands sharing --rescored) needs none of them.
 
 _EPILOG = """\b
 Examples:
@@ -46,6 +43,8 @@ class _ProgressBar:
         self._errored = 0
 
     def __call__(self, event: ProgressEvent) -> None:
+        from autobench.core.runtime import ProgressEventKind
+
         if event.kind is ProgressEventKind.EXPERIMENT_STARTED:
             self._progress.update(self._task, total=event.total)
         elif event.kind is ProgressEventKind.RUN_FINISHED:
@@ -133,6 +132,12 @@ def rescore_command(
     """
     if cassette_dir is not None and cassette_mode in (None, "record"):
         raise click.UsageError("--cassette-from only applies to --cassette replay")
+    import asyncio
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from autobench.core.rescore import rescore_experiment
+
     with user_errors():
         cassette = rescore_cassette(cassette_mode, cassette_dir or record_dir)
         progress = Progress(
@@ -163,6 +168,8 @@ def rescore_command(
 def rescore_cassette(mode: str | None, source: Path) -> CassetteSetup | None:
     """The cassettes of ``--cassette MODE`` replaying from ``source`` (``None``: none).
     Raises :class:`~autobench.core.runtime.CassetteSourceError`."""
+    from autobench.core.runtime import CassetteSetup
+
     if mode is None:
         return None
     if mode == "record":
@@ -206,6 +213,8 @@ def _summary(outcome: RescoreOutcome, record_dir: Path) -> None:
 
 def _kept(outcome: RescoreOutcome, definition_hash: str) -> int:
     # `kept` counts (run, scorer) pairs overall; per scorer, the runs without a new record.
+    from autobench.records import rescorings
+
     if not outcome.kept:
         return 0
     for item in rescorings(outcome.root):
@@ -237,6 +246,8 @@ def apply_rescored(result: ExperimentResult, names: tuple[str, ...]) -> Experime
     """``result`` with the re-scorings ``names`` laid over it; without names, ``result``
     itself, after a note on stderr when the record has re-scorings (so the default view,
     the recorded scores, is never changed silently)."""
+    from autobench.records import rescoring_labels, with_rescored
+
     if names:
         return with_rescored(result, names)
     if result.root_dir is not None:
@@ -258,6 +269,8 @@ def rescored_banner(result: ExperimentResult, names: tuple[str, ...]) -> Text | 
     """One line saying which re-scorings replace recorded scores (``None`` without names)."""
     if not names or result.root_dir is None:
         return None
+    from autobench.records import find_rescoring
+
     chosen = [find_rescoring(result.root_dir, name) for name in names]
     described = "; ".join(
         f"{item.label} ({len(item.records)} runs, {next(iter(item.records.values())).lineage.spec} "
@@ -282,6 +295,16 @@ def judge_spend(records: Sequence[RescoreRecord]) -> str | None:
     some record has requests but no cost (a model without a price). Requests answered
     from a cassette (``--cassette replay``) are said to be replayed: their spend is the
     recorded calls', not paid again."""
+    from autobench.records import Semantic
+
+    spend = frozenset(
+        {
+            Semantic.JUDGE_COST,
+            Semantic.JUDGE_REQUEST_COUNT,
+            Semantic.JUDGE_TOKENS_INPUT,
+            Semantic.JUDGE_TOKENS_OUTPUT,
+        }
+    )
     totals: dict[str, Decimal] = {}
     unpriced = False
     replayed = 0
@@ -295,7 +318,7 @@ def judge_spend(records: Sequence[RescoreRecord]) -> str | None:
         if Semantic.JUDGE_REQUEST_COUNT in kinds and Semantic.JUDGE_COST not in kinds:
             unpriced = True
         for item in record.observations:
-            if item.semantic_type in _SPEND and _number(item.value) is not None:
+            if item.semantic_type in spend and _number(item.value) is not None:
                 exact = (
                     item.tags.get("exact") if item.semantic_type == Semantic.JUDGE_COST else None
                 )
@@ -312,13 +335,3 @@ def judge_spend(records: Sequence[RescoreRecord]) -> str | None:
     if replayed:
         shown += f"; {replayed:,} requests replayed from a cassette: recorded spend, not paid again"
     return shown + ")"
-
-
-_SPEND = frozenset(
-    {
-        Semantic.JUDGE_COST,
-        Semantic.JUDGE_REQUEST_COUNT,
-        Semantic.JUDGE_TOKENS_INPUT,
-        Semantic.JUDGE_TOKENS_OUTPUT,
-    }
-)

@@ -72,6 +72,7 @@ from autobench.records._codec import (
     post_derived_to_yaml,
     render_run,
     run_sections,
+    run_text,
     trace_yaml_bytes,
 )
 from autobench.records._errors import RecordingError
@@ -295,9 +296,9 @@ class RecordDirectoryWriter:
             )
             text = render_run(sections)
         else:
-            sections = run_sections(run)
-            text = render_run(sections)
+            text = run_text(run)
             if len(text) > TRACE_INLINE_LIMIT and isinstance(trace, Trace):
+                sections = run_sections(run)
                 trace_text = render_sections({"trace": sections["trace"]})
                 if len(trace_text.encode("utf-8")) > TRACE_INLINE_LIMIT:
                     summary = self._store_trace(run_dir, trace, files)

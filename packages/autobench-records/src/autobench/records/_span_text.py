@@ -115,6 +115,24 @@ def _quoted(first: str, short: bool) -> re.Pattern[str] | None:
 _TIMESTAMP = next(pattern for tag, pattern in _IMPLICIT["0"] if str(tag).endswith(":timestamp"))
 
 
+_LINES: dict[str, str | None] = {}
+"""Short one-line values seen, with their text (records repeat ids, statuses, names)."""
+
+
+def _cached_line_text(text: str) -> str | None:
+    """:func:`_line_text`, remembered for short text (up to 4,096 of them at once)."""
+    try:
+        return _LINES[text]
+    except KeyError:
+        pass
+    written = _line_text(text)
+    if len(text) <= 64:
+        if len(_LINES) >= 4096:
+            _LINES.clear()
+        _LINES[text] = written
+    return written
+
+
 def _line_text(text: str) -> str | None:
     """``text`` (one line, no ``\\n``) as the reference path writes it: plain, single-quoted,
     or ``None`` (double-quoted, which is left to that path)."""
@@ -208,7 +226,7 @@ def _value(
             out.append(head)
             out.extend(lines)
             return True
-        text = _line_text(value)
+        text = _cached_line_text(value)
     elif kind is dict:
         if not value:
             out.append(head + " {}\n")
@@ -247,9 +265,14 @@ def _entries(mapping: dict[Any, Any], indent: int, prefix: str, out: list[str], 
     pad = " " * indent
     for key, item in mapping.items():
         key_text = _key_text(key)
-        if key_text is None or not _value(
-            item, f"{prefix}{key_text}:", prefix, indent, False, out, depth
-        ):
+        if key_text is None:
+            return False
+        if item.__class__ is str and "\n" not in item:  # the commonest value, inline
+            text = _cached_line_text(item)
+            if text is None:
+                return False
+            out.append(f"{prefix}{key_text}: {text}\n")
+        elif not _value(item, f"{prefix}{key_text}:", prefix, indent, False, out, depth):
             return False
         prefix = pad
     return True
@@ -423,6 +446,30 @@ def span_text(span: SpanRecord) -> str | None:
         return None
     out: list[str] = []
     if not _record(SpanRecord, _SPAN_FIELDS, span, 2, "- ", out, 2):
+        return None
+    return "".join(out)
+
+
+def trace_section_text(
+    before: dict[str, Any], spans: tuple[SpanRecord, ...], after: dict[str, Any]
+) -> str | None:
+    """The ``trace:`` section of ``run.yaml`` (after its blank line) that
+    :func:`sections_text` gives for the trace document whose fields before ``spans`` are
+    ``before`` (document values, never empty: the trace id is there), whose fields after them
+    are ``after``, and whose spans are ``spans`` written directly as :func:`span_text` writes
+    them, indented under ``trace:``; ``None`` when a value or a span is not one written here
+    (the caller then takes the document path for the whole file)."""
+    if _SPAN_FIELDS is None:
+        return None
+    out: list[str] = ["\n", "trace:\n"]
+    if not _entries(before, 2, "  ", out, 1):
+        return None
+    if spans:
+        out.append("  spans:\n")
+        for span in spans:  # where _value puts a span dict under ``  spans:`` (depth 3)
+            if not _record(SpanRecord, _SPAN_FIELDS, span, 4, "  - ", out, 3):
+                return None
+    if after and not _entries(after, 2, "  ", out, 1):
         return None
     return "".join(out)
 

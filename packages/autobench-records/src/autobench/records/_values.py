@@ -93,6 +93,8 @@ def encode_value(value: Any, depth: int = 0) -> Any:
     kind = type(value)
     if kind in _NATIVE_SCALARS:
         return value
+    if kind is dt.datetime and value.tzinfo is dt.UTC and not value.fold:
+        return value  # what _encode_datetime gives for it (a run's times are all such)
     if depth >= MAX_DEPTH:
         return OpaqueValue(type=_type_name(value), repr=_SHORT.repr(value))
     if kind is dict:

@@ -18,21 +18,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autobench.abp import AutobenchError
 from autobench.records import LABELS_FILE, ExperimentResult, Label, LabelsFile, RunRecord
 from autobench.records import read_labels as read_labels_file
-from autobench.report._agreement import (
-    Statistic,
-    accuracy,
-    bootstrap_intervals,
-    cohen_kappa,
-    false_positive_rate,
-    true_positive_rate,
-    weighted_kappa,
-)
 from autobench.report._model import AgreementStatistic, Calibration, Scale
+
+if TYPE_CHECKING:
+    from autobench.report._agreement import Statistic
+
+# The statistics (numpy) are imported when a score is calibrated: a report without labels,
+# and `autobench run` before its first run, never load numpy.
 
 CALIBRATION_RESAMPLES = 2000
 """Bootstrap resamples of the labelled items behind each interval."""
@@ -190,6 +187,8 @@ def calibrate(
     index = {value: position for position, value in enumerate(categories)}
     reference = [index[human] for human, _ in pairs]
     rated = [index[judged] for _, judged in pairs]
+    from autobench.report._agreement import bootstrap_intervals
+
     found = bootstrap_intervals(
         reference,
         rated,
@@ -239,6 +238,14 @@ def _categories(
 
 
 def _statistics(scale: Scale) -> dict[str, Statistic]:
+    from autobench.report._agreement import (
+        accuracy,
+        cohen_kappa,
+        false_positive_rate,
+        true_positive_rate,
+        weighted_kappa,
+    )
+
     statistics: dict[str, Statistic] = {"accuracy": accuracy, "kappa": cohen_kappa}
     if scale == "integer":
         statistics["kappa_linear"] = lambda table: weighted_kappa(table, "linear")
