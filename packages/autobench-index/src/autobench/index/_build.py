@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from autobench.abp import Trace
+from autobench.abp import Trace, gc_paused_for
 from autobench.index._layout import (
     FILES,
     FORMAT,
@@ -29,9 +29,9 @@ from autobench.index._sources import (
 )
 from autobench.index._tables import TableRows
 from autobench.records import (
+    Case,
     ExperimentRecord,
     RunRecord,
-    load_run_record,
     replay_experiment,
 )
 
@@ -57,6 +57,13 @@ class IndexBuilt:
     reason: str | None
 
 
+def evidence_only(run: RunRecord) -> RunRecord:
+    """``run`` as a replay with ``evidence_only`` reads it: its case cut to its id, no
+    output, no trace (what :data:`~autobench.records.EVIDENCE_ONLY` leaves unread)."""
+    case = Case.model_construct(id=run.case_id)
+    return run.model_copy(update={"case": case, "output": None, "trace": None})
+
+
 def _round_trip_problem(runs: tuple[RunRecord, ...], texts: list[str]) -> str | None:
     for run, text in zip(runs, texts, strict=True):
         if RunRecord.model_validate_json(text) != run:
@@ -76,7 +83,9 @@ def build_index(record_dir: Path | str) -> IndexBuilt:
     """
     root = Path(record_dir)
     experiment_source = read_sources(root, [EXPERIMENT_FILE])
-    result = replay_experiment(root, evidence_only=True)
+    # One replay with the traces (the spans tables need them), each run then cut to the
+    # evidence a report reads: the record reports replay with ``evidence_only``.
+    result = replay_experiment(root)
     experiment: ExperimentRecord = result.experiment
     planned = [planned.path for planned in experiment.plan]
     sources: list[Source] = [
@@ -87,19 +96,21 @@ def build_index(record_dir: Path | str) -> IndexBuilt:
     digests = {source.path: source.sha256 for source in sources}
     paths = {planned.id: planned.path for planned in experiment.plan}
     rows = TableRows()
-    texts = [run.model_dump_json() for run in result.runs]
-    for run, text in zip(result.runs, texts, strict=True):
-        path = paths[run.run_id]
-        trace = load_run_record(root / path, root=root).trace
-        rows.add_run(
-            run,
-            path=path,
-            sha256=digests.get(path) or "",
-            record_json=text,
-            trace=trace if isinstance(trace, Trace) else None,
-        )
+    with gc_paused_for(len(result.runs)):  # thousands of records, none garbage yet
+        runs = tuple(map(evidence_only, result.runs))
+        texts = [run.model_dump_json() for run in runs]
+        for full, run, text in zip(result.runs, runs, texts, strict=True):
+            path = paths[run.run_id]
+            trace = full.trace
+            rows.add_run(
+                run,
+                path=path,
+                sha256=digests.get(path) or "",
+                record_json=text,
+                trace=trace if isinstance(trace, Trace) else None,
+            )
+    problem = _round_trip_problem(runs, texts)
     experiment_json = experiment.model_dump_json()
-    problem = _round_trip_problem(result.runs, texts)
     if problem is None and ExperimentRecord.model_validate_json(experiment_json) != experiment:
         problem = "the experiment record does not read back identically from JSON"
     staged = staging_dir(root)
