@@ -110,9 +110,6 @@ def build_index(record_dir: Path | str) -> IndexBuilt:
                 trace=trace if isinstance(trace, Trace) else None,
             )
     problem = _round_trip_problem(runs, texts)
-    experiment_json = experiment.model_dump_json()
-    if problem is None and ExperimentRecord.model_validate_json(experiment_json) != experiment:
-        problem = "the experiment record does not read back identically from JSON"
     staged = staging_dir(root)
     try:
         where = staged / partition(experiment.benchmark.id, experiment.experiment.id)
@@ -121,23 +118,45 @@ def build_index(record_dir: Path | str) -> IndexBuilt:
         for name, table in rows.tables():
             pq.write_table(table, where / f"{name}.parquet")
             counts[name] = table.num_rows
-        pq.write_table(sources_table(sources), staged / FILES)
-        (staged / EXPERIMENT_JSON).write_text(experiment_json, encoding="utf-8")
-        manifest = {
-            "format": FORMAT,
-            "autobench_records": records_version(),
-            "benchmark": experiment.benchmark.id,
-            "experiment": experiment.experiment.id,
-            "partition": partition(experiment.benchmark.id, experiment.experiment.id).as_posix(),
-            "built_at": datetime.now(UTC).isoformat(),
-            "runs": len(result.runs),
-            "rows": counts,
-            "reportable": problem is None,
-            "not_reportable_because": problem,
-        }
-        (staged / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-        replace_index(root, staged)
+        problem = finish_index(root, staged, experiment, sources, len(runs), counts, problem)
     except BaseException:
         shutil.rmtree(staged, ignore_errors=True)
         raise
-    return IndexBuilt(root / "index", len(result.runs), counts, problem is None, problem)
+    return IndexBuilt(root / "index", len(runs), counts, problem is None, problem)
+
+
+def finish_index(
+    root: Path,
+    staged: Path,
+    experiment: ExperimentRecord,
+    sources: list[Source],
+    runs: int,
+    counts: dict[str, int],
+    problem: str | None,
+) -> str | None:
+    """Complete the index staged in ``staged`` (its tables written: ``counts`` rows each,
+    ``runs`` runs) with the ``files`` table of ``sources``, ``experiment.json`` and the
+    manifest, and put it in place of ``root``'s index. Returns why reports may not read it
+    (``problem``, or the experiment record not reading back from JSON), else ``None``.
+    Raises ``OSError`` (and pyarrow's errors) when a write fails; ``staged`` is then the
+    caller's to remove."""
+    experiment_json = experiment.model_dump_json()
+    if problem is None and ExperimentRecord.model_validate_json(experiment_json) != experiment:
+        problem = "the experiment record does not read back identically from JSON"
+    pq.write_table(sources_table(sources), staged / FILES)
+    (staged / EXPERIMENT_JSON).write_text(experiment_json, encoding="utf-8")
+    manifest = {
+        "format": FORMAT,
+        "autobench_records": records_version(),
+        "benchmark": experiment.benchmark.id,
+        "experiment": experiment.experiment.id,
+        "partition": partition(experiment.benchmark.id, experiment.experiment.id).as_posix(),
+        "built_at": datetime.now(UTC).isoformat(),
+        "runs": runs,
+        "rows": counts,
+        "reportable": problem is None,
+        "not_reportable_because": problem,
+    }
+    (staged / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    replace_index(root, staged)
+    return problem

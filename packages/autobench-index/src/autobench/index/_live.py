@@ -1,0 +1,195 @@
+"""The index written as runs land: :class:`LiveIndex`, a record listener.
+
+``autobench run`` (and ``run_experiment`` with a record directory) hands the listener each
+group of runs once the group is durable, on the writer's background thread. For each run
+the listener parses the ``run.yaml`` bytes just written, as a report replays them
+(evidence only), hashes those same bytes and stamps the file; its rows go to the tables
+of a staging directory beside the record (``.index.live-<pid>/``), written in row groups
+of :data:`ROW_GROUP_RUNS` runs, so what the listener holds stays small. When the
+experiment finishes (``summary.yaml`` stored), the files table, the experiment record and
+the manifest complete the staged index, which is renamed into place as ``index/``.
+
+The index is derived data and never the reason a run fails: a listener that cannot write
+logs one warning (``autobench.index``) naming ``autobench index DIR`` and stops; the
+staging directory is removed. A process killed meanwhile leaves the staging directory
+(never read; the next build of the directory removes it) and no index, or the index of an
+earlier session, which the new runs make stale. An experiment whose record the listener
+did not see whole (a resumed session, a post-derived or derived record beside the runs, a
+run file it did not write) is indexed from its YAML at the end instead
+(:func:`~autobench.index.build_index`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from autobench.abp import Trace
+from autobench.index._build import build_index, finish_index
+from autobench.index._layout import INDEX_DIR, partition
+from autobench.index._sources import EXPERIMENT_FILE, Source, read_sources, side_files, stamp_of
+from autobench.index._tables import SCHEMAS, TableRows
+from autobench.records import (
+    EVIDENCE_ONLY,
+    DurableRun,
+    ExperimentRecord,
+    ExperimentSummary,
+    RunRecord,
+    load_experiment_record,
+    run_record_from_yaml,
+)
+
+_log = logging.getLogger("autobench.index")
+
+ROW_GROUP_RUNS = 2048
+"""Runs whose rows are gathered before they are written as one row group of each table."""
+
+_SUMMARIES = ("summary.yaml", "summary.")
+
+
+class LiveIndex:
+    """Writes the index of the experiment recorded in ``record_dir`` as its runs land (a
+    :class:`~autobench.records.RecordListener`; module docstring). ``resumed``: the record
+    held runs before this session, so the index is built from the YAML at the end."""
+
+    def __init__(self, record_dir: Path, experiment: ExperimentRecord, *, resumed: bool) -> None:
+        self.root = Path(record_dir)
+        self._partition = partition(experiment.benchmark.id, experiment.experiment.id)
+        self._planned = [planned.path for planned in experiment.plan]
+        self._whole = not resumed  # every run of the record passes through runs_durable
+        self._rows = TableRows()
+        self._writers: dict[str, pq.ParquetWriter] = {}
+        self._counts = dict.fromkeys(SCHEMAS, 0)
+        self._sources: dict[str, Source] = {}
+        self._problem: str | None = None
+        self._staged: Path | None = None
+        self._failed = False
+
+    @property
+    def staging(self) -> Path:
+        """Where the index is written before it is renamed into place."""
+        return self.root / f".{INDEX_DIR}.live-{os.getpid()}"
+
+    def runs_durable(self, record_dir: Path, runs: Sequence[DurableRun]) -> None:
+        """Add the rows of ``runs`` (their ``run.yaml`` bytes as written)."""
+        if self._failed or not self._whole:
+            return
+        try:
+            for durable in runs:
+                self._add(durable)
+            if self._rows.runs >= ROW_GROUP_RUNS:
+                self._write_rows()
+        except Exception as error:
+            self._fail(error)
+
+    def finished(self, record_dir: Path, summary: ExperimentSummary) -> None:
+        """Complete the index and put it in place (or build it from the YAML when this
+        session did not see the whole record); a failure is a warning."""
+        if self._failed:
+            return
+        try:
+            if self._whole and self._sees_everything():
+                self._complete()
+            else:
+                self._discard()
+                build_index(self.root)
+        except Exception as error:
+            self._fail(error)
+
+    def _add(self, durable: DurableRun) -> None:
+        path = durable.path
+        data = durable.data
+        text = data.decode("utf-8")
+        run = run_record_from_yaml(text, source=self.root / path, skip=EVIDENCE_ONLY)
+        stamp = stamp_of(self.root / path)
+        self._sources[path] = Source(path, stamp, hashlib.sha256(data).hexdigest())
+        record_json = run.model_dump_json()
+        if self._problem is None and RunRecord.model_validate_json(record_json) != run:
+            self._problem = f"run {run.run_id} does not read back identically from JSON"
+        trace = durable.run.trace
+        self._rows.add_run(
+            run,
+            path=path,
+            sha256=self._sources[path].sha256 or "",
+            record_json=record_json,
+            trace=trace if isinstance(trace, Trace) else None,
+        )
+
+    def _write_rows(self) -> None:
+        where = self._stage() / self._partition
+        for name, batch in self._rows.take_batches():
+            writer = self._writers.get(name)
+            if writer is None:
+                where.mkdir(parents=True, exist_ok=True)
+                writer = pq.ParquetWriter(where / f"{name}.parquet", SCHEMAS[name])
+                self._writers[name] = writer
+            writer.write_batch(batch)
+            self._counts[name] += batch.num_rows
+
+    def _stage(self) -> Path:
+        if self._staged is None:
+            staged = self.staging
+            if staged.exists():  # left by a killed process that had this pid
+                shutil.rmtree(staged)
+            staged.mkdir()
+            self._staged = staged
+        return self._staged
+
+    def _sees_everything(self) -> bool:
+        """Whether the rows cover the record: every run file present was written through
+        this listener, and nothing but summaries lies beside them (no post-derived or
+        derived record, whose observations the runs' rows would lack)."""
+        if any(not name.startswith(_SUMMARIES) for name in side_files(self.root)):
+            return False
+        known = self._sources
+        return all(path in known or stamp_of(self.root / path) is None for path in self._planned)
+
+    def _complete(self) -> None:
+        self._write_rows()
+        for writer in self._writers.values():
+            writer.close()
+        self._writers.clear()
+        assert self._staged is not None
+        experiment = load_experiment_record(self.root)  # as written: the index's copy
+        absent = [path for path in self._planned if path not in self._sources]
+        sources = [
+            *read_sources(self.root, [EXPERIMENT_FILE]),
+            *(self._sources[path] for path in self._planned if path in self._sources),
+            *(Source(path, None, None) for path in absent),
+            *read_sources(self.root, side_files(self.root)),
+        ]
+        runs = len(self._planned) - len(absent)
+        staged, self._staged = self._staged, None
+        try:
+            finish_index(self.root, staged, experiment, sources, runs, self._counts, self._problem)
+        except BaseException:
+            shutil.rmtree(staged, ignore_errors=True)
+            raise
+
+    def _discard(self) -> None:
+        for writer in self._writers.values():
+            writer.close()
+        self._writers.clear()
+        if self._staged is not None:
+            shutil.rmtree(self._staged, ignore_errors=True)
+            self._staged = None
+
+    def _fail(self, error: Exception) -> None:
+        self._failed = True
+        with contextlib.suppress(Exception):  # the warning below says enough
+            self._discard()
+        _log.warning(
+            "Warning: the columnar index of %s was not written (%s: %s); the record is "
+            "complete, `autobench index %s` builds the index",
+            self.root,
+            type(error).__name__,
+            error,
+            self.root,
+        )
