@@ -157,11 +157,17 @@ def test_a_resumed_experiment_ends_with_a_fresh_index_of_every_run(tmp_path: Pat
     partial = replay_experiment(record_dir, evidence_only=True)
     assert 0 < len(partial.runs) < 16 and partial.summary and not partial.summary.complete
     assert_fresh_and_same_as_yaml(record_dir)
+    earlier = {run.run_id for run in partial.runs}
     resumed = run_cli(tmp_path, "--resume", "rec", LIVE_RESUMING="1")
     assert resumed.returncode == 0, resumed.stderr
     assert_fresh_and_same_as_yaml(record_dir)
     indexed = load_index(record_dir)
     assert indexed is not None and len(indexed.runs) == 16 and no_leftovers(record_dir)
+    # The earlier runs' rows were taken from the first session's index, after the rows of
+    # the runs this session added (a build from the YAML would hold plan order).
+    order = tables(record_dir)["runs"].column("run_id").to_pylist()
+    assert set(order[: 16 - len(earlier)]).isdisjoint(earlier)
+    assert set(order[16 - len(earlier) :]) == earlier
 
 
 PR_CAPBSET_DROP = 24

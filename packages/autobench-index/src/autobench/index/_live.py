@@ -14,9 +14,11 @@ logs one warning (``autobench.index``) naming ``autobench index DIR`` and stops;
 staging directory is removed. A process killed meanwhile leaves the staging directory
 (never read; the next build of the directory removes it) and no index, or the index of an
 earlier session, which the new runs make stale. An experiment whose record the listener
-did not see whole (a resumed session, a post-derived or derived record beside the runs, a
-run file it did not write) is indexed from its YAML at the end instead
-(:func:`~autobench.index.build_index`).
+did not see whole (a post-derived or derived record beside the runs, a run file it did not
+write) is indexed from its YAML at the end instead (:func:`~autobench.index.build_index`).
+A resumed session whose record had a fresh index when it began adds that index's rows (and
+its run files' stamps and hashes, checked unchanged) to its own; without one, it builds
+from the YAML at the end too.
 """
 
 from __future__ import annotations
@@ -33,8 +35,16 @@ import pyarrow.parquet as pq
 
 from autobench.abp import Trace
 from autobench.index._build import build_index, finish_index
-from autobench.index._layout import INDEX_DIR, partition
-from autobench.index._sources import EXPERIMENT_FILE, Source, read_sources, side_files, stamp_of
+from autobench.index._layout import INDEX_DIR, index_root, partition, read_manifest
+from autobench.index._load import index_status, read_parquet
+from autobench.index._sources import (
+    EXPERIMENT_FILE,
+    Source,
+    read_sources,
+    side_files,
+    stamp_of,
+    stored_stamps,
+)
 from autobench.index._tables import SCHEMAS, TableRows
 from autobench.records import (
     EVIDENCE_ONLY,
@@ -57,13 +67,17 @@ _SUMMARIES = ("summary.yaml", "summary.")
 class LiveIndex:
     """Writes the index of the experiment recorded in ``record_dir`` as its runs land (a
     :class:`~autobench.records.RecordListener`; module docstring). ``resumed``: the record
-    held runs before this session, so the index is built from the YAML at the end."""
+    held runs before this session; their rows come from its index when that is fresh now,
+    else the index is built from the YAML at the end."""
 
     def __init__(self, record_dir: Path, experiment: ExperimentRecord, *, resumed: bool) -> None:
         self.root = Path(record_dir)
         self._partition = partition(experiment.benchmark.id, experiment.experiment.id)
         self._planned = [planned.path for planned in experiment.plan]
-        self._whole = not resumed  # every run of the record passes through runs_durable
+        self._base: dict[str, Source] = {}  # the earlier runs' sources, from a fresh index
+        # Whether the rows will cover the record: this session's runs, and the earlier ones
+        # through a fresh index of them.
+        self._whole = not resumed or self._fresh_base()
         self._rows = TableRows()
         self._writers: dict[str, pq.ParquetWriter] = {}
         self._counts = dict.fromkeys(SCHEMAS, 0)
@@ -71,6 +85,22 @@ class LiveIndex:
         self._problem: str | None = None
         self._staged: Path | None = None
         self._failed = False
+
+    def _fresh_base(self) -> bool:
+        status = index_status(self.root)
+        manifest = read_manifest(self.root)
+        if not (status.fresh and status.reportable) or manifest is None:
+            return False
+        if manifest.get("partition") != self._partition.as_posix():
+            return False
+        table = read_parquet(index_root(self.root) / "files.parquet")
+        hashes = table.column("sha256").to_pylist()
+        self._base = {
+            path: Source(path, stamp, digest)
+            for (path, stamp), digest in zip(stored_stamps(table), hashes, strict=True)
+            if stamp is not None
+        }
+        return True
 
     @property
     def staging(self) -> Path:
@@ -148,16 +178,31 @@ class LiveIndex:
         derived record, whose observations the runs' rows would lack)."""
         if any(not name.startswith(_SUMMARIES) for name in side_files(self.root)):
             return False
-        known = self._sources
-        return all(path in known or stamp_of(self.root / path) is None for path in self._planned)
+        for path in self._planned:
+            if path in self._sources:
+                continue
+            stamp = stamp_of(self.root / path)
+            earlier = self._base.get(path)
+            if stamp is None:
+                if earlier is not None:  # removed meanwhile: the earlier index has its rows
+                    return False
+                continue
+            if earlier is None or earlier.stamp != stamp:  # a run file the rows lack
+                return False
+        return True
 
     def _complete(self) -> None:
         self._write_rows()
+        if self._base:
+            self._copy_base_rows()
         for writer in self._writers.values():
             writer.close()
         self._writers.clear()
         assert self._staged is not None
         experiment = load_experiment_record(self.root)  # as written: the index's copy
+        for path in self._planned:
+            if path not in self._sources and path in self._base:
+                self._sources[path] = self._base[path]
         absent = [path for path in self._planned if path not in self._sources]
         sources = [
             *read_sources(self.root, [EXPERIMENT_FILE]),
@@ -172,6 +217,21 @@ class LiveIndex:
         except BaseException:
             shutil.rmtree(staged, ignore_errors=True)
             raise
+
+    def _copy_base_rows(self) -> None:
+        """Append the rows of the earlier index (this session's runs are not in it) to
+        the staged tables, batch by batch."""
+        base = index_root(self.root) / self._partition
+        where = self._stage() / self._partition
+        for name, schema in SCHEMAS.items():
+            writer = self._writers.get(name)
+            if writer is None:
+                where.mkdir(parents=True, exist_ok=True)
+                writer = self._writers[name] = pq.ParquetWriter(where / f"{name}.parquet", schema)
+            with pq.ParquetFile(base / f"{name}.parquet") as file:
+                for batch in file.iter_batches(batch_size=ROW_GROUP_RUNS):
+                    writer.write_batch(batch)
+                    self._counts[name] += batch.num_rows
 
     def _discard(self) -> None:
         for writer in self._writers.values():
