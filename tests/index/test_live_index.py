@@ -301,3 +301,40 @@ def test_after_sigkill_mid_run_no_index_or_a_stale_one_and_it_is_never_read(
     assert done.returncode == 0, done.stderr
     assert_fresh_and_same_as_yaml(record_dir)
     assert len(replay_experiment(record_dir).runs) == 16 and no_leftovers(record_dir)
+
+
+def test_a_later_index_removes_what_killed_writers_left(tmp_path: Path) -> None:
+    write_benchmark(tmp_path, CASES[:2])
+    assert run_cli(tmp_path, "--record", "rec", "--no-index").returncode == 0
+    record_dir = tmp_path / "rec"
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    dead = record_dir / f".index.live-{int(gone.stdout)}"
+    (dead / "benchmark=live").mkdir(parents=True)
+    (dead / "benchmark=live" / "runs.parquet").write_bytes(b"PAR1 partial")
+    mine = record_dir / f".index.live-{os.getpid()}"  # a writer still running keeps its own
+    mine.mkdir()
+    assert CliRunner().invoke(cli, ["index", str(record_dir)]).exit_code == 0
+    assert not dead.exists() and mine.exists()
+    assert_fresh_and_same_as_yaml(record_dir)
+
+
+def test_a_large_record_without_an_index_gets_a_hint_and_the_same_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_benchmark(tmp_path, CASES[:2])
+    assert run_cli(tmp_path, "--record", "rec", "--no-index").returncode == 0
+    record_dir = tmp_path / "rec"
+    quiet = CliRunner(env=WIDE).invoke(cli, ["report", str(record_dir)])
+    assert quiet.exit_code == 0 and "hint" not in quiet.stderr  # 4 runs: below the threshold
+    import autobench.cli._replayed as replayed
+
+    monkeypatch.setattr(replayed, "HINT_RUNS", 4)
+    hinted = CliRunner(env=WIDE).invoke(cli, ["report", str(record_dir)])
+    assert hinted.exit_code == 0 and hinted.stdout == quiet.stdout
+    assert f"autobench index {record_dir}" in hinted.stderr
+    assert "no columnar index" in hinted.stderr and not index_root(record_dir).exists()

@@ -17,6 +17,7 @@ from autobench.index._layout import (
     FORMAT,
     MANIFEST,
     partition,
+    remove_leftovers,
     replace_index,
     staging_dir,
 )
@@ -159,4 +160,5 @@ def finish_index(
     }
     (staged / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     replace_index(root, staged)
+    remove_leftovers(root)
     return problem

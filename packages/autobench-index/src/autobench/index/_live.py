@@ -12,7 +12,7 @@ the manifest complete the staged index, which is renamed into place as ``index/`
 The index is derived data and never the reason a run fails: a listener that cannot write
 logs one warning (``autobench.index``) naming ``autobench index DIR`` and stops; the
 staging directory is removed. A process killed meanwhile leaves the staging directory
-(never read; the next build of the directory removes it) and no index, or the index of an
+(never read; the next index written in the directory removes it) and no index, or the index of an
 earlier session, which the new runs make stale. An experiment whose record the listener
 did not see whole (a post-derived or derived record beside the runs, a run file it did not
 write) is indexed from its YAML at the end instead (:func:`~autobench.index.build_index`).
