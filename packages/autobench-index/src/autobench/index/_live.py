@@ -28,6 +28,7 @@ import hashlib
 import logging
 import os
 import shutil
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -57,6 +58,11 @@ from autobench.records import (
 )
 
 _log = logging.getLogger("autobench.index")
+
+YIELD_AFTER = 0.002
+"""Seconds of row building after which the writer's thread yields the interpreter between
+two runs (as the group commit does), so the event loop that runs the tasks never waits
+for it much longer than that."""
 
 ROW_GROUP_RUNS = 2048
 """Runs whose rows are gathered before they are written as one row group of each table."""
@@ -112,8 +118,12 @@ class LiveIndex:
         if self._failed or not self._whole:
             return
         try:
+            held = time.perf_counter()
             for durable in runs:
                 self._add(durable)
+                if time.perf_counter() - held > YIELD_AFTER:
+                    time.sleep(0)  # let the event loop's thread take the interpreter
+                    held = time.perf_counter()
             if self._rows.runs >= ROW_GROUP_RUNS:
                 self._write_rows()
         except Exception as error:
