@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from record_text import file_text
 
 from autobench.abp import CapturePolicy, redaction_additions
 from autobench.cli import cli
@@ -75,16 +76,6 @@ redaction:
 """
 
 
-def _text_of(path: Path) -> str:
-    """A file's text; a Parquet table of the columnar index (compressed) as its rows."""
-    if path.suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        with pq.ParquetFile(path) as file:
-            return str(file.read().to_pylist())
-    return path.read_text()
-
-
 def test_secrets_a_spec_names_reach_no_file_and_the_record_keeps_them(tmp_path: Path) -> None:
     spec = _spec(tmp_path, "own_secrets_task", REDACTION)
     record = tmp_path / "rec"
@@ -97,7 +88,7 @@ def test_secrets_a_spec_names_reach_no_file_and_the_record_keeps_them(tmp_path: 
     finally:
         sys.modules.pop("own_secrets_task", None)
     assert result.exit_code == 0, result.output
-    texts = [result.output] + [_text_of(p) for p in record.rglob("*") if p.is_file()]
+    texts = [result.output] + [file_text(p) for p in record.rglob("*") if p.is_file()]
     assert len(texts) > 5 and any("lookup" in text for text in texts)
     for secret in (TENANT, TICKET, SESSION):
         assert not [text for text in texts if secret in text], secret
