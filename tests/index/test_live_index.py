@@ -5,6 +5,7 @@ a killed session's index is never read."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -18,11 +19,15 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from index_support import SCORING, TASK, case
 
+from autobench import run_benchmark_spec
 from autobench.cli import cli
+from autobench.core.spec import BenchmarkSpec
 from autobench.index import index_root, index_status, load_index
-from autobench.records import replay_experiment
+from autobench.records import RecordDirectoryWriter, replay_experiment
 from autobench.report import build_report
 
 AUTOBENCH = str(Path(sys.executable).parent / "autobench")
@@ -338,3 +343,58 @@ def test_a_large_record_without_an_index_gets_a_hint_and_the_same_report(
     assert hinted.exit_code == 0 and hinted.stdout == quiet.stdout
     assert f"autobench index {record_dir}" in hinted.stderr
     assert "no columnar index" in hinted.stderr and not index_root(record_dir).exists()
+
+
+metric_values = st.one_of(
+    st.integers(-(10**12), 10**12),
+    st.floats(width=64),  # NaN and the infinities included
+    st.booleans(),
+    st.text(max_size=8),
+    st.lists(st.integers(-5, 5), max_size=3),
+)
+
+
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(values=st.lists(metric_values, min_size=1, max_size=4), concurrency=st.integers(1, 4))
+@example(values=[float("nan"), 1], concurrency=2)
+@example(values=[0.1, "x", [1, 2], True, -(10**12)], concurrency=4)
+def test_the_live_index_of_generated_values_reads_as_replay_or_is_not_read(
+    tmp_path_factory: pytest.TempPathFactory, values: list[Any], concurrency: int
+) -> None:
+    # In process, as run_experiment records: the listener comes from the installed plugin.
+    work = tmp_path_factory.mktemp("live")
+    module = f"live_values_{abs(hash((tuple(map(repr, values)), concurrency)))}"
+    (work / f"{module}.py").write_text(textwrap.dedent(TASK))
+    sys.path.insert(0, str(work))
+    spec = BenchmarkSpec.model_validate(
+        {
+            "benchmark": {"id": "values"},
+            "dataset": {"cases": [case(n, value=v) for n, v in enumerate(values, 1)]},
+            "variants": [{"id": "a", "factors": {"mode": "a"}}],
+            "scoring": SCORING,
+            "task": {"target": f"{module}:run"},
+        }
+    ).model_copy(update={"base_dir": work})
+    try:
+        asyncio.run(
+            run_benchmark_spec(
+                spec, concurrency_limit=concurrency, sink=RecordDirectoryWriter(work / "rec")
+            )
+        )
+    finally:
+        sys.modules.pop(module, None)
+        sys.path.remove(str(work))
+    record_dir = work / "rec"
+    status = index_status(record_dir)
+    assert status.fresh
+    replayed = replay_experiment(record_dir, evidence_only=True)
+    indexed = load_index(record_dir)
+    if status.reportable:
+        assert indexed is not None and indexed.runs == replayed.runs
+        assert build_report(indexed) == build_report(replayed)
+    else:  # a value JSON does not give back (NaN, an infinity): reports read the YAML
+        assert indexed is None and "JSON" in (status.reason or "")
