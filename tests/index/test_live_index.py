@@ -398,3 +398,45 @@ def test_the_live_index_of_generated_values_reads_as_replay_or_is_not_read(
         assert build_report(indexed) == build_report(replayed)
     else:  # a value JSON does not give back (NaN, an infinity): reports read the YAML
         assert indexed is None and "JSON" in (status.reason or "")
+
+
+def test_a_post_derived_experiment_ends_with_an_index_that_holds_what_replay_merges(
+    tmp_path: Path,
+) -> None:
+    # post_derived.yaml adds observations to runs already indexed: the index is then built
+    # from the YAML at the end, and it holds the merged observations as replay does.
+    (tmp_path / "pd_task.py").write_text(
+        "def run(ctx, case):\n"
+        "    ctx.metric('size', len(case.id), semantic_type='workload.size')\n"
+        "    return {'ok': True}\n"
+    )
+    (tmp_path / "autobench.yaml").write_text(
+        textwrap.dedent(
+            """\
+            benchmark:
+              pd:
+                cases: [{id: c1}, {id: c22}, {id: c333}]
+                run: {python: "pd_task:run"}
+                variants: {a: {}, b: {}}
+                score:
+                  ok: {pass: output.ok}
+                post_derive:
+                  - kind: paired_baseline
+                    baseline_variant: a
+                    match_on: [{kind: case_id}]
+                    metric: size
+                    formula: candidate_over_baseline
+                    output: {name: size_ratio, semantic_type: performance.speedup, unit: ratio}
+            """
+        )
+    )
+    done = run_cli(tmp_path, "--record", "rec")
+    assert done.returncode == 0, done.stderr
+    record_dir = tmp_path / "rec"
+    assert (record_dir / "post_derived.yaml").is_file()
+    assert_fresh_and_same_as_yaml(record_dir)
+    indexed = load_index(record_dir)
+    assert indexed is not None
+    # one post-derived observation per candidate run (b), as post_derived.yaml holds them
+    with_post = [r for r in indexed.runs if any(o.id.startswith("post.") for o in r.observations)]
+    assert [r.run_id for r in with_post] == [r.run_id for r in indexed.runs if r.variant_id == "b"]

@@ -172,6 +172,7 @@ class LiveIndex:
                 self._writers[name] = writer
             writer.write_batch(batch)
             self._counts[name] += batch.num_rows
+            time.sleep(0)  # one table at a time: the event loop's thread gets its turn
 
     def _stage(self) -> Path:
         if self._staged is None:
