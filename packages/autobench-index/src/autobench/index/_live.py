@@ -53,7 +53,7 @@ from autobench.records import (
     ExperimentRecord,
     ExperimentSummary,
     RunRecord,
-    load_experiment_record,
+    experiment_record_from_yaml,
     run_record_from_yaml,
 )
 
@@ -90,6 +90,7 @@ class LiveIndex:
         self._sources: dict[str, Source] = {}
         self._problem: str | None = None
         self._staged: Path | None = None
+        self._experiment: ExperimentRecord | None = None  # as experiment.yaml gives it back
         self._failed = False
 
     def _fresh_base(self) -> bool:
@@ -118,6 +119,8 @@ class LiveIndex:
         if self._failed or not self._whole:
             return
         try:
+            if self._experiment is None:  # read while runs go on, not when they are over
+                self._experiment = self._read_experiment()
             held = time.perf_counter()
             for durable in runs:
                 self._add(durable)
@@ -161,6 +164,13 @@ class LiveIndex:
             record_json=record_json,
             trace=trace if isinstance(trace, Trace) else None,
         )
+
+    def _read_experiment(self) -> ExperimentRecord:
+        """The experiment record as ``experiment.yaml`` gives it back (the index's copy);
+        unlike ``load_experiment_record``, it changes no state of the process (the
+        redaction rules the record names are the run's own)."""
+        path = self.root / EXPERIMENT_FILE
+        return experiment_record_from_yaml(path.read_text(encoding="utf-8"), source=path)
 
     def _write_rows(self) -> None:
         where = self._stage() / self._partition
@@ -210,7 +220,7 @@ class LiveIndex:
             writer.close()
         self._writers.clear()
         assert self._staged is not None
-        experiment = load_experiment_record(self.root)  # as written: the index's copy
+        experiment = self._experiment or self._read_experiment()
         for path in self._planned:
             if path not in self._sources and path in self._base:
                 self._sources[path] = self._base[path]
