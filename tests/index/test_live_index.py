@@ -440,3 +440,20 @@ def test_a_post_derived_experiment_ends_with_an_index_that_holds_what_replay_mer
     # one post-derived observation per candidate run (b), as post_derived.yaml holds them
     with_post = [r for r in indexed.runs if any(o.id.startswith("post.") for o in r.observations)]
     assert [r.run_id for r in with_post] == [r.run_id for r in indexed.runs if r.variant_id == "b"]
+
+
+def test_a_resume_over_a_damaged_index_rebuilds_it_from_the_yaml(tmp_path: Path) -> None:
+    cases = [case(n, **({"action": "interrupt"} if n == 3 else {})) for n in range(1, 6)]
+    write_benchmark(tmp_path, cases)
+    assert run_cli(tmp_path, "--record", "rec").returncode == 130
+    record_dir = tmp_path / "rec"
+    assert index_status(record_dir).fresh
+    (index_root(record_dir) / "files.parquet").write_bytes(b"PAR1 not a table")
+    assert not index_status(record_dir).fresh
+    resumed = run_cli(tmp_path, "--resume", "rec", LIVE_RESUMING="1")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "Warning" not in resumed.stderr
+    assert_fresh_and_same_as_yaml(record_dir)
+    # built whole from the YAML: the rows are in plan order
+    order = tables(record_dir)["runs"].column("run_id").to_pylist()
+    assert order == [run.run_id for run in replay_experiment(record_dir).runs]

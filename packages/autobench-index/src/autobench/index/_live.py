@@ -94,6 +94,13 @@ class LiveIndex:
         self._failed = False
 
     def _fresh_base(self) -> bool:
+        try:
+            return self._read_base()
+        except Exception:  # a damaged index: the rows come from the YAML at the end
+            self._base = {}
+            return False
+
+    def _read_base(self) -> bool:
         status = index_status(self.root)
         manifest = read_manifest(self.root)
         if not (status.fresh and status.reportable) or manifest is None:

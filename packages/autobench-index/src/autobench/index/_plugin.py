@@ -7,6 +7,7 @@ used.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -52,9 +53,20 @@ def autobench_record_listener(
     (:class:`~autobench.index._live.LiveIndex`), unless ``AUTOBENCH_NO_INDEX`` is set."""
     if os.environ.get(NO_INDEX_ENV, "") not in ("", "0"):
         return None
-    from autobench.index._live import LiveIndex  # pyarrow once a run records
+    try:
+        from autobench.index._live import LiveIndex  # pyarrow once a run records
 
-    return LiveIndex(record_dir, experiment, resumed=resumed)
+        return LiveIndex(record_dir, experiment, resumed=resumed)
+    except Exception as error:  # the index is derived data: never a failed run
+        logging.getLogger("autobench.index").warning(
+            "Warning: the columnar index of %s will not be written (%s: %s); "
+            "`autobench index %s` builds it",
+            record_dir,
+            type(error).__name__,
+            error,
+            record_dir,
+        )
+        return None
 
 
 class _LazyParquetExporter:
