@@ -111,6 +111,8 @@ def build_index(record_dir: Path | str) -> IndexBuilt:
                 trace=trace if isinstance(trace, Trace) else None,
             )
     problem = _round_trip_problem(runs, texts)
+    count = len(runs)
+    del result, runs, texts  # the records (traces and all) are in the rows now
     staged = staging_dir(root)
     try:
         where = staged / partition(experiment.benchmark.id, experiment.experiment.id)
@@ -119,11 +121,11 @@ def build_index(record_dir: Path | str) -> IndexBuilt:
         for name, table in rows.tables():
             pq.write_table(table, where / f"{name}.parquet")
             counts[name] = table.num_rows
-        problem = finish_index(root, staged, experiment, sources, len(runs), counts, problem)
+        problem = finish_index(root, staged, experiment, sources, count, counts, problem)
     except BaseException:
         shutil.rmtree(staged, ignore_errors=True)
         raise
-    return IndexBuilt(root / "index", len(runs), counts, problem is None, problem)
+    return IndexBuilt(root / "index", count, counts, problem is None, problem)
 
 
 def finish_index(
