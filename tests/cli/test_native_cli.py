@@ -10,6 +10,7 @@ from typing import Any
 import pluggy
 import pytest
 from click.testing import CliRunner
+from record_text import file_text
 
 from autobench.cli import cli
 from autobench.core.plugins import integration_entries, plugin_manager
@@ -80,7 +81,7 @@ def test_no_secret_reaches_any_file_of_the_record(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["run", str(spec), "--record", str(record), "--no-progress"])
     assert result.exit_code == 0, result.output
     files = [path for path in record.rglob("*") if path.is_file()]
-    text = "\n".join(path.read_text(encoding="utf-8", errors="replace") for path in files)
+    text = "\n".join(file_text(path) for path in files)
     assert "HTTP POST" in text and "HTTP GET" in text and "req-1" in text  # it was recorded
     for secret in (SECRET_KEY, "cookie-value-42", "password-77", "page=2"):
         assert secret not in text, secret

@@ -27,6 +27,7 @@ from urllib.parse import quote, quote_plus
 from click.testing import CliRunner
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from record_text import file_text
 
 from autobench.cli import cli
 
@@ -229,10 +230,7 @@ def _everything_written(base: Path, planted: Planted, *sets: str) -> list[tuple[
     )
     files = [path for root in (record, exports) for path in root.rglob("*") if path.is_file()]
     assert len(files) > 10 and all((exports / file).is_file() for _, file in EXPORTS)
-    written = [
-        (str(path.relative_to(base)), path.read_bytes().decode("utf-8", "replace"))
-        for path in files
-    ]
+    written = [(str(path.relative_to(base)), file_text(path)) for path in files]
     return outputs + written
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from record_text import file_text
 
 from autobench.abp import CapturePolicy, redaction_additions
 from autobench.cli import cli
@@ -87,7 +88,7 @@ def test_secrets_a_spec_names_reach_no_file_and_the_record_keeps_them(tmp_path: 
     finally:
         sys.modules.pop("own_secrets_task", None)
     assert result.exit_code == 0, result.output
-    texts = [result.output] + [p.read_text() for p in record.rglob("*") if p.is_file()]
+    texts = [result.output] + [file_text(p) for p in record.rglob("*") if p.is_file()]
     assert len(texts) > 5 and any("lookup" in text for text in texts)
     for secret in (TENANT, TICKET, SESSION):
         assert not [text for text in texts if secret in text], secret

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from record_text import file_text
 
 from autobench.abp import SpanRecord
 from autobench.cli import cli
@@ -401,7 +402,7 @@ def test_llm_native_example_measures_the_openai_client_without_task_telemetry(
     assert not [o for o in refund.observations if o.kind is ObservationKind.DIAGNOSTIC]
     for path in (tmp_path / "llm_native").rglob("*"):  # the API key never reaches a record
         if path.is_file():
-            assert b"offline-demo-key" not in path.read_bytes(), path
+            assert "offline-demo-key" not in file_text(path), path
 
 
 def test_pydantic_ai_example_measures_the_agent_through_every_layer(tmp_path: Path) -> None:
@@ -449,7 +450,7 @@ def test_pydantic_ai_example_measures_the_agent_through_every_layer(tmp_path: Pa
     } == {True}
     for path in (tmp_path / "pydantic_ai").rglob("*"):  # the API key never reaches a record
         if path.is_file():
-            assert b"offline-demo-key" not in path.read_bytes(), path
+            assert "offline-demo-key" not in file_text(path), path
     # replay, report and the trace view of these records import no SDK and no task
     script = (
         "import json, sys\n"

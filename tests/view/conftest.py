@@ -79,9 +79,11 @@ def run_into(
     scoring: Sequence[Mapping[str, Any]] = SCORING,
     benchmark: str = "view-test",
     out: Path | None = None,
+    index: bool = False,
 ) -> ExperimentResult:
     """Write ``source`` as a task module under ``workdir`` and run the benchmark, recording
-    into ``workdir/<benchmark>`` (``out`` overrides)."""
+    into ``workdir/<benchmark>`` (``out`` overrides); with ``index``, the columnar index is
+    written as the runs land (as ``autobench run`` does), else the record has none."""
     module = f"view_task_{next(_modules)}"
     (workdir / f"{module}.py").write_text(textwrap.dedent(source))
     sys.path.insert(0, str(workdir))
@@ -93,6 +95,9 @@ def run_into(
         "task": {"target": f"{module}:run"},
     }
     spec = BenchmarkSpec.model_validate(data).model_copy(update={"base_dir": workdir})
+    switch = os.environ.pop("AUTOBENCH_NO_INDEX", None)
+    if not index:
+        os.environ["AUTOBENCH_NO_INDEX"] = "1"
     try:
         return asyncio.run(
             run_benchmark_spec(spec, sink=RecordDirectoryWriter(out or workdir / benchmark))
@@ -100,6 +105,9 @@ def run_into(
     finally:
         sys.modules.pop(module, None)
         sys.path.remove(str(workdir))
+        os.environ.pop("AUTOBENCH_NO_INDEX", None)
+        if switch is not None:
+            os.environ["AUTOBENCH_NO_INDEX"] = switch
 
 
 @pytest.fixture(scope="module")

@@ -21,9 +21,12 @@ and fresh), which gives what the replay would; the YAML records are replayed oth
 from __future__ import annotations
 
 import gc
+import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 from typing import cast
+
+import click
 
 from autobench.cli import _app
 from autobench.cli._plugins import command_plugins
@@ -68,4 +71,21 @@ def _read(
             if meanwhile is not None:
                 meanwhile()
             return cast(ExperimentResult, indexed)
-    return replay_experiment(record_dir, evidence_only=evidence_only, meanwhile=meanwhile)
+    result = replay_experiment(record_dir, evidence_only=evidence_only, meanwhile=meanwhile)
+    unindexed = evidence_only and not (record_dir / DERIVED_STORE).exists()
+    if unindexed and len(result.runs) >= HINT_RUNS and _index_installed():
+        click.echo(
+            f"hint: {record_dir} has no columnar index; `autobench index {record_dir}` "
+            "builds one, and reports then read it instead of every run file.",
+            err=True,
+        )
+    return result
+
+
+HINT_RUNS = 1000
+"""Runs from which a record read without an index gets a hint naming ``autobench index``
+(below, reading the YAML takes well under a second)."""
+
+
+def _index_installed() -> bool:
+    return importlib.util.find_spec("autobench.index") is not None

@@ -155,6 +155,12 @@ _REPLAYING = ("replay", "replay-or-record")
 )
 @click.option("--no-record", is_flag=True, help="Run and show results without writing any record.")
 @click.option(
+    "--no-index",
+    is_flag=True,
+    help="Write no columnar index beside the record as runs land (autobench-index; the same "
+    "as AUTOBENCH_NO_INDEX=1). `autobench index DIR` builds it later.",
+)
+@click.option(
     "--concurrency",
     type=click.IntRange(min=1),
     default=1,
@@ -237,6 +243,7 @@ def run_command(
     spec_path: Path,
     record_dir: Path | None,
     no_record: bool,
+    no_index: bool,
     concurrency: int,
     experiment_id: str | None,
     show_progress: bool,
@@ -341,7 +348,11 @@ def run_command(
         try:
             with progress:
                 result = asyncio.run(
-                    session.execute(concurrency_limit=concurrency, progress=_ProgressBar(progress))
+                    session.execute(
+                        concurrency_limit=concurrency,
+                        progress=_ProgressBar(progress),
+                        listeners=not no_index,
+                    )
                 )
         except KeyboardInterrupt as interrupt:
             raise _interrupted(session, interrupt) from None

@@ -19,7 +19,14 @@ from autobench.core.native._integrations import IntegrationEntry, IntegrationFie
 from autobench.core.packs._model import MetricPack
 from autobench.core.postderive._base import PostDeriverSpec
 from autobench.core.scoring._base import ScorerSpec
-from autobench.records import ExperimentResult, RunRecord, SemanticDefinition, TraceExtractor
+from autobench.records import (
+    ExperimentRecord,
+    ExperimentResult,
+    RecordListener,
+    RunRecord,
+    SemanticDefinition,
+    TraceExtractor,
+)
 
 PROJECT_NAME = "autobench"
 ENTRY_POINT_GROUP = "autobench"
@@ -139,3 +146,13 @@ class AutobenchSpecs:
         plugin answer, and in the end the YAML records are replayed. Commands that read
         evidence only (``report``, ``compare``, ``export``) ask it first, when
         ``record_dir`` has an ``index/`` subdirectory (where derived stores live)."""
+
+    @hookspec
+    def autobench_record_listener(
+        self, record_dir: Path, experiment: ExperimentRecord, resumed: bool
+    ) -> RecordListener | None:
+        """A :class:`autobench.records.RecordListener` to follow the experiment ``experiment``
+        as a live run records it into ``record_dir`` (``resumed``: a resumed session adding
+        runs to a record that holds some already), or ``None``. autobench-index answers with
+        the listener that writes the columnar index as runs land. A listener never fails
+        the run: what it raises is a warning."""

@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from autobench.abp import Trace
+from autobench.abp import Trace, gc_paused_for
 from autobench.index._layout import (
     FILES,
     FORMAT,
     MANIFEST,
     partition,
+    remove_leftovers,
     replace_index,
     staging_dir,
 )
@@ -29,9 +30,9 @@ from autobench.index._sources import (
 )
 from autobench.index._tables import TableRows
 from autobench.records import (
+    Case,
     ExperimentRecord,
     RunRecord,
-    load_run_record,
     replay_experiment,
 )
 
@@ -57,6 +58,13 @@ class IndexBuilt:
     reason: str | None
 
 
+def evidence_only(run: RunRecord) -> RunRecord:
+    """``run`` as a replay with ``evidence_only`` reads it: its case cut to its id, no
+    output, no trace (what :data:`~autobench.records.EVIDENCE_ONLY` leaves unread)."""
+    case = Case.model_construct(id=run.case_id)
+    return run.model_copy(update={"case": case, "output": None, "trace": None})
+
+
 def _round_trip_problem(runs: tuple[RunRecord, ...], texts: list[str]) -> str | None:
     for run, text in zip(runs, texts, strict=True):
         if RunRecord.model_validate_json(text) != run:
@@ -76,7 +84,9 @@ def build_index(record_dir: Path | str) -> IndexBuilt:
     """
     root = Path(record_dir)
     experiment_source = read_sources(root, [EXPERIMENT_FILE])
-    result = replay_experiment(root, evidence_only=True)
+    # One replay with the traces (the spans tables need them), each run then cut to the
+    # evidence a report reads: the record reports replay with ``evidence_only``.
+    result = replay_experiment(root)
     experiment: ExperimentRecord = result.experiment
     planned = [planned.path for planned in experiment.plan]
     sources: list[Source] = [
@@ -87,21 +97,22 @@ def build_index(record_dir: Path | str) -> IndexBuilt:
     digests = {source.path: source.sha256 for source in sources}
     paths = {planned.id: planned.path for planned in experiment.plan}
     rows = TableRows()
-    texts = [run.model_dump_json() for run in result.runs]
-    for run, text in zip(result.runs, texts, strict=True):
-        path = paths[run.run_id]
-        trace = load_run_record(root / path, root=root).trace
-        rows.add_run(
-            run,
-            path=path,
-            sha256=digests.get(path) or "",
-            record_json=text,
-            trace=trace if isinstance(trace, Trace) else None,
-        )
-    experiment_json = experiment.model_dump_json()
-    problem = _round_trip_problem(result.runs, texts)
-    if problem is None and ExperimentRecord.model_validate_json(experiment_json) != experiment:
-        problem = "the experiment record does not read back identically from JSON"
+    with gc_paused_for(len(result.runs)):  # thousands of records, none garbage yet
+        runs = tuple(map(evidence_only, result.runs))
+        texts = [run.model_dump_json() for run in runs]
+        for full, run, text in zip(result.runs, runs, texts, strict=True):
+            path = paths[run.run_id]
+            trace = full.trace
+            rows.add_run(
+                run,
+                path=path,
+                sha256=digests.get(path) or "",
+                record_json=text,
+                trace=trace if isinstance(trace, Trace) else None,
+            )
+    problem = _round_trip_problem(runs, texts)
+    count = len(runs)
+    del result, runs, texts  # the records (traces and all) are in the rows now
     staged = staging_dir(root)
     try:
         where = staged / partition(experiment.benchmark.id, experiment.experiment.id)
@@ -110,23 +121,46 @@ def build_index(record_dir: Path | str) -> IndexBuilt:
         for name, table in rows.tables():
             pq.write_table(table, where / f"{name}.parquet")
             counts[name] = table.num_rows
-        pq.write_table(sources_table(sources), staged / FILES)
-        (staged / EXPERIMENT_JSON).write_text(experiment_json, encoding="utf-8")
-        manifest = {
-            "format": FORMAT,
-            "autobench_records": records_version(),
-            "benchmark": experiment.benchmark.id,
-            "experiment": experiment.experiment.id,
-            "partition": partition(experiment.benchmark.id, experiment.experiment.id).as_posix(),
-            "built_at": datetime.now(UTC).isoformat(),
-            "runs": len(result.runs),
-            "rows": counts,
-            "reportable": problem is None,
-            "not_reportable_because": problem,
-        }
-        (staged / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-        replace_index(root, staged)
+        problem = finish_index(root, staged, experiment, sources, count, counts, problem)
     except BaseException:
         shutil.rmtree(staged, ignore_errors=True)
         raise
-    return IndexBuilt(root / "index", len(result.runs), counts, problem is None, problem)
+    return IndexBuilt(root / "index", count, counts, problem is None, problem)
+
+
+def finish_index(
+    root: Path,
+    staged: Path,
+    experiment: ExperimentRecord,
+    sources: list[Source],
+    runs: int,
+    counts: dict[str, int],
+    problem: str | None,
+) -> str | None:
+    """Complete the index staged in ``staged`` (its tables written: ``counts`` rows each,
+    ``runs`` runs) with the ``files`` table of ``sources``, ``experiment.json`` and the
+    manifest, and put it in place of ``root``'s index. Returns why reports may not read it
+    (``problem``, or the experiment record not reading back from JSON), else ``None``.
+    Raises ``OSError`` (and pyarrow's errors) when a write fails; ``staged`` is then the
+    caller's to remove."""
+    experiment_json = experiment.model_dump_json()
+    if problem is None and ExperimentRecord.model_validate_json(experiment_json) != experiment:
+        problem = "the experiment record does not read back identically from JSON"
+    pq.write_table(sources_table(sources), staged / FILES)
+    (staged / EXPERIMENT_JSON).write_text(experiment_json, encoding="utf-8")
+    manifest = {
+        "format": FORMAT,
+        "autobench_records": records_version(),
+        "benchmark": experiment.benchmark.id,
+        "experiment": experiment.experiment.id,
+        "partition": partition(experiment.benchmark.id, experiment.experiment.id).as_posix(),
+        "built_at": datetime.now(UTC).isoformat(),
+        "runs": runs,
+        "rows": counts,
+        "reportable": problem is None,
+        "not_reportable_because": problem,
+    }
+    (staged / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    replace_index(root, staged)
+    remove_leftovers(root)
+    return problem

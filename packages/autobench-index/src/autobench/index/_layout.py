@@ -71,3 +71,30 @@ def replace_index(record_dir: Path, staged: Path) -> None:
     staged.rename(target)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def remove_leftovers(record_dir: Path) -> list[Path]:
+    """Remove the staging directories (``.index.new-<pid>-*``, ``.index.live-<pid>``) that
+    processes no longer running left beside the index of ``record_dir`` (killed while
+    writing it); return them. Those of a running process are left alone."""
+    removed = []
+    for path in Path(record_dir).glob(f".{INDEX_DIR}.*-*"):
+        kind, _, rest = path.name.removeprefix(f".{INDEX_DIR}.").partition("-")
+        pid = rest.split("-", 1)[0]
+        if kind not in ("new", "live", "old") or not pid.isdigit() or _running(int(pid)):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists (another user's)
+        return True
+    return True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +50,18 @@ def _digests(files: Path) -> dict[str, str | None]:
     """``{path: sha256}`` of the ``files`` table at ``files``."""
     table = read_parquet(files, ["path", "sha256"])
     return dict(zip(table.column(0).to_pylist(), table.column(1).to_pylist(), strict=True))
+
+
+def in_plan_order(
+    experiment: ExperimentRecord, runs: tuple[RunRecord, ...]
+) -> tuple[RunRecord, ...]:
+    """``runs`` in the order of the plan (an index written as runs landed holds them in the
+    order they ended)."""
+    position = {planned.id: index for index, planned in enumerate(experiment.plan)}
+    keys = [position.get(run.run_id, len(position)) for run in runs]
+    if all(a <= b for a, b in itertools.pairwise(keys)):
+        return runs
+    return tuple(run for _, run in sorted(zip(keys, runs, strict=True), key=lambda pair: pair[0]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +131,7 @@ def load_index(record_dir: Path | str) -> ExperimentResult | None:
         runs = _runs(base / str(manifest["partition"]) / "runs.parquet", int(manifest["runs"]))
     except (OSError, ValueError, KeyError):
         return None
+    runs = in_plan_order(experiment, runs)
     apply_record_redaction(experiment)
     return ExperimentResult(
         experiment=experiment,

@@ -7,6 +7,9 @@ used.
 
 from __future__ import annotations
 
+import logging
+import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,18 +17,56 @@ from typing import TYPE_CHECKING
 from autobench.core.plugins import ExportFormat, hookimpl
 
 if TYPE_CHECKING:
-    from autobench.records import ExperimentResult
+    from autobench.records import ExperimentRecord, ExperimentResult, RecordListener
+
+NO_INDEX_ENV = "AUTOBENCH_NO_INDEX"
+"""Set (to anything but ``""`` or ``"0"``), a live run writes no index (as ``--no-index``)."""
 
 
 @hookimpl
 def autobench_indexed_result(record_dir: Path) -> ExperimentResult | None:
     """The experiment from ``record_dir/index`` when it is fresh (``load_index``); ``None``
-    when there is no index directory, without importing pyarrow."""
+    when there is no index directory, without importing pyarrow. An index that is not
+    fresh is not read, and one hint line on stderr says how to rebuild it (a read
+    command never writes the record directory)."""
     if not (Path(record_dir) / "index" / "manifest.json").is_file():
         return None
-    from autobench.index._load import load_index  # pyarrow only when an index exists
+    from autobench.index._load import index_status, load_index  # pyarrow only now
 
-    return load_index(record_dir)
+    result = load_index(record_dir)
+    if result is None:
+        status = index_status(record_dir)
+        why = status.reason or "not reportable"
+        print(
+            f"hint: the columnar index of {record_dir} is not used ({why}); the YAML records "
+            f"are read instead. `autobench index {record_dir}` rebuilds it.",
+            file=sys.stderr,
+        )
+    return result
+
+
+@hookimpl
+def autobench_record_listener(
+    record_dir: Path, experiment: ExperimentRecord, resumed: bool
+) -> RecordListener | None:
+    """The listener that writes ``record_dir/index`` as the runs land
+    (:class:`~autobench.index._live.LiveIndex`), unless ``AUTOBENCH_NO_INDEX`` is set."""
+    if os.environ.get(NO_INDEX_ENV, "") not in ("", "0"):
+        return None
+    try:
+        from autobench.index._live import LiveIndex  # pyarrow once a run records
+
+        return LiveIndex(record_dir, experiment, resumed=resumed)
+    except Exception as error:  # the index is derived data: never a failed run
+        logging.getLogger("autobench.index").warning(
+            "Warning: the columnar index of %s will not be written (%s: %s); "
+            "`autobench index %s` builds it",
+            record_dir,
+            type(error).__name__,
+            error,
+            record_dir,
+        )
+        return None
 
 
 class _LazyParquetExporter:

@@ -161,115 +161,125 @@ def _int(value: Any) -> int | None:
 
 
 class TableRows:
-    """Rows of every table, gathered column-wise while runs are added."""
+    """Rows of every table, gathered column-wise while runs are added: one list per
+    column, appended to in schema order (no per-row mapping), turned into Arrow at once."""
 
     def __init__(self) -> None:
-        self.columns: dict[str, dict[str, list[Any]]] = {
-            table: {field.name: [] for field in schema} for table, schema in SCHEMAS.items()
+        self.runs = 0
+        self.columns: dict[str, list[list[Any]]] = {
+            table: [[] for _ in schema] for table, schema in SCHEMAS.items()
         }
-
-    def _add(self, table: str, row: Mapping[str, Any]) -> None:
-        for name, column in self.columns[table].items():
-            column.append(row.get(name))
 
     def add_run(
         self, run: RunRecord, *, path: str, sha256: str, record_json: str, trace: Trace | None
     ) -> None:
         """The rows of ``run`` (replayed evidence, stored at ``path`` with file hash
         ``sha256``) and of ``trace`` (its spans and LLM calls; ``None``: none)."""
-        keys = {
-            "run_id": run.run_id,
-            "case_id": run.case_id,
-            "variant_id": run.variant_id,
-            "file_sha256": sha256,
-        }
+        self.runs += 1
+        run_id, case_id, variant_id = run.run_id, run.case_id, run.variant_id
+        info = run.run
         first = run.errors[0] if run.errors else None
-        self._add(
-            "runs",
-            {
-                **keys,
-                "run_index": run.run.index,
-                "repeat": run.run.repeat,
-                "status": _enum(run.status),
-                "task_status": _enum(run.task_status),
-                "evaluation_status": _enum(run.evaluation_status),
-                "started_at": run.run.started_at,
-                "duration_s": run.run.duration,
-                "factors_json": to_json(run.variant.factor_values),
-                "error_count": len(run.errors),
-                "first_error": None if first is None else f"{first.type}: {first.message}",
-                "path": path,
-                "record_json": record_json,
-            },
+        _append(
+            self.columns["runs"],
+            (
+                run_id,
+                case_id,
+                variant_id,
+                info.index,
+                info.repeat,
+                _enum(run.status),
+                _enum(run.task_status),
+                _enum(run.evaluation_status),
+                info.started_at,
+                info.duration,
+                to_json(run.variant.factor_values),
+                len(run.errors),
+                None if first is None else f"{first.type}: {first.message}",
+                path,
+                sha256,
+                record_json,
+            ),
         )
+        columns = self.columns["observations"]
         for o in run.observations:
             num, flag, text, js = value_columns(o.value)
-            self._add(
-                "observations",
-                {
-                    **keys,
-                    "observation_id": o.id,
-                    "name": o.name,
-                    "kind": _enum(o.kind),
-                    "semantic_type": o.semantic_type,
-                    "value_num": num,
-                    "value_bool": flag,
-                    "value_text": text,
-                    "value_json": js,
-                    "unit": o.unit,
-                    "direction": _enum(o.direction),
-                    "role": _enum(o.role),
-                    "source": _enum(o.source),
-                    "span_id": o.span_id,
-                    "reason": o.reason,
-                    "tags_json": to_json(o.tags),
-                },
+            _append(
+                columns,
+                (
+                    run_id,
+                    case_id,
+                    variant_id,
+                    o.id,
+                    o.name,
+                    _enum(o.kind),
+                    o.semantic_type,
+                    num,
+                    flag,
+                    text,
+                    js,
+                    o.unit,
+                    _enum(o.direction),
+                    _enum(o.role),
+                    _enum(o.source),
+                    o.span_id,
+                    o.reason,
+                    to_json(o.tags),
+                    sha256,
+                ),
             )
+        columns = self.columns["scores"]
         for s in run.scores:
             num, flag, text, js = value_columns(s.value)
-            self._add(
-                "scores",
-                {
-                    **keys,
-                    "name": s.name,
-                    "semantic_type": s.semantic_type,
-                    "value_num": num,
-                    "value_bool": flag,
-                    "value_text": text,
-                    "value_json": js,
-                    "unit": s.unit,
-                    "direction": _enum(s.direction),
-                    "role": _enum(s.role),
-                    "reason": s.reason,
-                    "error": s.error,
-                    "optional": s.optional,
-                    "span_id": s.span_id,
-                },
+            _append(
+                columns,
+                (
+                    run_id,
+                    case_id,
+                    variant_id,
+                    s.name,
+                    s.semantic_type,
+                    num,
+                    flag,
+                    text,
+                    js,
+                    s.unit,
+                    _enum(s.direction),
+                    _enum(s.role),
+                    s.reason,
+                    s.error,
+                    s.optional,
+                    s.span_id,
+                    sha256,
+                ),
             )
         if trace is not None:
+            keys = (run_id, case_id, variant_id)
             for span in trace.spans:
-                self._add_span(keys, trace.id, span)
+                self._add_span(keys, sha256, trace.id, span)
 
-    def _add_span(self, keys: Mapping[str, Any], trace_id: str, span: SpanRecord) -> None:
-        self._add(
-            "spans",
-            {
-                **keys,
-                "trace_id": trace_id,
-                "span_id": span.id,
-                "parent_id": span.parent,
-                "operation": span.operation,
-                "kind": span.kind,
-                "scope": span.scope,
-                "status": _enum(span.status),
-                "started_at": span.started_at,
-                "offset_s": span.offset,
-                "duration_s": span.duration,
-                "partial": span.partial,
-                "error_type": None if span.error is None else span.error.type,
-                "attributes_json": to_json(span.attributes),
-                "usage_json": to_json(span.usage),
-            },
+    def _add_span(
+        self, keys: tuple[str, str, str], sha256: str, trace_id: str, span: SpanRecord
+    ) -> None:
+        _append(
+            self.columns["spans"],
+            (
+                *keys,
+                trace_id,
+                span.id,
+                span.parent,
+                span.operation,
+                span.kind,
+                span.scope,
+                _enum(span.status),
+                span.started_at,
+                span.offset,
+                span.duration,
+                span.partial,
+                None if span.error is None else span.error.type,
+                to_json(span.attributes),
+                to_json(span.usage),
+                sha256,
+            ),
         )
         if span.kind != "llm":
             return
@@ -280,23 +290,44 @@ class TableRows:
             total = inputs + outputs
         model = _first(span.attributes, _MODEL_KEYS)
         provider = _first(span.attributes, _PROVIDER_KEYS)
-        self._add(
-            "llm_calls",
-            {
-                **keys,
-                "span_id": span.id,
-                "operation": span.operation,
-                "provider": None if provider is None else str(provider),
-                "model": None if model is None else str(model),
-                "input_tokens": inputs,
-                "output_tokens": outputs,
-                "total_tokens": total,
-                "duration_s": span.duration,
-                "status": _enum(span.status),
-            },
+        _append(
+            self.columns["llm_calls"],
+            (
+                *keys,
+                span.id,
+                span.operation,
+                None if provider is None else str(provider),
+                None if model is None else str(model),
+                inputs,
+                outputs,
+                total,
+                span.duration,
+                _enum(span.status),
+                sha256,
+            ),
         )
 
     def tables(self) -> Iterator[tuple[str, pa.Table]]:
         """Each table's name and Arrow table (rows in the order runs were added)."""
         for name, schema in SCHEMAS.items():
-            yield name, pa.table(self.columns[name], schema=schema)
+            yield name, pa.Table.from_arrays(_arrays(self.columns[name], schema), schema=schema)
+
+    def take_batches(self) -> Iterator[tuple[str, pa.RecordBatch]]:
+        """Each table's name and the rows gathered since the last call, as one record
+        batch; the columns are emptied (what a live index writes group by group)."""
+        for name, schema in SCHEMAS.items():
+            columns = self.columns[name]
+            yield name, pa.RecordBatch.from_arrays(_arrays(columns, schema), schema=schema)
+            self.columns[name] = [[] for _ in schema]
+        self.runs = 0
+
+
+def _append(columns: list[list[Any]], row: tuple[Any, ...]) -> None:
+    for column, value in zip(columns, row, strict=True):
+        column.append(value)
+
+
+def _arrays(columns: list[list[Any]], schema: pa.Schema) -> list[pa.Array]:
+    return [
+        pa.array(column, type=field.type) for column, field in zip(columns, schema, strict=True)
+    ]

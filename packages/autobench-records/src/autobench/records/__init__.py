@@ -16,6 +16,7 @@ from autobench.records._aggregate import Aggregate as Aggregate
 from autobench.records._aggregate import UnknownAggregationError as UnknownAggregationError
 from autobench.records._aggregate import aggregate as aggregate
 from autobench.records._changes import experiment_changes as experiment_changes
+from autobench.records._codec import EVIDENCE_ONLY as EVIDENCE_ONLY
 from autobench.records._codec import artifact_payload_from_yaml as artifact_payload_from_yaml
 from autobench.records._codec import artifact_payload_to_yaml as artifact_payload_to_yaml
 from autobench.records._codec import experiment_record_from_yaml as experiment_record_from_yaml
@@ -207,9 +208,12 @@ from autobench.records._semantics import (
 )
 from autobench.records._semantics import NAMESPACE_DIRECTIONS as NAMESPACE_DIRECTIONS
 from autobench.records._sink import DirectorySink as DirectorySink
+from autobench.records._sink import DurableRun as DurableRun
 from autobench.records._sink import DurableSink as DurableSink
 from autobench.records._sink import ExperimentSink as ExperimentSink
+from autobench.records._sink import ListenedSink as ListenedSink
 from autobench.records._sink import PreparingSink as PreparingSink
+from autobench.records._sink import RecordListener as RecordListener
 from autobench.records._trace_import import trace_to_observations
 from autobench.records._trace_shape import DiagnosticTally as DiagnosticTally
 from autobench.records._trace_shape import ExperimentTraceShape as ExperimentTraceShape

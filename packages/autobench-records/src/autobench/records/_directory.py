@@ -56,6 +56,7 @@ in ``artifacts/<run>/attempt-<n>/`` instead (the orphans are never referenced).
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import shutil
 from collections.abc import Callable, Mapping, Sequence
@@ -87,7 +88,10 @@ from autobench.records._records import (
     RunRecord,
     TraceSummary,
 )
+from autobench.records._sink import DurableRun, RecordListener
 from autobench.records._yaml import render_sections
+
+_log = logging.getLogger("autobench.records")
 
 TRACE_INLINE_LIMIT = 64 * 1024
 SURELY_LARGE_TRACE = 1_000
@@ -191,7 +195,8 @@ class RecordDirectoryWriter:
         self._files = AtomicFiles(self.root, fsync=fsync)
         self._plan_paths: dict[str, str] = {}
         self._started = False
-        self._committer = GroupCommitter(self._files)
+        self._committer = GroupCommitter(self._files, self._after_group)
+        self._listeners: list[RecordListener] = []
         self._pending: list[Future[None]] = []
         self._failed: list[Future[None]] = []
         self._claimed: set[Path] = set()
@@ -244,8 +249,9 @@ class RecordDirectoryWriter:
         group-commit thread. Raises :class:`RecordingError` as :meth:`run_prepared`."""
         self._raise_failed()
         run, run_dir, files = self._artifact_files(run, payloads)
-        self._claim(run, self._run_path(run))
-        return self._submitted(run, lambda: self._render(run, run_dir, files))
+        run_path = self._run_path(run)
+        self._claim(run, run_path)
+        return self._submitted(run, run_path, lambda: self._render(run, run_dir, files))
 
     def prepare_run(self, run: RunRecord, payloads: Mapping[str, Any]) -> PreparedRun:
         """Render the files of ``run`` (its artifacts, trace and ``run.yaml``) without storing
@@ -315,7 +321,7 @@ class RecordDirectoryWriter:
         self._raise_failed()
         run, run_path, files = prepared
         self._claim(run, run_path)
-        return self._submitted(run, lambda: files)
+        return self._submitted(run, run_path, lambda: files)
 
     def _claim(self, run: RunRecord, run_path: Path) -> None:
         if run_path in self._claimed or (self._resumed and run_path.exists()):
@@ -326,9 +332,10 @@ class RecordDirectoryWriter:
         self._claimed.add(run_path)
 
     def _submitted(
-        self, run: RunRecord, render: Callable[[], Sequence[tuple[Path, bytes]]]
+        self, run: RunRecord, run_path: Path, render: Callable[[], Sequence[tuple[Path, bytes]]]
     ) -> RunRecord:
-        future = self._committer.submit(render)
+        job = _RunJob(render, run, run_path, self._files.localize) if self._listeners else render
+        future = self._committer.submit(job)
         self._pending.append(future)
         run_id = run.run_id
         self._stored[run_id] = future
@@ -342,6 +349,30 @@ class RecordDirectoryWriter:
             self._stored.pop(run_id, None)
         else:
             self._failed.append(future)
+
+    def add_listener(self, listener: RecordListener) -> None:
+        """Tell ``listener`` of every group of runs once it is durable and of the end
+        (:class:`~autobench.records.RecordListener`); call it before :meth:`start`."""
+        self._listeners.append(listener)
+
+    def _after_group(self, jobs: list[Callable[[], Sequence[tuple[Path, bytes]]]]) -> None:
+        # On the group-commit thread, once the group's runs are durable.
+        runs = [
+            DurableRun(job.run, job.run_path.relative_to(self.root).as_posix(), job.data)
+            for job in jobs
+            if isinstance(job, _RunJob) and job.data is not None
+        ]
+        if runs:
+            self._notify("runs_durable", runs)
+
+    def _notify(self, method: str, argument: Any) -> None:
+        """Call ``method`` of every listener; one that raises is logged and dropped."""
+        for listener in list(self._listeners):
+            try:
+                getattr(listener, method)(self.root, argument)
+            except Exception as error:  # derived data: never a failed recording
+                self._listeners.remove(listener)
+                _log.warning("%s: %s failed: %s", self.root, type(listener).__name__, error)
 
     def after_stored(self, run_id: str, callback: Callable[[bool], None]) -> None:
         """Call ``callback(True)`` once the files of run ``run_id`` are on disk, ``False`` if
@@ -371,6 +402,8 @@ class RecordDirectoryWriter:
         self._write_session_file("summary.yaml", experiment_summary_to_yaml(summary))
         self._files.sync()
         self.close()
+        if self._listeners:
+            self._notify("finished", summary)
 
     def _write_session_file(self, name: str, text: str) -> None:
         """Write ``name``. When resumed and ``name`` exists, the earlier session's file is
@@ -465,6 +498,32 @@ class RecordDirectoryWriter:
 
     def _write(self, path: Path, text: str) -> None:
         self._files.create(path, text.encode("utf-8"))
+
+
+class _RunJob:
+    """The render job of one run when listeners follow the writer: keeps the bytes of its
+    ``run.yaml`` as written (rendered on the group-commit thread, its schema line localized
+    here rather than by the stage, which leaves localized bytes as they are) for
+    :class:`DurableRun`."""
+
+    __slots__ = ("data", "localize", "render", "run", "run_path")
+
+    def __init__(
+        self,
+        render: Callable[[], Sequence[tuple[Path, bytes]]],
+        run: RunRecord,
+        run_path: Path,
+        localize: Callable[[Path, bytes], bytes],
+    ) -> None:
+        self.render, self.run, self.run_path, self.localize = render, run, run_path, localize
+        self.data: bytes | None = None
+
+    def __call__(self) -> Sequence[tuple[Path, bytes]]:
+        files = list(self.render())
+        path, data = files[-1]
+        self.data = self.localize(path, data)
+        files[-1] = (path, self.data)
+        return files
 
 
 def _numbered_session_files(root: Path, name: str) -> dict[int, Path]:

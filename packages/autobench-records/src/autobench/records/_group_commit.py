@@ -10,7 +10,9 @@ takes every job waiting (at most :data:`MAX_GROUP`), and for that group:
 3. links each run's files to their final names, artifacts before ``run.yaml``, syncing the
    directories between the two when the group has artifacts;
 4. makes the new directory entries durable in one round (:meth:`AtomicFiles.sync`);
-5. only then resolves each job's future, so a run is reported stored once its group is.
+5. only then resolves each job's future, so a run is reported stored once its group is;
+6. hands the jobs of the group that are durable to ``after_group`` (when given), still on
+   the thread: derived data (a columnar index) follows the records group by group.
 
 A job whose rendering or writing fails fails alone (its temporary files are removed; the
 others of its group go on); a failed flush fails every job of the group. Nothing is ever
@@ -56,10 +58,15 @@ class GroupCommitter:
 
     :meth:`submit` returns a future resolved with ``None`` once the run's files are durable,
     or with the exception that stopped them (a :class:`RecordingError` naming the path).
-    :meth:`close` waits for every submitted job and stops the thread."""
+    :meth:`close` waits for every submitted job and stops the thread. ``after_group(jobs)``,
+    when given, is called on the thread with the jobs of each group once they are durable
+    (their futures resolved); what it raises is the caller's to catch (it fails nothing)."""
 
-    def __init__(self, files: AtomicFiles) -> None:
+    def __init__(
+        self, files: AtomicFiles, after_group: Callable[[list[RenderJob]], None] | None = None
+    ) -> None:
         self._files = files
+        self._after_group = after_group
         self._queue: deque[tuple[RenderJob, Future[None]]] = deque()
         self._condition = threading.Condition()
         self._slots = threading.BoundedSemaphore(MAX_PENDING_RUNS)
@@ -143,6 +150,9 @@ class GroupCommitter:
         staged = self._flush_dirs(staged)
         for future, _ in staged:
             future.set_result(None)
+        if self._after_group is not None and staged:
+            durable = {id(future) for future, _ in staged}
+            self._after_group([job for job, future in group if id(future) in durable])
 
     def _publish(
         self, staged: list[tuple[Future[None], list[tuple[Path, Path]]]], *, last: bool

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from autobench.records._evidence import Observation
 from autobench.records._records import ExperimentRecord, ExperimentSummary, RunRecord
@@ -76,3 +76,36 @@ class DirectorySink(ExperimentSink, Protocol):
     def root(self) -> Path: ...
 
     def resume(self, experiment: ExperimentRecord) -> None: ...
+
+
+class DurableRun(NamedTuple):
+    """A run whose files are on disk: its record as stored, the path of its ``run.yaml``
+    (relative to the record directory, POSIX) and the bytes written there."""
+
+    run: RunRecord
+    path: str
+    data: bytes
+
+
+@runtime_checkable
+class RecordListener(Protocol):
+    """Follows a record directory as it is written, to keep data derived from it (such as
+    autobench-index's columnar index) without reading the files back.
+
+    ``runs_durable(record_dir, runs)`` is called on the writer's background thread after
+    each group of runs is durably stored (completion order, each run once);
+    ``finished(record_dir, summary)`` once, after ``summary.yaml`` is stored and every
+    write is done. A listener must never fail the recording: what it raises is logged as a
+    warning and the listener is not called again."""
+
+    def runs_durable(self, record_dir: Path, runs: Sequence[DurableRun]) -> None: ...
+
+    def finished(self, record_dir: Path, summary: ExperimentSummary) -> None: ...
+
+
+@runtime_checkable
+class ListenedSink(Protocol):
+    """A sink that tells :class:`RecordListener` objects what it stores (``add_listener``,
+    before ``start`` or ``resume``). :class:`~autobench.records.RecordDirectoryWriter` is one."""
+
+    def add_listener(self, listener: RecordListener) -> None: ...

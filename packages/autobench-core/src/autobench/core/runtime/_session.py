@@ -92,6 +92,7 @@ from autobench.records import (
     ExperimentResult,
     ExperimentSink,
     ExperimentSummary,
+    ListenedSink,
     PreparingSink,
     RecordDirectoryWriter,
     RecordingError,
@@ -115,6 +116,25 @@ def default_record_dir(benchmark_id: str, experiment_id: str) -> Path:
     return DEFAULT_RECORD_ROOT / _dir_name(benchmark_id) / _dir_name(experiment_id)
 
 
+def attach_listeners(
+    sink: ListenedSink,
+    root: Path,
+    experiment: ExperimentRecord,
+    resumed: bool,
+    prepared: _Prepared,
+) -> None:
+    """Give ``sink`` the record listeners of the plugins (``autobench_record_listener``)."""
+    plugins = prepared.plugins
+    if plugins is None:
+        return
+    answers = plugins.manager.hook.autobench_record_listener(
+        record_dir=root, experiment=experiment, resumed=resumed
+    )
+    for listener in answers:
+        if listener is not None:
+            sink.add_listener(listener)
+
+
 def _dir_name(identifier: str) -> str:
     return identifier if _PLAIN_NAME.fullmatch(identifier) else safe_segment(identifier)
 
@@ -133,6 +153,7 @@ class _Prepared:
     executor_options: Mapping[str, Any]
     retries: RetryPolicy | None
     cassette: CassetteSetup | None = None
+    plugins: AutobenchPlugins | None = None
 
     @classmethod
     def of(
@@ -174,6 +195,7 @@ class _Prepared:
         prepared = cls(
             task, scorers, derivers, instrumentation, plan.runs, files, factory, options, retries
         )
+        prepared = dataclasses.replace(prepared, plugins=plugins)
         return prepared, plan
 
 
@@ -358,6 +380,7 @@ class RunSession:
         concurrency_limit: int = 1,
         progress: ProgressCallback | None = None,
         capture: CapturePolicy | None = None,
+        listeners: bool = True,
     ) -> ExperimentResult:
         """Run the session (see the module docstring for the order of work) and return the
         experiment result: every run, the recorded ones first in plan order when resumed.
@@ -365,7 +388,10 @@ class RunSession:
         ``concurrency_limit`` (>= 1, else ``ValueError``) bounds the active runs;
         ``progress`` receives :class:`ProgressEvent` values; ``capture`` is the
         :class:`CapturePolicy` applied to span payloads (default: redact secrets, truncate
-        strings over 64 KiB). Raises :class:`RecordingError` when the sink cannot store,
+        strings over 64 KiB). With ``listeners`` (the default) a sink that takes
+        :class:`~autobench.records.RecordListener` objects gets those of the plugins'
+        ``autobench_record_listener`` hook (autobench-index's columnar index, written as runs
+        land); ``False`` asks for none. Raises :class:`RecordingError` when the sink cannot store,
         and :class:`TaskInterrupted` (a ``KeyboardInterrupt``) once the experiment has ended
         because a task raised ``KeyboardInterrupt``.
         """
@@ -406,6 +432,8 @@ class RunSession:
                 progress=progress,
                 options=prepared.executor_options,
             )  # before the sink starts: an executor refusing its options leaves no record
+            if listeners and isinstance(sink, ListenedSink) and isinstance(sink, DirectorySink):
+                attach_listeners(sink, sink.root, experiment, self.resumed is not None, prepared)
             if isinstance(sink, DirectorySink) and self.resumed is not None:
                 sink.resume(experiment)
             elif sink is not None:

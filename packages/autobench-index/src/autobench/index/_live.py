@@ -1,0 +1,283 @@
+"""The index written as runs land: :class:`LiveIndex`, a record listener.
+
+``autobench run`` (and ``run_experiment`` with a record directory) hands the listener each
+group of runs once the group is durable, on the writer's background thread. For each run
+the listener parses the ``run.yaml`` bytes just written, as a report replays them
+(evidence only), hashes those same bytes and stamps the file; its rows go to the tables
+of a staging directory beside the record (``.index.live-<pid>/``), written in row groups
+of :data:`ROW_GROUP_RUNS` runs, so what the listener holds stays small. When the
+experiment finishes (``summary.yaml`` stored), the files table, the experiment record and
+the manifest complete the staged index, which is renamed into place as ``index/``.
+
+The index is derived data and never the reason a run fails: a listener that cannot write
+logs one warning (``autobench.index``) naming ``autobench index DIR`` and stops; the
+staging directory is removed. A process killed meanwhile leaves the staging directory
+(never read; the next index written in the directory removes it) and no index, or the index of an
+earlier session, which the new runs make stale. An experiment whose record the listener
+did not see whole (a post-derived or derived record beside the runs, a run file it did not
+write) is indexed from its YAML at the end instead (:func:`~autobench.index.build_index`).
+A resumed session whose record had a fresh index when it began adds that index's rows (and
+its run files' stamps and hashes, checked unchanged) to its own; without one, it builds
+from the YAML at the end too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import shutil
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from autobench.abp import Trace
+from autobench.index._build import build_index, finish_index
+from autobench.index._layout import INDEX_DIR, index_root, partition, read_manifest
+from autobench.index._load import index_status, read_parquet
+from autobench.index._sources import (
+    EXPERIMENT_FILE,
+    Source,
+    read_sources,
+    side_files,
+    stamp_of,
+    stored_stamps,
+)
+from autobench.index._tables import SCHEMAS, TableRows
+from autobench.records import (
+    EVIDENCE_ONLY,
+    DurableRun,
+    ExperimentRecord,
+    ExperimentSummary,
+    RunRecord,
+    experiment_record_from_yaml,
+    run_record_from_yaml,
+)
+
+_log = logging.getLogger("autobench.index")
+
+YIELD_AFTER = 0.002
+"""Seconds of row building after which the writer's thread yields the interpreter between
+two runs (as the group commit does), so the event loop that runs the tasks never waits
+for it much longer than that."""
+
+ROW_GROUP_RUNS = 2048
+"""Runs whose rows are gathered before they are written as one row group of each table."""
+
+_SUMMARIES = ("summary.yaml", "summary.")
+
+
+class LiveIndex:
+    """Writes the index of the experiment recorded in ``record_dir`` as its runs land (a
+    :class:`~autobench.records.RecordListener`; module docstring). ``resumed``: the record
+    held runs before this session; their rows come from its index when that is fresh now,
+    else the index is built from the YAML at the end."""
+
+    def __init__(self, record_dir: Path, experiment: ExperimentRecord, *, resumed: bool) -> None:
+        self.root = Path(record_dir)
+        self._partition = partition(experiment.benchmark.id, experiment.experiment.id)
+        self._planned = [planned.path for planned in experiment.plan]
+        self._base: dict[str, Source] = {}  # the earlier runs' sources, from a fresh index
+        # Whether the rows will cover the record: this session's runs, and the earlier ones
+        # through a fresh index of them.
+        self._whole = not resumed or self._fresh_base()
+        self._rows = TableRows()
+        self._writers: dict[str, pq.ParquetWriter] = {}
+        self._counts = dict.fromkeys(SCHEMAS, 0)
+        self._sources: dict[str, Source] = {}
+        self._problem: str | None = None
+        self._staged: Path | None = None
+        self._experiment: ExperimentRecord | None = None  # as experiment.yaml gives it back
+        self._failed = False
+
+    def _fresh_base(self) -> bool:
+        try:
+            return self._read_base()
+        except Exception:  # a damaged index: the rows come from the YAML at the end
+            self._base = {}
+            return False
+
+    def _read_base(self) -> bool:
+        status = index_status(self.root)
+        manifest = read_manifest(self.root)
+        if not (status.fresh and status.reportable) or manifest is None:
+            return False
+        if manifest.get("partition") != self._partition.as_posix():
+            return False
+        table = read_parquet(index_root(self.root) / "files.parquet")
+        hashes = table.column("sha256").to_pylist()
+        self._base = {
+            path: Source(path, stamp, digest)
+            for (path, stamp), digest in zip(stored_stamps(table), hashes, strict=True)
+            if stamp is not None
+        }
+        return True
+
+    @property
+    def staging(self) -> Path:
+        """Where the index is written before it is renamed into place."""
+        return self.root / f".{INDEX_DIR}.live-{os.getpid()}"
+
+    def runs_durable(self, record_dir: Path, runs: Sequence[DurableRun]) -> None:
+        """Add the rows of ``runs`` (their ``run.yaml`` bytes as written)."""
+        if self._failed or not self._whole:
+            return
+        try:
+            if self._experiment is None:  # read while runs go on, not when they are over
+                self._experiment = self._read_experiment()
+            held = time.perf_counter()
+            for durable in runs:
+                self._add(durable)
+                if time.perf_counter() - held > YIELD_AFTER:
+                    time.sleep(0)  # let the event loop's thread take the interpreter
+                    held = time.perf_counter()
+            if self._rows.runs >= ROW_GROUP_RUNS:
+                self._write_rows()
+        except Exception as error:
+            self._fail(error)
+
+    def finished(self, record_dir: Path, summary: ExperimentSummary) -> None:
+        """Complete the index and put it in place (or build it from the YAML when this
+        session did not see the whole record); a failure is a warning."""
+        if self._failed:
+            return
+        try:
+            if self._whole and self._sees_everything():
+                self._complete()
+            else:
+                self._discard()
+                build_index(self.root)
+        except Exception as error:
+            self._fail(error)
+
+    def _add(self, durable: DurableRun) -> None:
+        path = durable.path
+        data = durable.data
+        text = data.decode("utf-8")
+        run = run_record_from_yaml(text, source=self.root / path, skip=EVIDENCE_ONLY)
+        stamp = stamp_of(self.root / path)
+        self._sources[path] = Source(path, stamp, hashlib.sha256(data).hexdigest())
+        record_json = run.model_dump_json()
+        if self._problem is None and RunRecord.model_validate_json(record_json) != run:
+            self._problem = f"run {run.run_id} does not read back identically from JSON"
+        trace = durable.run.trace
+        self._rows.add_run(
+            run,
+            path=path,
+            sha256=self._sources[path].sha256 or "",
+            record_json=record_json,
+            trace=trace if isinstance(trace, Trace) else None,
+        )
+
+    def _read_experiment(self) -> ExperimentRecord:
+        """The experiment record as ``experiment.yaml`` gives it back (the index's copy);
+        unlike ``load_experiment_record``, it changes no state of the process (the
+        redaction rules the record names are the run's own)."""
+        path = self.root / EXPERIMENT_FILE
+        return experiment_record_from_yaml(path.read_text(encoding="utf-8"), source=path)
+
+    def _write_rows(self) -> None:
+        where = self._stage() / self._partition
+        for name, batch in self._rows.take_batches():
+            writer = self._writers.get(name)
+            if writer is None:
+                where.mkdir(parents=True, exist_ok=True)
+                writer = pq.ParquetWriter(where / f"{name}.parquet", SCHEMAS[name])
+                self._writers[name] = writer
+            writer.write_batch(batch)
+            self._counts[name] += batch.num_rows
+            time.sleep(0)  # one table at a time: the event loop's thread gets its turn
+
+    def _stage(self) -> Path:
+        if self._staged is None:
+            staged = self.staging
+            if staged.exists():  # left by a killed process that had this pid
+                shutil.rmtree(staged)
+            staged.mkdir()
+            self._staged = staged
+        return self._staged
+
+    def _sees_everything(self) -> bool:
+        """Whether the rows cover the record: every run file present was written through
+        this listener, and nothing but summaries lies beside them (no post-derived or
+        derived record, whose observations the runs' rows would lack)."""
+        if any(not name.startswith(_SUMMARIES) for name in side_files(self.root)):
+            return False
+        for path in self._planned:
+            if path in self._sources:
+                continue
+            stamp = stamp_of(self.root / path)
+            earlier = self._base.get(path)
+            if stamp is None:
+                if earlier is not None:  # removed meanwhile: the earlier index has its rows
+                    return False
+                continue
+            if earlier is None or earlier.stamp != stamp:  # a run file the rows lack
+                return False
+        return True
+
+    def _complete(self) -> None:
+        self._write_rows()
+        if self._base:
+            self._copy_base_rows()
+        for writer in self._writers.values():
+            writer.close()
+        self._writers.clear()
+        assert self._staged is not None
+        experiment = self._experiment or self._read_experiment()
+        for path in self._planned:
+            if path not in self._sources and path in self._base:
+                self._sources[path] = self._base[path]
+        absent = [path for path in self._planned if path not in self._sources]
+        sources = [
+            *read_sources(self.root, [EXPERIMENT_FILE]),
+            *(self._sources[path] for path in self._planned if path in self._sources),
+            *(Source(path, None, None) for path in absent),
+            *read_sources(self.root, side_files(self.root)),
+        ]
+        runs = len(self._planned) - len(absent)
+        staged, self._staged = self._staged, None
+        try:
+            finish_index(self.root, staged, experiment, sources, runs, self._counts, self._problem)
+        except BaseException:
+            shutil.rmtree(staged, ignore_errors=True)
+            raise
+
+    def _copy_base_rows(self) -> None:
+        """Append the rows of the earlier index (this session's runs are not in it) to
+        the staged tables, batch by batch."""
+        base = index_root(self.root) / self._partition
+        where = self._stage() / self._partition
+        for name, schema in SCHEMAS.items():
+            writer = self._writers.get(name)
+            if writer is None:
+                where.mkdir(parents=True, exist_ok=True)
+                writer = self._writers[name] = pq.ParquetWriter(where / f"{name}.parquet", schema)
+            with pq.ParquetFile(base / f"{name}.parquet") as file:
+                for batch in file.iter_batches(batch_size=ROW_GROUP_RUNS):
+                    writer.write_batch(batch)
+                    self._counts[name] += batch.num_rows
+
+    def _discard(self) -> None:
+        for writer in self._writers.values():
+            writer.close()
+        self._writers.clear()
+        if self._staged is not None:
+            shutil.rmtree(self._staged, ignore_errors=True)
+            self._staged = None
+
+    def _fail(self, error: Exception) -> None:
+        self._failed = True
+        with contextlib.suppress(Exception):  # the warning below says enough
+            self._discard()
+        _log.warning(
+            "Warning: the columnar index of %s was not written (%s: %s); the record is "
+            "complete, `autobench index %s` builds the index",
+            self.root,
+            type(error).__name__,
+            error,
+            self.root,
+        )
