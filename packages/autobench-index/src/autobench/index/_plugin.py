@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING
 from autobench.core.plugins import ExportFormat, hookimpl
 
 if TYPE_CHECKING:
-    from autobench.records import ExperimentRecord, ExperimentResult, RecordListener
+    from autobench.records import (
+        DurableRun,
+        ExperimentRecord,
+        ExperimentResult,
+        ExperimentSummary,
+        RecordListener,
+    )
 
 NO_INDEX_ENV = "AUTOBENCH_NO_INDEX"
 """Set (to anything but ``""`` or ``"0"``), a live run writes no index (as ``--no-index``)."""
@@ -53,20 +59,52 @@ def autobench_record_listener(
     (:class:`~autobench.index._live.LiveIndex`), unless ``AUTOBENCH_NO_INDEX`` is set."""
     if os.environ.get(NO_INDEX_ENV, "") not in ("", "0"):
         return None
-    try:
-        from autobench.index._live import LiveIndex  # pyarrow once a run records
+    listener = _DeferredLiveIndex(Path(record_dir), experiment, resumed)
+    if resumed:  # the earlier runs' index is looked at before this session adds runs
+        listener.live()
+    return listener
 
-        return LiveIndex(record_dir, experiment, resumed=resumed)
-    except Exception as error:  # the index is derived data: never a failed run
-        logging.getLogger("autobench.index").warning(
-            "Warning: the columnar index of %s will not be written (%s: %s); "
-            "`autobench index %s` builds it",
-            record_dir,
-            type(error).__name__,
-            error,
-            record_dir,
-        )
-        return None
+
+class _DeferredLiveIndex:
+    """The live index, created (and pyarrow, with numpy, imported: about 0.25 s) on the
+    writer's thread when the first group of runs is durable, so a run's start never waits
+    for it. A resumed session creates it at once (:func:`autobench_record_listener`)."""
+
+    def __init__(self, record_dir: Path, experiment: ExperimentRecord, resumed: bool) -> None:
+        self._args = (record_dir, experiment, resumed)
+        self._index: RecordListener | None = None
+        self._failed = False
+
+    def live(self) -> RecordListener | None:
+        """The :class:`~autobench.index._live.LiveIndex`, or ``None`` once it could not be
+        created (one warning says so)."""
+        if self._index is None and not self._failed:
+            record_dir, experiment, resumed = self._args
+            try:
+                from autobench.index._live import LiveIndex  # pyarrow only now
+
+                self._index = LiveIndex(record_dir, experiment, resumed=resumed)
+            except Exception as error:  # the index is derived data: never a failed run
+                self._failed = True
+                logging.getLogger("autobench.index").warning(
+                    "Warning: the columnar index of %s will not be written (%s: %s); "
+                    "`autobench index %s` builds it",
+                    record_dir,
+                    type(error).__name__,
+                    error,
+                    record_dir,
+                )
+        return self._index
+
+    def runs_durable(self, record_dir: Path, runs: Sequence[DurableRun]) -> None:
+        live = self.live()
+        if live is not None:
+            live.runs_durable(record_dir, runs)
+
+    def finished(self, record_dir: Path, summary: ExperimentSummary) -> None:
+        live = self.live()
+        if live is not None:
+            live.finished(record_dir, summary)
 
 
 class _LazyParquetExporter:
