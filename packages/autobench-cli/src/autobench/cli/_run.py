@@ -340,8 +340,14 @@ def run_command(
         )
         try:
             with progress:
+                # Recording: the run files hold each run whole, so the session keeps only
+                # what the summary and the closing report read (docs/performance.md).
                 result = asyncio.run(
-                    session.execute(concurrency_limit=concurrency, progress=_ProgressBar(progress))
+                    session.execute(
+                        concurrency_limit=concurrency,
+                        progress=_ProgressBar(progress),
+                        lean=session.root_dir is not None,
+                    )
                 )
         except KeyboardInterrupt as interrupt:
             raise _interrupted(session, interrupt) from None

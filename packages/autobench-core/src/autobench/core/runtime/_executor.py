@@ -102,7 +102,7 @@ class MatrixExecutor(HandedOff):
         self._runs = runs
         self._limit = concurrency_limit
         self._progress = progress
-        self._handoff = RunHandoff(setup.experiment_id, runs, sink, progress)
+        self._handoff = RunHandoff(setup.experiment_id, runs, sink, progress, keep=setup.keep)
 
     async def _one(self, position: int, planned: MatrixRunSpec) -> None:
         self._handoff.started(planned)
