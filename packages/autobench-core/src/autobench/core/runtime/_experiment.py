@@ -9,6 +9,7 @@ from typing import Any
 from autobench.abp import redaction_additions
 from autobench.core.distributions import __version__
 from autobench.core.planning import BenchmarkPlan, dataset_hash, spec_hash
+from autobench.core.runtime._lean import share_fields_sets
 from autobench.core.spec import BenchmarkSpec
 from autobench.records import (
     DEFAULT_SEMANTIC_REGISTRY,
@@ -41,7 +42,7 @@ def build_experiment_record(
     environment, the spec's own semantic entries and its report configuration."""
     dataset = spec.dataset
     input_hashes = {case.id: case_input_hash(case.input) for case in dataset.cases}
-    return ExperimentRecord(
+    record = ExperimentRecord(
         experiment=ExperimentInfo(
             id=experiment_id,
             benchmark=spec.benchmark.id,
@@ -82,6 +83,8 @@ def build_experiment_record(
         report=spec.reports.model_dump(mode="json", exclude_defaults=True),
         redaction=_redaction(),
     )
+    share_fields_sets(record.plan)  # one planned run per run: one set for all of them
+    return record
 
 
 def _redaction() -> RedactionInfo | None:

@@ -93,16 +93,19 @@ class RunHandoff:
         else:
             for artifact_id, payload in output.payloads.items():
                 self.payloads[(record.run_id, artifact_id)] = payload
-        self._results[position] = record if self._keep is None else self._keep(record)
+        # From here on only what is kept is held: a report waiting for the sink (runs can end
+        # far ahead of the disk) must not hold the whole record.
+        kept = record if self._keep is None else self._keep(record)
+        self._results[position] = kept
         self.completed += 1
         if isinstance(self._sink, DurableSink):
             loop = asyncio.get_running_loop()
             self._awaiting_storage += 1
             self._sink.after_stored(
-                record.run_id, lambda ok: self._stored_report(loop, planned, record, ok)
+                kept.run_id, lambda ok: self._stored_report(loop, planned, kept, ok)
             )
         elif self._progress is not None:
-            self._report_finished(planned, record)
+            self._report_finished(planned, kept)
 
     async def room(self) -> None:
         """Wait while :data:`MAX_AWAITING_STORAGE` runs wait for the durable sink (until

@@ -37,7 +37,7 @@ def lean_run(run: RunRecord) -> RunRecord:
     lean = run.model_copy(update={"output": None, "trace": None})
     _set(lean, "__pydantic_fields_set__", _shared(run.__pydantic_fields_set__ - _LEFT_OUT))
     for value in lean.__dict__.values():
-        _share_sets(value)
+        share_fields_sets(value)
     return lean
 
 
@@ -49,23 +49,23 @@ def _shared(fields: set[str] | frozenset[str]) -> set[str]:
     return shared
 
 
-def _share_sets(value: Any) -> None:
-    """Give ``value`` (a frozen model, or a tuple or dict of them) and the frozen models
-    inside it shared fields-sets; anything else (a model that can be changed, whose set
-    grows when it is) is left alone."""
+def share_fields_sets(value: Any) -> None:
+    """Give ``value`` (a frozen model, or a tuple, list or dict of them) and the frozen
+    models inside it shared fields-sets; anything else (a model that can be changed, whose
+    set grows when it is) is left alone. The models are changed in place, and stay equal."""
     if isinstance(value, BaseModel) and value.model_config.get("frozen"):
         fields = value.__pydantic_fields_set__
         shared = _shared(fields)
         if fields is not shared:
             _set(value, "__pydantic_fields_set__", shared)
         for inner in value.__dict__.values():
-            if isinstance(inner, BaseModel | tuple | dict):
-                _share_sets(inner)
-    elif isinstance(value, tuple):
+            if isinstance(inner, BaseModel | tuple | list | dict):
+                share_fields_sets(inner)
+    elif isinstance(value, tuple | list):
         for item in value:
             if isinstance(item, BaseModel):
-                _share_sets(item)
+                share_fields_sets(item)
     elif isinstance(value, dict):
         for item in value.values():
             if isinstance(item, BaseModel):
-                _share_sets(item)
+                share_fields_sets(item)
