@@ -128,6 +128,7 @@ class MatrixExecutor(HandedOff):
                 runs=len(self._runs),
                 on_started=None if self._progress is None else self._handoff.started,
                 on_finished=self._handoff.finished,
+                backlog=self._handoff.awaiting_storage,
             ).run()
             await self._handoff.all_stored()
             return self._handoff.records

@@ -79,6 +79,11 @@ class RunHandoff:
         made of them), in plan order."""
         return tuple(record for record in self._results if record is not None)
 
+    def awaiting_storage(self) -> int:
+        """How many runs handed to a durable sink are not reported stored yet (any thread
+        may ask)."""
+        return self._awaiting_storage
+
     def started(self, planned: MatrixRunSpec) -> None:
         """Report ``planned`` started (nothing without a progress callback)."""
         self._event(ProgressEventKind.RUN_STARTED, planned)
