@@ -9,7 +9,6 @@ from typing import Any
 from autobench.abp import redaction_additions
 from autobench.core.distributions import __version__
 from autobench.core.planning import BenchmarkPlan, dataset_hash, spec_hash
-from autobench.core.runtime._lean import share_fields_sets
 from autobench.core.spec import BenchmarkSpec
 from autobench.records import (
     DEFAULT_SEMANTIC_REGISTRY,
@@ -25,6 +24,7 @@ from autobench.records import (
     StatusCounts,
     case_input_hash,
 )
+from autobench.records._fields_sets import share_fields_sets
 
 
 def build_experiment_record(
