@@ -76,11 +76,13 @@ def measure(args: list[str]) -> tuple[float, float]:
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", _PEAK, *args],
-        check=True,
+        check=False,
         capture_output=True,
         text=True,
         env={**os.environ, "COLUMNS": "100", "NO_COLOR": "1"},
     )
+    if done.returncode:
+        raise SystemExit(f"{' '.join(args[:2])} failed:\n{done.stderr[-3000:]}")
     return time.perf_counter() - started, int(done.stdout.strip()) / 1024
 
 
