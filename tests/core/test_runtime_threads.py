@@ -220,3 +220,59 @@ def test_exception_escaping_a_sync_run_is_raised(tmp_path: Path) -> None:
     )
     with pytest.raises(BaseException, match="stop everything"):
         run(make_spec(tmp_path, f"{module}:run_case", cases=CASES), concurrency_limit=2)
+
+
+COUNTED = """
+CALLS = []
+
+
+def counted(ctx, case):
+    CALLS.append(case.id)  # list.append: one operation under the GIL
+    return {"n": case.input["n"]}
+"""
+
+
+class SlowDisk(CollectingSink):
+    """A durable sink whose disk stores 20 runs every 20 ms (1,000 a second), far slower
+    than a trivial task runs; it notes how far the task calls got ahead of it."""
+
+    def __init__(self, module: str) -> None:
+        super().__init__()
+        self.module = module
+        self.waiting: list[Any] = []
+        self.stored = 0
+        self.most_ahead = 0
+
+    def run_finished(self, run: RunRecord, payloads: Mapping[str, Any]) -> RunRecord:
+        calls = len(sys.modules[self.module].CALLS)
+        self.most_ahead = max(self.most_ahead, calls - self.stored)
+        return super().run_finished(run, payloads)
+
+    def after_stored(self, run_id: str, callback: Any) -> None:
+        self.waiting.append(callback)
+        if len(self.waiting) == 1:
+            asyncio.get_running_loop().call_later(0.02, self._store)
+
+    def _store(self) -> None:
+        done, self.waiting = self.waiting[:20], self.waiting[20:]
+        self.stored += len(done)
+        for callback in done:
+            callback(True)
+        if self.waiting:
+            asyncio.get_running_loop().call_later(0.02, self._store)
+
+
+def test_sync_runs_wait_for_a_slow_sink_instead_of_piling_up(tmp_path: Path) -> None:
+    # Each finished run waiting for the disk holds its record: past BACKLOG of them, the
+    # threads take no new run, so memory stays bounded however long the experiment.
+    from autobench.core.runtime._threads import BACKLOG
+
+    module = write_task_module(tmp_path, COUNTED)
+    cases = [{"id": f"c{index}", "input": {"n": index}} for index in range(2 * BACKLOG + 500)]
+    sink = SlowDisk(module)
+    result = run(make_spec(tmp_path, f"{module}:counted", cases=cases), sink=sink)
+
+    assert len(result.runs) == len(cases) and sink.stored == len(cases)
+    # Runs called and not stored: at most the backlog, and the one run each thread took
+    # as the count was read.
+    assert 0 < sink.most_ahead <= BACKLOG + 1, sink.most_ahead

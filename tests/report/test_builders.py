@@ -277,3 +277,25 @@ def test_whole_numbers_read_as_integers() -> None:
         "1e+15",
         "2.5",
     ]
+
+
+def test_matrix_cells_alike_are_one_cell_and_values_keep_their_type(run_bench: RunBench) -> None:
+    # Cells of the same status and value are one frozen object (a matrix of a million runs
+    # holds a few cells); 1 and 1.0 and True stay apart, as they show differently.
+    task = """
+def run(ctx, case):
+    return {"q": case.input["q"]}
+"""
+    result = run_bench(
+        task, cases=_cases(1.0, 1.0, 1, True, 0.5, 1.0), variants=TWO_VARIANTS,
+        scoring=[{**QUALITY_SCORER, "semantic": "quality.score"}],
+    )  # fmt: skip
+    matrix = build_case_matrix(result, "quality.score")
+    assert matrix is not None
+    cells = matrix.cells
+    assert cells["c1"]["base"] is cells["c2"]["base"] is cells["c6"]["cand"]
+    shown = {case: (type(cells[case]["base"].value), cells[case]["base"].value) for case in cells}
+    assert shown == {
+        "c1": (float, 1.0), "c2": (float, 1.0), "c3": (int, 1), "c4": (bool, True),
+        "c5": (float, 0.5), "c6": (float, 1.0),
+    }  # fmt: skip

@@ -347,11 +347,14 @@ def run_command(
         )
         try:
             with progress:
+                # Recording: the run files hold each run whole, so the session keeps only
+                # what the summary and the closing report read (docs/performance.md).
                 result = asyncio.run(
                     session.execute(
                         concurrency_limit=concurrency,
                         progress=_ProgressBar(progress),
                         listeners=not no_index,
+                        lean=session.root_dir is not None,
                     )
                 )
         except KeyboardInterrupt as interrupt:

@@ -134,7 +134,7 @@ class RayExecutor(HandedOff):
         self._setup = setup
         self._runs = runs
         self._limit = concurrency_limit
-        self._handoff = RunHandoff(setup.experiment_id, runs, sink, progress)
+        self._handoff = RunHandoff(setup.experiment_id, runs, sink, progress, keep=setup.keep)
         self._options = options
         self._runtime_env = dict(runtime_env)
         self._shipped = shipped or bool(runtime_env)

@@ -73,6 +73,10 @@ def _load_syncfs() -> Any:
 _syncfs = _load_syncfs()
 
 
+KNOWN_DIRS = 4096
+"""How many existing directories an :class:`AtomicFiles` remembers (``ensure_dir``)."""
+
+
 class AtomicFiles:
     """Creates files under ``root`` atomically and never over an existing name."""
 
@@ -81,7 +85,10 @@ class AtomicFiles:
         self.schema_root = root if schema_root is None else schema_root
         """Where the ``schemas/<version>/`` directory the files' headers name lives."""
         self.fsync = fsync
-        self._known_dirs: set[Path] = set()
+        self._known_dirs: dict[Path, None] = {}
+        """Directories that exist, the latest :data:`KNOWN_DIRS` made or met (oldest first):
+        each run has directories of its own, so keeping every one would grow with the
+        experiment; a directory forgotten and needed again costs one ``mkdir`` call."""
         self._dirty: set[Path] = set()
         self._lock = threading.Lock()
         self._sync_lock = threading.Lock()
@@ -325,7 +332,10 @@ class AtomicFiles:
                     self._dirty.add(new.parent)
             missing.pop()
             with self._lock:
-                self._known_dirs.add(new)
+                known = self._known_dirs
+                known[new] = None
+                if len(known) > KNOWN_DIRS:
+                    del known[next(iter(known))]
 
     @property
     def pending(self) -> int:

@@ -199,7 +199,9 @@ class RecordDirectoryWriter:
         self._listeners: list[RecordListener] = []
         self._pending: list[Future[None]] = []
         self._failed: list[Future[None]] = []
-        self._claimed: set[Path] = set()
+        self._claimed: set[str] = set()
+        """The ``run.yaml`` paths written or being written in this session (as text: one per
+        run, kept for the whole experiment)."""
         self._stored: dict[str, Future[None]] = {}
         self._experiment_id = ""
         self._resumed = False
@@ -324,12 +326,13 @@ class RecordDirectoryWriter:
         return self._submitted(run, run_path, lambda: files)
 
     def _claim(self, run: RunRecord, run_path: Path) -> None:
-        if run_path in self._claimed or (self._resumed and run_path.exists()):
+        key = os.fspath(run_path)
+        if key in self._claimed or (self._resumed and run_path.exists()):
             raise RecordingError(
                 f"cannot write {run_path}: it already exists and records are never overwritten",
                 path=run_path,
             )
-        self._claimed.add(run_path)
+        self._claimed.add(key)
 
     def _submitted(
         self, run: RunRecord, run_path: Path, render: Callable[[], Sequence[tuple[Path, bytes]]]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from autobench.records import RunStatus
 from autobench.report._aggregates import repeat_value
 from autobench.report._metrics import MetricTable
 from autobench.report._model import CaseMatrix, MatrixCell
 
+_PLAIN = frozenset({type(None), bool, int, float, str})
 _WORST_FIRST = (RunStatus.ERRORED, RunStatus.FAILED, RunStatus.SKIPPED, RunStatus.PASSED)
 
 
@@ -17,6 +20,7 @@ def case_matrix(table: MetricTable, semantic_type: str) -> CaseMatrix:
     (errored, failed, skipped, passed)."""
     values = table.values(semantic_type)
     cells: dict[str, dict[str, MatrixCell]] = {case: {} for case in table.cases}
+    alike: dict[tuple[Any, type, Any], MatrixCell] = {}
     repeats: dict[tuple[str, str], list[int]] = {}
     for index, key in enumerate(zip(table.case_ids, table.variant_ids, strict=True)):
         repeats.setdefault(key, []).append(index)
@@ -27,8 +31,7 @@ def case_matrix(table: MetricTable, semantic_type: str) -> CaseMatrix:
             statuses = {table.statuses[index] for index in indices}
             status = next(item for item in _WORST_FIRST if item in statuses)
             value = repeat_value("mean", [values.by_run[index] for index in indices])
-        # Built from already-validated records: skip re-validating 10,000s of cells.
-        cells[case][variant] = MatrixCell(status=status, value=value)
+        cells[case][variant] = _cell(alike, status, value)
     return CaseMatrix(
         semantic_type=values.semantic_type,
         unit=values.unit,
@@ -36,3 +39,21 @@ def case_matrix(table: MetricTable, semantic_type: str) -> CaseMatrix:
         cases=table.cases,
         cells=cells,
     )
+
+
+def _cell(
+    alike: dict[tuple[Any, type, Any], MatrixCell], status: RunStatus | None, value: Any
+) -> MatrixCell:
+    """The cell of ``status`` and ``value``: one frozen cell for every case x variant with
+    the same status and value (of the same type: ``1``, ``1.0`` and ``True`` show
+    differently), so a matrix of a million runs holds a few cells, not a million. Only
+    plain values (``None``, numbers, text) are shared: equal values of other types may
+    still show differently (``Decimal("1.0")`` and ``Decimal("1.00")``)."""
+    kind = type(value)
+    if kind not in _PLAIN:
+        return MatrixCell(status=status, value=value)
+    key = (status, kind, value)
+    cell = alike.get(key)
+    if cell is None:
+        cell = alike[key] = MatrixCell(status=status, value=value)
+    return cell

@@ -14,6 +14,7 @@ from autobench.records import (
     RunStatus,
     TaskStatus,
 )
+from autobench.records._fields_sets import share_fields_sets
 from autobench.report._metrics import MetricTable
 from autobench.report._model import RunMetricRow
 
@@ -135,4 +136,5 @@ def run_rows(table: MetricTable) -> list[RunMetricRow]:
                 record_path=paths.get(info.id),
             )
         )
+    share_fields_sets(rows)  # one row per run: one fields-set for all rows of a shape
     return rows

@@ -102,7 +102,7 @@ class MatrixExecutor(HandedOff):
         self._runs = runs
         self._limit = concurrency_limit
         self._progress = progress
-        self._handoff = RunHandoff(setup.experiment_id, runs, sink, progress)
+        self._handoff = RunHandoff(setup.experiment_id, runs, sink, progress, keep=setup.keep)
 
     async def _one(self, position: int, planned: MatrixRunSpec) -> None:
         self._handoff.started(planned)
@@ -128,6 +128,7 @@ class MatrixExecutor(HandedOff):
                 runs=len(self._runs),
                 on_started=None if self._progress is None else self._handoff.started,
                 on_finished=self._handoff.finished,
+                backlog=self._handoff.awaiting_storage,
             ).run()
             await self._handoff.all_stored()
             return self._handoff.records

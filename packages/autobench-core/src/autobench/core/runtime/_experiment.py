@@ -24,6 +24,7 @@ from autobench.records import (
     StatusCounts,
     case_input_hash,
 )
+from autobench.records._fields_sets import share_fields_sets
 
 
 def build_experiment_record(
@@ -41,7 +42,7 @@ def build_experiment_record(
     environment, the spec's own semantic entries and its report configuration."""
     dataset = spec.dataset
     input_hashes = {case.id: case_input_hash(case.input) for case in dataset.cases}
-    return ExperimentRecord(
+    record = ExperimentRecord(
         experiment=ExperimentInfo(
             id=experiment_id,
             benchmark=spec.benchmark.id,
@@ -82,6 +83,8 @@ def build_experiment_record(
         report=spec.reports.model_dump(mode="json", exclude_defaults=True),
         redaction=_redaction(),
     )
+    share_fields_sets(record.plan)  # one planned run per run: one set for all of them
+    return record
 
 
 def _redaction() -> RedactionInfo | None:

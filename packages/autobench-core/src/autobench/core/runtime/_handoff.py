@@ -8,7 +8,8 @@ plugins add):
 * :meth:`RunHandoff.finished` hands a finished run to the sink (``run_prepared`` for an
   output prepared for a :class:`~autobench.records.PreparingSink`, else ``run_finished``
   with its artifact payloads; without a sink the payloads are kept in :attr:`payloads`),
-  keeps the record at its plan position, and reports it finished: at once, or, for a
+  keeps the record (or what ``keep`` makes of it: ``_lean``) at its plan position, and
+  reports it finished: at once, or, for a
   :class:`~autobench.records.DurableSink`, once the sink says it is on disk, so a crash
   never loses a run the progress display already counted;
 * :meth:`RunHandoff.room` holds an executor back, without blocking the event loop, while
@@ -21,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from autobench.core.planning import MatrixRunSpec
@@ -44,7 +45,9 @@ class RunHandoff:
 
     ``runs`` is the plan (positions index it), ``experiment_id`` names the experiment in
     progress events. :attr:`payloads` holds artifact payloads by ``(run_id, artifact_id)``
-    when there is no sink; :attr:`completed` counts the runs handed over."""
+    when there is no sink; :attr:`completed` counts the runs handed over. ``keep`` (the
+    setup's, ``RunSetup.keep``) turns each record as stored into what :attr:`records`
+    holds; ``None`` keeps it whole."""
 
     def __init__(
         self,
@@ -52,8 +55,11 @@ class RunHandoff:
         runs: Sequence[MatrixRunSpec],
         sink: ExperimentSink | None,
         progress: ProgressCallback | None,
+        *,
+        keep: Callable[[RunRecord], RunRecord] | None = None,
     ) -> None:
         self._experiment_id = experiment_id
+        self._keep = keep
         self._runs = runs
         self._sink = sink
         self._progress = progress
@@ -69,8 +75,14 @@ class RunHandoff:
 
     @property
     def records(self) -> tuple[RunRecord, ...]:
-        """The records of the runs finished so far (as handed to the sink), in plan order."""
+        """The records of the runs finished so far (as handed to the sink, or what ``keep``
+        made of them), in plan order."""
         return tuple(record for record in self._results if record is not None)
+
+    def awaiting_storage(self) -> int:
+        """How many runs handed to a durable sink are not reported stored yet (any thread
+        may ask)."""
+        return self._awaiting_storage
 
     def started(self, planned: MatrixRunSpec) -> None:
         """Report ``planned`` started (nothing without a progress callback)."""
@@ -86,16 +98,19 @@ class RunHandoff:
         else:
             for artifact_id, payload in output.payloads.items():
                 self.payloads[(record.run_id, artifact_id)] = payload
-        self._results[position] = record
+        # From here on only what is kept is held: a report waiting for the sink (runs can end
+        # far ahead of the disk) must not hold the whole record.
+        kept = record if self._keep is None else self._keep(record)
+        self._results[position] = kept
         self.completed += 1
         if isinstance(self._sink, DurableSink):
             loop = asyncio.get_running_loop()
             self._awaiting_storage += 1
             self._sink.after_stored(
-                record.run_id, lambda ok: self._stored_report(loop, planned, record, ok)
+                kept.run_id, lambda ok: self._stored_report(loop, planned, kept, ok)
             )
         elif self._progress is not None:
-            self._report_finished(planned, record)
+            self._report_finished(planned, kept)
 
     async def room(self) -> None:
         """Wait while :data:`MAX_AWAITING_STORAGE` runs wait for the durable sink (until

@@ -160,6 +160,9 @@ class RunSetup:
     """The resolved native instrumentation (``core.native.ResolvedInstrumentation``) the
     session installed in this process; an executor whose runs execute in other processes
     installs it there too (the local executor's runs share this process's)."""
+    keep: Callable[[RunRecord], RunRecord] | None = None
+    """What the session keeps of each finished run once the sink has it (``RunHandoff``):
+    ``_lean.lean_run`` for a lean session, ``None`` (the whole record) otherwise."""
 
 
 @dataclass(frozen=True, slots=True)

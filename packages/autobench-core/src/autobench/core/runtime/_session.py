@@ -64,6 +64,7 @@ from autobench.core.runtime._derive import prepare_derivers
 from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
 from autobench.core.runtime._executor import ExecutorFactory
 from autobench.core.runtime._experiment import build_experiment_record, build_summary
+from autobench.core.runtime._lean import lean_run
 from autobench.core.runtime._limits import LocalLimits
 from autobench.core.runtime._post_derive import post_derive_runs
 from autobench.core.runtime._progress import (
@@ -381,6 +382,7 @@ class RunSession:
         progress: ProgressCallback | None = None,
         capture: CapturePolicy | None = None,
         listeners: bool = True,
+        lean: bool = False,
     ) -> ExperimentResult:
         """Run the session (see the module docstring for the order of work) and return the
         experiment result: every run, the recorded ones first in plan order when resumed.
@@ -391,12 +393,22 @@ class RunSession:
         strings over 64 KiB). With ``listeners`` (the default) a sink that takes
         :class:`~autobench.records.RecordListener` objects gets those of the plugins'
         ``autobench_record_listener`` hook (autobench-index's columnar index, written as runs
-        land); ``False`` asks for none. Raises :class:`RecordingError` when the sink cannot store,
+        land); ``False`` asks for none. With ``lean`` (only for a session recording into a
+        directory, else ``ValueError``) the session keeps of each finished run only its
+        evidence (``_lean.lean_run``: no output, no trace; about a third of the memory), and
+        the result is that of ``replay_experiment(root_dir, evidence_only=True)``:
+        ``result.evidence_only`` is true, the outputs and traces are in the run files.
+        Raises :class:`RecordingError` when the sink cannot store,
         and :class:`TaskInterrupted` (a ``KeyboardInterrupt``) once the experiment has ended
         because a task raised ``KeyboardInterrupt``.
         """
         if concurrency_limit < 1:
             raise ValueError(f"concurrency_limit must be at least 1, got {concurrency_limit}")
+        if lean and self.root_dir is None:
+            raise ValueError(
+                "lean keeps only the evidence of each run: it needs a session recording "
+                "into a directory (the run files hold the rest)"
+            )
         spec, experiment, sink, prepared = self.spec, self.experiment, self.sink, self._prepared
         started = time.perf_counter()
         total = len(self.runs)
@@ -421,6 +433,7 @@ class RunSession:
                 limits=LocalLimits(spec.limits) if spec.limits else None,
                 instrumentation=prepared.instrumentation,
                 cassette=prepared.cassette,
+                keep=lean_run if lean else None,
             )
             if prepared.cassette is not None:
                 ensure_transports()
@@ -452,7 +465,8 @@ class RunSession:
                     executor.finished, time.perf_counter() - started, stop.run_id
                 )
                 raise TaskInterrupted(stop.run_id) from None
-        runs = plan_order(experiment, self.previous + new_runs) if self.previous else new_runs
+        previous = tuple(map(lean_run, self.previous)) if lean else self.previous
+        runs = plan_order(experiment, previous + new_runs) if previous else new_runs
         if spec.post_derive:
             runs, post_derived = post_derive_runs(spec.post_derive, runs, spec.registry)
             if sink is not None:
@@ -477,6 +491,7 @@ class RunSession:
             root_dir=self.root_dir,
             artifact_payloads=executor.payloads,
             registry=spec.registry,
+            evidence_only=lean,
         )
 
     def _summary(

@@ -14,6 +14,9 @@
   call with no event loop running in the thread, scoring, record. Each run
   gets its own copy of the :mod:`contextvars` context the experiment was
   started in.
+* While :data:`BACKLOG` finished runs wait (in the outbox, or for a durable sink to
+  store them: ``backlog``), the threads take no new run, so a disk slower than the runs
+  holds memory bounded.
 * Finished runs (and, when progress is reported, started runs) go to an
   outbox that the event loop thread empties, in order, on a timer: every
   millisecond while it finds something (or may start a thread), backing off
@@ -58,6 +61,10 @@ _POLL_LAST = 0.016
 _BUSY = 0.001
 """A run in progress for longer than this (seconds) may be waiting: start another thread."""
 
+BACKLOG = 1024
+"""Finished runs (in the outbox, or handed to a durable sink and not stored yet) past which
+the threads take no new run (``backlog``: the latter count)."""
+
 CANCEL_GRACE = 5.0
 """Seconds a cancelled experiment waits for its active sync runs to end."""
 
@@ -83,8 +90,10 @@ class RunThreads:
         runs: int,
         on_started: StartedHandler | None,
         on_finished: FinishedHandler,
+        backlog: Callable[[], int] | None = None,
     ) -> None:
         self._setup = setup
+        self._backlog = backlog
         self._pending = pending
         self._limit = threads
         self._remaining = runs
@@ -152,7 +161,15 @@ class RunThreads:
         setup, loop, context, outbox = self._setup, self._loop, self._context, self._outbox
         run_started, clock = self._run_started, time.perf_counter
         report_started = self._on_started is not None
+        backlog = self._backlog
         while not self._stopped:
+            # Held back while BACKLOG runs wait for the loop thread or the sink: a disk slower
+            # than the runs would otherwise leave every finished run (record and rendered
+            # files) in the outbox, memory growing with the experiment.
+            while backlog is not None and len(outbox) + backlog() >= BACKLOG:
+                if self._stopped:
+                    return
+                time.sleep(_POLL_FIRST)
             item = next(self._pending, None)
             if item is None:
                 self._exhausted = True

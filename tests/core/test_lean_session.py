@@ -1,0 +1,179 @@
+"""A lean session (``RunSession.execute(lean=True)``, what ``autobench run`` uses when it
+records): it keeps only the evidence of each finished run, and its result is the one an
+evidence-only replay of its record directory gives.
+
+Real spec files, a real task module (a span, a metric, an artifact, a failing case), real
+scorers and real record directories.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from autobench.core.runtime import RunSession
+from autobench.core.spec import load_benchmark_spec
+from autobench.records import ExperimentResult, RunRecord, replay_experiment
+from autobench.report import build_report, render_report
+
+TASK = """\
+def run(ctx, case):
+    with ctx.span("work", kind="tool"):
+        value = case.input["n"] * 2
+    ctx.metric("size", case.input["n"], semantic_type="workload.size")
+    ctx.artifact("note", f"case {case.id}", media_type="text/plain")
+    if case.input["n"] == 3:
+        raise ValueError("three is refused")
+    return {"value": value, "ok": True}
+"""
+
+SPEC = """\
+benchmark:
+  lean-bench:
+    cases:
+      - {id: a, input: {n: 1}, expected: {value: 2}}
+      - {id: b, input: {n: 2}, expected: {value: 5}}
+      - {id: c, input: {n: 3}, expected: {value: 6}}
+    run: {python: 'lean_task:run'}
+    variants: {base: {}, other: {}}
+    score:
+      correct:
+        exact: {actual: output.value, expected: case.expected.value}
+        semantic: quality.correctness
+      ok:
+        pass: output.ok
+        semantic: result.success
+    post_derive:
+      - kind: paired_baseline
+        baseline_variant: base
+        match_on:
+          - kind: case_id
+        metric: workload.size
+        output:
+          name: size_ratio
+          semantic_type: performance.speedup
+        formula: baseline_over_candidate
+"""
+
+
+def _spec(root: Path) -> Path:
+    (root / "lean_task.py").write_text(TASK)
+    path = root / "autobench.yaml"
+    path.write_text(SPEC)
+    return path
+
+
+def _run(root: Path, *, lean: bool, concurrency: int = 1) -> ExperimentResult:
+    spec = load_benchmark_spec(_spec(root))
+    session = RunSession.start(spec, experiment_id="exp_lean", record_dir=root / "record")
+    return asyncio.run(session.execute(concurrency_limit=concurrency, lean=lean))
+
+
+def _evidence(run: RunRecord) -> dict[str, object]:
+    """What a report reads of a run (everything but the case, which an evidence-only replay
+    reads as its id alone)."""
+    return run.model_dump(mode="json", exclude={"case"})
+
+
+def _rendered(result: ExperimentResult) -> str:
+    console = Console(file=io.StringIO(), width=120, color_system=None)
+    console.print(render_report(build_report(result), records="RECORD", runs="all"))
+    assert isinstance(console.file, io.StringIO)
+    return console.file.getvalue()
+
+
+@pytest.mark.parametrize("concurrency", [1, 4])
+def test_a_lean_result_is_the_evidence_only_replay_of_its_record(
+    tmp_path: Path, concurrency: int
+) -> None:
+    result = _run(tmp_path, lean=True, concurrency=concurrency)
+    replayed = replay_experiment(tmp_path / "record", evidence_only=True)
+
+    assert result.evidence_only and result.root_dir == tmp_path / "record"
+    assert [run.run_id for run in result.runs] == [run.run_id for run in replayed.runs]
+    assert [_evidence(run) for run in result.runs] == [_evidence(run) for run in replayed.runs]
+    assert all(run.output is None and run.trace is None for run in result.runs)
+    # The evidence the report reads is all there: scores, the task's metric, the artifact,
+    # the error of the refused case and the post-derived ratio.
+    refused = [run for run in result.runs if run.case_id == "c"]
+    assert refused and all(run.errors and run.status.value == "errored" for run in refused)
+    assert {score.name for score in result.runs[0].scores} == {"correct", "ok"}
+    assert all(run.artifacts for run in result.runs)
+    ratios = [o for run in result.runs for o in run.observations if o.name == "size_ratio"]
+    assert ratios
+    assert _rendered(result) == _rendered(replayed)
+
+
+def test_the_run_files_of_a_lean_session_hold_every_run_whole(tmp_path: Path) -> None:
+    lean = _run(tmp_path, lean=True)
+    full = replay_experiment(tmp_path / "record")
+
+    assert lean.summary is not None and lean.summary.runs == 6
+    assert full.summary == lean.summary
+    outputs = {(run.case_id, run.variant_id): run.output for run in full.runs}
+    assert outputs[("a", "base")] == {"value": 2, "ok": True}
+    assert outputs[("c", "other")] is None  # the refused case returned nothing
+    assert all(
+        [span.operation for span in run.spans] == ["benchmark.run", "work"] for run in full.runs
+    )
+
+
+def test_a_lean_session_and_a_whole_one_report_the_same(tmp_path: Path) -> None:
+    (tmp_path / "lean").mkdir()
+    (tmp_path / "whole").mkdir()
+    lean = _run(tmp_path / "lean", lean=True)
+    whole = _run(tmp_path / "whole", lean=False)
+
+    assert not whole.evidence_only and whole.runs[0].output == {"value": 2, "ok": True}
+
+    def shown(result: ExperimentResult) -> list[object]:
+        # Durations and start times differ between two executions; the evidence does not.
+        return [
+            (run.run_id, run.status, run.scores, run.errors[0].message if run.errors else None)
+            for run in result.runs
+        ] + [
+            [(o.name, o.value) for o in run.observations if o.name != "timing"]
+            for run in result.runs
+        ]
+
+    assert shown(lean) == shown(whole)
+    assert lean.summary is not None and whole.summary is not None
+    assert lean.summary.status == whole.summary.status
+
+
+def test_lean_needs_a_record_directory(tmp_path: Path) -> None:
+    spec = load_benchmark_spec(_spec(tmp_path))
+    session = RunSession.start(spec)
+    with pytest.raises(ValueError, match="record"):
+        asyncio.run(session.execute(lean=True))
+
+
+def test_lean_records_share_their_fields_sets_without_changing_them(tmp_path: Path) -> None:
+    (tmp_path / "lean").mkdir()
+    (tmp_path / "whole").mkdir()
+    result = _run(tmp_path / "lean", lean=True)
+    whole = _run(tmp_path / "whole", lean=False)
+    first, second = result.runs[0], result.runs[1]
+
+    # Each record says it was given what the whole record was given, but its output and trace.
+    for lean, full in zip(result.runs, whole.runs, strict=True):
+        assert lean.model_fields_set == full.model_fields_set - {"output", "trace"}
+        assert lean.run.model_fields_set == full.run.model_fields_set
+        assert [score.model_fields_set for score in lean.scores] == [
+            score.model_fields_set for score in full.scores
+        ]
+        assert (
+            lean.model_dump(exclude_unset=True)["scores"]
+            == full.model_dump(exclude_unset=True)["scores"]
+        )
+    assert first.scores[0].__pydantic_fields_set__ is second.scores[0].__pydantic_fields_set__
+    assert first.run.__pydantic_fields_set__ is second.run.__pydantic_fields_set__
+    # A copy with a change owns its set: the shared one stays as it was.
+    before = set(second.scores[0].model_fields_set)
+    changed = first.scores[0].model_copy(update={"reason": "edited"})
+    assert "reason" in changed.model_fields_set
+    assert second.scores[0].model_fields_set == before
