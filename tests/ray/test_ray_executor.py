@@ -41,8 +41,13 @@ VOLATILE_KEYS = frozenset(
 
 
 def files(root: Path) -> set[str]:
-    """The files of a record directory, relative to it."""
-    return {str(path.relative_to(root)) for path in root.rglob("*") if path.is_file()}
+    """The files of a record directory, relative to it, but for its columnar index (derived
+    data, partitioned by the experiment's id, which differs between two experiments)."""
+    return {
+        relative
+        for path in root.rglob("*")
+        if path.is_file() and not (relative := str(path.relative_to(root))).startswith("index/")
+    }
 
 
 def load(path: Path) -> Any:
@@ -68,6 +73,8 @@ def normalised(value: Any, key: str | None = None) -> Any:
 def assert_same_records(left: Path, right: Path) -> None:
     """The two directories hold the same files whose YAML is equal once normalised."""
     assert files(left) == files(right)
+    indexed = [(root / "index" / "manifest.json").is_file() for root in (left, right)]
+    assert indexed[0] == indexed[1], f"columnar index written: {indexed}"
     for name in sorted(files(left)):
         if name.endswith(".yaml"):
             assert normalised(load(left / name)) == normalised(load(right / name)), name
