@@ -26,11 +26,20 @@ OWNERS = {
     "autobench_exporters": report_plugin,
     "autobench_cassette_transports": httpx_plugin,
     "autobench_indexed_result": index_plugin,
+    "autobench_record_listener": index_plugin,
 }
 """The distribution implementing a hook, when it is not the core's built-ins."""
 
 
-ARGUMENTS = {"autobench_indexed_result": {"record_dir": Path(__file__).parent}}
+ARGUMENTS: dict[str, dict[str, object]] = {
+    "autobench_indexed_result": {"record_dir": Path(__file__).parent},
+    # A new recording's listener reads nothing before its first runs are durable.
+    "autobench_record_listener": {
+        "record_dir": Path(__file__).parent,
+        "experiment": None,
+        "resumed": False,
+    },
+}
 """The arguments of the hooks that take some (the others are called with none)."""
 
 
@@ -85,6 +94,16 @@ def _reached(plugins: AutobenchPlugins, hook: str, contributed: object) -> bool:
         # A directory without an index: the hook answers None, and the command replays.
         "autobench_indexed_result": lambda: (
             plugins.manager.hook.autobench_indexed_result(**ARGUMENTS[hook]) is contributed
+        ),
+        # The listener that writes the columnar index as a recording's runs land.
+        "autobench_record_listener": lambda: (
+            [
+                type(listener)
+                for listener in plugins.manager.hook.autobench_record_listener(**ARGUMENTS[hook])
+            ]
+            == [type(contributed)]
+            and callable(getattr(contributed, "runs_durable", None))
+            and callable(getattr(contributed, "finished", None))
         ),
     }
     assert set(checks) == set(HOOKS), "a hook without a check: add one"
