@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -268,3 +269,46 @@ def test_an_index_whose_run_json_is_not_a_valid_run_is_not_read(record: Record) 
     pq.write_table(table.set_column(index, "record_json", column), runs_file)
     assert index_status(record_dir).fresh  # the YAML did not change...
     assert load_index(record_dir) is None  # ...but the run does not validate
+
+
+_MODULES_AFTER = """
+import json, sys
+from autobench.cli import cli
+try:
+    cli.main(sys.argv[1:], prog_name="autobench")
+except SystemExit as end:
+    code = end.code
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def _report_in_a_fresh_process(record_dir: Path) -> tuple[str, set[str]]:
+    done = subprocess.run(
+        [sys.executable, "-c", _MODULES_AFTER, "report", str(record_dir)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "COLUMNS": "120"},
+    )
+    text, _, last = done.stdout.rstrip("\n").rpartition("\n")
+    found = json.loads(last)
+    assert found["code"] in (0, None), done.stderr
+    return text, set(found["modules"])
+
+
+def test_report_from_the_index_imports_no_runtime_scipy_or_duckdb(
+    record: Record, tmp_path: Path
+) -> None:
+    # The whole command in a fresh interpreter: what it prints is what the YAML gives, and
+    # it loaded pyarrow (it read the index) but not what a report does not need.
+    record_dir = record([case(n, n * 1.5) for n in range(12)], name="fresh")
+    yaml_dir = tmp_path / "plain"  # a path of the same length: the panels are as wide
+    shutil.copytree(record_dir, yaml_dir)
+    build_index(record_dir)
+    from_index, modules = _report_in_a_fresh_process(record_dir)
+    from_yaml, yaml_modules = _report_in_a_fresh_process(yaml_dir)
+    assert "pyarrow" in modules and "pyarrow" not in yaml_modules
+    assert from_index.replace(str(record_dir), "DIR") == from_yaml.replace(str(yaml_dir), "DIR")
+    assert "Leaderboard" in from_index
+    unneeded = ("scipy", "duckdb", "pyarrow.dataset", "autobench.core.runtime")
+    assert [name for name in unneeded if name in modules] == []
