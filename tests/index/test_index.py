@@ -16,7 +16,15 @@ from hypothesis import strategies as st
 from index_support import Record, case
 
 from autobench.cli import cli
-from autobench.index import TABLES, build_index, index_root, index_status, load_index
+from autobench.index import (
+    TABLES,
+    build_index,
+    index_root,
+    index_status,
+    load_index,
+    restamp_index,
+)
+from autobench.index._sources import STAMP_COLUMNS, stamp_of, stored_stamps
 from autobench.records import replay_experiment
 from autobench.report import build_report, exporter_registry
 
@@ -128,6 +136,39 @@ def test_a_copied_record_keeps_a_fresh_index_by_its_hashes(record: Record, tmp_p
     shutil.copytree(record_dir, copy)  # new inodes and times: the hashes decide
     assert index_status(copy).fresh
     _same_as_replay(copy)
+
+
+def test_the_index_command_renews_a_copied_records_stamps_not_a_changed_ones(
+    record: Record, tmp_path: Path
+) -> None:
+    record_dir = record([case(1), case(2)])
+    build_index(record_dir)
+    copy, changed = tmp_path / "copy", tmp_path / "changed"
+    shutil.copytree(record_dir, copy)
+    shutil.copytree(record_dir, changed)
+    files = index_root(copy) / "files.parquet"
+
+    def stale_stamps(root: Path) -> list[str]:
+        table = pq.read_table(index_root(root) / "files.parquet", columns=STAMP_COLUMNS)
+        return [path for path, was in stored_stamps(table) if stamp_of(root / path) != was]
+
+    sources = len(stale_stamps(copy))
+    # every source of a copy: 4 runs, experiment.yaml and summary.yaml
+    assert sources == 6 and stale_stamps(record_dir) == []
+    done = CliRunner().invoke(cli, ["index", str(copy)])
+    assert done.exit_code == 0, done.output
+    assert f"index fresh (the stamps of {sources} copied files renewed)" in done.output
+    assert stale_stamps(copy) == [] and index_status(copy).fresh
+    assert restamp_index(copy) == 0  # nothing left to renew
+    _same_as_replay(copy)
+    # A file whose bytes changed: stale, the files table untouched, the index rebuilt.
+    run_file = changed / "cases" / "case-1" / "a" / "run.yaml"
+    run_file.write_text(run_file.read_text() + "\n")
+    before = (index_root(changed) / "files.parquet").read_bytes()
+    assert restamp_index(changed) == 0
+    assert (index_root(changed) / "files.parquet").read_bytes() == before
+    assert index_status(changed).reason == "cases/case-1/a/run.yaml changed"
+    assert files.is_file()
 
 
 def test_an_index_of_another_format_or_a_damaged_one_is_not_trusted(record: Record) -> None:
