@@ -62,6 +62,19 @@ def test_the_signed_rank_normal_approximation_is_scipys(deltas: list[float]) -> 
     assert wilcoxon_signed_rank(deltas) == pytest.approx(float(auto.pvalue), rel=1e-12)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=-4, max_value=4).map(float), min_size=14, max_size=50))
+def test_fifty_deltas_or_fewer_with_ties_get_scipys_auto_p_value(deltas: list[float]) -> None:
+    # scipy's method="auto": the normal approximation past 13 non-zero deltas with ties,
+    # else a permutation (13 or fewer) or the exact distribution (no ties), by scipy.
+    nonzero = [d for d in deltas if d != 0]
+    if not nonzero:
+        assert wilcoxon_signed_rank(deltas) == 1.0
+        return
+    auto = stats.wilcoxon(nonzero, zero_method="wilcox", method="auto").pvalue
+    assert wilcoxon_signed_rank(deltas) == pytest.approx(float(auto), rel=1e-12)
+
+
 def test_the_signed_rank_approximation_by_hand() -> None:
     # 60 deltas 1..60, the last ten negative: T+ = sum(1..50) = 1275, mean 915,
     # variance 60 * 61 * 121 / 24 = 18452.5, no ties.

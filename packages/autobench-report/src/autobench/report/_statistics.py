@@ -164,6 +164,11 @@ def mcnemar_exact(b: int, c: int) -> float:
     return float(_scipy_stats().binomtest(c, b + c, 0.5).pvalue)
 
 
+PERMUTED_SIGNED_RANK_LIMIT = 13
+"""Up to this many non-zero deltas with ties, scipy's signed-rank test permutes every sign;
+past it (and past 50 deltas without ties) it uses the normal approximation."""
+
+
 def wilcoxon_signed_rank(deltas: Values) -> float:
     """Two-sided Wilcoxon signed-rank p-value that the deltas are symmetric about 0.
 
@@ -180,7 +185,13 @@ def wilcoxon_signed_rank(deltas: Values) -> float:
     values = values[values != 0]
     if values.size == 0:
         return 1.0
-    if values.size > intervals.EXACT_SIGNED_RANK_LIMIT and bool(np.all(np.isfinite(values))):
+    if bool(np.all(np.isfinite(values))) and (
+        values.size > intervals.EXACT_SIGNED_RANK_LIMIT
+        or (
+            values.size > PERMUTED_SIGNED_RANK_LIMIT
+            and np.unique(np.abs(values)).size < values.size
+        )
+    ):
         return signed_rank_normal_p(values)
     test = _scipy_stats().wilcoxon(values, zero_method="wilcox", method="auto")
     return float(test.pvalue)
