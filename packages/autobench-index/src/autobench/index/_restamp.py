@@ -14,8 +14,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from autobench.index._build import records_version
-from autobench.index._layout import FILES, FORMAT, index_root, read_manifest
+from autobench.index._layout import (
+    FILES,
+    FORMAT,
+    index_root,
+    read_manifest,
+    records_version,
+)
 from autobench.index._load import read_parquet
 from autobench.index._sources import (
     STAMP_COLUMNS,
