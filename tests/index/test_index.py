@@ -24,6 +24,7 @@ from autobench.index import (
     load_index,
     restamp_index,
 )
+from autobench.index._restamp import _restamp
 from autobench.index._sources import STAMP_COLUMNS, stamp_of, stored_stamps
 from autobench.records import replay_experiment
 from autobench.report import build_report, exporter_registry
@@ -169,6 +170,29 @@ def test_the_index_command_renews_a_copied_records_stamps_not_a_changed_ones(
     assert (index_root(changed) / "files.parquet").read_bytes() == before
     assert index_status(changed).reason == "cases/case-1/a/run.yaml changed"
     assert files.is_file()
+
+
+def test_renewed_stamps_never_land_in_an_index_put_in_place_meanwhile(
+    record: Record, tmp_path: Path
+) -> None:
+    # The index read is held by a descriptor of its directory: when a rebuild (or a live
+    # run) renames a new index into place meanwhile, the renewed stamps go to the old one.
+    record_dir = record([case(1), case(2)])
+    build_index(record_dir)
+    copy = tmp_path / "copy"
+    shutil.copytree(record_dir, copy)
+    directory = os.open(index_root(copy), os.O_RDONLY)
+    try:
+        old = copy / ".index.old-test"
+        index_root(copy).rename(old)
+        build_index(copy)  # the new index, with the copy's own stamps
+        new_files = (index_root(copy) / "files.parquet").read_bytes()
+        assert _restamp(copy, directory) == 6
+    finally:
+        os.close(directory)
+    assert (index_root(copy) / "files.parquet").read_bytes() == new_files
+    renewed = pq.read_table(old / "files.parquet", columns=STAMP_COLUMNS)
+    assert all(stamp_of(copy / path) == was for path, was in stored_stamps(renewed))
 
 
 def test_an_index_of_another_format_or_a_damaged_one_is_not_trusted(record: Record) -> None:
