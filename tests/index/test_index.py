@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -15,7 +16,16 @@ from hypothesis import strategies as st
 from index_support import Record, case
 
 from autobench.cli import cli
-from autobench.index import TABLES, build_index, index_root, index_status, load_index
+from autobench.index import (
+    TABLES,
+    build_index,
+    index_root,
+    index_status,
+    load_index,
+    restamp_index,
+)
+from autobench.index._restamp import _restamp
+from autobench.index._sources import STAMP_COLUMNS, stamp_of, stored_stamps
 from autobench.records import replay_experiment
 from autobench.report import build_report, exporter_registry
 
@@ -127,6 +137,62 @@ def test_a_copied_record_keeps_a_fresh_index_by_its_hashes(record: Record, tmp_p
     shutil.copytree(record_dir, copy)  # new inodes and times: the hashes decide
     assert index_status(copy).fresh
     _same_as_replay(copy)
+
+
+def test_the_index_command_renews_a_copied_records_stamps_not_a_changed_ones(
+    record: Record, tmp_path: Path
+) -> None:
+    record_dir = record([case(1), case(2)])
+    build_index(record_dir)
+    copy, changed = tmp_path / "copy", tmp_path / "changed"
+    shutil.copytree(record_dir, copy)
+    shutil.copytree(record_dir, changed)
+    files = index_root(copy) / "files.parquet"
+
+    def stale_stamps(root: Path) -> list[str]:
+        table = pq.read_table(index_root(root) / "files.parquet", columns=STAMP_COLUMNS)
+        return [path for path, was in stored_stamps(table) if stamp_of(root / path) != was]
+
+    sources = len(stale_stamps(copy))
+    # every source of a copy: 4 runs, experiment.yaml and summary.yaml
+    assert sources == 6 and stale_stamps(record_dir) == []
+    done = CliRunner().invoke(cli, ["index", str(copy)])
+    assert done.exit_code == 0, done.output
+    assert f"index fresh (the stamps of {sources} copied files renewed)" in done.output
+    assert stale_stamps(copy) == [] and index_status(copy).fresh
+    assert restamp_index(copy) == 0  # nothing left to renew
+    _same_as_replay(copy)
+    # A file whose bytes changed: stale, the files table untouched, the index rebuilt.
+    run_file = changed / "cases" / "case-1" / "a" / "run.yaml"
+    run_file.write_text(run_file.read_text() + "\n")
+    before = (index_root(changed) / "files.parquet").read_bytes()
+    assert restamp_index(changed) == 0
+    assert (index_root(changed) / "files.parquet").read_bytes() == before
+    assert index_status(changed).reason == "cases/case-1/a/run.yaml changed"
+    assert files.is_file()
+
+
+def test_renewed_stamps_never_land_in_an_index_put_in_place_meanwhile(
+    record: Record, tmp_path: Path
+) -> None:
+    # The index read is held by a descriptor of its directory: when a rebuild (or a live
+    # run) renames a new index into place meanwhile, the renewed stamps go to the old one.
+    record_dir = record([case(1), case(2)])
+    build_index(record_dir)
+    copy = tmp_path / "copy"
+    shutil.copytree(record_dir, copy)
+    directory = os.open(index_root(copy), os.O_RDONLY)
+    try:
+        old = copy / ".index.old-test"
+        index_root(copy).rename(old)
+        build_index(copy)  # the new index, with the copy's own stamps
+        new_files = (index_root(copy) / "files.parquet").read_bytes()
+        assert _restamp(copy, directory) == 6
+    finally:
+        os.close(directory)
+    assert (index_root(copy) / "files.parquet").read_bytes() == new_files
+    renewed = pq.read_table(old / "files.parquet", columns=STAMP_COLUMNS)
+    assert all(stamp_of(copy / path) == was for path, was in stored_stamps(renewed))
 
 
 def test_an_index_of_another_format_or_a_damaged_one_is_not_trusted(record: Record) -> None:
@@ -268,3 +334,46 @@ def test_an_index_whose_run_json_is_not_a_valid_run_is_not_read(record: Record) 
     pq.write_table(table.set_column(index, "record_json", column), runs_file)
     assert index_status(record_dir).fresh  # the YAML did not change...
     assert load_index(record_dir) is None  # ...but the run does not validate
+
+
+_MODULES_AFTER = """
+import json, sys
+from autobench.cli import cli
+try:
+    cli.main(sys.argv[1:], prog_name="autobench")
+except SystemExit as end:
+    code = end.code
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def _report_in_a_fresh_process(record_dir: Path) -> tuple[str, set[str]]:
+    done = subprocess.run(
+        [sys.executable, "-c", _MODULES_AFTER, "report", str(record_dir)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "COLUMNS": "120"},
+    )
+    text, _, last = done.stdout.rstrip("\n").rpartition("\n")
+    found = json.loads(last)
+    assert found["code"] in (0, None), done.stderr
+    return text, set(found["modules"])
+
+
+def test_report_from_the_index_imports_no_runtime_scipy_or_duckdb(
+    record: Record, tmp_path: Path
+) -> None:
+    # The whole command in a fresh interpreter: what it prints is what the YAML gives, and
+    # it loaded pyarrow (it read the index) but not what a report does not need.
+    record_dir = record([case(n, n * 1.5) for n in range(12)], name="fresh")
+    yaml_dir = tmp_path / "plain"  # a path of the same length: the panels are as wide
+    shutil.copytree(record_dir, yaml_dir)
+    build_index(record_dir)
+    from_index, modules = _report_in_a_fresh_process(record_dir)
+    from_yaml, yaml_modules = _report_in_a_fresh_process(yaml_dir)
+    assert "pyarrow" in modules and "pyarrow" not in yaml_modules
+    assert from_index.replace(str(record_dir), "DIR") == from_yaml.replace(str(yaml_dir), "DIR")
+    assert "Leaderboard" in from_index
+    unneeded = ("scipy", "duckdb", "pyarrow.dataset", "autobench.core.runtime")
+    assert [name for name in unneeded if name in modules] == []

@@ -53,8 +53,10 @@ def index_command(directories: tuple[Path, ...], check: bool) -> None:
     """Build the columnar index (Parquet, DIR/index/) of each experiment recorded at or
     below DIR: tables runs, observations, scores, spans and llm_calls (docs/scale.md).
 
-    A fresh index is left as it is; a missing or stale one (a record file added,
-    changed or removed since) is rebuilt whole. The YAML records are never written.
+    A fresh index is left as it is (a copied record's files get their new stamps
+    stored, so that reports stat them instead of hashing them again); a missing or
+    stale one (a record file added, changed or removed since) is rebuilt whole. The
+    YAML records are never written.
     With --check, exits 1 when some index is missing or stale."""
     with user_errors():
         index = _index_module("index")
@@ -69,7 +71,9 @@ def index_command(directories: tuple[Path, ...], check: bool) -> None:
         for record in records:
             status = index.index_status(record)
             if status.fresh:
-                click.echo(f"{record}: index fresh")
+                renewed = 0 if check else index.restamp_index(record)
+                stamps = f" (the stamps of {renewed:,} copied files renewed)" if renewed else ""
+                click.echo(f"{record}: index fresh{stamps}")
                 continue
             stale += 1
             if check:

@@ -3,7 +3,9 @@
 The plugin manager registers this module by name when it is built
 (:data:`autobench.core.plugins.BUILTIN_PLUGINS`), as pytest registers its own plugins:
 it reaches into the runtime (the ``local`` executor), which itself loads specs, so it
-is not imported with :mod:`autobench.core.plugins`. Report formats are the one
+is not imported with :mod:`autobench.core.plugins`; the runtime itself is imported when
+the executors are listed, not with this module (a command that only reads records builds
+the plugin manager but runs nothing). Report formats are the one
 contribution of another distribution: autobench-report's entry point
 (``autobench.report._plugin``) implements ``autobench_exporters``.
 """
@@ -19,7 +21,6 @@ from autobench.core.packs._builtin import BUILTIN_METRIC_PACKS
 from autobench.core.packs._model import MetricPack
 from autobench.core.postderive._base import PostDeriverSpec
 from autobench.core.postderive._paired import PairedBaselineDeriverSpec
-from autobench.core.runtime._executor import local_executor
 from autobench.core.scoring._base import ScorerSpec
 from autobench.core.scoring._builtin import BUILTIN_SCORERS
 from autobench.records import (
@@ -65,6 +66,8 @@ def autobench_semantic_types() -> Mapping[str, SemanticDefinition]:
 
 @hookimpl
 def autobench_executors() -> Mapping[str, Callable[..., Executor]]:
+    from autobench.core.runtime._executor import local_executor
+
     return {"local": local_executor}
 
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from autobench.index._layout import index_root
     from autobench.index._load import IndexStatus, index_status, load_index
     from autobench.index._query import QueryError, QueryResult, query
+    from autobench.index._restamp import restamp_index
     from autobench.index._tables import SCHEMAS, TABLES
 
 _WHERE = {
@@ -34,6 +35,7 @@ _WHERE = {
     "QueryError": "_query",
     "QueryResult": "_query",
     "query": "_query",
+    "restamp_index": "_restamp",
     "SCHEMAS": "_tables",
     "TABLES": "_tables",
 }

@@ -6,17 +6,18 @@ import json
 import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
 from autobench.abp import Trace, gc_paused_for
 from autobench.index._layout import (
+    EXPERIMENT_JSON,
     FILES,
     FORMAT,
     MANIFEST,
     partition,
+    records_version,
     remove_leftovers,
     replace_index,
     staging_dir,
@@ -35,15 +36,6 @@ from autobench.records import (
     RunRecord,
     replay_experiment,
 )
-
-EXPERIMENT_JSON = "experiment.json"
-"""The experiment record (the replayed ``experiment.yaml``) as JSON, in the index root."""
-
-
-def records_version() -> str:
-    """The installed autobench-records version: an index built by another is rebuilt (the
-    replay rules it applied may differ)."""
-    return metadata.version("autobench-records")
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import uuid
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -28,6 +29,14 @@ MANIFEST = "manifest.json"
 FILES = "files.parquet"
 FORMAT = 1
 """The index format; an index of another format is rebuilt."""
+EXPERIMENT_JSON = "experiment.json"
+"""The experiment record (the replayed ``experiment.yaml``) as JSON, in the index root."""
+
+
+def records_version() -> str:
+    """The installed autobench-records version: an index built by another is rebuilt (the
+    replay rules it applied may differ)."""
+    return metadata.version("autobench-records")
 
 
 def index_root(record_dir: Path) -> Path:

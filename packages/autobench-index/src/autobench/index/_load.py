@@ -10,8 +10,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from autobench.abp import gc_paused_for, settle_long_lived
-from autobench.index._build import EXPERIMENT_JSON, records_version
-from autobench.index._layout import FILES, FORMAT, index_root, read_manifest
+from autobench.index._layout import (
+    EXPERIMENT_JSON,
+    FILES,
+    FORMAT,
+    index_root,
+    read_manifest,
+    records_version,
+)
 from autobench.index._sources import STAMP_COLUMNS, first_change, side_files, stored_stamps
 from autobench.records import (
     DEFAULT_SEMANTIC_REGISTRY,

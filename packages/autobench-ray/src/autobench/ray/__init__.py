@@ -20,17 +20,32 @@ user's project and its environment, and the workers would never start (Ray retri
 forever). Workers of a local Ray run this interpreter; a cluster's run its own.
 """
 
+import importlib
 import os
+from typing import TYPE_CHECKING, Any
 
 os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
 
-from autobench.ray._factory import ray_executor
-from autobench.ray._lost import WorkerLostError
-from autobench.ray._options import RayOptionError, RayOptions
+if TYPE_CHECKING:
+    from autobench.ray._factory import ray_executor
+    from autobench.ray._lost import WorkerLostError
+    from autobench.ray._options import RayOptionError, RayOptions
 
-__all__ = [
-    "RayOptionError",
-    "RayOptions",
-    "WorkerLostError",
-    "ray_executor",
-]
+# The names below are imported on first use (PEP 562): the plugin manager imports this
+# package (for ``autobench.ray._plugin``) in every command that loads the plugins, and
+# ``_lost`` imports Autobench's runtime, which a command that only reads records never uses.
+_WHERE = {
+    "RayOptionError": "_options",
+    "RayOptions": "_options",
+    "WorkerLostError": "_lost",
+    "ray_executor": "_factory",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'autobench.ray' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"autobench.ray.{module}"), name)

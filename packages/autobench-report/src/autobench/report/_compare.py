@@ -103,13 +103,14 @@ class Side:
 
 def _statistics() -> Any:
     """:mod:`autobench.report._statistics`, imported on the first comparison: it imports
-    scipy (about a second), and loading the plugin manager imports this package."""
+    numpy (scipy only for an exact test), and loading the plugin manager imports this
+    package."""
     return importlib.import_module("autobench.report._statistics")
 
 
 def prepare_statistics() -> None:
-    """Import what the comparisons' statistics need (scipy: about a second) now rather than
-    at the first comparison; ``autobench compare`` does it while its records are read."""
+    """Import what the comparisons' statistics need (numpy) now rather than at the first
+    comparison; ``autobench compare`` does it while its records are read."""
     _statistics()
 
 

@@ -13,18 +13,20 @@ boundary cases :mod:`autobench.report._statistics` names in words):
   aggregate (median, p95, sum, ...), resampling cases, with the Monte Carlo p-value of the
   same resamples (Efron & Tibshirani 1993, ch. 13 and 15; Davison & Hinkley 1997, §4.4).
 
-Imported on first use: it imports scipy.
+Imported on first use (numpy); scipy only when a McNemar interval is computed.
 """
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats  # type: ignore[import-untyped]
+
+from autobench.report._normal import normal_quantile
 
 Array = NDArray[np.float64]
 
@@ -65,7 +67,8 @@ def mcnemar_interval(b: int, c: int, n: int, *, level: float) -> Interval:
     estimate = (c - b) / n
     if m == 0:
         return Interval(0.0, 0.0, 0.0)
-    theta = stats.binomtest(c, m, 0.5).proportion_ci(confidence_level=level, method="exact")
+    test = importlib.import_module("scipy.stats").binomtest(c, m, 0.5)
+    theta = test.proportion_ci(confidence_level=level, method="exact")
     share = m / n
     return Interval(estimate, share * (2 * theta.low - 1), share * (2 * theta.high - 1))
 
@@ -139,7 +142,7 @@ def signed_rank_depth(d: Array, *, level: float) -> tuple[int, bool]:
         reachable = np.nonzero(cdf <= alpha / 2 + 1e-12)[0]
         return (int(reachable[-1]) + 1 if reachable.size else 0), True
     variance = n * (n + 1) * (2 * n + 1) / 24 - float(np.sum(tie_sizes**3 - tie_sizes)) / 48
-    z = float(stats.norm.ppf(1 - alpha / 2))
+    z = normal_quantile(1 - alpha / 2)
     depth = math.floor(n * (n + 1) / 4 - z * math.sqrt(max(variance, 0.0))) + 1
     return max(0, depth), False
 

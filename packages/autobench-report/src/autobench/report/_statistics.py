@@ -1,11 +1,13 @@
 """Statistics of a paired comparison: the verdict rule, tests, intervals and multiplicity.
 
 Pure functions over per-case paired values (one baseline and one candidate value per
-case, already reduced over the case's repeats). The numerical work is scipy's and
-:mod:`autobench.report._intervals`'; this module picks the methods, applies the rule
-below, and documents where each method comes from. scipy takes about a second to
-import, so this module is imported on first use (:mod:`autobench.report._compare`), never
-with the package.
+case, already reduced over the case's repeats). The numerical work is numpy's, scipy's
+and :mod:`autobench.report._intervals`'; this module picks the methods, applies the rule
+below, and documents where each method comes from. It is imported on first use
+(:mod:`autobench.report._compare`), never with the package (numpy), and scipy, whose
+import takes about half a second, only when an exact test runs (McNemar's, the
+signed-rank test of at most 50 deltas): the normal approximations of larger
+comparisons come from :mod:`autobench.report._normal`.
 
 The verdict rule, for one comparison row (a metric's aggregate) at confidence ``level``,
 ``alpha = 1 - level``:
@@ -63,19 +65,27 @@ The verdict rule, for one comparison row (a metric's aggregate) at confidence ``
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats  # type: ignore[import-untyped]
 
 from autobench.records import Direction
 from autobench.report import _intervals as intervals
 from autobench.report._model import DEFAULT_LEVEL, MetricStatistics, Verdict
+from autobench.report._normal import normal_quantile, signed_rank_normal_p
 
 Values = Sequence[float] | NDArray[np.float64]
 """Per-case values or deltas."""
+
+
+def _scipy_stats() -> Any:
+    """``scipy.stats``, imported by the first exact test that needs it."""
+    return importlib.import_module("scipy.stats")
+
 
 DEFAULT_RESAMPLES = 2000
 """Bootstrap resamples: enough for stable 95 % percentile bounds (Efron & Tibshirani
@@ -122,7 +132,7 @@ def paired_bootstrap_ci(
         return None
     if np.all(values == values[0]):
         return float(values[0]), float(values[0])
-    result = stats.bootstrap(
+    result = _scipy_stats().bootstrap(
         (values,),
         np.mean,
         n_resamples=resamples,
@@ -151,7 +161,12 @@ def mcnemar_exact(b: int, c: int) -> float:
         raise ValueError(f"discordant counts must be >= 0, got b={b}, c={c}")
     if b + c == 0:
         return 1.0
-    return float(stats.binomtest(c, b + c, 0.5).pvalue)
+    return float(_scipy_stats().binomtest(c, b + c, 0.5).pvalue)
+
+
+PERMUTED_SIGNED_RANK_LIMIT = 13
+"""Up to this many non-zero deltas with ties, scipy's signed-rank test permutes every sign;
+past it (and past 50 deltas without ties) it uses the normal approximation."""
 
 
 def wilcoxon_signed_rank(deltas: Values) -> float:
@@ -159,8 +174,10 @@ def wilcoxon_signed_rank(deltas: Values) -> float:
 
     Zero deltas are dropped first (``zero_method="wilcox"``, Wilcoxon's own rule: a
     case that did not change says nothing about the direction); no non-zero delta
-    gives ``1.0``. scipy's ``method="auto"`` uses the exact null distribution for up
-    to 50 non-zero deltas without ties and the normal approximation otherwise.
+    gives ``1.0``. As scipy's ``method="auto"``: the exact null distribution for up to
+    50 non-zero deltas without ties (scipy's, imported then), a permutation of every
+    sign for at most 13 with ties, and the normal approximation with the tie correction
+    otherwise (:func:`~autobench.report._normal.signed_rank_normal_p`, without scipy).
     Wilcoxon, F. (1945), "Individual comparisons by ranking methods", *Biometrics
     Bulletin* 1(6):80-83.
     """
@@ -168,7 +185,16 @@ def wilcoxon_signed_rank(deltas: Values) -> float:
     values = values[values != 0]
     if values.size == 0:
         return 1.0
-    return float(stats.wilcoxon(values, zero_method="wilcox", method="auto").pvalue)
+    if bool(np.all(np.isfinite(values))) and (
+        values.size > intervals.EXACT_SIGNED_RANK_LIMIT
+        or (
+            values.size > PERMUTED_SIGNED_RANK_LIMIT
+            and np.unique(np.abs(values)).size < values.size
+        )
+    ):
+        return signed_rank_normal_p(values)
+    test = _scipy_stats().wilcoxon(values, zero_method="wilcox", method="auto")
+    return float(test.pvalue)
 
 
 def holm_adjust(p_values: Sequence[float]) -> list[float]:
@@ -202,7 +228,7 @@ def minimum_informative_pairs(alpha: float) -> int:
 
 
 def _z(alpha: float, power: float) -> tuple[float, float]:
-    return float(stats.norm.ppf(1 - alpha / 2)), float(stats.norm.ppf(power))
+    return normal_quantile(1 - alpha / 2), normal_quantile(power)
 
 
 def cases_needed_mean(
