@@ -227,6 +227,24 @@ def spans(draw: st.DrawFn) -> SpanRecord:
     return SpanRecord.model_validate(fields)
 
 
+def _info(**changes: Any) -> RunInfo:
+    """The run info of the runs below (run ``run_0001_c_v`` of case ``c``, variant ``v``),
+    with ``changes``."""
+    fields: dict[str, Any] = {
+        "id": "run_0001_c_v",
+        "experiment": "exp_1",
+        "benchmark": "b",
+        "case": "c",
+        "variant": "v",
+        "index": 1,
+        "status": "passed",
+        "outcome": {"task": "passed", "evaluation": "passed"},
+        "started_at": dt.datetime(2026, 12, 2, 10, 0, tzinfo=dt.UTC),
+        "duration": 0.25,
+    }
+    return RunInfo(**{**fields, **changes})
+
+
 def test_every_span_field_has_a_known_type() -> None:
     # a new SpanRecord field of a type _span_text does not know sends every span through
     # the document path: still correct, but the speed is gone
@@ -415,18 +433,7 @@ def test_a_run_record_is_written_directly_as_the_document_path_writes_it() -> No
             llm.set_output({"text": "yes", "n": 3})
             llm.set_usage(input_tokens=12, output_tokens=4)
     run = RunRecord(
-        run=RunInfo(
-            id="run_0001_c_v",
-            experiment="exp_1",
-            benchmark="b",
-            case="c",
-            variant="v",
-            index=1,
-            status="passed",
-            outcome={"task": "passed", "evaluation": "passed"},
-            started_at=dt.datetime(2026, 12, 2, 10, 0, tzinfo=dt.UTC),
-            duration=0.25,
-        ),
+        run=_info(),
         case={"id": "c", "input": {"n": 1, "on": "off"}, "expected": {"value": 2}},
         variant={"id": "v", "factors": {"model": "gpt-demo", "temperature": 0.2}},
         output={"value": 2, "ok": True, "when": "2024-01-01"},
@@ -486,15 +493,8 @@ def run_records(draw: st.DrawFn) -> RunRecord:
         for index in range(draw(st.integers(0, 2)))
     ]
     return RunRecord(
-        run=RunInfo(
-            id="run_0001_c_v",
-            experiment="exp_1",
-            benchmark="b",
-            case="c",
-            variant="v",
-            index=1,
+        run=_info(
             status=draw(st.sampled_from(["passed", "failed", "errored"])),
-            outcome={"task": "passed", "evaluation": "passed"},
             started_at=draw(WHEN),
             duration=draw(FLOATS.filter(lambda value: not math.isnan(value))),
         ),
@@ -523,18 +523,7 @@ def test_a_common_run_takes_the_direct_path() -> None:
         with start_span("llm", kind="llm", input={"prompt": "Hi"}) as llm:
             llm.set_output({"text": "yes"})
     run = RunRecord(
-        run=RunInfo(
-            id="run_0001_c_v",
-            experiment="exp_1",
-            benchmark="b",
-            case="c",
-            variant="v",
-            index=1,
-            status="passed",
-            outcome={"task": "passed", "evaluation": "passed"},
-            started_at=dt.datetime(2026, 12, 2, 10, 0, tzinfo=dt.UTC),
-            duration=0.25,
-        ),
+        run=_info(),
         case={"id": "c", "input": {"n": 1}},
         variant={"id": "v", "factors": {"mode": "a"}},
         output={"value": 2},
