@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench import ab_spec  # tools/, beside this script
+
 from autobench.records import RunRecord, replay_experiment, run_record_to_yaml
 from autobench.records._codec import render_run, run_sections
 
@@ -36,29 +38,16 @@ async def run_case(ctx, case):
 
 
 def _record(directory: Path, runs: int) -> Path:
+    """Record ``runs`` trivial runs (``runs // 2`` cases x two variants) into ``directory/record``."""
     from autobench import load_benchmark_spec, run_benchmark_spec
     from autobench.records import RecordDirectoryWriter
 
-    (directory / "bench_run_text_task.py").write_text(TASK)
-    lines = ["benchmark:", "  runtext:", "    dataset:", "      cases:"]
-    for index in range(runs):
-        lines += [
-            f"        - id: case-{index}",
-            f"          input: {{n: {index}}}",
-            f"          expected: {{value: {index * 2}}}",
-        ]
-    lines += [
-        "    run:",
-        "      python: bench_run_text_task:run_case",
-        "    variants:",
-        "      a: {factors: {mode: a}}",
-        "    score:",
+    correct = (
         "      correct:",
         "        exact: {actual: output.value, expected: case.expected.value}",
         "        semantic: quality.correctness",
-    ]
-    spec_path = directory / "autobench.yaml"
-    spec_path.write_text("\n".join(lines) + "\n")
+    )
+    spec_path = ab_spec(directory, "runtext", TASK, max(runs // 2, 1), correct)
     sys.path.insert(0, str(directory))
     record = directory / "record"
     spec = load_benchmark_spec(spec_path)
