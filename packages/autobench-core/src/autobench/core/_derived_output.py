@@ -17,7 +17,7 @@ class DerivedMetricOutput(BaseModel):
     how it takes part in evaluation (default ``objective``).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     name: str = Field(min_length=1)
     semantic_type: SemanticType = Field(min_length=1)

@@ -66,7 +66,7 @@ _FIELD_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class _Closed(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class JudgeEndpoint(_Closed):
@@ -150,6 +150,8 @@ class JudgeExample(_Closed):
 class JudgeFields(ScorerSpec):
     """The fields of a :class:`~autobench.judge.JudgeScorer` and their checks (the scorer
     itself, which calls the model, is :mod:`._spec`'s)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     keyword: ClassVar[str] = "judge"
     kind: Literal["judge"] = "judge"

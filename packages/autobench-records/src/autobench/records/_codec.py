@@ -46,7 +46,6 @@ from autobench.records._records import (
     TraceSummary,
 )
 from autobench.records._schemas import ARTIFACT_PAYLOAD_RECORD_VERSION, RECORD_VERSIONS
-from autobench.records._span_text import sections_text, span_text, trace_section_text
 from autobench.records._values import encode_value
 from autobench.records._yaml import (
     dump_document,
@@ -142,6 +141,8 @@ def render_run(sections: dict[str, Any]) -> str:
 def _record_file(record_type: str, version: int, sections: dict[str, Any]) -> str:
     """:func:`dump_record`'s text, written directly (:func:`sections_text`) when every value
     of ``sections`` allows it, else through the document path: the same text either way."""
+    from autobench.records._span_text import sections_text  # see run_text
+
     body = sections_text(sections)
     if body is None:
         body = render_sections(sections)
@@ -159,7 +160,12 @@ def run_text(run: RunRecord) -> str:
     refuses every value :func:`encode_value` would change), the trace's spans straight from
     the spans (:func:`~autobench.records._span_text.trace_section_text`: no dump, no second
     copy of the trace). Any section or span that path does not write sends the whole file
-    through :func:`render_run`."""
+    through :func:`render_run`.
+
+    The direct writer's module is imported here, not with the records: compiling its
+    patterns takes about 10 ms, which a command that only reads records never needs."""
+    from autobench.records._span_text import sections_text, trace_section_text
+
     trace = run.trace
     if isinstance(trace, Trace):
         dumped = run.model_dump(mode="python", exclude_defaults=True, exclude={"trace"})
@@ -214,6 +220,8 @@ def trace_yaml_bytes(trace: Trace) -> bytes:
     or text of all the spans at once (a trace of 100,000 spans would hold each several
     times). A span of the common shape is written directly (:func:`span_text`), any other
     through the document path. The bytes are the same."""
+    from autobench.records._span_text import span_text  # see run_text
+
     before, after = _trace_head(trace)
     chunks = [record_text("trace", TRACE_RECORD_VERSION, render_sections(before)).encode()]
     if trace.spans:

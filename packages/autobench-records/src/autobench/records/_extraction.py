@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from autobench.abp import Trace
 from autobench.records._base import RecordModel
@@ -33,6 +33,8 @@ class ExtractionDiagnostic(RecordModel):
     ``partial_trace``, ``missing_trace``); ``extractor`` names who reported it.
     """
 
+    model_config = ConfigDict(defer_build=True)
+
     code: str
     message: str
     extractor: str | None = None
@@ -44,6 +46,8 @@ class ExtractionDiagnostic(RecordModel):
 class EvidenceReference(RecordModel):
     """A pointer from extracted evidence back into the trace (a span, a measurement, ...)."""
 
+    model_config = ConfigDict(defer_build=True)
+
     kind: str
     id: str
     span_id: str | None = Field(default=None, alias="span")
@@ -53,6 +57,8 @@ class EvidenceReference(RecordModel):
 
 class ExtractionResult(RecordModel):
     """What one extractor produced for one trace."""
+
+    model_config = ConfigDict(defer_build=True)
 
     observations: tuple[Observation, ...] = ()
     diagnostics: tuple[ExtractionDiagnostic, ...] = ()

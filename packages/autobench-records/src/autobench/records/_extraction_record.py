@@ -33,6 +33,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pydantic import ConfigDict
+
 from autobench.records._base import RecordModel, StoredRecordModel
 from autobench.records._evidence import Observation
 from autobench.records._extraction import EvidenceReference, ExtractionDiagnostic
@@ -46,12 +48,16 @@ DERIVED_DIR = "derived"
 class ExtractorInfo(RecordModel):
     """The identity of an extractor: its stable name and version."""
 
+    model_config = ConfigDict(defer_build=True)
+
     name: str
     version: str
 
 
 class ExtractionLineage(RecordModel):
     """Where a derived record comes from (see the module docstring)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     run: str
     experiment: str
@@ -75,6 +81,8 @@ class ExtractionRecord(StoredRecordModel):
     Observations omit ``case``/``variant`` in the file (the lineage names them; the
     reader puts them back).
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     lineage: ExtractionLineage
     observations: tuple[Observation, ...] = ()
@@ -116,6 +124,8 @@ class DerivedRunRecord(RunRecord):
     those of ``extraction``. A derived run record is never equal to a plain
     :class:`RunRecord`, and the parent record (object and file) is left as it was.
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     extraction: ExtractionRecord
 

@@ -35,7 +35,7 @@ class Label(BaseModel):
     """One person's label of one run: ``run_id``, or ``case`` and ``variant`` (which must
     then name a single run: with repeats, use ``run_id``)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     run_id: str | None = Field(default=None, min_length=1)
     case: str | None = Field(default=None, min_length=1)
@@ -62,7 +62,7 @@ class LabelsFile(BaseModel):
     """A labels file: the ``score`` the labels are for (the name of a score of the record's
     runs; ``None`` when the file does not say) and the labels, in the order written."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     score: str | None = Field(default=None, min_length=1)
     labels: tuple[Label, ...] = ()

@@ -42,7 +42,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from autobench.records._base import RecordModel, StoredRecordModel
 from autobench.records._evidence import Observation
@@ -60,6 +60,8 @@ class PairwiseOrder(RecordModel):
     """One question to the judge: ``first`` and ``second`` are the variants in the order
     shown; ``winner`` the judge's answer (``None`` when the call failed: ``error`` says
     why); ``reason`` the judge's reason."""
+
+    model_config = ConfigDict(defer_build=True)
 
     first: str
     second: str
@@ -91,6 +93,8 @@ class PairwiseCase(RecordModel):
     """One case judged: the two runs compared, both orders, the combined ``outcome`` for
     the candidate, and the judge's spend on this case (its ``judge.*`` observations)."""
 
+    model_config = ConfigDict(defer_build=True)
+
     case: str
     baseline_run: str
     candidate_run: str
@@ -104,6 +108,8 @@ class PairwiseLineage(RecordModel):
     """What was judged and by what: the experiment, the pair, the judge's definition (the
     ``judge:`` scorer it reuses, with the hash of its definition) and the spec it came from."""
 
+    model_config = ConfigDict(defer_build=True)
+
     experiment: str
     baseline: str
     candidate: str
@@ -115,6 +121,8 @@ class PairwiseLineage(RecordModel):
 
 class PairwiseRecord(StoredRecordModel):
     """The content of a pairwise record file (see the module docstring)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     lineage: PairwiseLineage
     cases: tuple[PairwiseCase, ...] = ()

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from autobench.records._base import RecordModel
 from autobench.records._evidence import Observation
@@ -39,6 +39,8 @@ POST_DERIVED_FILE = "post_derived.yaml"
 class PostDerivedRecord(RecordModel):
     """The content of ``post_derived.yaml``: the experiment id and, per run id, the
     observations post-derivation added to that run (in plan order)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     experiment: str
     runs: dict[str, tuple[Observation, ...]] = Field(default_factory=dict)

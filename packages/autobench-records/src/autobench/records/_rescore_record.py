@@ -47,7 +47,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from autobench.records._base import RecordModel, StoredRecordModel
 from autobench.records._evidence import ArtifactRef, ErrorRecord, Observation, ScoreRecord
@@ -68,6 +68,8 @@ class ScorerDefinition(RecordModel):
     scorer as the spec model dumps it) and ``hash``, the sha256 hex digest of the
     definition's canonical JSON: two re-scorings with the same hash ran the same scorer."""
 
+    model_config = ConfigDict(defer_build=True)
+
     name: str
     kind: str
     hash: str
@@ -76,6 +78,8 @@ class ScorerDefinition(RecordModel):
 
 class RescoreLineage(RecordModel):
     """Where a re-scored score comes from (see the module docstring)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     run: str
     experiment: str
@@ -95,6 +99,8 @@ class RescoreRecord(StoredRecordModel):
     when it scored), and what the scorer recorded beside the score: ``observations``
     (a judge's ``judge.*`` tokens, requests and cost), ``artifacts`` (its trace) and
     ``asset_versions`` (asset id -> the version it used, a judge's rubric)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     lineage: RescoreLineage
     score: ScoreRecord
@@ -146,6 +152,8 @@ class RescoredRunRecord(RunRecord):
     place (what :meth:`RescoreRecord.apply` gives for each), plus ``rescores``, the stored
     derived records they come from. The parent record (object and file) is left as it was.
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     rescores: tuple[RescoreRecord, ...]
 

@@ -294,6 +294,8 @@ class ExperimentComparison(ReportModel):
     sides labelled ``baseline/<variant>`` and ``candidate/<variant>``); the ``*_only_in_*``
     fields list variants and cases that only one experiment planned or ran."""
 
+    model_config = ConfigDict(defer_build=True)
+
     baseline_experiment: str
     candidate_experiment: str
     changed: tuple[str, ...] = ()

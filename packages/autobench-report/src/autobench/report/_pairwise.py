@@ -24,6 +24,8 @@ import importlib
 from pathlib import Path
 from typing import Any
 
+from pydantic import ConfigDict
+
 from autobench.records import ExperimentResult, PairwiseRecord, Semantic, pairwise_records
 from autobench.report._model import Headline, HeadlineComparison, HeadlineItem, ReportModel, Verdict
 
@@ -44,6 +46,8 @@ class Rate(ReportModel):
     """``count`` of ``total``, ``value`` their ratio and ``[low, high]`` its Wilson
     interval (``None`` for ``total == 0``)."""
 
+    model_config = ConfigDict(defer_build=True)
+
     count: int
     total: int
     value: float | None = None
@@ -58,6 +62,8 @@ class PairwiseSummary(ReportModel):
     the position bias (``flips`` of ``consistent_total`` cases; ``first_wins``), and the
     judge's spend (``judge_requests``, ``judge_tokens``, ``judge_cost`` in USD or ``None``
     when unpriced)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     judge: str
     baseline: str

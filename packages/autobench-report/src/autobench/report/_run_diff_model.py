@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from autobench.report._model import ReportModel
 
@@ -37,6 +37,8 @@ class AttributeChange(ReportModel):
     """An attribute whose value differs between the sides; ``in_left``/``in_right`` say
     whether each side has it at all (``left``/``right`` are ``None`` where it does not)."""
 
+    model_config = ConfigDict(defer_build=True)
+
     key: str
     left: Any = None
     right: Any = None
@@ -49,6 +51,8 @@ class SpanSide(ReportModel):
     partial span) and the usage it carries, ``metrics[name]`` with name one of
     ``input_tokens``, ``output_tokens``, ``cache_read_tokens``, ``cache_write_tokens``,
     ``reasoning_tokens`` (tokens) and ``cost`` (USD)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     span_id: str
     status: str
@@ -70,6 +74,8 @@ class SpanDiff(ReportModel):
     ``metric_deltas`` has a ``right - left`` entry for every metric both sides carry.
     """
 
+    model_config = ConfigDict(defer_build=True)
+
     index: int
     parent: int | None
     depth: int
@@ -90,6 +96,8 @@ class ToolCall(ReportModel):
     name (the span's operation), the arguments (the span's input, else an ``arguments``
     attribute) and the span id."""
 
+    model_config = ConfigDict(defer_build=True)
+
     position: int
     name: str
     arguments: Any = None
@@ -102,6 +110,8 @@ class ToolStep(ReportModel):
     a delete, or the longer half of a replace). ``arguments_changed`` is set on an
     ``equal`` row whose calls share a name but not their arguments."""
 
+    model_config = ConfigDict(defer_build=True)
+
     op: StepOp
     left: ToolCall | None = None
     right: ToolCall | None = None
@@ -112,6 +122,8 @@ class TotalDelta(ReportModel):
     """A run total on both sides (``None``: the run has no value) in ``unit``, and
     ``delta = right - left``. ``name`` is ``duration`` (the run's wall time) or a
     semantic type (``llm.tokens.input``, ``money.cost``, ...)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     name: str
     unit: str | None = None
@@ -124,6 +136,8 @@ class ScoreChange(ReportModel):
     """A scorer's value on both sides (``None`` where it produced none, with the error when
     it failed) and how they compare."""
 
+    model_config = ConfigDict(defer_build=True)
+
     name: str
     status: DiffStatus
     left: Any = None
@@ -135,6 +149,8 @@ class ScoreChange(ReportModel):
 class RunSummary(ReportModel):
     """Which run a side is: ids, status and span count (``trace_loaded`` is false when the
     record holds only a summary of a trace stored apart and it was not read)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     run_id: str
     experiment_id: str
@@ -150,6 +166,8 @@ class RunDiff(ReportModel):
     """Two runs compared: the aligned span trees (pre-order), the tool calls of each side
     with their alignment, a unified diff of the outputs (empty when they are equal), run
     totals and every score with how it compares."""
+
+    model_config = ConfigDict(defer_build=True)
 
     left: RunSummary
     right: RunSummary

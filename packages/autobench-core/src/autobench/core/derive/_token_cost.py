@@ -88,7 +88,7 @@ TOKEN_COST_DIAGNOSTICS = (MISSING_INPUTS, UNKNOWN_PRICING, MISSING_RATES, AMBIGU
 class TokenCostInputs(BaseModel):
     """The semantic types ``token_cost`` reads, by role (defaults: the built-in LLM types)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     input_tokens: str = Semantic.LLM_TOKENS_INPUT
     output_tokens: str = Semantic.LLM_TOKENS_OUTPUT
@@ -117,6 +117,8 @@ class TokenCostDeriverSpec(DeriverSpec):
     ``output.unit`` must be ``usd`` (prices are in US dollars; there are no
     exchange rates). Raises ``ValueError`` for another unit.
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     kind: Literal["token_cost"] = "token_cost"
     pricing: str = Field(min_length=1)

@@ -64,7 +64,7 @@ VERDICT_SEMANTIC = "comparison.verdict"
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class RelativeNoiseThreshold(_Frozen):
@@ -113,6 +113,8 @@ class PairedBaselineDeriverSpec(PostDeriverSpec):
 
     Raises ``ValueError`` for an empty ``match_on``.
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     kind: Literal["paired_baseline"] = "paired_baseline"
     baseline_variant: str = Field(min_length=1)

@@ -48,7 +48,7 @@ class PricingError(AutobenchError, ValueError):
 class PricingRecordHeader(BaseModel):
     """The ``record:`` header of a pricing file."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     type: Literal["pricing"]
     version: Literal[1]
@@ -57,7 +57,7 @@ class PricingRecordHeader(BaseModel):
 class PricingDocument(BaseModel):
     """A whole pricing file: the optional header and the ``pricing`` table."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     record: PricingRecordHeader | None = None
     pricing: PricingTable

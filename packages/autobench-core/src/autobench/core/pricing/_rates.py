@@ -37,7 +37,7 @@ Price = Annotated[Decimal, Field(ge=0, allow_inf_nan=False)]
 class PricingModel(BaseModel):
     """Base of the pricing models: immutable, unknown keys refused."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class PriceTier(PricingModel):
