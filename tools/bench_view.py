@@ -128,10 +128,10 @@ def first_load(client: TestClient, key: str) -> dict[str, float]:
 def measure(record: Path, *, aside: Sequence[Path] = ()) -> None:
     """Figures over ``record``; with ``aside`` (run files of it moved out of the record),
     also a reload each time one of them is put back: one more run recorded."""
-    app = create_app([record.parent])
+    app = create_app([record])
     viewer: Viewer = app.state.viewer
     client = TestClient(app)
-    key = f"0/{record.name}"
+    key = "0"  # the record itself is the root: nothing else is walked
     state = f"/x/{key}/live/state"
     first_load(client, key)
     warm, text = _timed(client, f"/x/{key}")
@@ -241,11 +241,11 @@ def browser_first_load(record: Path) -> dict[str, Any]:
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(str(DRIVER)))
-    server, thread, url = _served(create_app([record.parent]))
+    server, thread, url = _served(create_app([record]))
     try:
         driver.get("about:blank")
         started = time.perf_counter()
-        driver.get(f"{url}/x/0/{record.name}")
+        driver.get(f"{url}/x/0")
         figures: dict[str, Any] = {}
         while "headline" not in figures and time.perf_counter() - started < 600:
             if "table" not in figures and driver.find_elements(By.ID, "runs-table"):
@@ -309,8 +309,8 @@ def main() -> None:
         return
     if args.first_load_only:  # one fresh process of fresh_first_loads: figures as JSON
         record = args.record.resolve()
-        client = TestClient(create_app([record.parent]))
-        print(json.dumps(first_load(client, f"0/{record.name}")))
+        client = TestClient(create_app([record]))
+        print(json.dumps(first_load(client, "0")))
         return
     if args.record is not None:
         record = args.record.resolve()

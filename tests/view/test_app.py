@@ -7,6 +7,7 @@ writes nothing and serves nothing outside the directories it was given."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -281,3 +282,20 @@ def test_raster_images_are_shown_and_svg_only_downloaded(client: TestClient) -> 
     assert svg is not None
     assert client.get(svg.group(1).replace("/file/", "/image/")).status_code == 404
     assert client.get(svg.group(1)).headers["content-disposition"] == "attachment"
+
+
+def test_pages_use_the_last_walk_and_an_experiment_recorded_since_is_found(tmp_path: Path) -> None:
+    """An experiment's pages (polled many times a second) do not walk the roots: the last
+    walk is used, and a key it does not hold is looked for again before a 404; the list of
+    experiments walks afresh."""
+    run_into(tmp_path, out=tmp_path / "first", benchmark="first")
+    app = create_app([tmp_path])
+    client = TestClient(app)
+    assert client.get("/x/0/first").status_code == 200
+    shutil.copytree(tmp_path / "first", tmp_path / "second")
+    assert [found.key for found in app.state.viewer.experiments()] == ["0/first"]  # the last walk
+    assert client.get("/x/0/second").status_code == 200  # found by a walk when asked for
+    assert [found.key for found in app.state.viewer.experiments()] == ["0/first", "0/second"]
+    shutil.copytree(tmp_path / "first", tmp_path / "third")
+    assert "/x/0/third" in client.get("/").text
+    assert client.get("/x/0/fourth").status_code == 404

@@ -4,6 +4,7 @@ for pages over HTTP; the warning for a host that is not loopback."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -76,3 +77,33 @@ def test_without_the_view_distribution_the_command_says_how_to_install_it() -> N
     assert "needs the autobench-view distribution" in said
     assert "uv sync --extra view" in said
     assert "autobench_view-0.1.0-*.whl" in said
+
+
+def test_an_address_that_cannot_be_bound_is_a_clean_error(records: Path) -> None:
+    """A port in use stops the command with one line saying so and a non-zero exit, before
+    any walk of the directories, never a traceback."""
+    taken = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    try:
+        port = str(taken.getsockname()[1])
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "autobench.cli",
+                "view",
+                str(records),
+                "--no-open",
+                "--port",
+                port,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode != 0, done.stderr
+        assert f"cannot listen on 127.0.0.1 port {port}: Address already in use" in done.stderr
+        assert "Traceback" not in done.stderr and "looking for experiments" not in done.stderr
+    finally:
+        taken.close()

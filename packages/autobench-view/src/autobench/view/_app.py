@@ -14,6 +14,7 @@ import functools
 import math
 import re
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,11 @@ from autobench.view._runs import Query
 
 STATIC = Path(__file__).parent / "static"
 
+DISCOVER_SECONDS = 5.0
+"""How old the last walk of the roots may be before a page starts the next (in the
+background): a new experiment appears in the list within about this long (its own address
+works at once)."""
+
 
 class Viewer:
     """The state behind the pages: the roots, and the :class:`~autobench.view._loading.Loads`
@@ -55,14 +61,46 @@ class Viewer:
         self._lock = threading.Lock()
         self._loads: dict[Path, Loads] = {}
         self._summaries: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
+        self._found: list[Found] | None = None
+        self._found_at = 0.0
+        self._walking = False
 
     def experiments(self) -> list[Found]:
-        return find_experiments(self.roots)
+        """The experiments found under the roots. The directory walk is made on the first
+        call; afterwards a call older than :data:`DISCOVER_SECONDS` starts the next walk in
+        the background and answers with the last one, so no page waits for a walk of the
+        roots (tens of milliseconds over a project with a virtual environment, seconds over
+        a large tree)."""
+        with self._lock:
+            found = self._found
+            due = found is not None and time.monotonic() - self._found_at >= DISCOVER_SECONDS
+            start = due and not self._walking
+            if start:
+                self._walking = True
+        if found is None:
+            return self.walk()
+        if start:
+            threading.Thread(target=self.walk, name="autobench-view-discover", daemon=True).start()
+        return found
+
+    def walk(self) -> list[Found]:
+        """Walk the roots for experiments now, and keep what was found."""
+        try:
+            found = find_experiments(self.roots)
+            with self._lock:
+                self._found, self._found_at = found, time.monotonic()
+            return found
+        finally:
+            with self._lock:
+                self._walking = False
 
     def find(self, key: str) -> Found:
-        for found in self.experiments():
-            if found.key == key:
-                return found
+        """The experiment of ``key``; one not among those last found is looked for again
+        (it may have been recorded since) before the page is a 404."""
+        for experiments in (self.experiments, self.walk):
+            for found in experiments():
+                if found.key == key:
+                    return found
         raise HTTPException(404, "no such experiment")
 
     def summary(self, found: Found) -> dict[str, Any]:
@@ -125,7 +163,9 @@ def _summary(found: Found) -> dict[str, Any]:
 
 def index(request: Request) -> Response:
     viewer: Viewer = request.app.state.viewer
-    experiments = [viewer.summary(found) for found in viewer.experiments()]
+    # The list of experiments walks the roots afresh (a new experiment is listed at once);
+    # the other pages, polled and asked for many times a second, use the last walk.
+    experiments = [viewer.summary(found) for found in viewer.walk()]
     return _page("index.html", roots=viewer.roots, experiments=experiments)
 
 
@@ -347,7 +387,10 @@ def experiment_pages(request: Request) -> Response:
     first keeps an experiment directory named like a page (``run``, ``compare``, ...)
     reachable. 404 for an unknown experiment or page."""
     viewer: Viewer = request.app.state.viewer
-    split = split_key([found.key for found in viewer.experiments()], request.path_params["rest"])
+    rest = request.path_params["rest"]
+    split = split_key([found.key for found in viewer.experiments()], rest)
+    if split is None:  # recorded since the last walk?
+        split = split_key([found.key for found in viewer.walk()], rest)
     if split is None:
         raise HTTPException(404, "no such experiment")
     key, rest = split
