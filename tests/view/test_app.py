@@ -299,3 +299,25 @@ def test_pages_use_the_last_walk_and_an_experiment_recorded_since_is_found(tmp_p
     shutil.copytree(tmp_path / "first", tmp_path / "third")
     assert "/x/0/third" in client.get("/").text
     assert client.get("/x/0/fourth").status_code == 404
+
+
+STRUCTURED = """
+def run(ctx, case):
+    ctx.artifact("decision", {"route": "<b>billing</b>", "scores": [1, 2]})
+    ctx.artifact("raw", "route: billing\\n", media_type="application/yaml")
+    return {"q": 1.0}
+"""
+
+
+def test_a_structured_artifact_is_shown_as_its_payload(tmp_path: Path) -> None:
+    """A value that is not text is stored as a YAML payload file with a record header; the
+    run page shows the payload (as JSON), not the file's header; a user's own YAML text is
+    shown as written."""
+    cases = [{"id": "c", "input": {}}]
+    run_into(tmp_path, STRUCTURED, cases=cases, variants=[{"id": "v"}], benchmark="art")
+    client = TestClient(create_app([tmp_path]))
+    runs = _run_links(client.get("/x/0/art").text)
+    page = client.get(runs[0]).text
+    assert "artifact_payload" not in page
+    assert "&#34;route&#34;: &#34;&lt;b&gt;billing&lt;/b&gt;&#34;" in page
+    assert "route: billing" in page

@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from autobench.abp import AutobenchError, Trace
-from autobench.records import RunRecord, load_run_record
+from autobench.records import RunRecord, artifact_payload_from_yaml, load_run_record
 from autobench.view._cassettes import ShownCassette, is_cassette, read_cassette
 from autobench.view._diff_page import run_links
 from autobench.view._discover import Found
@@ -144,12 +144,28 @@ def _artifacts(found: Found, run: RunRecord) -> tuple[list[dict[str, Any]], list
             and is_textual(ref.media_type)
             and path.stat().st_size <= TEXT_LIMIT
         ):
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = _shown_text(path)
         image = None if path is None else image_type(path)
         artifacts.append(
             {"ref": ref, "available": path is not None, "text": text, "image": image is not None}
         )
     return artifacts, cassettes
+
+
+def _shown_text(path: Path) -> str:
+    """The text of an artifact file as a person wants to read it: a structured payload (a
+    YAML file with an ``artifact_payload`` header, as the record writer stores values that
+    are not text) is shown as its payload, in JSON; any other file as it is."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix not in (".yaml", ".yml") or "artifact_payload" not in text[:400]:
+        return text
+    try:
+        _, payload = artifact_payload_from_yaml(text, source=path)
+    except AutobenchError:  # a user's own YAML text: shown as written
+        return text
+    if isinstance(payload, str):
+        return payload
+    return json.dumps(payload, indent=2, ensure_ascii=False, default=str)
 
 
 def run_page(request: Request) -> Response:
