@@ -117,6 +117,7 @@ def test_the_level_is_the_one_asked_for(client: TestClient) -> None:
     [
         ("/x/0/before/compare?baseline=base&candidate=nope", 404, "nope"),
         ("/x/0/before/compare?baseline=base&candidate=base", 422, "two different variants"),
+        ("/x/0/before/compare?baseline=base", 422, "choose a baseline and a candidate variant"),
         ("/x/0/before/compare?baseline=base&candidate=base&level=2", 422, "level must be"),
         ("/x/0/nowhere/compare?baseline=a&candidate=b", 404, "no such experiment"),
         ("/compare?baseline=0/before", 422, "choose a baseline and a candidate"),

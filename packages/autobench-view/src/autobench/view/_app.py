@@ -287,6 +287,8 @@ def compare_variants(request: Request) -> Response:
     loaded = _loaded(viewer, found.key)
     params = request.query_params
     pair = (params.get("baseline", ""), params.get("candidate", ""))
+    if not all(pair):
+        raise HTTPException(422, "choose a baseline and a candidate variant")
     level = level_of(params)
     view = COMPARISONS.get(
         ("variants", found.path, *pair, level),
