@@ -176,6 +176,11 @@ def test_hostile_ids_are_escaped(client: TestClient, workdir: Path) -> None:
         ("/diff/find?experiment=0/first&left_run=x&right_run=y", 404, "no run"),
         ("/diff/find?experiment=0/first", 422, "choose two run ids"),
         (
+            "/diff/find?experiment=0/first&case=c1&left_variant=a&right_variant=a",
+            422,
+            "both sides are the same run",
+        ),
+        (
             "/diff/find?"
             + urlencode(
                 {

@@ -277,6 +277,10 @@ def diff_find(request: Request) -> Response:
     """A choice of two runs, sent on to their diff's address (303)."""
     viewer: Viewer = request.app.state.viewer
     left, right = find_pair(request.query_params, lambda key: _runs_table(viewer, key).rows)
+    if left == right:
+        raise HTTPException(
+            422, "both sides are the same run: choose two variants, or two experiments"
+        )
     return RedirectResponse(diff_url(left, right), status_code=303, headers=HEADERS)
 
 
