@@ -228,7 +228,10 @@ class Loads:
     def snapshot(self) -> Snapshot:
         with self._changed:
             record = self._record
-            loading = self._thread is not None
+            # A look at the files of what is shown, which finds them unchanged most of the
+            # time, is not a load: the page does not say "loading" (nor poll faster) for it.
+            shown = self._loaded is not None or self._table is not None
+            loading = self._thread is not None and not (shown and self._stage in ("look", ""))
             return Snapshot(
                 loaded=self._loaded,
                 table=self._table,
