@@ -14,8 +14,9 @@ DuckDB.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from autobench.abp._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from autobench.index._build import IndexBuilt, build_index
@@ -42,9 +43,4 @@ _WHERE = {
 
 __all__ = sorted(_WHERE)
 
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'autobench.index' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"autobench.index.{module}"), name)
+__getattr__ = lazy_attributes(__name__, _WHERE)

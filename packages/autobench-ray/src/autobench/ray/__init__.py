@@ -20,9 +20,10 @@ user's project and its environment, and the workers would never start (Ray retri
 forever). Workers of a local Ray run this interpreter; a cluster's run its own.
 """
 
-import importlib
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from autobench.abp._lazy import lazy_attributes
 
 os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
 
@@ -43,9 +44,4 @@ _WHERE = {
 
 __all__ = sorted(_WHERE)
 
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'autobench.ray' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"autobench.ray.{module}"), name)
+__getattr__ = lazy_attributes(__name__, _WHERE)
