@@ -178,7 +178,13 @@ def _query(request: Request) -> Query:
         except ValueError:
             return default
 
+    ignored = tuple(
+        f"{name} {params[name]!r} is not a number: the range filter does not use it"
+        for name in ("min", "max")
+        if params.get(name, "").strip() and _bound(params[name]) is None
+    )
     return Query(
+        ignored=ignored,
         status=params.get("status", ""),
         case=params.get("case", ""),
         variant=params.get("variant", ""),

@@ -60,6 +60,9 @@ class Query:
     high: float | None = None
     page: int = 1
     size: int = PAGE_SIZE
+    ignored: tuple[str, ...] = ()
+    """What the request asked for that the table does not apply, in words (a bound that is
+    not a number), for the page to say."""
 
 
 @dataclass(frozen=True)
