@@ -143,7 +143,7 @@ def _geomean(values: list[float]) -> tuple[float | None, str | None]:
     return statistics.geometric_mean(values), None
 
 
-_SIMPLE: dict[str, Callable[[list[float]], float]] = {
+PLAIN_FUNCTIONS: dict[str, Callable[[list[float]], float]] = {
     "mean": statistics.fmean,
     "sum": math.fsum,
     "per_pass": math.fsum,
@@ -152,6 +152,8 @@ _SIMPLE: dict[str, Callable[[list[float]], float]] = {
     "median": statistics.median,
     "p95": _p95,
 }
+"""The aggregates that need no check beyond the values being finite numbers, by name
+(also what the report's metric table applies to a column it has checked once)."""
 
 _CHECKED: dict[str, Callable[[list[float]], tuple[float | None, str | None]]] = {
     "stddev": _stddev,
@@ -181,7 +183,7 @@ def aggregate(
         numbers, diagnostics = _numbers(values, labels, context)
         value = sum(1 for x in numbers if x != 0) / len(numbers) if numbers else None
         return Aggregate(fn, value, len(numbers), total, tuple(diagnostics))
-    if fn not in _SIMPLE and fn not in _CHECKED:
+    if fn not in PLAIN_FUNCTIONS and fn not in _CHECKED:
         raise UnknownAggregationError(
             f"unknown aggregate {fn!r}; known aggregates: {', '.join(AGGREGATIONS)}"
         )
@@ -189,8 +191,8 @@ def aggregate(
     if not numbers:
         return Aggregate(fn, None, 0, total, tuple(diagnostics))
     try:
-        if fn in _SIMPLE:
-            result: float | None = float(_SIMPLE[fn](numbers))
+        if fn in PLAIN_FUNCTIONS:
+            result: float | None = float(PLAIN_FUNCTIONS[fn](numbers))
         else:
             result, problem = _CHECKED[fn](numbers)
             if problem is not None:

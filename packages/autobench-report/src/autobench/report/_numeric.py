@@ -4,9 +4,9 @@ Records' :func:`~autobench.records.aggregate` checks every value (``None``, NaN,
 infinities, integers too large for a float, non-numeric values) before it aggregates. The
 metric table checks a column once (:attr:`MetricValues.numbers`: every value present is a
 boolean or a number that is finite as a float, as floats), so an aggregate over its runs
-only has to drop the runs without a value. The functions are records' own definitions (see
-:mod:`autobench.records._aggregate`); whatever would give a diagnostic there (``stddev``
-of fewer than two values, a ``geomean`` of a value <= 0, an overflow) is left to
+only has to drop the runs without a value. The functions are records' own
+(:data:`autobench.records._aggregate.PLAIN_FUNCTIONS`); whatever would give a diagnostic
+there (``stddev`` of fewer than two values, a ``geomean`` of a value <= 0, an overflow) is left to
 ``aggregate`` itself: :func:`numeric_aggregate` then answers ``None``.
 """
 
@@ -14,26 +14,9 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable
 
 from autobench.records import Aggregate
-
-
-def _p95(values: list[float]) -> float:
-    if len(values) == 1:
-        return values[0]
-    return statistics.quantiles(values, n=100, method="inclusive")[94]
-
-
-_FUNCTIONS: dict[str, Callable[[list[float]], float]] = {
-    "mean": statistics.fmean,
-    "sum": math.fsum,
-    "per_pass": math.fsum,
-    "min": min,
-    "max": max,
-    "median": statistics.median,
-    "p95": _p95,
-}
+from autobench.records._aggregate import PLAIN_FUNCTIONS
 
 
 def numeric_aggregate(fn: str, numbers: list[float], total: int) -> Aggregate | None:
@@ -47,10 +30,10 @@ def numeric_aggregate(fn: str, numbers: list[float], total: int) -> Aggregate | 
         value = sum(1 for x in numbers if x != 0) / n if numbers else None
         return Aggregate(fn, value, n, total)
     if not numbers:
-        return Aggregate(fn, None, 0, total) if fn in _FUNCTIONS or fn in _CHECKED else None
+        return Aggregate(fn, None, 0, total) if fn in PLAIN_FUNCTIONS or fn in _CHECKED else None
     try:
-        if fn in _FUNCTIONS:
-            value = float(_FUNCTIONS[fn](numbers))
+        if fn in PLAIN_FUNCTIONS:
+            value = float(PLAIN_FUNCTIONS[fn](numbers))
         elif fn == "stddev" and n >= 2:
             value = statistics.stdev(numbers)
         elif fn == "geomean" and all(x > 0 for x in numbers):
