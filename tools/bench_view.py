@@ -182,6 +182,19 @@ def measure(record: Path, *, aside: Sequence[Path] = ()) -> None:
         )
 
 
+def _in_fresh_process(record: Path, flag: str) -> dict[str, Any]:
+    """The figures this script prints as its last line when run on ``record`` with
+    ``flag`` (``--first-load-only`` or ``--browser-only``) in a fresh Python process."""
+    done = subprocess.run(
+        [sys.executable, __file__, "--record", str(record), flag],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
 def fresh_first_loads(record: Path, count: int) -> None:
     """The first-load figures of ``record`` in ``count`` fresh processes, one after the
     other (each imports the viewer, creates the app and sends the first request)."""
@@ -189,13 +202,7 @@ def fresh_first_loads(record: Path, count: int) -> None:
         return
     usable = []
     for number in range(1, count + 1):
-        done = subprocess.run(
-            [sys.executable, __file__, "--record", str(record), "--first-load-only"],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        figures = json.loads(done.stdout.strip().splitlines()[-1])
+        figures = _in_fresh_process(record, "--first-load-only")
         usable.append(figures["usable"])
         print(
             f"fresh process {number}: runs page usable {figures['usable'] * 1000:,.0f} ms "
@@ -279,13 +286,7 @@ def browser_first_loads(record: Path, count: int) -> None:
         print("in Chromium: skipped (no chromium and chromedriver on PATH)")
         return
     for number in range(1, count + 1):
-        done = subprocess.run(
-            [sys.executable, __file__, "--record", str(record), "--browser-only"],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        figures = json.loads(done.stdout.strip().splitlines()[-1])
+        figures = _in_fresh_process(record, "--browser-only")
         print(
             f"in Chromium, fresh process {number}: the runs table on screen "
             f"{figures['table'] * 1000:,.0f} ms and the headline {figures['headline'] * 1000:,.0f} "
