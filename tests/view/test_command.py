@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -107,3 +108,37 @@ def test_an_address_that_cannot_be_bound_is_a_clean_error(records: Path) -> None
         assert "Traceback" not in done.stderr and "looking for experiments" not in done.stderr
     finally:
         taken.close()
+
+
+def test_the_command_opens_the_browser_on_its_address_unless_told_not_to(
+    records: Path, tmp_path: Path
+) -> None:
+    """Without ``--no-open`` the address is handed to the browser (Python's ``webbrowser``,
+    which runs the command in ``BROWSER``: here a script that writes what it is given)."""
+    opened = tmp_path / "opened.txt"
+    script = tmp_path / "browser.sh"
+    script.write_text(f'#!/bin/sh\nprintf %s "$1" > {opened}\n')
+    script.chmod(0o755)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "BROWSER": f"{script} %s"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "autobench.cli", "view", str(records)],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        while line and not line.startswith("autobench view: http"):
+            line = process.stderr.readline()
+        url = line.split()[2]
+        for _ in range(300):  # the browser is opened half a second after the address is told
+            if opened.exists() and opened.read_text():
+                break
+            time.sleep(0.1)
+        assert opened.read_text() == url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        if process.stderr is not None:
+            process.stderr.close()
