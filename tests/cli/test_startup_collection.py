@@ -1,0 +1,89 @@
+"""`autobench run` starts up without the cyclic garbage collector and freezes what start-up
+built before the first run (autobench.cli._startup): a task run by the real console script
+sees collection on and start-up's objects frozen; the same command run inside another
+program (click's runner) leaves that program's collector as it found it."""
+
+from __future__ import annotations
+
+import gc
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from autobench.cli import cli
+
+TASK = '''
+import gc
+
+
+def observe(ctx, case):
+    return {"enabled": gc.isenabled(), "frozen": gc.get_freeze_count()}
+'''
+
+SPEC = """
+benchmark:
+  collector:
+    dataset:
+      cases:
+        - id: one
+          input: {}
+        - id: two
+          input: {}
+    run:
+      python: gc_task:observe
+    variants:
+      base: {}
+"""
+
+
+def _write(tmp_path: Path) -> Path:
+    (tmp_path / "gc_task.py").write_text(textwrap.dedent(TASK))
+    spec = tmp_path / "autobench.yaml"
+    spec.write_text(textwrap.dedent(SPEC))
+    return spec
+
+
+def _outputs(record: Path) -> list[dict[str, object]]:
+    from autobench.records import replay_experiment
+
+    result = replay_experiment(record)
+    return [run.output for run in result.runs]  # type: ignore[misc]
+
+
+def test_the_console_script_runs_tasks_with_startup_frozen_and_collection_on(
+    tmp_path: Path,
+) -> None:
+    spec = _write(tmp_path)
+    autobench = Path(sys.executable).parent / "autobench"
+    done = subprocess.run(
+        [str(autobench), "run", str(spec), "--record", str(tmp_path / "rec"), "--no-progress"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "AUTOBENCH_NO_INDEX": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    outputs = _outputs(tmp_path / "rec")
+    assert len(outputs) == 2
+    for output in outputs:
+        assert output["enabled"] is True
+        # The modules, the spec and the plan: tens of thousands of objects, not a handful.
+        assert isinstance(output["frozen"], int) and output["frozen"] > 10_000, output
+
+
+def test_a_program_running_the_command_keeps_its_collector_as_it_was(tmp_path: Path) -> None:
+    spec = _write(tmp_path)
+    frozen_before = gc.get_freeze_count()
+    assert gc.isenabled()
+    result = CliRunner().invoke(
+        cli, ["run", str(spec), "--record", str(tmp_path / "rec"), "--no-progress", "--no-index"]
+    )
+    assert result.exit_code == 0, result.output
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == frozen_before
+    for output in _outputs(tmp_path / "rec"):
+        assert output == {"enabled": True, "frozen": frozen_before}
