@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,7 +17,7 @@ from autobench.records._yaml import _PureLoader
 from autobench.records._yaml_limits import C_PARSER_SAFE_DEPTH, nesting_bound
 
 
-def _pure(text: str) -> object:
+def _pure(text: str) -> Any:
     loader = _PureLoader(text)
     try:
         return loader.get_single_node()
