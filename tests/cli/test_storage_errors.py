@@ -208,3 +208,38 @@ def test_permission_denied_mid_run_is_a_clean_error(tmp_path: Path) -> None:
     os.chmod(tmp_path / "rec" / "cases", 0o755)
     assert "Permission denied" in done.stderr
     assert_failed_cleanly(done, tmp_path / "rec", failing=FAILING, or_earlier=True)
+
+
+def test_a_storage_failure_waits_for_the_runs_already_handed_over(tmp_path: Path) -> None:
+    """In process: the run whose file is too large ends the experiment with a
+    RecordingError, and by then the group commit has finished with the runs handed over
+    before it (stored, no temporary file left) and its thread has ended, instead of being
+    left to the interpreter's exit (which stranded temporary files under load)."""
+    import asyncio
+    import threading
+
+    from autobench.core.runtime import RunSession
+    from autobench.core.spec import load_benchmark_spec
+    from autobench.records import RecordingError
+
+    write_benchmark(tmp_path, "big")
+    sys.path.insert(0, str(tmp_path))
+    spec = load_benchmark_spec(tmp_path / "autobench.yaml")
+    session = RunSession.start(spec, record_dir=tmp_path / "rec")
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, limits[1]))
+    try:
+        with pytest.raises(RecordingError, match=r"cases/c03/v/run\.yaml"):
+            asyncio.run(session.execute(concurrency_limit=1, listeners=False))
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+        signal.signal(signal.SIGXFSZ, handler)
+        sys.path.remove(str(tmp_path))
+    committing = [t for t in threading.enumerate() if t.name == "autobench-group-commit"]
+    assert committing == []
+    record = tmp_path / "rec"
+    assert not list(record.rglob("*.tmp"))
+    for index in range(FAILING):
+        assert (record / f"cases/c{index:02d}/v/run.yaml").is_file()
+    assert not (record / f"cases/c{FAILING:02d}/v/run.yaml").exists()

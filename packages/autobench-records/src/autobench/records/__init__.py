@@ -207,6 +207,7 @@ from autobench.records._semantics import (
     SemanticType,
 )
 from autobench.records._semantics import NAMESPACE_DIRECTIONS as NAMESPACE_DIRECTIONS
+from autobench.records._sink import ClosableSink as ClosableSink
 from autobench.records._sink import DirectorySink as DirectorySink
 from autobench.records._sink import DurableRun as DurableRun
 from autobench.records._sink import DurableSink as DurableSink

@@ -46,6 +46,16 @@ class DurableSink(Protocol):
 
 
 @runtime_checkable
+class ClosableSink(Protocol):
+    """A sink with work of its own in the background (a thread writing files). ``close()``
+    waits for that work (what was handed over is still stored, or fails alone) and stops it,
+    without raising: what an experiment that ends on an error calls before the error goes on
+    (``finish`` closes it otherwise)."""
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
 class PreparingSink(Protocol):
     """A sink whose ``run_finished`` splits in two, so the rendering of a run's files can
     happen where the run executed, before the next run starts, instead of beside it.

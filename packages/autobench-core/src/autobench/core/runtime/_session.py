@@ -88,6 +88,7 @@ from autobench.core.scoring import ScorerSpec
 from autobench.core.spec import BenchmarkSpec
 from autobench.records import (
     CassetteInfo,
+    ClosableSink,
     DirectorySink,
     ExperimentRecord,
     ExperimentResult,
@@ -465,6 +466,13 @@ class RunSession:
                     executor.finished, time.perf_counter() - started, stop.run_id
                 )
                 raise TaskInterrupted(stop.run_id) from None
+            except BaseException:
+                # A storage failure (or a defect) ends the experiment here: the runs handed
+                # to the sink before it are still stored, and no temporary file is left for
+                # the process's exit to strand, so the sink's background work ends first.
+                if isinstance(sink, ClosableSink):
+                    sink.close()
+                raise
         previous = tuple(map(lean_run, self.previous)) if lean else self.previous
         runs = plan_order(experiment, previous + new_runs) if previous else new_runs
         if spec.post_derive:
