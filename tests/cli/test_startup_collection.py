@@ -1,7 +1,9 @@
-"""`autobench run` starts up without the cyclic garbage collector and freezes what start-up
-built before the first run (autobench.cli._startup): a task run by the real console script
-sees collection on and start-up's objects frozen; the same command run inside another
-program (click's runner) leaves that program's collector as it found it."""
+"""`autobench run` starts up without the cyclic garbage collector, freezes what start-up
+built before the first run and what survives each full collection while the runs go on
+(autobench.cli._startup): a task run by the real console script sees collection on,
+start-up's objects frozen, and its own live objects frozen by a full collection; the same
+command run inside another program (click's runner) leaves that program's collector as it
+found it."""
 
 from __future__ import annotations
 
@@ -15,13 +17,25 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from autobench.cli import cli
+from autobench.cli._startup import freeze_survivors
 
 TASK = '''
 import gc
 
 
 def observe(ctx, case):
-    return {"enabled": gc.isenabled(), "frozen": gc.get_freeze_count()}
+    enabled, frozen = gc.isenabled(), gc.get_freeze_count()
+    garbage = []
+    garbage.append(garbage)  # a cycle, for the full collection below to free
+    del garbage
+    kept = [[] for _ in range(1000)]  # containers the collector tracks, alive through it
+    gc.collect()
+    return {
+        "enabled": enabled,
+        "frozen": frozen,
+        "frozen_after_full": gc.get_freeze_count() - frozen,
+        "kept": len(kept),
+    }
 '''
 
 SPEC = """
@@ -73,6 +87,9 @@ def test_the_console_script_runs_tasks_with_startup_frozen_and_collection_on(
         assert output["enabled"] is True
         # The modules, the spec and the plan: tens of thousands of objects, not a handful.
         assert isinstance(output["frozen"], int) and output["frozen"] > 10_000, output
+        # The full collection froze what survived it: at least the thousand objects kept.
+        assert isinstance(output["frozen_after_full"], int), output
+        assert output["frozen_after_full"] >= 1_000, output
 
 
 def test_a_program_running_the_command_keeps_its_collector_as_it_was(tmp_path: Path) -> None:
@@ -85,5 +102,11 @@ def test_a_program_running_the_command_keeps_its_collector_as_it_was(tmp_path: P
     assert result.exit_code == 0, result.output
     assert gc.isenabled()
     assert gc.get_freeze_count() == frozen_before
+    assert freeze_survivors not in gc.callbacks
     for output in _outputs(tmp_path / "rec"):
-        assert output == {"enabled": True, "frozen": frozen_before}
+        assert output == {
+            "enabled": True,
+            "frozen": frozen_before,
+            "frozen_after_full": 0,
+            "kept": 1000,
+        }
