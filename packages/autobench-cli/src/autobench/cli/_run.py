@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import shlex
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.text import Text
@@ -240,7 +241,28 @@ _REPLAYING = ("replay", "replay-or-record")
     "(also written --cassette replay FROM_DIR).",
 )
 @strict_scalars_option
-def run_command(
+def run_command(**options: Any) -> None:
+    """Run the benchmark SPEC: every case against every variant.
+
+    Each run's record is written atomically as soon as the run ends. Without
+    --record or --no-record, records go to .autobench/<benchmark>/<experiment>/.
+    An existing experiment directory is never overwritten. It ends with the
+    same report as `autobench report`. The exit code is 0 when the experiment
+    completed, even if some runs failed or errored (the report shows them),
+    unless --fail-on says otherwise.
+
+    Ctrl-C stops starting runs, cancels active async runs (sync runs get up to
+    5 seconds to end), writes summary.yaml with complete: false and exits 130.
+    --resume DIR then completes the missing runs and writes summary.yaml for the
+    whole experiment, keeping the earlier one as summary.<n>.yaml (n: its session).
+    A run counts as finished once its run.yaml is on disk; a run.yaml that cannot
+    be read stops --resume with its line and column, and is never written over.
+    """
+    with startup_collection() as runs_begin:
+        _run(**options, runs_begin=runs_begin)
+
+
+def _run(
     spec_path: Path,
     record_dir: Path | None,
     no_record: bool,
@@ -259,126 +281,103 @@ def run_command(
     cassette_mode: str | None,
     cassette_dir: Path | None,
     strict_scalars: bool,
+    runs_begin: Callable[[], None],
 ) -> None:
-    """Run the benchmark SPEC: every case against every variant.
-
-    Each run's record is written atomically as soon as the run ends. Without
-    --record or --no-record, records go to .autobench/<benchmark>/<experiment>/.
-    An existing experiment directory is never overwritten. It ends with the
-    same report as `autobench report`. The exit code is 0 when the experiment
-    completed, even if some runs failed or errored (the report shows them),
-    unless --fail-on says otherwise.
-
-    Ctrl-C stops starting runs, cancels active async runs (sync runs get up to
-    5 seconds to end), writes summary.yaml with complete: false and exits 130.
-    --resume DIR then completes the missing runs and writes summary.yaml for the
-    whole experiment, keeping the earlier one as summary.<n>.yaml (n: its session).
-    A run counts as finished once its run.yaml is on disk; a run.yaml that cannot
-    be read stops --resume with its line and column, and is never written over.
-    """
-    with startup_collection() as runs_begin:
-        if record_dir is not None and no_record:
-            raise click.UsageError("--record and --no-record exclude each other")
-        if resume_dir is not None and (record_dir is not None or no_record or experiment_id):
-            raise click.UsageError("--resume excludes --record, --no-record and --experiment-id")
-        if force and resume_dir is None:
-            raise click.UsageError("--force only applies to --resume")
-        if cassette_mode in _REPLAYING and cassette_dir is None:
-            raise click.UsageError(
-                f"--cassette {cassette_mode} needs the record to replay: FROM_DIR"
-            )
-        if cassette_mode == "record" and no_record:
-            raise click.UsageError(
-                "--cassette record stores each run's cassette in the record: drop --no-record"
-            )
-        if cassette_dir is not None and cassette_mode not in _REPLAYING:
-            raise click.UsageError("--cassette-from only applies to --cassette replay")
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
+    """The command's work; ``runs_begin`` is called just before the first run."""
+    if record_dir is not None and no_record:
+        raise click.UsageError("--record and --no-record exclude each other")
+    if resume_dir is not None and (record_dir is not None or no_record or experiment_id):
+        raise click.UsageError("--resume excludes --record, --no-record and --experiment-id")
+    if force and resume_dir is None:
+        raise click.UsageError("--force only applies to --resume")
+    if cassette_mode in _REPLAYING and cassette_dir is None:
+        raise click.UsageError(f"--cassette {cassette_mode} needs the record to replay: FROM_DIR")
+    if cassette_mode == "record" and no_record:
+        raise click.UsageError(
+            "--cassette record stores each run's cassette in the record: drop --no-record"
         )
+    if cassette_dir is not None and cassette_mode not in _REPLAYING:
+        raise click.UsageError("--cassette-from only applies to --cassette replay")
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        from autobench.core.runtime import RunSession
-        from autobench.core.spec import load_benchmark_spec
-        from autobench.report import build_report, output_policy, render_report
+    from autobench.core.runtime import RunSession
+    from autobench.core.spec import load_benchmark_spec
+    from autobench.report import build_report, output_policy, render_report
 
-        plugins = command_plugins()
-        check_executor(executor, plugins)
-        with user_errors():
-            cassette = _cassette(cassette_mode, cassette_dir)
-            spec = load_benchmark_spec(spec_path, strict_scalars=strict_scalars, plugins=plugins)
-            show_scalar_notes(spec)
-            warn_factor_names(spec, spec_path)
-            executor_options = _executor_options(executor_option_items, ray_address, executor, spec)
-            if repeat is None and resume_dir is not None:
-                repeat = recorded_repeat(resume_dir)
-            if repeat is not None and repeat != spec.repeat:
-                # The spec as run: its hash, snapshot and plan all carry this repeat count.
-                spec = spec.model_copy(update={"repeat": repeat})
-            if resume_dir is not None:
-                session = RunSession.resume(
-                    spec,
-                    resume_dir,
-                    force=force,
-                    executor=executor,
-                    executor_options=executor_options,
-                    cassette=cassette,
-                )
-                if not session.resumed or not session.resumed.missing:  # nothing run or written
-                    stdout_console().print(
-                        Text(
-                            f"Nothing to resume: all {len(session.experiment.plan)} planned runs of "
-                            f"{resume_dir} are recorded "
-                            f"(`autobench report {shlex.quote(str(resume_dir))}` shows them)."
-                        )
-                    )
-                    return
-            else:
-                session = RunSession.start(
-                    spec,
-                    experiment_id=experiment_id,
-                    record_dir=None if no_record else record_dir or "default",
-                    executor=executor,
-                    executor_options=executor_options,
-                    cassette=cassette,
-                )
-            progress = Progress(
-                TextColumn("[bold]{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                TextColumn("{task.fields[status]}"),
-                console=stderr_console(),
-                transient=True,
-                disable=not show_progress or not stderr_console().is_terminal,
+    plugins = command_plugins()
+    check_executor(executor, plugins)
+    with user_errors():
+        cassette = _cassette(cassette_mode, cassette_dir)
+        spec = load_benchmark_spec(spec_path, strict_scalars=strict_scalars, plugins=plugins)
+        show_scalar_notes(spec)
+        warn_factor_names(spec, spec_path)
+        executor_options = _executor_options(executor_option_items, ray_address, executor, spec)
+        if repeat is None and resume_dir is not None:
+            repeat = recorded_repeat(resume_dir)
+        if repeat is not None and repeat != spec.repeat:
+            # The spec as run: its hash, snapshot and plan all carry this repeat count.
+            spec = spec.model_copy(update={"repeat": repeat})
+        if resume_dir is not None:
+            session = RunSession.resume(
+                spec,
+                resume_dir,
+                force=force,
+                executor=executor,
+                executor_options=executor_options,
+                cassette=cassette,
             )
-            try:
-                with progress:
-                    # Recording: the run files hold each run whole, so the session keeps only
-                    # what the summary and the closing report read (docs/performance.md).
-                    runs_begin()
-                    result = asyncio.run(
-                        session.execute(
-                            concurrency_limit=concurrency,
-                            progress=_ProgressBar(progress),
-                            listeners=not no_index,
-                            lean=session.root_dir is not None,
-                        )
+            if not session.resumed or not session.resumed.missing:  # nothing run or written
+                stdout_console().print(
+                    Text(
+                        f"Nothing to resume: all {len(session.experiment.plan)} planned runs of "
+                        f"{resume_dir} are recorded "
+                        f"(`autobench report {shlex.quote(str(resume_dir))}` shows them)."
                     )
-            except KeyboardInterrupt as interrupt:
-                raise _interrupted(session, interrupt) from None
-        _warn_overruns(result)
-        with user_errors():
-            report = build_report(result)
-        records = None if result.root_dir is None else str(result.root_dir)
-        console = stdout_console(output_policy(result))
-        console.print(render_report(report, records=records, runs=runs, spec_dir=spec.base_dir))
-        if records is None:
-            show_first_traceback(console, result, spec.base_dir)
-        exit_for_gate(gate_failures(result, fail_on))
+                )
+                return
+        else:
+            session = RunSession.start(
+                spec,
+                experiment_id=experiment_id,
+                record_dir=None if no_record else record_dir or "default",
+                executor=executor,
+                executor_options=executor_options,
+                cassette=cassette,
+            )
+        progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[status]}"),
+            console=stderr_console(),
+            transient=True,
+            disable=not show_progress or not stderr_console().is_terminal,
+        )
+        try:
+            with progress:
+                # Recording: the run files hold each run whole, so the session keeps only
+                # what the summary and the closing report read (docs/performance.md).
+                runs_begin()
+                result = asyncio.run(
+                    session.execute(
+                        concurrency_limit=concurrency,
+                        progress=_ProgressBar(progress),
+                        listeners=not no_index,
+                        lean=session.root_dir is not None,
+                    )
+                )
+        except KeyboardInterrupt as interrupt:
+            raise _interrupted(session, interrupt) from None
+    _warn_overruns(result)
+    with user_errors():
+        report = build_report(result)
+    records = None if result.root_dir is None else str(result.root_dir)
+    console = stdout_console(output_policy(result))
+    console.print(render_report(report, records=records, runs=runs, spec_dir=spec.base_dir))
+    if records is None:
+        show_first_traceback(console, result, spec.base_dir)
+    exit_for_gate(gate_failures(result, fail_on))
 
 
 def _warn_overruns(result: ExperimentResult) -> None:
