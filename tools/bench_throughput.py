@@ -39,6 +39,9 @@ deletions in the same block group costs several times more kernel time (the inod
 steps over each recently freed inode), so removing the last record before the next one
 measured that cleanup rather than the recording (about 0.4 ms more per run here).
 
+After the repeats, a bare loop makes as many runs' directories and files where the records
+went (``file system`` line): the file system's own share of a recorded run in that sitting.
+
 Targets (issue 36, medians on the 2-core development machine): 2,000 x 50 ms at concurrency
 200 recorded, whole process, no slower than ``evals``; trivial tasks at concurrency 64 recorded:
 at least 4,000 runs a second; lag p99 under 5 ms while recording; closing under 0.3 s.
@@ -268,6 +271,22 @@ def write_workload(
     return spec
 
 
+def file_system_floor(records: Path, runs: int) -> float:
+    """Seconds a bare Python loop takes to make ``runs`` runs' worth of a record's new inodes
+    under ``records`` (a case directory, a variant directory and a small file each, as a
+    one-variant record has): what the file system alone costs a recorded experiment here, in
+    the same sitting (an ext4 block group with many recently freed inodes costs several
+    times a fresh one). Nothing is flushed: the group commit's flushes are not included."""
+    base = records / "floor"
+    base.mkdir()
+    started = time.perf_counter()
+    for index in range(runs):
+        run = base / f"c{index}" / "v"
+        run.mkdir(parents=True)
+        (run / "run.yaml").write_bytes(b"x" * 1500)
+    return time.perf_counter() - started
+
+
 def _p99(lags: list[float]) -> float:
     if len(lags) < 2:
         return float("nan")
@@ -399,6 +418,8 @@ def main() -> None:
             for _ in range(args.repeat):
                 for name in only:
                     samples[name].append(commands[name]())
+            recorded = {"cli-record", "api-record"} & set(only)
+            floor = file_system_floor(records, args.runs) if recorded else None
         finally:
             if server is not None:
                 server.terminate()
@@ -418,6 +439,12 @@ def main() -> None:
             print(
                 f"{name:<15} {wall:7.2f} ({min(walls):.2f}-{max(walls):.2f}){'':>7} "
                 f"{ideal:6.2f} {ratio} {args.runs / wall:7.0f} {lag * 1e3:10.1f} {closing:9.2f}"
+            )
+        if floor is not None:
+            print(
+                f"file system: a bare loop making {args.runs:,} runs' directories and files "
+                f"where the records went took {floor:.2f} s ({floor / args.runs * 1e3:.3f} ms a "
+                "run), after the last repeat"
             )
 
 
