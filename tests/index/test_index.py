@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -24,6 +25,7 @@ from autobench.index import (
     load_index,
     restamp_index,
 )
+from autobench.index._columns import DamagedIndexError
 from autobench.index._restamp import _restamp
 from autobench.index._sources import STAMP_COLUMNS, stamp_of, stored_stamps
 from autobench.records import replay_experiment
@@ -317,9 +319,12 @@ def test_no_record_below_a_directory_is_an_error(tmp_path: Path) -> None:
     assert index_status(tmp_path).reason == "no index"
 
 
-def test_an_index_whose_run_json_is_not_a_valid_run_is_not_read(record: Record) -> None:
-    # Every run is validated on load: a runs table edited into something that is not a
-    # run record gives no result (reports then read the YAML), never a half-built run.
+def test_an_index_whose_run_json_is_not_a_valid_run_fails_when_the_run_is_used(
+    record: Record,
+) -> None:
+    # Runs are validated when first used, not on load: a runs table edited into something
+    # that is not a run record is refused, with the command that rebuilds it, as soon as a
+    # reader builds that run; never a half-built run.
     record_dir = record([case(1), case(2)])
     build_index(record_dir)
     runs_file = _partition(record_dir) / "runs.parquet"
@@ -333,7 +338,10 @@ def test_an_index_whose_run_json_is_not_a_valid_run_is_not_read(record: Record) 
     column = pa.array([json.dumps(damaged), *texts[1:]])
     pq.write_table(table.set_column(index, "record_json", column), runs_file)
     assert index_status(record_dir).fresh  # the YAML did not change...
-    assert load_index(record_dir) is None  # ...but the run does not validate
+    result = load_index(record_dir)
+    assert result is not None
+    with pytest.raises(DamagedIndexError, match="autobench index"):
+        list(result.runs)  # ...but the run does not validate
 
 
 _MODULES_AFTER = """

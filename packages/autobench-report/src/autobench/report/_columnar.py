@@ -24,6 +24,8 @@ from autobench.records import (
     ObservationKind,
     ObservationRole,
     ObservationSource,
+    PlainItem,
+    PlainRun,
     ProjectedMetric,
     RunRecord,
     ScoreRecord,
@@ -51,9 +53,12 @@ class Column:
     roles: set[ObservationRole] = field(default_factory=set)
     directions: set[Direction] = field(default_factory=set)
 
-    def add(self, index: int, chosen: Observation | ScoreRecord) -> None:
+    def add(self, index: int, chosen: Observation | ScoreRecord | PlainItem) -> None:
         """Add run ``index``'s projected value, the one of ``chosen``."""
-        scored = isinstance(chosen, ScoreRecord) or chosen.source is _SCORE
+        if isinstance(chosen, PlainItem):
+            scored = chosen.scored
+        else:
+            scored = isinstance(chosen, ScoreRecord) or chosen.source is _SCORE
         self.entries.append((index, chosen.value, chosen.unit, scored))
         if chosen.role is not None:
             self.roles.add(chosen.role)
@@ -160,41 +165,51 @@ def project_runs(
     registry: SemanticRegistry,
     *,
     leave_out: Callable[[Sequence[Observation]], Sequence[Observation]] | None = None,
+    plain: Sequence[PlainRun] | None = None,
 ) -> Projection:
     """The :class:`Projection` of ``runs`` (see the module docstring). With ``leave_out``
     (``_metrics.without_replayed_spend``), a run that used cassettes is projected from
-    ``leave_out(run_observations(run))``."""
+    ``leave_out(run_observations(run))``. ``plain`` (a :class:`~autobench.records.RunTable`'s)
+    gives runs' metric values without their records: such a run is projected from them
+    when each of its semantic types has one candidate that needs no accounting and none is
+    a policy result, and from ``runs[index]`` otherwise (so only those runs are built)."""
     types = _Types(registry)
     columns: dict[str, Column] = {}
     policies: list[dict[str, Observation]] = []
     observed: list[tuple[int, Observation]] = []
     before_totals: list[int] = []
-    for index, run in enumerate(runs):
+    for index in range(len(runs)):
+        items = None if plain is None else plain[index]
+        if items is not None:
+            groups = _plain_groups(items, types)
+            if groups is not None:
+                policies.append({})
+                for semantic, item in groups.items():
+                    column = columns.get(semantic)
+                    if column is None:
+                        column = columns[semantic] = Column()
+                    column.add(index, item)
+                continue
+        run = runs[index]
         recorded = run.observations
         if run.run.accounting is None and any(is_summary(o) for o in recorded):
             before_totals.append(index)
         if leave_out is not None and _touches_cassettes(run):
-            items = leave_out(run_observations(run))
-            observed.extend((index, o) for o in items if o.kind is _DIAGNOSTIC)
-            verdicts, groups = _grouped(items, (), types, run)
+            items_ = leave_out(run_observations(run))
+            observed.extend((index, o) for o in items_ if o.kind is _DIAGNOSTIC)
+            verdicts, run_groups = _grouped(items_, (), types, run)
         else:
             for o in recorded:
                 if o.kind is _DIAGNOSTIC:
                     observed.append((index, o))
-            verdicts, groups = _grouped(recorded, run.scores, types, run)
+            verdicts, run_groups = _grouped(recorded, run.scores, types, run)
         policies.append(verdicts)
-        for semantic, candidates in groups.items():
+        for semantic, candidates in run_groups.items():
             column = columns.get(semantic)
             if column is None:
                 column = columns[semantic] = Column()
             chosen = candidates[0]
-            if len(candidates) == 1 and (
-                not (
-                    types.is_additive(semantic)
-                    or (not isinstance(chosen, ScoreRecord) and is_summary(chosen))
-                )
-                or types.surely_usable(semantic, chosen.value)
-            ):
+            if len(candidates) == 1 and _plainly_projected(types, semantic, chosen):
                 column.add(index, chosen)
                 continue
             projected = project_observations(
@@ -202,6 +217,33 @@ def project_runs(
             )
             column.add_projected(index, projected[semantic])
     return Projection(columns, policies, observed, before_totals)
+
+
+def _plainly_projected(
+    types: _Types, semantic: str, chosen: Observation | ScoreRecord | PlainItem
+) -> bool:
+    """Whether the one candidate of ``semantic`` in a run is its projected value as it is:
+    a type that is not additive and not an accounting summary, or a value that is surely
+    part of a run total."""
+    summary = isinstance(chosen, Observation) and is_summary(chosen)
+    return not (types.is_additive(semantic) or summary) or types.surely_usable(
+        semantic, chosen.value
+    )
+
+
+def _plain_groups(items: Sequence[PlainItem], types: _Types) -> dict[str, PlainItem] | None:
+    """The one item of each semantic type (normalised) of a run's plain items, in order of
+    first appearance; ``None`` when the run needs its whole record (a policy result, a type
+    with several candidates, or a value that needs the accounting rules)."""
+    groups: dict[str, PlainItem] = {}
+    for item in items:
+        normalized, policy = types.of(item.semantic_type)
+        if policy or normalized in groups:
+            return None
+        if not _plainly_projected(types, normalized, item):
+            return None
+        groups[normalized] = item
+    return groups
 
 
 def _grouped(
