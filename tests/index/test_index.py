@@ -214,19 +214,23 @@ def test_report_reads_a_fresh_index_and_the_yaml_once_it_is_stale(
 ) -> None:
     # The index is trusted while its sources are unchanged: a value altered in the index
     # alone shows in the report (it was read), and no longer once the YAML changed.
+    # Reports read a run's metric values from the scores and observations tables.
     record_dir = record([case(1), case(2)])
     build_index(record_dir)
-    runs_file = _partition(record_dir) / "runs.parquet"
-    table = pq.read_table(runs_file)
-    texts = [
-        t.replace('"name":"quality","value":0.1', '"name":"quality","value":0.7')
-        for t in table.column("record_json").to_pylist()
-    ]
-    assert texts != table.column("record_json").to_pylist()
+    scores_file = _partition(record_dir) / "scores.parquet"
+    table = pq.read_table(scores_file)
+    altered = [value == 0.1 for value in table.column("value_num").to_pylist()]
+    assert any(altered)
     import pyarrow as pa
 
-    index = table.schema.get_field_index("record_json")
-    pq.write_table(table.set_column(index, "record_json", pa.array(texts)), runs_file)
+    for name, value in (("value_num", 0.7), ("value_json", "0.7")):
+        index = table.schema.get_field_index(name)
+        column = [
+            value if flag else old
+            for flag, old in zip(altered, table.column(name).to_pylist(), strict=True)
+        ]
+        table = table.set_column(index, name, pa.array(column, table.schema.field(name).type))
+    pq.write_table(table, scores_file)
     runner = CliRunner(env={"COLUMNS": "200"})
     out = tmp_path / "runs.csv"
     assert (

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
-
 from pydantic import ValidationError
 
 from autobench.abp import AutobenchError, gc_paused_for
@@ -27,13 +26,22 @@ from autobench.records import (
     Direction,
     ExperimentRecord,
     ObservationRole,
+    ObservationSource,
     PlainItem,
     RunRecord,
     RunStatus,
     RunTable,
 )
 
-_RUN_COLUMNS = ["run_id", "case_id", "variant_id", "status", "task_status", "evaluation_status"]
+_RUN_COLUMNS = [
+    "run_id",
+    "case_id",
+    "variant_id",
+    "status",
+    "task_status",
+    "evaluation_status",
+    "duration_s",
+]
 _VALUE_COLUMNS = ["value_num", "value_bool", "value_text", "value_json"]
 _OBSERVATION_COLUMNS = [
     "run_id",
@@ -44,9 +52,20 @@ _OBSERVATION_COLUMNS = [
     "unit",
     "role",
     "direction",
+    "source",
     "tags_json",
 ]
-_SCORE_COLUMNS = ["run_id", "semantic_type", *_VALUE_COLUMNS, "unit", "role", "direction", "error"]
+_SCORE_COLUMNS = [
+    "run_id",
+    "name",
+    "semantic_type",
+    *_VALUE_COLUMNS,
+    "unit",
+    "role",
+    "direction",
+    "error",
+]
+_SCORE = ObservationSource.SCORE.value
 _CASSETTE_COUNTS = frozenset({"cassette.replayed", "cassette.sent"})
 _NOT_PLAIN_TAGS = ("accounting", "cassette")
 _UNKNOWN = object()
@@ -63,7 +82,7 @@ def run_table(partition: Path, experiment: ExperimentRecord) -> RunTable:
     with pq.ParquetFile(runs_path) as file:
         table = file.read(columns=_RUN_COLUMNS)
         group_rows = [file.metadata.row_group(i).num_rows for i in range(file.num_row_groups)]
-    ids, cases, variants, statuses, tasks, evaluations = (
+    ids, cases, variants, statuses, tasks, evaluations, durations = (
         table.column(name).to_pylist() for name in _RUN_COLUMNS
     )
     position = {planned.id: index for index, planned in enumerate(experiment.plan)}
@@ -79,6 +98,7 @@ def run_table(partition: Path, experiment: ExperimentRecord) -> RunTable:
         statuses=tuple(status_of[statuses[row]] for row in order),
         task_statuses=tuple(tasks[row] for row in order),
         evaluation_statuses=tuple(evaluations[row] for row in order),
+        durations=tuple(durations[row] for row in order),
         plain=tuple(plain),
         load=_Loader(runs_path, order, group_rows),
     )
@@ -142,25 +162,38 @@ def _plain(partition: Path, slot: dict[str, int], count: int) -> list[tuple[Plai
     shared: dict[tuple[Any, ...], PlainItem] = {}
 
     def item(
-        semantic: str, value: Any, unit: Any, role: Any, direction: Any, scored: bool
+        semantic: str, name: str, value: Any, unit: Any, role: Any, direction: Any, source: str
     ) -> PlainItem:
-        key = (semantic, value.__class__, value, unit, role, direction, scored)
+        key = (semantic, name, value.__class__, value, unit, role, direction, source)
         found = shared.get(key)
         if found is None:
             found = shared[key] = PlainItem(
                 semantic,
+                name,
                 value,
                 unit,
                 None if role is None else ObservationRole(role),
                 None if direction is None else Direction(direction),
-                scored,
+                ObservationSource(source),
             )
         return found
 
     observations = _columns(partition / "observations.parquet", _OBSERVATION_COLUMNS)
-    for run_id, name, kind, semantic, num, flag, text, js, unit, role, direction, tags in zip(
-        *observations, strict=True
-    ):
+    for (
+        run_id,
+        name,
+        kind,
+        semantic,
+        num,
+        flag,
+        text,
+        js,
+        unit,
+        role,
+        direction,
+        source,
+        tags,
+    ) in zip(*observations, strict=True):
         at = slot[run_id]
         found = items[at]
         if found is None:
@@ -174,9 +207,9 @@ def _plain(partition: Path, slot: dict[str, int], count: int) -> list[tuple[Plai
         if kind != "metric" or value is _UNKNOWN:
             items[at] = None
             continue
-        found.append(item(semantic, value, unit, role, direction, False))
+        found.append(item(semantic, name, value, unit, role, direction, source))
     scores = _columns(partition / "scores.parquet", _SCORE_COLUMNS)
-    for run_id, semantic, num, flag, text, js, unit, role, direction, error in zip(
+    for run_id, name, semantic, num, flag, text, js, unit, role, direction, error in zip(
         *scores, strict=True
     ):
         at = slot[run_id]
@@ -187,7 +220,7 @@ def _plain(partition: Path, slot: dict[str, int], count: int) -> list[tuple[Plai
         if value is _UNKNOWN:
             items[at] = None
             continue
-        found.append(item(semantic, value, unit, role, direction, True))
+        found.append(item(semantic, name, value, unit, role, direction, _SCORE))
     return [None if found is None else tuple(found) for found in items]
 
 

@@ -14,34 +14,63 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
-from autobench.records._enums import Direction, ObservationRole, RunStatus
+from autobench.records._enums import (
+    Direction,
+    ObservationKind,
+    ObservationRole,
+    ObservationSource,
+    RunStatus,
+)
+from autobench.records._evidence import Observation
 from autobench.records._records import RunRecord
 
 
 @dataclass(frozen=True, slots=True)
 class PlainItem:
-    """One metric value of a run as recorded: a metric observation's or a score's that
-    produced a value (``scored``), with its semantic type (as recorded, not normalised),
-    value, unit, role and direction."""
+    """One metric value of a run as recorded: a metric observation's, or a score's that
+    produced a value (``source`` ``score``), with its semantic type (as recorded, not
+    normalised), name, value, unit, role and direction."""
 
     semantic_type: str
+    name: str
     value: Any
     unit: str | None
     role: ObservationRole | None
     direction: Direction | None
-    scored: bool
+    source: ObservationSource
+
+    @property
+    def scored(self) -> bool:
+        """Whether the value is a score's."""
+        return self.source is ObservationSource.SCORE
+
+    def observation(self) -> Observation:
+        """The metric observation a projection weighs for this value (no id, span, reason
+        or tags: what a projection of a non-additive type reads)."""
+        return Observation(
+            id=f"{self.source.value}.{self.name}",
+            name=self.name,
+            kind=ObservationKind.METRIC,
+            value=self.value,
+            unit=self.unit,
+            semantic_type=self.semantic_type,
+            direction=self.direction,
+            role=self.role,
+            source=self.source,
+        )
 
 
 PlainRun = tuple[PlainItem, ...] | None
 """A run's metric values in the order a projection meets them (its metric observations in
 record order, then its scores that produced a value, in record order), or ``None`` when the
-run holds anything else a projection reads (a diagnostic, accounting or cassette evidence,
-an observation of another kind with a semantic type, a value the store cannot give back
-exactly): the projection then reads the whole run."""
+run holds anything else a projection reads (a diagnostic, accounting summaries or cassette
+evidence, an observation of another kind with a semantic type, a value the store cannot give
+back exactly): the projection then reads the whole run."""
 
 
 class RunTable(Sequence[RunRecord]):
-    """Runs as columns (each a tuple in run order) plus ``load``, which builds the whole
+    """Runs as columns (each a tuple in run order: ids, statuses, the task's and the
+    evaluation's status values, durations in seconds) plus ``load``, which builds the whole
     records of the given positions (a list in the same order). ``plain`` holds, per run,
     its :data:`PlainRun`. Indexing and iteration build records through ``load`` (in
     batches of :data:`BATCH` when iterating), once: a record built is kept. Iterating
@@ -59,11 +88,20 @@ class RunTable(Sequence[RunRecord]):
         statuses: tuple[RunStatus, ...],
         task_statuses: tuple[str, ...],
         evaluation_statuses: tuple[str, ...],
+        durations: tuple[float | None, ...],
         plain: tuple[PlainRun, ...],
         load: Callable[[Sequence[int]], list[RunRecord]],
     ) -> None:
         count = len(run_ids)
-        columns = (case_ids, variant_ids, statuses, task_statuses, evaluation_statuses, plain)
+        columns = (
+            case_ids,
+            variant_ids,
+            statuses,
+            task_statuses,
+            evaluation_statuses,
+            durations,
+            plain,
+        )
         if any(len(column) != count for column in columns):
             raise ValueError("the columns of a run table differ in length")
         self.run_ids = run_ids
@@ -72,6 +110,7 @@ class RunTable(Sequence[RunRecord]):
         self.statuses = statuses
         self.task_statuses = task_statuses
         self.evaluation_statuses = evaluation_statuses
+        self.durations = durations
         self.plain = plain
         self._load = load
         self._built: list[RunRecord | None] = [None] * count

@@ -171,8 +171,10 @@ def project_runs(
     (``_metrics.without_replayed_spend``), a run that used cassettes is projected from
     ``leave_out(run_observations(run))``. ``plain`` (a :class:`~autobench.records.RunTable`'s)
     gives runs' metric values without their records: such a run is projected from them
-    when each of its semantic types has one candidate that needs no accounting and none is
-    a policy result, and from ``runs[index]`` otherwise (so only those runs are built)."""
+    (records' projection over observations built from them for a type with several
+    candidates) unless a type is additive and has several candidates or one that needs the
+    accounting rules, or a value is a policy result; then from ``runs[index]`` (so only
+    those runs are built)."""
     types = _Types(registry)
     columns: dict[str, Column] = {}
     policies: list[dict[str, Observation]] = []
@@ -188,7 +190,10 @@ def project_runs(
                     column = columns.get(semantic)
                     if column is None:
                         column = columns[semantic] = Column()
-                    column.add(index, item)
+                    if isinstance(item, PlainItem):
+                        column.add(index, item)
+                    else:
+                        column.add_projected(index, item)
                 continue
         run = runs[index]
         recorded = run.observations
@@ -231,19 +236,38 @@ def _plainly_projected(
     )
 
 
-def _plain_groups(items: Sequence[PlainItem], types: _Types) -> dict[str, PlainItem] | None:
-    """The one item of each semantic type (normalised) of a run's plain items, in order of
-    first appearance; ``None`` when the run needs its whole record (a policy result, a type
-    with several candidates, or a value that needs the accounting rules)."""
-    groups: dict[str, PlainItem] = {}
+def _plain_groups(
+    items: Sequence[PlainItem], types: _Types
+) -> dict[str, PlainItem | ProjectedMetric] | None:
+    """The projected value of each semantic type (normalised) of a run's plain items, in
+    order of first appearance: the item itself when it is the type's only candidate and
+    needs no accounting, records' projection over the candidates' observations for a
+    non-additive type with several; ``None`` when the run needs its whole record (a policy
+    result, an additive type with several candidates or a value that needs the accounting
+    rules)."""
+    groups: dict[str, list[PlainItem]] = {}
     for item in items:
         normalized, policy = types.of(item.semantic_type)
-        if policy or normalized in groups:
+        if policy:
             return None
-        if not _plainly_projected(types, normalized, item):
+        group = groups.get(normalized)
+        if group is None:
+            groups[normalized] = [item]
+        else:
+            group.append(item)
+    projected: dict[str, PlainItem | ProjectedMetric] = {}
+    for semantic, candidates in groups.items():
+        chosen = candidates[0]
+        if len(candidates) == 1:
+            if not _plainly_projected(types, semantic, chosen):
+                return None
+            projected[semantic] = chosen
+        elif types.is_additive(semantic):
             return None
-        groups[normalized] = item
-    return groups
+        else:
+            observations = [candidate.observation() for candidate in candidates]
+            projected[semantic] = project_observations(observations, types.registry)[semantic]
+    return projected
 
 
 def _grouped(

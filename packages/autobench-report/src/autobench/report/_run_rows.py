@@ -110,6 +110,16 @@ def _records(runs: Sequence[RunRecord], positions: list[int]) -> list[RunRecord]
     return [runs[index] for index in positions]
 
 
+def runs_not_passed(runs: Sequence[RunRecord]) -> list[RunRecord]:
+    """The runs that did not pass, in run order; of a :class:`~autobench.records.RunTable`,
+    only those records are built."""
+    if isinstance(runs, RunTable):
+        return runs.records(
+            [index for index, status in enumerate(runs.statuses) if status is not _PASSED]
+        )
+    return [run for run in runs if run.status is not _PASSED]
+
+
 def run_rows(table: MetricTable) -> list[RunMetricRow]:
     """One row per run (plan order) with ``metrics[semantic_type]`` for every projected type
     the run has a usable value of, its record path, and for a run that did not pass, the
