@@ -178,56 +178,61 @@ def _plain(partition: Path, slot: dict[str, int], count: int) -> list[tuple[Plai
             )
         return found
 
-    observations = _columns(partition / "observations.parquet", _OBSERVATION_COLUMNS)
-    for (
-        run_id,
-        name,
-        kind,
-        semantic,
-        num,
-        flag,
-        text,
-        js,
-        unit,
-        role,
-        direction,
-        source,
-        tags,
-    ) in zip(*observations, strict=True):
-        at = slot[run_id]
-        found = items[at]
-        if found is None:
-            continue
-        if kind == "diagnostic" or name in _CASSETTE_COUNTS or _tagged(tags):
-            items[at] = None
-            continue
-        if semantic is None:
-            continue
-        value = _value(num, flag, text, js)
-        if kind != "metric" or value is _UNKNOWN:
-            items[at] = None
-            continue
-        found.append(item(semantic, name, value, unit, role, direction, source))
-    scores = _columns(partition / "scores.parquet", _SCORE_COLUMNS)
-    for run_id, name, semantic, num, flag, text, js, unit, role, direction, error in zip(
-        *scores, strict=True
-    ):
-        at = slot[run_id]
-        found = items[at]
-        if found is None or semantic is None or error is not None:
-            continue
-        value = _value(num, flag, text, js)
-        if value is _UNKNOWN:
-            items[at] = None
-            continue
-        found.append(item(semantic, name, value, unit, role, direction, _SCORE))
+    for observations in _batches(partition / "observations.parquet", _OBSERVATION_COLUMNS):
+        for (
+            run_id,
+            name,
+            kind,
+            semantic,
+            num,
+            flag,
+            text,
+            js,
+            unit,
+            role,
+            direction,
+            source,
+            tags,
+        ) in zip(*observations, strict=True):
+            at = slot[run_id]
+            found = items[at]
+            if found is None:
+                continue
+            if kind == "diagnostic" or name in _CASSETTE_COUNTS or _tagged(tags):
+                items[at] = None
+                continue
+            if semantic is None:
+                continue
+            value = _value(num, flag, text, js)
+            if kind != "metric" or value is _UNKNOWN:
+                items[at] = None
+                continue
+            found.append(item(semantic, name, value, unit, role, direction, source))
+    for scores in _batches(partition / "scores.parquet", _SCORE_COLUMNS):
+        for run_id, name, semantic, num, flag, text, js, unit, role, direction, error in zip(
+            *scores, strict=True
+        ):
+            at = slot[run_id]
+            found = items[at]
+            if found is None or semantic is None or error is not None:
+                continue
+            value = _value(num, flag, text, js)
+            if value is _UNKNOWN:
+                items[at] = None
+                continue
+            found.append(item(semantic, name, value, unit, role, direction, _SCORE))
     return [None if found is None else tuple(found) for found in items]
 
 
-def _columns(path: Path, names: list[str]) -> list[list[Any]]:
+def _batches(path: Path, names: list[str]) -> Iterator[list[list[Any]]]:
+    """The columns ``names`` of the table at ``path`` as Python lists, a batch of rows at a
+    time (so only one batch's Python objects are alive at once)."""
     with pq.ParquetFile(path) as file:
-        table = file.read(columns=names)
-    return [table.column(name).to_pylist() for name in names]
+        for batch in file.iter_batches(batch_size=_BATCH_ROWS, columns=names):
+            yield [batch.column(name).to_pylist() for name in names]
+
+
+_BATCH_ROWS = 65536
 
 
 def _tagged(tags: str | None) -> bool:
@@ -242,17 +247,19 @@ def _tagged(tags: str | None) -> bool:
 
 def _value(num: float | None, flag: bool | None, text: str | None, js: str | None) -> Any:
     """The value the typed columns hold exactly: a boolean, a text, a number (an integer or a
-    float, as its JSON text says), ``None``; :data:`_UNKNOWN` for anything else (a list, a
-    mapping, a value stored by its ``repr``)."""
+    float, as its JSON text says: a float's always has a ``.`` or an exponent), ``None``;
+    :data:`_UNKNOWN` for anything else (a list, a mapping, a value stored by its ``repr``)."""
     if flag is not None:
         return flag
     if text is not None:
         return text
     if num is not None:
-        if not math.isfinite(num):
-            return num
         if js is None:
             return _UNKNOWN
-        value = json.loads(js)
-        return value if value.__class__ in (int, float) and value == num else _UNKNOWN
+        if not math.isfinite(num) or "." in js or "e" in js:
+            return num  # a float64 column holds a float exactly
+        try:
+            return int(js)
+        except ValueError:
+            return _UNKNOWN
     return None if js == "null" else _UNKNOWN
