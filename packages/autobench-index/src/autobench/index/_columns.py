@@ -21,7 +21,7 @@ from typing import Any
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
-from autobench.abp import AutobenchError, gc_paused_for
+from autobench.abp import AutobenchError, gc_paused, gc_paused_for, settle_long_lived
 from autobench.records import (
     Direction,
     ExperimentRecord,
@@ -79,6 +79,15 @@ def run_table(partition: Path, experiment: ExperimentRecord) -> RunTable:
     table; building a run whose stored JSON is not a valid run record raises
     :class:`DamagedIndexError`."""
     runs_path = partition / "runs.parquet"
+    # The columns are long-lived: read with the collector paused, then settled in its
+    # oldest generation (see autobench.abp.settle_long_lived).
+    with gc_paused():
+        table = _run_table(runs_path, partition, experiment)
+        settle_long_lived()
+    return table
+
+
+def _run_table(runs_path: Path, partition: Path, experiment: ExperimentRecord) -> RunTable:
     with pq.ParquetFile(runs_path) as file:
         table = file.read(columns=_RUN_COLUMNS)
         group_rows = [file.metadata.row_group(i).num_rows for i in range(file.num_row_groups)]

@@ -65,6 +65,14 @@ class Column:
         if chosen.direction is not None:
             self.directions.add(chosen.direction)
 
+    def add_plain(self, index: int, item: PlainItem) -> None:
+        """Add run ``index``'s projected value, ``item``'s (as :meth:`add`)."""
+        self.entries.append((index, item.value, item.unit, item.source is _SCORE))
+        if item.role is not None:
+            self.roles.add(item.role)
+        if item.direction is not None:
+            self.directions.add(item.direction)
+
     def add_projected(self, index: int, metric: ProjectedMetric) -> None:
         """Add run ``index``'s projected value as records' projection chose it."""
         chosen = metric.observation
@@ -180,36 +188,27 @@ def project_runs(
     policies: list[dict[str, Observation]] = []
     observed: list[tuple[int, Observation]] = []
     before_totals: list[int] = []
+    shapes: dict[tuple[str, ...], tuple[Column, ...] | None] = {}  # see _project_plain
     for index in range(len(runs)):
         items = None if plain is None else plain[index]
-        if items is not None:
-            groups = _plain_groups(items, types)
-            if groups is not None:
-                policies.append({})
-                for semantic, item in groups.items():
-                    column = columns.get(semantic)
-                    if column is None:
-                        column = columns[semantic] = Column()
-                    if isinstance(item, PlainItem):
-                        column.add(index, item)
-                    else:
-                        column.add_projected(index, item)
-                continue
+        if items is not None and _project_plain(index, items, types, columns, shapes):
+            policies.append(_NO_POLICIES)
+            continue
         run = runs[index]
         recorded = run.observations
         if run.run.accounting is None and any(is_summary(o) for o in recorded):
             before_totals.append(index)
         if leave_out is not None and _touches_cassettes(run):
-            items_ = leave_out(run_observations(run))
-            observed.extend((index, o) for o in items_ if o.kind is _DIAGNOSTIC)
-            verdicts, run_groups = _grouped(items_, (), types, run)
+            kept = leave_out(run_observations(run))
+            observed.extend((index, o) for o in kept if o.kind is _DIAGNOSTIC)
+            verdicts, groups = _grouped(kept, (), types, run)
         else:
             for o in recorded:
                 if o.kind is _DIAGNOSTIC:
                     observed.append((index, o))
-            verdicts, run_groups = _grouped(recorded, run.scores, types, run)
+            verdicts, groups = _grouped(recorded, run.scores, types, run)
         policies.append(verdicts)
-        for semantic, candidates in run_groups.items():
+        for semantic, candidates in groups.items():
             column = columns.get(semantic)
             if column is None:
                 column = columns[semantic] = Column()
@@ -222,6 +221,66 @@ def project_runs(
             )
             column.add_projected(index, projected[semantic])
     return Projection(columns, policies, observed, before_totals)
+
+
+def _project_plain(
+    index: int,
+    items: Sequence[PlainItem],
+    types: _Types,
+    columns: dict[str, Column],
+    shapes: dict[tuple[str, ...], tuple[Column, ...] | None],
+) -> bool:
+    """Add run ``index``'s projected values from its plain ``items`` to ``columns``; ``False``
+    (nothing added) when the run needs its whole record. ``shapes`` remembers, per tuple of
+    semantic types met, the columns of a run whose items are each their type's value."""
+    shape = tuple([item.semantic_type for item in items])
+    if shape in shapes:
+        simple = shapes[shape]
+    else:
+        simple = shapes[shape] = _simple_shape(shape, types, columns)
+    if simple is not None:  # one candidate per type, none additive or a policy result
+        for column, item in zip(simple, items, strict=True):
+            column.add_plain(index, item)
+        return True
+    groups = _plain_groups(items, types)
+    if groups is None:
+        return False
+    for semantic, chosen in groups.items():
+        target = columns.get(semantic)
+        if target is None:
+            target = columns[semantic] = Column()
+        if isinstance(chosen, PlainItem):
+            target.add(index, chosen)
+        else:
+            target.add_projected(index, chosen)
+    return True
+
+
+_NO_POLICIES: dict[str, Observation] = {}
+"""The policy results of every run projected from its plain items: none (shared; never
+changed)."""
+
+
+def _simple_shape(
+    shape: tuple[str, ...], types: _Types, columns: dict[str, Column]
+) -> tuple[Column, ...] | None:
+    """For runs whose plain items have the semantic types ``shape``: the column of each item
+    when every type (normalised) has one item and is neither additive nor a policy result
+    (so each item is its type's projected value, whatever its value), creating the columns
+    in order of first appearance; ``None`` otherwise."""
+    normalized = []
+    for semantic in shape:
+        name, policy = types.of(semantic)
+        if policy or types.is_additive(name) or name in normalized:
+            return None
+        normalized.append(name)
+    found = []
+    for name in normalized:
+        column = columns.get(name)
+        if column is None:
+            column = columns[name] = Column()
+        found.append(column)
+    return tuple(found)
 
 
 def _plainly_projected(

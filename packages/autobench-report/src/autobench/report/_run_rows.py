@@ -16,7 +16,7 @@ from autobench.records import (
     RunTable,
     TaskStatus,
 )
-from autobench.records._fields_sets import share_fields_sets
+from autobench.records._fields_sets import share_fields_sets, shared_fields_set
 from autobench.report._metrics import MetricTable
 from autobench.report._model import RunMetricRow
 
@@ -120,6 +120,21 @@ def runs_not_passed(runs: Sequence[RunRecord]) -> list[RunRecord]:
     return [run for run in runs if run.status is not _PASSED]
 
 
+def _share_fields_sets(rows: list[RunMetricRow]) -> None:
+    """``share_fields_sets(rows)`` for the rows :func:`run_rows` builds, whose only models
+    inside are their error locations (metric values are recorded values, never models):
+    rows given the same fields share one set, found once per change of shape."""
+    shared: set[str] | None = None
+    for row in rows:
+        fields = row.__pydantic_fields_set__
+        if shared is None or fields != shared:
+            shared = shared_fields_set(fields)
+        if fields is not shared:
+            object.__setattr__(row, "__pydantic_fields_set__", shared)
+        if row.location is not None:
+            share_fields_sets(row.location)
+
+
 def run_rows(table: MetricTable) -> list[RunMetricRow]:
     """One row per run (plan order) with ``metrics[semantic_type]`` for every projected type
     the run has a usable value of, its record path, and for a run that did not pass, the
@@ -160,5 +175,5 @@ def run_rows(table: MetricTable) -> list[RunMetricRow]:
                 record_path=paths.get(run_id),
             )
         )
-    share_fields_sets(rows)  # one row per run: one fields-set for all rows of a shape
+    _share_fields_sets(rows)  # one row per run: one fields-set for all rows of a shape
     return rows
