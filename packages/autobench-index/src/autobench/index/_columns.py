@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import json
 import math
+from array import array
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -96,20 +97,29 @@ def _run_table(runs_path: Path, partition: Path, experiment: ExperimentRecord) -
     )
     position = {planned.id: index for index, planned in enumerate(experiment.plan)}
     keys = [position.get(run_id, len(position)) for run_id in ids]
+    del position
     order = sorted(range(len(ids)), key=keys.__getitem__)
+    del keys
     status_of = {status.value: status for status in RunStatus}
     slot = {ids[row]: at for at, row in enumerate(order)}
     plain = _plain(partition, slot, len(order))
+    del slot
+    # One string object per distinct id and status, the plan's own where it has them.
+    canon: dict[str, str] = {}
+    for planned in experiment.plan:
+        for text in (planned.id, planned.case, planned.variant):
+            canon.setdefault(text, text)
+    same = canon.setdefault
     return RunTable(
-        run_ids=tuple(ids[row] for row in order),
-        case_ids=tuple(cases[row] for row in order),
-        variant_ids=tuple(variants[row] for row in order),
-        statuses=tuple(status_of[statuses[row]] for row in order),
-        task_statuses=tuple(tasks[row] for row in order),
-        evaluation_statuses=tuple(evaluations[row] for row in order),
-        durations=tuple(durations[row] for row in order),
+        run_ids=tuple([same(ids[row], ids[row]) for row in order]),
+        case_ids=tuple([same(cases[row], cases[row]) for row in order]),
+        variant_ids=tuple([same(variants[row], variants[row]) for row in order]),
+        statuses=tuple([status_of[statuses[row]] for row in order]),
+        task_statuses=tuple([same(tasks[row], tasks[row]) for row in order]),
+        evaluation_statuses=tuple([same(evaluations[row], evaluations[row]) for row in order]),
+        durations=tuple([durations[row] for row in order]),
         plain=tuple(plain),
-        load=_Loader(runs_path, order, group_rows),
+        load=_Loader(runs_path, array("q", order), group_rows),
     )
 
 

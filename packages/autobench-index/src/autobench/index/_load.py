@@ -9,6 +9,7 @@ from typing import cast
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from autobench.abp import gc_paused
 from autobench.index._columns import run_table
 from autobench.index._layout import (
     EXPERIMENT_JSON,
@@ -27,6 +28,7 @@ from autobench.records import (
     apply_record_redaction,
     load_experiment_summary,
 )
+from autobench.records._fields_sets import share_fields_sets
 
 
 def read_parquet(path: Path, columns: list[str] | None = None) -> pa.Table:
@@ -106,9 +108,11 @@ def load_index(record_dir: Path | str) -> ExperimentResult | None:
     assert manifest is not None
     base = index_root(root)
     try:
-        experiment = ExperimentRecord.model_validate_json(
-            (base / EXPERIMENT_JSON).read_text(encoding="utf-8")
-        )
+        with gc_paused():
+            experiment = ExperimentRecord.model_validate_json(
+                (base / EXPERIMENT_JSON).read_text(encoding="utf-8")
+            )
+            share_fields_sets(experiment.plan)  # one planned run per run: one shared set
         runs = run_table(base / str(manifest["partition"]), experiment)
     except (OSError, ValueError, KeyError):
         return None
