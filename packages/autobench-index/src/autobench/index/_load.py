@@ -28,7 +28,7 @@ from autobench.records import (
     apply_record_redaction,
     load_experiment_summary,
 )
-from autobench.records._fields_sets import share_fields_sets
+from autobench.records._fields_sets import share_flat_fields_sets
 
 
 def read_parquet(path: Path, columns: list[str] | None = None) -> pa.Table:
@@ -112,7 +112,7 @@ def load_index(record_dir: Path | str) -> ExperimentResult | None:
             experiment = ExperimentRecord.model_validate_json(
                 (base / EXPERIMENT_JSON).read_text(encoding="utf-8")
             )
-            share_fields_sets(experiment.plan)  # one planned run per run: one shared set
+            share_flat_fields_sets(experiment.plan)  # one planned run per run: one shared set
         runs = run_table(base / str(manifest["partition"]), experiment)
     except (OSError, ValueError, KeyError):
         return None

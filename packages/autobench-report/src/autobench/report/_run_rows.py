@@ -16,7 +16,7 @@ from autobench.records import (
     RunTable,
     TaskStatus,
 )
-from autobench.records._fields_sets import share_fields_sets, shared_fields_set
+from autobench.records._fields_sets import share_fields_sets, share_flat_fields_sets
 from autobench.report._metrics import MetricTable
 from autobench.report._model import RunMetricRow
 
@@ -122,15 +122,9 @@ def runs_not_passed(runs: Sequence[RunRecord]) -> list[RunRecord]:
 
 def _share_fields_sets(rows: list[RunMetricRow]) -> None:
     """``share_fields_sets(rows)`` for the rows :func:`run_rows` builds, whose only models
-    inside are their error locations (metric values are recorded values, never models):
-    rows given the same fields share one set, found once per change of shape."""
-    shared: set[str] | None = None
+    inside are their error locations (metric values are recorded values, never models)."""
+    share_flat_fields_sets(rows)
     for row in rows:
-        fields = row.__pydantic_fields_set__
-        if shared is None or fields != shared:
-            shared = shared_fields_set(fields)
-        if fields is not shared:
-            object.__setattr__(row, "__pydantic_fields_set__", shared)
         if row.location is not None:
             share_fields_sets(row.location)
 

@@ -1,0 +1,189 @@
+"""Each run's plain metric values (:data:`~autobench.records.PlainRun`) from the
+``observations`` and ``scores`` tables, computed column-wise.
+
+A row is a metric value of its run when it has a semantic type (and, for an observation, is a
+metric; for a score, has no error). Rows with the same fields (semantic type, name, value
+columns, unit, role, direction, source) share one :class:`~autobench.records.PlainItem`,
+built once per distinct row (Arrow groups the rows), so the Python work per row is one
+append. A run has no plain items (``None``: a projection reads its whole record) when one of
+its observation rows is a diagnostic, a cassette count or tagged ``accounting`` or
+``cassette`` (any tags text naming either word: a cautious test), is of another kind with a
+semantic type, or when one of its value rows does not give back its value exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from autobench.records import Direction, ObservationRole, ObservationSource, PlainItem
+
+_VALUES = ["value_num", "value_bool", "value_text", "value_json"]
+_KEYS = {
+    "observations": ["semantic_type", "name", *_VALUES, "unit", "role", "direction", "source"],
+    "scores": ["semantic_type", "name", *_VALUES, "unit", "role", "direction"],
+}
+_OTHER = {"observations": ["run_id", "kind", "tags_json"], "scores": ["run_id", "error"]}
+_CASSETTE_COUNTS = pa.array(["cassette.replayed", "cassette.sent"])
+_CAUTIOUS_TAGS = "accounting|cassette"
+_BATCH_ROWS = 262144
+_SCORE = ObservationSource.SCORE.value
+
+
+def plain_runs(partition: Path, run_ids: pa.Array) -> list[tuple[PlainItem, ...] | None]:
+    """The plain items of each run of ``run_ids`` (plan order), from the tables of the index
+    partition directory ``partition``. Raises ``KeyError`` for a row of a run not in
+    ``run_ids``, ``OSError`` or pyarrow's errors for a damaged table."""
+    count = len(run_ids)
+    found: list[list[PlainItem]] = [[] for _ in range(count)]
+    whole: set[int] = set()
+    shared: dict[tuple[Any, ...], PlainItem | None] = {}
+    for table in ("observations", "scores"):
+        for batch in _batches(partition / f"{table}.parquet", [*_OTHER[table], *_KEYS[table]]):
+            _gather(table, batch, run_ids, found, whole, shared)
+    return [None if at in whole else tuple(items) for at, items in enumerate(found)]
+
+
+def _batches(path: Path, names: list[str]) -> Iterator[pa.Table]:
+    with pq.ParquetFile(path) as file:
+        for batch in file.iter_batches(batch_size=_BATCH_ROWS, columns=names):
+            yield pa.Table.from_batches([batch])
+
+
+def _gather(
+    table: str,
+    rows: pa.Table,
+    run_ids: pa.Array,
+    found: list[list[PlainItem]],
+    whole: set[int],
+    shared: dict[tuple[Any, ...], PlainItem | None],
+) -> None:
+    """Append the items of ``rows`` (a batch of ``table``) to their runs in ``found``; add
+    to ``whole`` the positions of the runs that need their whole record."""
+    positions = pc.index_in(rows["run_id"], value_set=run_ids)
+    if positions.null_count:
+        raise KeyError(f"a row of the {table} table belongs to no run of the runs table")
+    valued = pc.is_valid(rows["semantic_type"])
+    if table == "observations":
+        kind = rows["kind"]
+        cautious = pc.fill_null(pc.match_substring_regex(rows["tags_json"], _CAUTIOUS_TAGS), False)
+        not_plain = pc.or_(
+            pc.or_(
+                pc.equal(kind, "diagnostic"), pc.is_in(rows["name"], value_set=_CASSETTE_COUNTS)
+            ),
+            pc.or_(cautious, pc.and_(valued, pc.fill_null(pc.not_equal(kind, "metric"), True))),
+        )
+        not_plain = pc.fill_null(not_plain, True)
+        whole.update(pc.filter(positions, not_plain).to_pylist())
+        keep = pc.and_(valued, pc.invert(not_plain))
+    else:
+        keep = pc.and_(valued, pc.is_null(rows["error"]))
+    keys = _KEYS[table]
+    kept = rows.select(keys).filter(keep)
+    if kept.num_rows == 0:
+        return
+    at = pc.filter(positions, keep).to_pylist()
+    codes = _group_codes(kept, keys)
+    make = _observation_item if table == "observations" else _score_item
+    firsts: list[int] = []  # each group's first row
+    for row, code in enumerate(codes):
+        if code == len(firsts):
+            firsts.append(row)
+    chosen = kept.take(pa.array(firsts, pa.int64()))
+    items: list[PlainItem | None] = []
+    for values in zip(*(chosen[key].to_pylist() for key in keys), strict=True):
+        item = shared.get(values)
+        if item is None and values not in shared:
+            item = shared[values] = make(*values)
+        items.append(item)
+    for position, code in zip(at, codes, strict=True):
+        item = items[code]
+        if item is None:
+            whole.add(position)
+        else:
+            found[position].append(item)
+
+
+def _group_codes(rows: pa.Table, keys: list[str]) -> list[int]:
+    """For each row, the number of its group (rows equal in every column of ``keys``, a null
+    equal only to a null), numbered in order of first appearance. Each column is
+    dictionary-encoded and folded into the key of the columns before it, which is encoded
+    again to stay below the number of rows (no Acero, whose import costs a sixth of a
+    second)."""
+    key = pa.repeat(pa.scalar(0, pa.int64()), rows.num_rows)
+    for name in keys:
+        encoded = pc.dictionary_encode(rows[name].combine_chunks())
+        index = pc.add(pc.fill_null(encoded.indices.cast(pa.int64()), -1), 1)
+        key = pc.add(pc.multiply(key, len(encoded.dictionary) + 1), index)
+        key = pc.dictionary_encode(key).indices.cast(pa.int64())
+    return key.to_pylist()
+
+
+def _observation_item(
+    semantic: str,
+    name: str,
+    num: float | None,
+    flag: bool | None,
+    text: str | None,
+    js: str | None,
+    unit: str | None,
+    role: str | None,
+    direction: str | None,
+    source: str,
+) -> PlainItem | None:
+    known, value = _value(num, flag, text, js)
+    if not known:
+        return None
+    return PlainItem(
+        semantic,
+        name,
+        value,
+        unit,
+        None if role is None else ObservationRole(role),
+        None if direction is None else Direction(direction),
+        ObservationSource(source),
+    )
+
+
+def _score_item(
+    semantic: str,
+    name: str,
+    num: float | None,
+    flag: bool | None,
+    text: str | None,
+    js: str | None,
+    unit: str | None,
+    role: str | None,
+    direction: str | None,
+) -> PlainItem | None:
+    return _observation_item(semantic, name, num, flag, text, js, unit, role, direction, _SCORE)
+
+
+def _value(
+    num: float | None, flag: bool | None, text: str | None, js: str | None
+) -> tuple[bool, Any]:
+    """``(True, value)`` when the typed columns give the value back exactly: a boolean, a
+    text, a number (an integer or a float, as its JSON text says: a float's always has a
+    ``.`` or an exponent; NaN and infinities, written as text, from the float column),
+    ``None``; ``(False, None)`` for anything else (a list, a mapping, a value stored by its
+    ``repr``)."""
+    if flag is not None:
+        return True, flag
+    if text is not None:
+        return True, text
+    if num is not None:
+        if js is None:
+            return False, None
+        if not math.isfinite(num):
+            return True, num
+        try:
+            return True, (float(js) if "." in js or "e" in js else int(js))
+        except ValueError:
+            return False, None
+    return (True, None) if js == "null" else (False, None)
