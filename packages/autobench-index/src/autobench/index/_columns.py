@@ -13,11 +13,11 @@ from array import array
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from autobench.abp import AutobenchError, gc_paused, gc_paused_for, settle_long_lived
+from autobench.index._arrow import call, int64_array
 from autobench.index._plain import plain_runs
 from autobench.records import (
     ExperimentRecord,
@@ -65,7 +65,8 @@ def _run_table(runs_path: Path, partition: Path, experiment: ExperimentRecord) -
     order = sorted(range(len(ids)), key=keys.__getitem__)
     del keys
     status_of = {status.value: status for status in RunStatus}
-    plain = plain_runs(partition, pa.array([ids[row] for row in order], pa.string()))
+    ordered_ids = call("take", table.column("run_id"), int64_array(order)).combine_chunks()
+    plain = plain_runs(partition, ordered_ids)
     # One string object per distinct id and status, the plan's own where it has them.
     canon: dict[str, str] = {}
     for planned in experiment.plan:

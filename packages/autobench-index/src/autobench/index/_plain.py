@@ -14,14 +14,24 @@ semantic type, or when one of its value rows does not give back its value exactl
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from autobench.index._arrow import (
+    FALSE,
+    TRUE,
+    MatchSubstringOptions,
+    SetLookupOptions,
+    as_int64,
+    call,
+    int64_array,
+    int64_scalar,
+    string_array,
+    string_scalar,
+)
 from autobench.records import Direction, ObservationRole, ObservationSource, PlainItem
 
 _VALUES = ["value_num", "value_bool", "value_text", "value_json"]
@@ -30,7 +40,7 @@ _KEYS = {
     "scores": ["semantic_type", "name", *_VALUES, "unit", "role", "direction"],
 }
 _OTHER = {"observations": ["run_id", "kind", "tags_json"], "scores": ["run_id", "error"]}
-_CASSETTE_COUNTS = pa.array(["cassette.replayed", "cassette.sent"])
+_CASSETTES = string_array(["cassette.replayed", "cassette.sent"])
 _CAUTIOUS_TAGS = "accounting|cassette"
 _BATCH_ROWS = 262144
 _SCORE = ObservationSource.SCORE.value
@@ -45,20 +55,16 @@ def plain_runs(partition: Path, run_ids: pa.Array) -> list[tuple[PlainItem, ...]
     whole: set[int] = set()
     shared: dict[tuple[Any, ...], PlainItem | None] = {}
     for table in ("observations", "scores"):
-        for batch in _batches(partition / f"{table}.parquet", [*_OTHER[table], *_KEYS[table]]):
-            _gather(table, batch, run_ids, found, whole, shared)
+        with pq.ParquetFile(partition / f"{table}.parquet") as file:
+            names = [*_OTHER[table], *_KEYS[table]]
+            for batch in file.iter_batches(batch_size=_BATCH_ROWS, columns=names):
+                _gather(table, batch, run_ids, found, whole, shared)
     return [None if at in whole else tuple(items) for at, items in enumerate(found)]
-
-
-def _batches(path: Path, names: list[str]) -> Iterator[pa.Table]:
-    with pq.ParquetFile(path) as file:
-        for batch in file.iter_batches(batch_size=_BATCH_ROWS, columns=names):
-            yield pa.Table.from_batches([batch])
 
 
 def _gather(
     table: str,
-    rows: pa.Table,
+    rows: pa.RecordBatch,
     run_ids: pa.Array,
     found: list[list[PlainItem]],
     whole: set[int],
@@ -66,38 +72,46 @@ def _gather(
 ) -> None:
     """Append the items of ``rows`` (a batch of ``table``) to their runs in ``found``; add
     to ``whole`` the positions of the runs that need their whole record."""
-    positions = pc.index_in(rows["run_id"], value_set=run_ids)
+    positions = call("index_in", rows.column("run_id"), options=SetLookupOptions(run_ids))
     if positions.null_count:
         raise KeyError(f"a row of the {table} table belongs to no run of the runs table")
-    valued = pc.is_valid(rows["semantic_type"])
+    valued = call("is_valid", rows.column("semantic_type"))
     if table == "observations":
-        kind = rows["kind"]
-        cautious = pc.fill_null(pc.match_substring_regex(rows["tags_json"], _CAUTIOUS_TAGS), False)
-        not_plain = pc.or_(
-            pc.or_(
-                pc.equal(kind, "diagnostic"), pc.is_in(rows["name"], value_set=_CASSETTE_COUNTS)
+        kind = rows.column("kind")
+        checks = [
+            call("equal", kind, string_scalar("diagnostic")),
+            call("is_in", rows.column("name"), options=SetLookupOptions(_CASSETTES)),
+            call(
+                "match_substring_regex",
+                rows.column("tags_json"),
+                options=MatchSubstringOptions(_CAUTIOUS_TAGS),
             ),
-            pc.or_(cautious, pc.and_(valued, pc.fill_null(pc.not_equal(kind, "metric"), True))),
-        )
-        not_plain = pc.fill_null(not_plain, True)
-        whole.update(pc.filter(positions, not_plain).to_pylist())
-        keep = pc.and_(valued, pc.invert(not_plain))
+            call("and", valued, call("not_equal", kind, string_scalar("metric"))),
+        ]
+        not_plain = checks[0]
+        for check in checks[1:]:
+            not_plain = call(
+                "or", call("coalesce", not_plain, TRUE), call("coalesce", check, FALSE)
+            )
+        not_plain = call("coalesce", not_plain, TRUE)
+        whole.update(call("filter", positions, not_plain).to_pylist())
+        keep = call("and", valued, call("invert", not_plain))
     else:
-        keep = pc.and_(valued, pc.is_null(rows["error"]))
+        keep = call("and", valued, call("is_null", rows.column("error")))
     keys = _KEYS[table]
-    kept = rows.select(keys).filter(keep)
+    kept = call("filter", rows.select(keys), keep)
     if kept.num_rows == 0:
         return
-    at = pc.filter(positions, keep).to_pylist()
+    at = call("filter", positions, keep).to_pylist()
     codes = _group_codes(kept, keys)
     make = _observation_item if table == "observations" else _score_item
     firsts: list[int] = []  # each group's first row
     for row, code in enumerate(codes):
         if code == len(firsts):
             firsts.append(row)
-    chosen = kept.take(pa.array(firsts, pa.int64()))
+    chosen = call("take", kept, int64_array(firsts))
     items: list[PlainItem | None] = []
-    for values in zip(*(chosen[key].to_pylist() for key in keys), strict=True):
+    for values in zip(*(chosen.column(key).to_pylist() for key in keys), strict=True):
         item = shared.get(values)
         if item is None and values not in shared:
             item = shared[values] = make(*values)
@@ -110,19 +124,24 @@ def _gather(
             found[position].append(item)
 
 
-def _group_codes(rows: pa.Table, keys: list[str]) -> list[int]:
+def _group_codes(rows: pa.RecordBatch, keys: list[str]) -> list[int]:
     """For each row, the number of its group (rows equal in every column of ``keys``, a null
     equal only to a null), numbered in order of first appearance. Each column is
     dictionary-encoded and folded into the key of the columns before it, which is encoded
     again to stay below the number of rows (no Acero, whose import costs a sixth of a
     second)."""
-    key = pa.repeat(pa.scalar(0, pa.int64()), rows.num_rows)
+    key = pa.repeat(_ZERO, rows.num_rows)
     for name in keys:
-        encoded = pc.dictionary_encode(rows[name].combine_chunks())
-        index = pc.add(pc.fill_null(encoded.indices.cast(pa.int64()), -1), 1)
-        key = pc.add(pc.multiply(key, len(encoded.dictionary) + 1), index)
-        key = pc.dictionary_encode(key).indices.cast(pa.int64())
-    return key.to_pylist()
+        encoded = call("dictionary_encode", rows.column(name))
+        index = call("add", call("coalesce", as_int64(encoded.indices), _MINUS_ONE), _ONE)
+        width = int64_scalar(len(encoded.dictionary) + 1)
+        key = call("add", call("multiply", key, width), index)
+        key = as_int64(call("dictionary_encode", key).indices)
+    codes: list[int] = key.to_pylist()
+    return codes
+
+
+_ZERO, _ONE, _MINUS_ONE = int64_scalar(0), int64_scalar(1), int64_scalar(-1)
 
 
 def _observation_item(
