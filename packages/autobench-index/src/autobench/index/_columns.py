@@ -17,7 +17,6 @@ import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from autobench.abp import AutobenchError, gc_paused, gc_paused_for, settle_long_lived
-from autobench.index._arrow import call, int64_array
 from autobench.index._plain import plain_runs
 from autobench.records import (
     ExperimentRecord,
@@ -65,16 +64,16 @@ def _run_table(runs_path: Path, partition: Path, experiment: ExperimentRecord) -
     order = sorted(range(len(ids)), key=keys.__getitem__)
     del keys
     status_of = {status.value: status for status in RunStatus}
-    ordered_ids = call("take", table.column("run_id"), int64_array(order)).combine_chunks()
-    plain = plain_runs(partition, ordered_ids)
     # One string object per distinct id and status, the plan's own where it has them.
     canon: dict[str, str] = {}
     for planned in experiment.plan:
         for text in (planned.id, planned.case, planned.variant):
             canon.setdefault(text, text)
     same = canon.setdefault
+    run_ids = tuple([same(ids[row], ids[row]) for row in order])
+    plain = plain_runs(partition, run_ids)
     return RunTable(
-        run_ids=tuple([same(ids[row], ids[row]) for row in order]),
+        run_ids=run_ids,
         case_ids=tuple([same(cases[row], cases[row]) for row in order]),
         variant_ids=tuple([same(variants[row], variants[row]) for row in order]),
         statuses=tuple([status_of[statuses[row]] for row in order]),

@@ -14,6 +14,7 @@ semantic type, or when one of its value rows does not give back its value exactl
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,15 +43,16 @@ _KEYS = {
 _OTHER = {"observations": ["run_id", "kind", "tags_json"], "scores": ["run_id", "error"]}
 _CASSETTES = string_array(["cassette.replayed", "cassette.sent"])
 _CAUTIOUS_TAGS = "accounting|cassette"
-_BATCH_ROWS = 262144
+_BATCH_ROWS = 65536
 _SCORE = ObservationSource.SCORE.value
 
 
-def plain_runs(partition: Path, run_ids: pa.Array) -> list[tuple[PlainItem, ...] | None]:
+def plain_runs(partition: Path, run_ids: Sequence[str]) -> list[tuple[PlainItem, ...] | None]:
     """The plain items of each run of ``run_ids`` (plan order), from the tables of the index
     partition directory ``partition``. Raises ``KeyError`` for a row of a run not in
     ``run_ids``, ``OSError`` or pyarrow's errors for a damaged table."""
     count = len(run_ids)
+    slot = {run_id: at for at, run_id in enumerate(run_ids)}
     found: list[list[PlainItem]] = [[] for _ in range(count)]
     whole: set[int] = set()
     shared: dict[tuple[Any, ...], PlainItem | None] = {}
@@ -58,23 +60,30 @@ def plain_runs(partition: Path, run_ids: pa.Array) -> list[tuple[PlainItem, ...]
         with pq.ParquetFile(partition / f"{table}.parquet") as file:
             names = [*_OTHER[table], *_KEYS[table]]
             for batch in file.iter_batches(batch_size=_BATCH_ROWS, columns=names):
-                _gather(table, batch, run_ids, found, whole, shared)
+                _gather(table, batch, slot, found, whole, shared)
     return [None if at in whole else tuple(items) for at, items in enumerate(found)]
 
 
 def _gather(
     table: str,
     rows: pa.RecordBatch,
-    run_ids: pa.Array,
+    slot: dict[str, int],
     found: list[list[PlainItem]],
     whole: set[int],
     shared: dict[tuple[Any, ...], PlainItem | None],
 ) -> None:
     """Append the items of ``rows`` (a batch of ``table``) to their runs in ``found``; add
     to ``whole`` the positions of the runs that need their whole record."""
-    positions = call("index_in", rows.column("run_id"), options=SetLookupOptions(run_ids))
-    if positions.null_count:
-        raise KeyError(f"a row of the {table} table belongs to no run of the runs table")
+    # Each row's run position: looked up once per distinct run id of the batch (a lookup
+    # in Arrow against every run id would hash all of them for each batch).
+    encoded = call("dictionary_encode", rows.column("run_id"))
+    try:
+        runs = int64_array([slot[run_id] for run_id in encoded.dictionary.to_pylist()])
+    except KeyError as error:
+        raise KeyError(
+            f"a row of the {table} table is of no run of the runs table: {error}"
+        ) from None
+    positions = call("take", runs, encoded.indices)
     valued = call("is_valid", rows.column("semantic_type"))
     if table == "observations":
         kind = rows.column("kind")
