@@ -41,12 +41,16 @@ def run_table(partition: Path, experiment: ExperimentRecord) -> RunTable:
     does not name last, in stored order), as a :class:`RunTable`. Raises ``OSError``,
     ``KeyError`` or ``ValueError`` (pyarrow's ``ArrowInvalid`` included) for a damaged
     table; building a run whose stored JSON is not a valid run record raises
-    :class:`DamagedIndexError`."""
+    :class:`DamagedIndexError` (at once for a run without plain items, which is built
+    here)."""
     runs_path = partition / "runs.parquet"
     # The columns are long-lived: read with the collector paused, then settled in its
     # oldest generation (see autobench.abp.settle_long_lived).
     with gc_paused():
         table = _run_table(runs_path, partition, experiment)
+        # The runs the columns do not hold plainly are read whole by any report: built now,
+        # with the rest of what the load keeps, and settled with it.
+        table.records([index for index, items in enumerate(table.plain) if items is None])
         settle_long_lived()
     return table
 
@@ -107,20 +111,20 @@ class _Loader:
         by_group: dict[int, list[int]] = {}
         for row in rows:
             by_group.setdefault(bisect.bisect_right(self.starts, row) - 1, []).append(row)
-        texts: dict[int, str] = {}
-        for group in sorted(by_group):
-            start, column = self._read(group)
-            for row in by_group[group]:
-                texts[row] = column[row - start]
+        built: dict[int, RunRecord] = {}
         try:
             with gc_paused_for(len(rows)):
-                return [self.validate(texts[row]) for row in rows]
+                for group in sorted(by_group):  # one row group's JSON text alive at a time
+                    start, column = self._read(group)
+                    for row in by_group[group]:
+                        built[row] = self.validate(column[row - start])
         except ValidationError as error:
             raise DamagedIndexError(
                 f"{self.path}: a stored run is not a valid run record; "
                 f"`autobench index {self.path.parents[3]}` rebuilds the index from the YAML "
                 f"records ({error.error_count()} validation error(s))"
             ) from error
+        return [built[row] for row in rows]
 
     def _read(self, group: int) -> tuple[int, list[str]]:
         if self.group is None or self.group[0] != group:

@@ -117,6 +117,8 @@ class MetricTable:
             self.task_statuses: tuple[str, ...] = runs.task_statuses
             self.evaluation_statuses: tuple[str, ...] = runs.evaluation_statuses
             plain = runs.plain
+            # The runs the columns do not hold plainly are read whole: in one batch.
+            runs.records([index for index, items in enumerate(plain) if items is None])
         else:
             infos = [run.run for run in runs]
             self.run_ids = tuple(info.id for info in infos)
