@@ -1,11 +1,12 @@
 """Each run's plain metric values (:data:`~autobench.records.PlainRun`) from the
-``observations`` and ``scores`` tables, computed column-wise.
+``observations`` and ``scores`` tables, computed column-wise by the rules of
+:func:`~autobench.records.plain_run` (which gives the same from a run record).
 
 A row is a metric value of its run when it has a semantic type (and, for an observation, is a
 metric; for a score, has no error). Rows with the same fields (semantic type, name, value
 columns, unit, role, direction, source) share one :class:`~autobench.records.PlainItem`,
-built once per distinct row (Arrow groups the rows), so the Python work per row is one
-append. A run has no plain items (``None``: a projection reads its whole record) when one of
+built once per distinct row (the rows are numbered by Arrow's dictionary encoding), so the
+Python work per row is a lookup and an append. A run has no plain items (``None``: a projection reads its whole record) when one of
 its observation rows is a diagnostic, a cassette count or tagged ``accounting`` or
 ``cassette`` (any tags text naming either word: a cautious test), is of another kind with a
 semantic type, or when one of its value rows does not give back its value exactly.

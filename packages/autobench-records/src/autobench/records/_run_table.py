@@ -153,3 +153,50 @@ class RunTable(Sequence[RunRecord]):
 
     def __repr__(self) -> str:
         return f"RunTable(runs={len(self)})"
+
+
+_CASSETTE_COUNTS = frozenset({"cassette.replayed", "cassette.sent"})
+_CAUTIOUS = ("accounting", "cassette")
+_EXACT = frozenset({type(None), bool, int, float, str})
+
+
+def _cautious(tags: dict[str, str]) -> bool:
+    """Whether a tag's key or value names accounting or cassettes (a cautious test: more
+    than the tags the projection reads)."""
+    return any(
+        word in text for key, value in tags.items() for text in (key, value) for word in _CAUTIOUS
+    )
+
+
+def plain_run(run: RunRecord) -> PlainRun:
+    """``run``'s :data:`PlainRun`, by the rules a columnar store applies to its rows: a
+    metric observation or a score that produced a value, with a semantic type and a value
+    that is ``None``, a boolean, a number or a text, is an item; a diagnostic, a cassette
+    count, an observation with a tag key or value naming accounting or cassettes, an
+    observation of another kind with a semantic type or a value of another type (a list,
+    a mapping) makes it ``None``."""
+    items: list[PlainItem] = []
+    for o in run.observations:
+        if o.kind is ObservationKind.DIAGNOSTIC or o.name in _CASSETTE_COUNTS:
+            return None
+        if o.tags and _cautious(o.tags):
+            return None
+        if o.semantic_type is None:
+            continue
+        if o.kind is not ObservationKind.METRIC or o.value.__class__ not in _EXACT:
+            return None
+        items.append(
+            PlainItem(o.semantic_type, o.name, o.value, o.unit, o.role, o.direction, o.source)
+        )
+    for s in run.scores:
+        if s.error is not None or s.semantic_type is None:
+            continue
+        if s.value.__class__ not in _EXACT:
+            return None
+        items.append(
+            PlainItem(s.semantic_type, s.name, s.value, s.unit, s.role, s.direction, _SCORE)
+        )
+    return tuple(items)
+
+
+_SCORE = ObservationSource.SCORE

@@ -177,8 +177,9 @@ def project_runs(
 ) -> Projection:
     """The :class:`Projection` of ``runs`` (see the module docstring). With ``leave_out``
     (``_metrics.without_replayed_spend``), a run that used cassettes is projected from
-    ``leave_out(run_observations(run))``. ``plain`` (a :class:`~autobench.records.RunTable`'s)
-    gives runs' metric values without their records: such a run is projected from them
+    ``leave_out(run_observations(run))``. ``plain`` (a :class:`~autobench.records.RunTable`'s,
+    or :func:`~autobench.records.plain_run` of each run: the same values) gives runs' metric
+    values without their records: such a run is projected from them
     (records' projection over observations built from them for a type with several
     candidates) unless a type is additive and has several candidates or one that needs the
     accounting rules, or a value is a policy result; then from ``runs[index]`` (so only

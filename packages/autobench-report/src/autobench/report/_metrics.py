@@ -23,6 +23,7 @@ from autobench.records import (
     RunStatus,
     RunTable,
     StatusCounts,
+    plain_run,
 )
 from autobench.report._columnar import common_unit, project_runs
 
@@ -127,7 +128,8 @@ class MetricTable:
             self.statuses = tuple(info.status for info in infos)
             self.task_statuses = tuple(info.outcome.task.value for info in infos)
             self.evaluation_statuses = tuple(info.outcome.evaluation.value for info in infos)
-            plain = None
+            # The same input a run table gives: one projection path for both.
+            plain = tuple([plain_run(run) for run in runs])
         """Each run's ids and statuses, in run order (the columns of a
         :class:`~autobench.records.RunTable`, else read from the records)."""
         self.run_labels: tuple[str, ...] = tuple(f"run {run_id}" for run_id in self.run_ids)
