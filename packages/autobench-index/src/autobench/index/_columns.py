@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from autobench.abp import AutobenchError, gc_paused, gc_paused_for, settle_long_lived
+from autobench.abp._gc import PAUSE_ABOVE
 from autobench.index._plain import plain_runs
 from autobench.records import (
     ExperimentRecord,
@@ -118,6 +119,8 @@ class _Loader:
                     start, column = self._read(group)
                     for row in by_group[group]:
                         built[row] = self.validate(column[row - start])
+                if len(rows) > PAUSE_ABOVE:  # long-lived: spare the next young collection
+                    settle_long_lived()
         except ValidationError as error:
             raise DamagedIndexError(
                 f"{self.path}: a stored run is not a valid run record; "
