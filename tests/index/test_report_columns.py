@@ -166,6 +166,10 @@ def test_a_report_builds_only_the_runs_it_shows_whole(record: Record) -> None:
     assert damaged is not None
     with pytest.raises(DamagedIndexError, match="autobench index"):
         build_report(damaged)
+    # The command says so, with the command that rebuilds the index.
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(cli, ["report", str(record_dir)])
+    assert result.exit_code == 1
+    assert "not a valid run record" in result.output and "autobench index" in result.output
 
 
 def test_a_run_table_is_the_sequence_of_the_replayed_runs(record: Record) -> None:
