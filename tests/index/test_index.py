@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -24,6 +25,7 @@ from autobench.index import (
     load_index,
     restamp_index,
 )
+from autobench.index._columns import DamagedIndexError
 from autobench.index._restamp import _restamp
 from autobench.index._sources import STAMP_COLUMNS, stamp_of, stored_stamps
 from autobench.records import replay_experiment
@@ -212,19 +214,23 @@ def test_report_reads_a_fresh_index_and_the_yaml_once_it_is_stale(
 ) -> None:
     # The index is trusted while its sources are unchanged: a value altered in the index
     # alone shows in the report (it was read), and no longer once the YAML changed.
+    # Reports read a run's metric values from the scores and observations tables.
     record_dir = record([case(1), case(2)])
     build_index(record_dir)
-    runs_file = _partition(record_dir) / "runs.parquet"
-    table = pq.read_table(runs_file)
-    texts = [
-        t.replace('"name":"quality","value":0.1', '"name":"quality","value":0.7')
-        for t in table.column("record_json").to_pylist()
-    ]
-    assert texts != table.column("record_json").to_pylist()
+    scores_file = _partition(record_dir) / "scores.parquet"
+    table = pq.read_table(scores_file)
+    altered = [value == 0.1 for value in table.column("value_num").to_pylist()]
+    assert any(altered)
     import pyarrow as pa
 
-    index = table.schema.get_field_index("record_json")
-    pq.write_table(table.set_column(index, "record_json", pa.array(texts)), runs_file)
+    for name, value in (("value_num", 0.7), ("value_json", "0.7")):
+        index = table.schema.get_field_index(name)
+        column = [
+            value if flag else old
+            for flag, old in zip(altered, table.column(name).to_pylist(), strict=True)
+        ]
+        table = table.set_column(index, name, pa.array(column, table.schema.field(name).type))
+    pq.write_table(table, scores_file)
     runner = CliRunner(env={"COLUMNS": "200"})
     out = tmp_path / "runs.csv"
     assert (
@@ -317,9 +323,12 @@ def test_no_record_below_a_directory_is_an_error(tmp_path: Path) -> None:
     assert index_status(tmp_path).reason == "no index"
 
 
-def test_an_index_whose_run_json_is_not_a_valid_run_is_not_read(record: Record) -> None:
-    # Every run is validated on load: a runs table edited into something that is not a
-    # run record gives no result (reports then read the YAML), never a half-built run.
+def test_an_index_whose_run_json_is_not_a_valid_run_fails_when_the_run_is_used(
+    record: Record,
+) -> None:
+    # Runs are validated when first used, not on load: a runs table edited into something
+    # that is not a run record is refused, with the command that rebuilds it, as soon as a
+    # reader builds that run; never a half-built run.
     record_dir = record([case(1), case(2)])
     build_index(record_dir)
     runs_file = _partition(record_dir) / "runs.parquet"
@@ -333,7 +342,10 @@ def test_an_index_whose_run_json_is_not_a_valid_run_is_not_read(record: Record) 
     column = pa.array([json.dumps(damaged), *texts[1:]])
     pq.write_table(table.set_column(index, "record_json", column), runs_file)
     assert index_status(record_dir).fresh  # the YAML did not change...
-    assert load_index(record_dir) is None  # ...but the run does not validate
+    result = load_index(record_dir)
+    assert result is not None
+    with pytest.raises(DamagedIndexError, match="autobench index"):
+        list(result.runs)  # ...but the run does not validate
 
 
 _MODULES_AFTER = """
@@ -375,5 +387,12 @@ def test_report_from_the_index_imports_no_runtime_scipy_or_duckdb(
     assert "pyarrow" in modules and "pyarrow" not in yaml_modules
     assert from_index.replace(str(record_dir), "DIR") == from_yaml.replace(str(yaml_dir), "DIR")
     assert "Leaderboard" in from_index
-    unneeded = ("scipy", "duckdb", "pyarrow.dataset", "autobench.core.runtime")
+    unneeded = (
+        "scipy",
+        "duckdb",
+        "pyarrow.dataset",
+        "pyarrow.acero",
+        "pyarrow.compute",  # a tenth of a second of wrappers: the index calls the kernels
+        "autobench.core.runtime",
+    )
     assert [name for name in unneeded if name in modules] == []

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from autobench.records import Observation, ScoreRecord
-from autobench.records._fields_sets import share_fields_sets
+from autobench.records._fields_sets import share_fields_sets, share_flat_fields_sets
 
 
 class Editable(BaseModel):
@@ -49,3 +49,16 @@ def test_models_inside_models_share_too() -> None:
     share_fields_sets(holders)
 
     assert observations[0].__pydantic_fields_set__ is observations[1].__pydantic_fields_set__
+
+
+def test_flat_models_share_a_set_per_shape_in_one_pass() -> None:
+    scores = [ScoreRecord(name=f"s{index}", value=index) for index in range(3)]
+    reasoned = ScoreRecord(name="r", value=1.0, reason="why")
+    editable = [Editable(name="a"), Editable(name="b")]
+    share_flat_fields_sets([*scores[:2], reasoned, scores[2]])
+    share_flat_fields_sets(editable)
+
+    assert scores[0].__pydantic_fields_set__ is scores[2].__pydantic_fields_set__
+    assert reasoned.model_fields_set == {"name", "value", "reason"}
+    assert scores[2].model_fields_set == {"name", "value"}
+    assert editable[0].__pydantic_fields_set__ is not editable[1].__pydantic_fields_set__

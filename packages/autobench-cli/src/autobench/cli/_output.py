@@ -32,9 +32,9 @@ def recorded_spec_dir(result: ExperimentResult, record_dir: Path) -> Path | None
     current directory or a directory above the record that holds its recorded files.
     Only looked for when a run has an error to locate (``None`` otherwise)."""
     from autobench.report._error_trace import spec_directory
-    from autobench.report._run_rows import traced_error
+    from autobench.report._run_rows import runs_not_passed, traced_error
 
-    if not any(traced_error(run) is not None for run in result.runs):
+    if not any(traced_error(run) is not None for run in runs_not_passed(result.runs)):
         return None
     return spec_directory(result, [Path.cwd(), *Path(record_dir).resolve().parents])
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from autobench.abp import gc_paused_for, settle_long_lived
+from autobench.abp import gc_paused
+from autobench.index._columns import run_table
 from autobench.index._layout import (
     EXPERIMENT_JSON,
     FILES,
@@ -27,6 +28,7 @@ from autobench.records import (
     apply_record_redaction,
     load_experiment_summary,
 )
+from autobench.records._fields_sets import share_flat_fields_sets
 
 
 def read_parquet(path: Path, columns: list[str] | None = None) -> pa.Table:
@@ -36,38 +38,10 @@ def read_parquet(path: Path, columns: list[str] | None = None) -> pa.Table:
         return file.read(columns=columns)
 
 
-def _runs(path: Path, count: int) -> tuple[RunRecord, ...]:
-    """The run records of a ``runs`` table, validated batch by batch (the JSON text of one
-    batch is held at a time, not the whole column). The records are returned whole and
-    long-lived: they are settled in the collector's oldest generation (see
-    :func:`~autobench.abp.settle_long_lived`), which spares the first young collection
-    after the load a walk over every one of their objects."""
-    # RunRecord.model_validate_json without its Python wrapper (10,000 calls)
-    validate = RunRecord.__pydantic_validator__.validate_json
-    runs: list[RunRecord] = []
-    with gc_paused_for(count), pq.ParquetFile(path) as file:
-        for batch in file.iter_batches(batch_size=2048, columns=["record_json"]):
-            runs.extend(map(validate, batch.column(0).to_pylist()))
-        settle_long_lived()
-    return tuple(runs)
-
-
 def _digests(files: Path) -> dict[str, str | None]:
     """``{path: sha256}`` of the ``files`` table at ``files``."""
     table = read_parquet(files, ["path", "sha256"])
     return dict(zip(table.column(0).to_pylist(), table.column(1).to_pylist(), strict=True))
-
-
-def in_plan_order(
-    experiment: ExperimentRecord, runs: tuple[RunRecord, ...]
-) -> tuple[RunRecord, ...]:
-    """``runs`` in the order of the plan (an index written as runs landed holds them in the
-    order they ended)."""
-    position = {planned.id: index for index, planned in enumerate(experiment.plan)}
-    keys = [position.get(run.run_id, len(position)) for run in runs]
-    if all(a <= b for a, b in itertools.pairwise(keys)):
-        return runs
-    return tuple(run for _, run in sorted(zip(keys, runs, strict=True), key=lambda pair: pair[0]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,8 +95,11 @@ def load_index(record_dir: Path | str) -> ExperimentResult | None:
     ``replay_experiment(record_dir, evidence_only=True)`` (same experiment record, runs in
     plan order with every derived and post-derived observation merged, summary, semantic
     registry), or ``None`` when the index is missing, stale, damaged or not reportable
-    (see :func:`index_status`). Like replay, it adds the record's redaction rules to this
-    process's."""
+    (see :func:`index_status`). The runs are a :class:`~autobench.records.RunTable`:
+    their ids, statuses and metric values are read from the tables, and each run record
+    is validated from its stored JSON when first used (a run edited into something that
+    is not a run record raises :class:`pydantic.ValidationError` then). Like replay, it
+    adds the record's redaction rules to this process's."""
     root = Path(record_dir)
     status = index_status(root)
     if not status.reportable:
@@ -131,17 +108,18 @@ def load_index(record_dir: Path | str) -> ExperimentResult | None:
     assert manifest is not None
     base = index_root(root)
     try:
-        experiment = ExperimentRecord.model_validate_json(
-            (base / EXPERIMENT_JSON).read_text(encoding="utf-8")
-        )
-        runs = _runs(base / str(manifest["partition"]) / "runs.parquet", int(manifest["runs"]))
+        with gc_paused():
+            experiment = ExperimentRecord.model_validate_json(
+                (base / EXPERIMENT_JSON).read_text(encoding="utf-8")
+            )
+            share_flat_fields_sets(experiment.plan)  # one planned run per run: one shared set
+        runs = run_table(base / str(manifest["partition"]), experiment)
     except (OSError, ValueError, KeyError):
         return None
-    runs = in_plan_order(experiment, runs)
     apply_record_redaction(experiment)
     return ExperimentResult(
         experiment=experiment,
-        runs=runs,
+        runs=cast(tuple[RunRecord, ...], runs),
         summary=load_experiment_summary(root),
         root_dir=root,
         registry=DEFAULT_SEMANTIC_REGISTRY.merged(experiment.semantic_registry),

@@ -10,6 +10,7 @@ report's rows) shrinks by that much.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel
@@ -49,3 +50,19 @@ def share_fields_sets(value: Any) -> None:
         for item in value.values():
             if isinstance(item, BaseModel):
                 share_fields_sets(item)
+
+
+def share_flat_fields_sets(models: Iterable[BaseModel]) -> None:
+    """:func:`share_fields_sets` for frozen models whose fields hold no model (a plan's
+    planned runs, a report's run rows without an error location): no walk into their
+    values, and the shared set found once per change of fields (cheaper over many models
+    of one shape)."""
+    shared: set[str] | None = None
+    for model in models:
+        if not model.model_config.get("frozen"):
+            continue  # its set grows when it is changed
+        fields = model.__pydantic_fields_set__
+        if shared is None or fields != shared:
+            shared = shared_fields_set(fields)
+        if fields is not shared:
+            _set(model, "__pydantic_fields_set__", shared)

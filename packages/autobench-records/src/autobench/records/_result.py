@@ -9,6 +9,7 @@ from typing import Any
 
 from autobench.records._enums import RunStatus
 from autobench.records._records import ExperimentRecord, ExperimentSummary, RunRecord, StatusCounts
+from autobench.records._run_table import RunTable
 from autobench.records._semantics import DEFAULT_SEMANTIC_REGISTRY, SemanticRegistry
 
 
@@ -25,6 +26,8 @@ class ExperimentResult:
 
     experiment: ExperimentRecord
     runs: tuple[RunRecord, ...]
+    """The runs in plan order; a :class:`~autobench.records.RunTable` (a sequence of run
+    records that builds each on access) when read from a columnar store."""
     summary: ExperimentSummary | None = None
     root_dir: Path | None = None
     artifact_payloads: Mapping[tuple[str, str], Any] = field(default_factory=dict)
@@ -57,21 +60,42 @@ class ExperimentResult:
     @property
     def missing_runs(self) -> tuple[str, ...]:
         """Ids of planned runs without a record."""
-        present = {run.run_id for run in self.runs}
+        runs = self.runs
+        present = set(runs.run_ids if isinstance(runs, RunTable) else (r.run_id for r in runs))
         return tuple(planned.id for planned in self.experiment.plan if planned.id not in present)
 
     def status_counts(self, variant_id: str | None = None) -> StatusCounts:
         """Run counts per final status, for all runs or one variant."""
         counts = {status: 0 for status in RunStatus}
-        for run in self.runs:
-            if variant_id is None or run.variant_id == variant_id:
-                counts[run.status] += 1
+        runs = self.runs
+        if isinstance(runs, RunTable):
+            for variant, status in zip(runs.variant_ids, runs.statuses, strict=True):
+                if variant_id is None or variant == variant_id:
+                    counts[status] += 1
+        else:
+            for run in runs:
+                if variant_id is None or run.variant_id == variant_id:
+                    counts[run.status] += 1
         return StatusCounts(**{status.value: count for status, count in counts.items()})
 
     def runs_for(
         self, *, variant_id: str | None = None, case_id: str | None = None
     ) -> tuple[RunRecord, ...]:
         """Runs of one variant and/or one case, in plan order."""
+        runs = self.runs
+        if isinstance(runs, RunTable):
+            return tuple(
+                runs.records(
+                    [
+                        index
+                        for index, (case, variant) in enumerate(
+                            zip(runs.case_ids, runs.variant_ids, strict=True)
+                        )
+                        if (variant_id is None or variant == variant_id)
+                        and (case_id is None or case == case_id)
+                    ]
+                )
+            )
         return tuple(
             run
             for run in self.runs

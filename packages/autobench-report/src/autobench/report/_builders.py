@@ -195,8 +195,9 @@ def build_run_metric_rows(result: ExperimentResult) -> list[RunMetricRow]:
 
 def _variant_summaries(table: MetricTable) -> tuple[VariantSummary, ...]:
     declared = {variant.id: variant for variant in table.result.experiment.benchmark.variants}
-    for run in table.runs:
-        declared.setdefault(run.variant_id, run.variant)
+    for variant_id in table.variants:
+        if variant_id not in declared:  # as its first run recorded it
+            declared[variant_id] = table.runs[table.by_variant[variant_id][0]].variant
     return tuple(
         VariantSummary(id=variant.id, label=variant.label, factors=variant.factor_values)
         for variant in (declared[variant_id] for variant_id in table.variants)

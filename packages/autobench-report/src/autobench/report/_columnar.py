@@ -24,6 +24,8 @@ from autobench.records import (
     ObservationKind,
     ObservationRole,
     ObservationSource,
+    PlainItem,
+    PlainRun,
     ProjectedMetric,
     RunRecord,
     ScoreRecord,
@@ -51,14 +53,25 @@ class Column:
     roles: set[ObservationRole] = field(default_factory=set)
     directions: set[Direction] = field(default_factory=set)
 
-    def add(self, index: int, chosen: Observation | ScoreRecord) -> None:
+    def add(self, index: int, chosen: Observation | ScoreRecord | PlainItem) -> None:
         """Add run ``index``'s projected value, the one of ``chosen``."""
-        scored = isinstance(chosen, ScoreRecord) or chosen.source is _SCORE
+        if isinstance(chosen, PlainItem):
+            scored = chosen.scored
+        else:
+            scored = isinstance(chosen, ScoreRecord) or chosen.source is _SCORE
         self.entries.append((index, chosen.value, chosen.unit, scored))
         if chosen.role is not None:
             self.roles.add(chosen.role)
         if chosen.direction is not None:
             self.directions.add(chosen.direction)
+
+    def add_plain(self, index: int, item: PlainItem) -> None:
+        """Add run ``index``'s projected value, ``item``'s (as :meth:`add`)."""
+        self.entries.append((index, item.value, item.unit, item.source is _SCORE))
+        if item.role is not None:
+            self.roles.add(item.role)
+        if item.direction is not None:
+            self.directions.add(item.direction)
 
     def add_projected(self, index: int, metric: ProjectedMetric) -> None:
         """Add run ``index``'s projected value as records' projection chose it."""
@@ -160,23 +173,36 @@ def project_runs(
     registry: SemanticRegistry,
     *,
     leave_out: Callable[[Sequence[Observation]], Sequence[Observation]] | None = None,
+    plain: Sequence[PlainRun] | None = None,
 ) -> Projection:
     """The :class:`Projection` of ``runs`` (see the module docstring). With ``leave_out``
     (``_metrics.without_replayed_spend``), a run that used cassettes is projected from
-    ``leave_out(run_observations(run))``."""
+    ``leave_out(run_observations(run))``. ``plain`` (a :class:`~autobench.records.RunTable`'s,
+    or :func:`~autobench.records.plain_run` of each run: the same values) gives runs' metric
+    values without their records: such a run is projected from them
+    (records' projection over observations built from them for a type with several
+    candidates) unless a type is additive and has several candidates or one that needs the
+    accounting rules, or a value is a policy result; then from ``runs[index]`` (so only
+    those runs are built)."""
     types = _Types(registry)
     columns: dict[str, Column] = {}
     policies: list[dict[str, Observation]] = []
     observed: list[tuple[int, Observation]] = []
     before_totals: list[int] = []
-    for index, run in enumerate(runs):
+    shapes: dict[tuple[str, ...], tuple[Column, ...] | None] = {}  # see _project_plain
+    for index in range(len(runs)):
+        items = None if plain is None else plain[index]
+        if items is not None and _project_plain(index, items, types, columns, shapes):
+            policies.append(_NO_POLICIES)
+            continue
+        run = runs[index]
         recorded = run.observations
         if run.run.accounting is None and any(is_summary(o) for o in recorded):
             before_totals.append(index)
         if leave_out is not None and _touches_cassettes(run):
-            items = leave_out(run_observations(run))
-            observed.extend((index, o) for o in items if o.kind is _DIAGNOSTIC)
-            verdicts, groups = _grouped(items, (), types, run)
+            kept = leave_out(run_observations(run))
+            observed.extend((index, o) for o in kept if o.kind is _DIAGNOSTIC)
+            verdicts, groups = _grouped(kept, (), types, run)
         else:
             for o in recorded:
                 if o.kind is _DIAGNOSTIC:
@@ -188,13 +214,7 @@ def project_runs(
             if column is None:
                 column = columns[semantic] = Column()
             chosen = candidates[0]
-            if len(candidates) == 1 and (
-                not (
-                    types.is_additive(semantic)
-                    or (not isinstance(chosen, ScoreRecord) and is_summary(chosen))
-                )
-                or types.surely_usable(semantic, chosen.value)
-            ):
+            if len(candidates) == 1 and _plainly_projected(types, semantic, chosen):
                 column.add(index, chosen)
                 continue
             projected = project_observations(
@@ -202,6 +222,112 @@ def project_runs(
             )
             column.add_projected(index, projected[semantic])
     return Projection(columns, policies, observed, before_totals)
+
+
+def _project_plain(
+    index: int,
+    items: Sequence[PlainItem],
+    types: _Types,
+    columns: dict[str, Column],
+    shapes: dict[tuple[str, ...], tuple[Column, ...] | None],
+) -> bool:
+    """Add run ``index``'s projected values from its plain ``items`` to ``columns``; ``False``
+    (nothing added) when the run needs its whole record. ``shapes`` remembers, per tuple of
+    semantic types met, the columns of a run whose items are each their type's value."""
+    shape = tuple([item.semantic_type for item in items])
+    if shape in shapes:
+        simple = shapes[shape]
+    else:
+        simple = shapes[shape] = _simple_shape(shape, types, columns)
+    if simple is not None:  # one candidate per type, none additive or a policy result
+        for column, item in zip(simple, items, strict=True):
+            column.add_plain(index, item)
+        return True
+    groups = _plain_groups(items, types)
+    if groups is None:
+        return False
+    for semantic, chosen in groups.items():
+        target = columns.get(semantic)
+        if target is None:
+            target = columns[semantic] = Column()
+        if isinstance(chosen, PlainItem):
+            target.add(index, chosen)
+        else:
+            target.add_projected(index, chosen)
+    return True
+
+
+_NO_POLICIES: dict[str, Observation] = {}
+"""The policy results of every run projected from its plain items: none (shared; never
+changed)."""
+
+
+def _simple_shape(
+    shape: tuple[str, ...], types: _Types, columns: dict[str, Column]
+) -> tuple[Column, ...] | None:
+    """For runs whose plain items have the semantic types ``shape``: the column of each item
+    when every type (normalised) has one item and is neither additive nor a policy result
+    (so each item is its type's projected value, whatever its value), creating the columns
+    in order of first appearance; ``None`` otherwise."""
+    normalized = []
+    for semantic in shape:
+        name, policy = types.of(semantic)
+        if policy or types.is_additive(name) or name in normalized:
+            return None
+        normalized.append(name)
+    found = []
+    for name in normalized:
+        column = columns.get(name)
+        if column is None:
+            column = columns[name] = Column()
+        found.append(column)
+    return tuple(found)
+
+
+def _plainly_projected(
+    types: _Types, semantic: str, chosen: Observation | ScoreRecord | PlainItem
+) -> bool:
+    """Whether the one candidate of ``semantic`` in a run is its projected value as it is:
+    a type that is not additive and not an accounting summary, or a value that is surely
+    part of a run total."""
+    summary = isinstance(chosen, Observation) and is_summary(chosen)
+    return not (types.is_additive(semantic) or summary) or types.surely_usable(
+        semantic, chosen.value
+    )
+
+
+def _plain_groups(
+    items: Sequence[PlainItem], types: _Types
+) -> dict[str, PlainItem | ProjectedMetric] | None:
+    """The projected value of each semantic type (normalised) of a run's plain items, in
+    order of first appearance: the item itself when it is the type's only candidate and
+    needs no accounting, records' projection over the candidates' observations for a
+    non-additive type with several; ``None`` when the run needs its whole record (a policy
+    result, an additive type with several candidates or a value that needs the accounting
+    rules)."""
+    groups: dict[str, list[PlainItem]] = {}
+    for item in items:
+        normalized, policy = types.of(item.semantic_type)
+        if policy:
+            return None
+        group = groups.get(normalized)
+        if group is None:
+            groups[normalized] = [item]
+        else:
+            group.append(item)
+    projected: dict[str, PlainItem | ProjectedMetric] = {}
+    for semantic, candidates in groups.items():
+        chosen = candidates[0]
+        if len(candidates) == 1:
+            if not _plainly_projected(types, semantic, chosen):
+                return None
+            projected[semantic] = chosen
+        elif types.is_additive(semantic):
+            return None
+        else:
+            observations = [candidate.observation() for candidate in candidates]
+            projected[semantic] = project_observations(observations, types.registry)[semantic]
+    return projected
 
 
 def _grouped(

@@ -47,10 +47,8 @@ def variant_definition(table: MetricTable, variant_id: str) -> Variant | None:
     for variant in table.result.experiment.benchmark.variants:
         if variant.id == variant_id:
             return variant
-    for run in table.runs:
-        if run.variant_id == variant_id:
-            return run.variant
-    return None
+    runs = table.by_variant.get(variant_id)
+    return table.runs[runs[0]].variant if runs else None
 
 
 def changed_factors(baseline: Variant | None, candidate: Variant | None) -> list[FactorChange]:

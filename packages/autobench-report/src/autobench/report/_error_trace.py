@@ -14,9 +14,9 @@ import os
 import re
 from pathlib import Path, PurePosixPath
 
-from autobench.records import ErrorLocation, ExperimentResult, RunStatus
+from autobench.records import ErrorLocation, ExperimentResult
 from autobench.report._model import RunMetricRow
-from autobench.report._run_rows import traced_error
+from autobench.report._run_rows import runs_not_passed, traced_error
 
 _FILE = re.compile(r'^(?P<lead>\s*File ")(?P<file>[^"]+)(?P<rest>", line \d+)', re.M)
 
@@ -68,8 +68,8 @@ def first_traceback(result: ExperimentResult, spec_dir: Path | None) -> str | No
     ``None`` when no run has one."""
     traced = [
         (run, found[1])
-        for run in result.runs
-        if run.status is not RunStatus.PASSED and (found := traced_error(run)) is not None
+        for run in runs_not_passed(result.runs)
+        if (found := traced_error(run)) is not None
     ]
     if not traced:
         return None

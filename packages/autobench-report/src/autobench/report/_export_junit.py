@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from autobench.records import ExperimentResult, RunRecord, RunStatus
+from autobench.records import ExperimentResult, RunRecord, RunStatus, RunTable
 from autobench.report._format import metric_label, value_text
 from autobench.report._model import Report, RunMetricRow
 
@@ -31,8 +31,14 @@ def _text(value: str) -> str:
     return _INVALID_XML.sub("\ufffd", value)
 
 
-def _testcase(suite: ET.Element, report: Report, row: RunMetricRow, run: RunRecord | None) -> None:
-    duration = run.run.duration if run is not None and run.run.duration is not None else 0.0
+def _testcase(
+    suite: ET.Element,
+    report: Report,
+    row: RunMetricRow,
+    duration: float | None,
+    run: RunRecord | None,
+) -> None:
+    duration = 0.0 if duration is None else duration
     case = ET.SubElement(
         suite,
         "testcase",
@@ -61,9 +67,18 @@ def _testcase(suite: ET.Element, report: Report, row: RunMetricRow, run: RunReco
 
 def render_junit(report: Report, result: ExperimentResult) -> str:
     """The JUnit XML text (with an XML declaration) of ``report``."""
-    runs = {run.run_id: run for run in result.runs}
+    runs = result.runs
+    if isinstance(runs, RunTable):  # whole records only for the errored runs
+        durations = dict(zip(runs.run_ids, runs.durations, strict=True))
+        errored = [i for i, status in enumerate(runs.statuses) if status is RunStatus.ERRORED]
+        records = {run.run_id: run for run in runs.records(errored)}
+        times = runs.durations
+    else:
+        durations = {run.run_id: run.run.duration for run in runs}
+        records = {run.run_id: run for run in runs}
+        times = tuple(run.run.duration for run in runs)
     status = report.status
-    total_time = sum(run.run.duration or 0.0 for run in result.runs)
+    total_time = sum(duration or 0.0 for duration in times)
     root = ET.Element("testsuites", name=_text(report.experiment))
     suite = ET.SubElement(
         root,
@@ -76,7 +91,7 @@ def render_junit(report: Report, result: ExperimentResult) -> str:
         time=f"{total_time:.6f}",
     )
     for row in report.run_rows:
-        _testcase(suite, report, row, runs.get(row.run_id))
+        _testcase(suite, report, row, durations.get(row.run_id), records.get(row.run_id))
     for key in ("tests", "failures", "errors", "skipped", "time"):
         root.set(key, suite.get(key, ""))
     ET.indent(root)

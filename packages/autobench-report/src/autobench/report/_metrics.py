@@ -21,7 +21,9 @@ from autobench.records import (
     ObservationRole,
     RunRecord,
     RunStatus,
+    RunTable,
     StatusCounts,
+    plain_run,
 )
 from autobench.report._columnar import common_unit, project_runs
 
@@ -95,7 +97,9 @@ class MetricTable:
     With ``leave_out_replayed``, the runs whose every request was answered from a cassette
     have no ``llm.*`` or ``money.*`` values (:func:`without_replayed_spend`).
 
-    ``runs`` are the result's runs in plan order; ``variants`` and ``cases``
+    ``runs`` are the result's runs in plan order (a :class:`~autobench.records.RunTable`
+    from a columnar store: views read its columns, and build a whole run only for what
+    they show of it); ``variants`` and ``cases``
     list ids in spec/plan order followed by ids only seen in runs.
     ``diagnostics`` collects the runs' own diagnostic observations, then the unit and
     ambiguity problems met so far (each once).
@@ -104,19 +108,37 @@ class MetricTable:
     def __init__(self, result: ExperimentResult, *, leave_out_replayed: bool = False) -> None:
         self.result = result
         self.registry = result.registry
-        self.runs: tuple[RunRecord, ...] = result.runs
-        infos = [run.run for run in self.runs]
-        self.run_ids: tuple[str, ...] = tuple(info.id for info in infos)
-        self.case_ids: tuple[str, ...] = tuple(info.case for info in infos)
-        self.variant_ids: tuple[str, ...] = tuple(info.variant for info in infos)
-        self.statuses: tuple[RunStatus, ...] = tuple(info.status for info in infos)
-        """Each run's variant id and status, in run order."""
+        self.runs: Sequence[RunRecord] = result.runs
+        runs = self.runs
+        if isinstance(runs, RunTable):
+            self.run_ids: tuple[str, ...] = runs.run_ids
+            self.case_ids: tuple[str, ...] = runs.case_ids
+            self.variant_ids: tuple[str, ...] = runs.variant_ids
+            self.statuses: tuple[RunStatus, ...] = runs.statuses
+            self.task_statuses: tuple[str, ...] = runs.task_statuses
+            self.evaluation_statuses: tuple[str, ...] = runs.evaluation_statuses
+            plain = runs.plain
+            # The runs the columns do not hold plainly are read whole: in one batch.
+            runs.records([index for index, items in enumerate(plain) if items is None])
+        else:
+            infos = [run.run for run in runs]
+            self.run_ids = tuple(info.id for info in infos)
+            self.case_ids = tuple(info.case for info in infos)
+            self.variant_ids = tuple(info.variant for info in infos)
+            self.statuses = tuple(info.status for info in infos)
+            self.task_statuses = tuple(info.outcome.task.value for info in infos)
+            self.evaluation_statuses = tuple(info.outcome.evaluation.value for info in infos)
+            # The same input a run table gives: one projection path for both.
+            plain = tuple([plain_run(run) for run in runs])
+        """Each run's ids and statuses, in run order (the columns of a
+        :class:`~autobench.records.RunTable`, else read from the records)."""
         self.run_labels: tuple[str, ...] = tuple(f"run {run_id}" for run_id in self.run_ids)
         """``"run <id>"`` per run: how aggregates name a run's value in diagnostics."""
         projection = project_runs(
             self.runs,
             self.registry,
             leave_out=without_replayed_spend if leave_out_replayed else None,
+            plain=plain,
         )
         # Policy results are named verdicts, one per policy, all of semantic type
         # ``policy.result``: they are kept apart (``policies``) instead of being projected

@@ -11,13 +11,13 @@ def policy_summaries(table: MetricTable) -> list[PolicySummary]:
     passed: dict[str, dict[str, int]] = {}
     failed: dict[str, dict[str, int]] = {}
     metrics: dict[str, str | None] = {}
-    for run, results in zip(table.runs, table.policies, strict=True):
+    for variant_id, results in zip(table.variant_ids, table.policies, strict=True):
         for name, observation in results.items():
             metrics.setdefault(name, observation.tags.get("metric"))
             target = passed if observation.value is True else failed
             for counts in (passed, failed):
                 counts.setdefault(name, {})
-            target[name][run.variant_id] = target[name].get(run.variant_id, 0) + 1
+            target[name][variant_id] = target[name].get(variant_id, 0) + 1
     return [
         PolicySummary(name=name, metric=metrics[name], passed=passed[name], failed=failed[name])
         for name in metrics

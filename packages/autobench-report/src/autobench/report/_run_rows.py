@@ -4,6 +4,7 @@ did not pass."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from autobench.records import (
@@ -12,9 +13,10 @@ from autobench.records import (
     ObservationRole,
     RunRecord,
     RunStatus,
+    RunTable,
     TaskStatus,
 )
-from autobench.records._fields_sets import share_fields_sets
+from autobench.records._fields_sets import share_fields_sets, share_flat_fields_sets
 from autobench.report._metrics import MetricTable
 from autobench.report._model import RunMetricRow
 
@@ -98,43 +100,74 @@ def run_reason(run: RunRecord) -> str | None:
     return "; ".join(failing or described) or "failed"
 
 
+_PASSED = RunStatus.PASSED
+
+
+def _records(runs: Sequence[RunRecord], positions: list[int]) -> list[RunRecord]:
+    """The records of ``runs`` at ``positions`` (built only for those of a run table)."""
+    if isinstance(runs, RunTable):
+        return runs.records(positions)
+    return [runs[index] for index in positions]
+
+
+def runs_not_passed(runs: Sequence[RunRecord]) -> list[RunRecord]:
+    """The runs that did not pass, in run order; of a :class:`~autobench.records.RunTable`,
+    only those records are built."""
+    if isinstance(runs, RunTable):
+        return runs.records(
+            [index for index, status in enumerate(runs.statuses) if status is not _PASSED]
+        )
+    return [run for run in runs if run.status is not _PASSED]
+
+
+def _share_fields_sets(rows: list[RunMetricRow]) -> None:
+    """``share_fields_sets(rows)`` for the rows :func:`run_rows` builds, whose only models
+    inside are their error locations (metric values are recorded values, never models)."""
+    share_flat_fields_sets(rows)
+    for row in rows:
+        if row.location is not None:
+            share_fields_sets(row.location)
+
+
 def run_rows(table: MetricTable) -> list[RunMetricRow]:
     """One row per run (plan order) with ``metrics[semantic_type]`` for every projected type
     the run has a usable value of, its record path, and for a run that did not pass, the
     reason and (when an error with a traceback explains it) where the error was raised and
     the key of its traceback."""
     # Column by column: each run's metrics in the order of the table's semantic types.
-    metrics: list[dict[str, Any]] = [{} for _ in table.runs]
+    metrics: list[dict[str, Any]] = [{} for _ in table.run_ids]
     for semantic in table.semantic_types:
         values = table.values(semantic)
         for index, value in enumerate(values.by_run):
             if value is not None:
                 metrics[index][values.semantic_type] = value
     paths = {planned.id: planned.path for planned in table.result.experiment.plan}
+    # Whole records only for the runs that did not pass (their reason and error).
+    failing = [index for index, status in enumerate(table.statuses) if status is not _PASSED]
+    records = dict(zip(failing, _records(table.runs, failing), strict=True))
     rows = []
-    for index, run in enumerate(table.runs):
-        info = run.run
-        passed = info.status is RunStatus.PASSED
-        traced = None if passed else traced_error(run)
+    for index, run_id in enumerate(table.run_ids):
+        run = records.get(index)
+        traced = None if run is None else traced_error(run)
         # Validated in C: cheaper than model_construct...
         rows.append(
             RunMetricRow(
-                run_id=info.id,
-                case_id=info.case,
-                variant_id=info.variant,
-                status=info.status,
-                task_status=info.outcome.task.value,
-                evaluation_status=info.outcome.evaluation.value,
+                run_id=run_id,
+                case_id=table.case_ids[index],
+                variant_id=table.variant_ids[index],
+                status=table.statuses[index],
+                task_status=table.task_statuses[index],
+                evaluation_status=table.evaluation_statuses[index],
                 metrics=metrics[index],
                 policies={
                     name: observation.value is True
                     for name, observation in table.policies[index].items()
                 },
-                reason=None if passed else run_reason(run),
+                reason=None if run is None else run_reason(run),
                 location=None if traced is None else error_location(traced[1]),
                 traceback_key=None if traced is None else f"errors[{traced[0]}].traceback",
-                record_path=paths.get(info.id),
+                record_path=paths.get(run_id),
             )
         )
-    share_fields_sets(rows)  # one row per run: one fields-set for all rows of a shape
+    _share_fields_sets(rows)  # one row per run: one fields-set for all rows of a shape
     return rows

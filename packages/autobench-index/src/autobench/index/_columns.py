@@ -1,0 +1,144 @@
+"""The runs of an index as a :class:`~autobench.records.RunTable`: columns read from the
+``runs``, ``observations`` and ``scores`` tables, each whole run record validated from its
+``record_json`` only when a reader asks for it.
+
+A run's metric values (:class:`~autobench.records.PlainItem`) are read from the
+``observations`` and ``scores`` rows (:mod:`autobench.index._plain`).
+"""
+
+from __future__ import annotations
+
+import bisect
+from array import array
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pyarrow.parquet as pq
+from pydantic import ValidationError
+
+from autobench.abp import AutobenchError, gc_paused, gc_paused_for, settle_long_lived
+from autobench.abp._gc import PAUSE_ABOVE
+from autobench.index._plain import plain_runs
+from autobench.records import (
+    ExperimentRecord,
+    RunRecord,
+    RunStatus,
+    RunTable,
+)
+
+_RUN_COLUMNS = [
+    "run_id",
+    "case_id",
+    "variant_id",
+    "status",
+    "task_status",
+    "evaluation_status",
+    "duration_s",
+]
+
+
+def run_table(partition: Path, experiment: ExperimentRecord) -> RunTable:
+    """The runs of the index partition directory ``partition`` in plan order (a run the plan
+    does not name last, in stored order), as a :class:`RunTable`. Raises ``OSError``,
+    ``KeyError`` or ``ValueError`` (pyarrow's ``ArrowInvalid`` included) for a damaged
+    table; building a run whose stored JSON is not a valid run record raises
+    :class:`DamagedIndexError` (at once for a run without plain items, which is built
+    here)."""
+    runs_path = partition / "runs.parquet"
+    # The columns are long-lived: read with the collector paused, then settled in its
+    # oldest generation (see autobench.abp.settle_long_lived).
+    with gc_paused():
+        table = _run_table(runs_path, partition, experiment)
+        # The runs the columns do not hold plainly are read whole by any report: built now,
+        # with the rest of what the load keeps, and settled with it.
+        table.records([index for index, items in enumerate(table.plain) if items is None])
+        settle_long_lived()
+    return table
+
+
+def _run_table(runs_path: Path, partition: Path, experiment: ExperimentRecord) -> RunTable:
+    with pq.ParquetFile(runs_path) as file:
+        table = file.read(columns=_RUN_COLUMNS)
+        group_rows = [file.metadata.row_group(i).num_rows for i in range(file.num_row_groups)]
+    ids, cases, variants, statuses, tasks, evaluations, durations = (
+        table.column(name).to_pylist() for name in _RUN_COLUMNS
+    )
+    position = {planned.id: index for index, planned in enumerate(experiment.plan)}
+    keys = [position.get(run_id, len(position)) for run_id in ids]
+    del position
+    order = sorted(range(len(ids)), key=keys.__getitem__)
+    del keys
+    status_of = {status.value: status for status in RunStatus}
+    # One string object per distinct id and status, the plan's own where it has them.
+    canon: dict[str, str] = {}
+    for planned in experiment.plan:
+        for text in (planned.id, planned.case, planned.variant):
+            canon.setdefault(text, text)
+    same = canon.setdefault
+    run_ids = tuple([same(ids[row], ids[row]) for row in order])
+    plain = plain_runs(partition, run_ids)
+    return RunTable(
+        run_ids=run_ids,
+        case_ids=tuple([same(cases[row], cases[row]) for row in order]),
+        variant_ids=tuple([same(variants[row], variants[row]) for row in order]),
+        statuses=tuple([status_of[statuses[row]] for row in order]),
+        task_statuses=tuple([same(tasks[row], tasks[row]) for row in order]),
+        evaluation_statuses=tuple([same(evaluations[row], evaluations[row]) for row in order]),
+        durations=tuple([durations[row] for row in order]),
+        plain=tuple(plain),
+        load=_Loader(runs_path, array("q", order), group_rows),
+    )
+
+
+class DamagedIndexError(AutobenchError, ValueError):
+    """A run stored in a fresh index does not validate as a run record (the index was
+    edited or damaged after it was built); the message names the command that rebuilds
+    it."""
+
+
+class _Loader:
+    """Builds the run records at plan positions from their ``record_json`` (the row groups
+    that hold them, read as needed; the last one kept for the next call)."""
+
+    def __init__(self, path: Path, order: Sequence[int], group_rows: Sequence[int]) -> None:
+        self.path = path
+        self.order = order
+        self.starts = list(_starts(group_rows))
+        self.group: tuple[int, list[str]] | None = None
+        self.validate = RunRecord.__pydantic_validator__.validate_json
+
+    def __call__(self, positions: Sequence[int]) -> list[RunRecord]:
+        rows = [self.order[position] for position in positions]
+        by_group: dict[int, list[int]] = {}
+        for row in rows:
+            by_group.setdefault(bisect.bisect_right(self.starts, row) - 1, []).append(row)
+        built: dict[int, RunRecord] = {}
+        try:
+            with gc_paused_for(len(rows)):
+                for group in sorted(by_group):  # one row group's JSON text alive at a time
+                    start, column = self._read(group)
+                    for row in by_group[group]:
+                        built[row] = self.validate(column[row - start])
+                if len(rows) > PAUSE_ABOVE:  # long-lived: spare the next young collection
+                    settle_long_lived()
+        except ValidationError as error:
+            raise DamagedIndexError(
+                f"{self.path}: a stored run is not a valid run record; "
+                f"`autobench index {self.path.parents[3]}` rebuilds the index from the YAML "
+                f"records ({error.error_count()} validation error(s))"
+            ) from error
+        return [built[row] for row in rows]
+
+    def _read(self, group: int) -> tuple[int, list[str]]:
+        if self.group is None or self.group[0] != group:
+            with pq.ParquetFile(self.path) as file:
+                column = file.read_row_group(group, columns=["record_json"]).column(0)
+            self.group = (group, column.to_pylist())
+        return self.starts[group], self.group[1]
+
+
+def _starts(group_rows: Sequence[int]) -> Iterator[int]:
+    start = 0
+    for rows in group_rows:
+        yield start
+        start += rows

@@ -1,0 +1,218 @@
+"""Each run's plain metric values (:data:`~autobench.records.PlainRun`) from the
+``observations`` and ``scores`` tables, computed column-wise by the rules of
+:func:`~autobench.records.plain_run` (which gives the same from a run record).
+
+A row is a metric value of its run when it has a semantic type (and, for an observation, is a
+metric; for a score, has no error). Rows with the same fields (semantic type, name, value
+columns, unit, role, direction, source) share one :class:`~autobench.records.PlainItem`,
+built once per distinct row (the rows are numbered by Arrow's dictionary encoding), so the
+Python work per row is a lookup and an append. A run has no plain items (``None``: a projection reads its whole record) when one of
+its observation rows is a diagnostic, a cassette count or tagged ``accounting`` or
+``cassette`` (any tags text naming either word: a cautious test), is of another kind with a
+semantic type, or when one of its value rows does not give back its value exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from autobench.index._arrow import (
+    FALSE,
+    TRUE,
+    MatchSubstringOptions,
+    SetLookupOptions,
+    as_int64,
+    call,
+    int64_array,
+    int64_scalar,
+    string_array,
+    string_scalar,
+)
+from autobench.records import Direction, ObservationRole, ObservationSource, PlainItem
+
+_VALUES = ["value_num", "value_bool", "value_text", "value_json"]
+_KEYS = {
+    "observations": ["semantic_type", "name", *_VALUES, "unit", "role", "direction", "source"],
+    "scores": ["semantic_type", "name", *_VALUES, "unit", "role", "direction"],
+}
+_OTHER = {"observations": ["run_id", "kind", "tags_json"], "scores": ["run_id", "error"]}
+_CASSETTES = string_array(["cassette.replayed", "cassette.sent"])
+_CAUTIOUS_TAGS = "accounting|cassette"
+_BATCH_ROWS = 65536
+_SCORE = ObservationSource.SCORE.value
+
+
+def plain_runs(partition: Path, run_ids: Sequence[str]) -> list[tuple[PlainItem, ...] | None]:
+    """The plain items of each run of ``run_ids`` (plan order), from the tables of the index
+    partition directory ``partition``. Raises ``KeyError`` for a row of a run not in
+    ``run_ids``, ``OSError`` or pyarrow's errors for a damaged table."""
+    count = len(run_ids)
+    slot = {run_id: at for at, run_id in enumerate(run_ids)}
+    found: list[list[PlainItem]] = [[] for _ in range(count)]
+    whole: set[int] = set()
+    shared: dict[tuple[Any, ...], PlainItem | None] = {}
+    for table in ("observations", "scores"):
+        with pq.ParquetFile(partition / f"{table}.parquet") as file:
+            names = [*_OTHER[table], *_KEYS[table]]
+            for batch in file.iter_batches(batch_size=_BATCH_ROWS, columns=names):
+                _gather(table, batch, slot, found, whole, shared)
+    return [None if at in whole else tuple(items) for at, items in enumerate(found)]
+
+
+def _gather(
+    table: str,
+    rows: pa.RecordBatch,
+    slot: dict[str, int],
+    found: list[list[PlainItem]],
+    whole: set[int],
+    shared: dict[tuple[Any, ...], PlainItem | None],
+) -> None:
+    """Append the items of ``rows`` (a batch of ``table``) to their runs in ``found``; add
+    to ``whole`` the positions of the runs that need their whole record."""
+    # Each row's run position: looked up once per distinct run id of the batch (a lookup
+    # in Arrow against every run id would hash all of them for each batch).
+    encoded = call("dictionary_encode", rows.column("run_id"))
+    try:
+        runs = int64_array([slot[run_id] for run_id in encoded.dictionary.to_pylist()])
+    except KeyError as error:
+        raise KeyError(
+            f"a row of the {table} table is of no run of the runs table: {error}"
+        ) from None
+    positions = call("take", runs, encoded.indices)
+    valued = call("is_valid", rows.column("semantic_type"))
+    if table == "observations":
+        kind = rows.column("kind")
+        checks = [
+            call("equal", kind, string_scalar("diagnostic")),
+            call("is_in", rows.column("name"), options=SetLookupOptions(_CASSETTES)),
+            call(
+                "match_substring_regex",
+                rows.column("tags_json"),
+                options=MatchSubstringOptions(_CAUTIOUS_TAGS),
+            ),
+            call("and", valued, call("not_equal", kind, string_scalar("metric"))),
+        ]
+        not_plain = checks[0]
+        for check in checks[1:]:
+            not_plain = call(
+                "or", call("coalesce", not_plain, TRUE), call("coalesce", check, FALSE)
+            )
+        not_plain = call("coalesce", not_plain, TRUE)
+        whole.update(call("filter", positions, not_plain).to_pylist())
+        keep = call("and", valued, call("invert", not_plain))
+    else:
+        keep = call("and", valued, call("is_null", rows.column("error")))
+    keys = _KEYS[table]
+    kept = call("filter", rows.select(keys), keep)
+    if kept.num_rows == 0:
+        return
+    at = call("filter", positions, keep).to_pylist()
+    codes = _group_codes(kept, keys)
+    make = _observation_item if table == "observations" else _score_item
+    firsts: list[int] = []  # each group's first row
+    for row, code in enumerate(codes):
+        if code == len(firsts):
+            firsts.append(row)
+    chosen = call("take", kept, int64_array(firsts))
+    items: list[PlainItem | None] = []
+    for values in zip(*(chosen.column(key).to_pylist() for key in keys), strict=True):
+        item = shared.get(values)
+        if item is None and values not in shared:
+            item = shared[values] = make(*values)
+        items.append(item)
+    for position, code in zip(at, codes, strict=True):
+        item = items[code]
+        if item is None:
+            whole.add(position)
+        else:
+            found[position].append(item)
+
+
+def _group_codes(rows: pa.RecordBatch, keys: list[str]) -> list[int]:
+    """For each row, the number of its group (rows equal in every column of ``keys``, a null
+    equal only to a null), numbered in order of first appearance. Each column is
+    dictionary-encoded and folded into the key of the columns before it, which is encoded
+    again to stay below the number of rows (no Acero, whose import costs a sixth of a
+    second)."""
+    key = pa.repeat(_ZERO, rows.num_rows)
+    for name in keys:
+        encoded = call("dictionary_encode", rows.column(name))
+        index = call("add", call("coalesce", as_int64(encoded.indices), _MINUS_ONE), _ONE)
+        width = int64_scalar(len(encoded.dictionary) + 1)
+        key = call("add", call("multiply", key, width), index)
+        key = as_int64(call("dictionary_encode", key).indices)
+    codes: list[int] = key.to_pylist()
+    return codes
+
+
+_ZERO, _ONE, _MINUS_ONE = int64_scalar(0), int64_scalar(1), int64_scalar(-1)
+
+
+def _observation_item(
+    semantic: str,
+    name: str,
+    num: float | None,
+    flag: bool | None,
+    text: str | None,
+    js: str | None,
+    unit: str | None,
+    role: str | None,
+    direction: str | None,
+    source: str,
+) -> PlainItem | None:
+    known, value = _value(num, flag, text, js)
+    if not known:
+        return None
+    return PlainItem(
+        semantic,
+        name,
+        value,
+        unit,
+        None if role is None else ObservationRole(role),
+        None if direction is None else Direction(direction),
+        ObservationSource(source),
+    )
+
+
+def _score_item(
+    semantic: str,
+    name: str,
+    num: float | None,
+    flag: bool | None,
+    text: str | None,
+    js: str | None,
+    unit: str | None,
+    role: str | None,
+    direction: str | None,
+) -> PlainItem | None:
+    return _observation_item(semantic, name, num, flag, text, js, unit, role, direction, _SCORE)
+
+
+def _value(
+    num: float | None, flag: bool | None, text: str | None, js: str | None
+) -> tuple[bool, Any]:
+    """``(True, value)`` when the typed columns give the value back exactly: a boolean, a
+    text, a number (an integer or a float, as its JSON text says: a float's always has a
+    ``.`` or an exponent; NaN and infinities, written as text, from the float column),
+    ``None``; ``(False, None)`` for anything else (a list, a mapping, a value stored by its
+    ``repr``)."""
+    if flag is not None:
+        return True, flag
+    if text is not None:
+        return True, text
+    if num is not None:
+        if js is None:
+            return False, None
+        if not math.isfinite(num):
+            return True, num
+        try:
+            return True, (float(js) if "." in js or "e" in js else int(js))
+        except ValueError:
+            return False, None
+    return (True, None) if js == "null" else (False, None)

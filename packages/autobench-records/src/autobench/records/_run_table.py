@@ -1,0 +1,202 @@
+"""An experiment's runs held as columns, each whole run record built only when asked for.
+
+A columnar store (the index) reads the few per-run values a report needs (ids, statuses,
+the metric values of each run) without building a :class:`RunRecord` per run. A
+:class:`RunTable` is a sequence of run records like the tuple a replay gives (same length,
+same order, ``table[i]`` the same record), so every reader of runs works on it unchanged;
+the readers that only need ids, statuses or metric values read its columns instead, and a
+run is validated only when someone asks for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, overload
+
+from autobench.records._enums import (
+    Direction,
+    ObservationKind,
+    ObservationRole,
+    ObservationSource,
+    RunStatus,
+)
+from autobench.records._evidence import Observation
+from autobench.records._records import RunRecord
+
+
+@dataclass(frozen=True, slots=True)
+class PlainItem:
+    """One metric value of a run as recorded: a metric observation's, or a score's that
+    produced a value (``source`` ``score``), with its semantic type (as recorded, not
+    normalised), name, value, unit, role and direction."""
+
+    semantic_type: str
+    name: str
+    value: Any
+    unit: str | None
+    role: ObservationRole | None
+    direction: Direction | None
+    source: ObservationSource
+
+    @property
+    def scored(self) -> bool:
+        """Whether the value is a score's."""
+        return self.source is ObservationSource.SCORE
+
+    def observation(self) -> Observation:
+        """The metric observation a projection weighs for this value (no id, span, reason
+        or tags: what a projection of a non-additive type reads)."""
+        return Observation(
+            id=f"{self.source.value}.{self.name}",
+            name=self.name,
+            kind=ObservationKind.METRIC,
+            value=self.value,
+            unit=self.unit,
+            semantic_type=self.semantic_type,
+            direction=self.direction,
+            role=self.role,
+            source=self.source,
+        )
+
+
+PlainRun = tuple[PlainItem, ...] | None
+"""A run's metric values in the order a projection meets them (its metric observations in
+record order, then its scores that produced a value, in record order), or ``None`` when the
+run holds anything else a projection reads (a diagnostic, accounting summaries or cassette
+evidence, an observation of another kind with a semantic type, a value the store cannot give
+back exactly): the projection then reads the whole run."""
+
+
+class RunTable(Sequence[RunRecord]):
+    """Runs as columns (each a tuple in run order: ids, statuses, the task's and the
+    evaluation's status values, durations in seconds) plus ``load``, which builds the whole
+    records of the given positions (a list in the same order). ``plain`` holds, per run,
+    its :data:`PlainRun`. Indexing and iteration build records through ``load`` (in
+    batches of :data:`BATCH` when iterating), once: a record built is kept. Iterating
+    costs what validating every run costs, and keeps them all: readers of many runs use
+    the columns."""
+
+    BATCH = 2048
+
+    def __init__(
+        self,
+        *,
+        run_ids: tuple[str, ...],
+        case_ids: tuple[str, ...],
+        variant_ids: tuple[str, ...],
+        statuses: tuple[RunStatus, ...],
+        task_statuses: tuple[str, ...],
+        evaluation_statuses: tuple[str, ...],
+        durations: tuple[float | None, ...],
+        plain: tuple[PlainRun, ...],
+        load: Callable[[Sequence[int]], list[RunRecord]],
+    ) -> None:
+        count = len(run_ids)
+        columns = (
+            case_ids,
+            variant_ids,
+            statuses,
+            task_statuses,
+            evaluation_statuses,
+            durations,
+            plain,
+        )
+        if any(len(column) != count for column in columns):
+            raise ValueError("the columns of a run table differ in length")
+        self.run_ids = run_ids
+        self.case_ids = case_ids
+        self.variant_ids = variant_ids
+        self.statuses = statuses
+        self.task_statuses = task_statuses
+        self.evaluation_statuses = evaluation_statuses
+        self.durations = durations
+        self.plain = plain
+        self._load = load
+        self._built: list[RunRecord | None] = [None] * count
+
+    def __len__(self) -> int:
+        return len(self.run_ids)
+
+    @overload
+    def __getitem__(self, index: int) -> RunRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[RunRecord, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> RunRecord | tuple[RunRecord, ...]:
+        if isinstance(index, slice):
+            return tuple(self.records(range(len(self))[index]))
+        position = range(len(self))[index]  # raises IndexError as a tuple would
+        return self.records([position])[0]
+
+    def records(self, positions: Sequence[int]) -> list[RunRecord]:
+        """The whole records at ``positions``, in that order (built on first access)."""
+        built = self._built
+        missing = [position for position in dict.fromkeys(positions) if built[position] is None]
+        if missing:
+            for position, record in zip(missing, self._load(missing), strict=True):
+                built[position] = record
+        records = [built[position] for position in positions]
+        return [record for record in records if record is not None]
+
+    def __iter__(self) -> Iterator[RunRecord]:
+        for start in range(0, len(self), self.BATCH):
+            yield from self.records(range(start, min(start + self.BATCH, len(self))))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RunTable | tuple):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RunTable(runs={len(self)})"
+
+
+_CASSETTE_COUNTS = frozenset({"cassette.replayed", "cassette.sent"})
+_CAUTIOUS = ("accounting", "cassette")
+_EXACT = frozenset({type(None), bool, int, float, str})
+
+
+def _cautious(tags: dict[str, str]) -> bool:
+    """Whether a tag's key or value names accounting or cassettes (a cautious test: more
+    than the tags the projection reads)."""
+    return any(
+        word in text for key, value in tags.items() for text in (key, value) for word in _CAUTIOUS
+    )
+
+
+def plain_run(run: RunRecord) -> PlainRun:
+    """``run``'s :data:`PlainRun`, by the rules a columnar store applies to its rows: a
+    metric observation or a score that produced a value, with a semantic type and a value
+    that is ``None``, a boolean, a number or a text, is an item; a diagnostic, a cassette
+    count, an observation with a tag key or value naming accounting or cassettes, an
+    observation of another kind with a semantic type or a value of another type (a list,
+    a mapping) makes it ``None``."""
+    items: list[PlainItem] = []
+    for o in run.observations:
+        if o.kind is ObservationKind.DIAGNOSTIC or o.name in _CASSETTE_COUNTS:
+            return None
+        if o.tags and _cautious(o.tags):
+            return None
+        if o.semantic_type is None:
+            continue
+        if o.kind is not ObservationKind.METRIC or o.value.__class__ not in _EXACT:
+            return None
+        items.append(
+            PlainItem(o.semantic_type, o.name, o.value, o.unit, o.role, o.direction, o.source)
+        )
+    for s in run.scores:
+        if s.error is not None or s.semantic_type is None:
+            continue
+        if s.value.__class__ not in _EXACT:
+            return None
+        items.append(
+            PlainItem(s.semantic_type, s.name, s.value, s.unit, s.role, s.direction, _SCORE)
+        )
+    return tuple(items)
+
+
+_SCORE = ObservationSource.SCORE
