@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from autobench.cli import cli
 from autobench.cli._startup import freeze_survivors
 
-TASK = '''
+TASK = """
 import gc
 
 
@@ -36,7 +36,7 @@ def observe(ctx, case):
         "frozen_after_full": gc.get_freeze_count() - frozen,
         "kept": len(kept),
     }
-'''
+"""
 
 SPEC = """
 benchmark:
