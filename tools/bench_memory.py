@@ -5,6 +5,7 @@ experiment, how it grows with the number of runs, and what each run leaves behin
     uv run python tools/bench_memory.py --runs 10000,30000,100000,300000
     uv run python tools/bench_memory.py --only cli --runs 100000
     uv run python tools/bench_memory.py --tracemalloc 4000       # what one run keeps, by line
+    uv run python tools/bench_memory.py --only phases            # running vs closing report
 
 The experiment is tools/bench.py's trivial benchmark: N/2 cases x 2 variants; the task opens
 one span and records one metric; two scorers (exact and pass) per run. Each size is recorded
@@ -13,7 +14,16 @@ twice, each time in a fresh process, output discarded:
 ``cli``  ``autobench run SPEC --record DIR --no-progress --runs none`` (the closing report
          included);
 ``api``  a Python process calling ``run_benchmark_spec(spec, sink=RecordDirectoryWriter(DIR))``
-         then ``build_report`` of the result, as a script would.
+         then ``build_report`` of the result, as a script would;
+``phases`` a Python process doing what ``autobench run --record`` does (a lean session, the
+         plugins' record listeners, then the report rendered), which notes its own peak
+         resident memory and the time at three points: when the runs are recorded (the
+         session's ``experiment_finished`` progress event, after ``sink.finish``), when
+         ``execute`` has returned its result (read back from the record), and when the
+         closing report is rendered. The closing report's seconds are from the first point
+         to the last. Run it with another checkout's interpreter to compare
+         (``/path/to/other/.venv/bin/python tools/bench_memory.py --only phases``): the
+         script only uses the public session API.
 
 Each figure: wall seconds of the process, its peak resident memory (``ru_maxrss`` of a
 process that only waits for it), and the slope between consecutive sizes in bytes per run
@@ -31,6 +41,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import json
 import os
 import shutil
 import subprocess
@@ -69,6 +80,72 @@ _API = textwrap.dedent(
     assert len(result.runs) == len(result.experiment.plan)
     """
 )
+
+
+_PHASES = textwrap.dedent(
+    """
+    import asyncio, io, json, resource, sys, time
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from autobench.core.runtime import ProgressEventKind, RunSession
+    from autobench.core.spec import load_benchmark_spec
+    from autobench.report import build_report, render_report
+
+    def point():
+        return time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    marks = {}
+
+    def progress(event):
+        if event.kind is ProgressEventKind.EXPERIMENT_FINISHED:
+            marks["recorded"] = point()
+
+    spec = load_benchmark_spec(Path(sys.argv[1]))
+    session = RunSession.start(spec, record_dir=Path(sys.argv[2]))
+    marks["start"] = point()
+    result = asyncio.run(session.execute(progress=progress, lean=True))
+    marks["read"] = point()
+    console = Console(file=io.StringIO(), width=100, color_system=None)
+    console.print(render_report(build_report(result), records=sys.argv[2], runs="none"))
+    marks["report"] = point()
+    assert len(result.runs) == len(result.experiment.plan)
+    print(json.dumps(marks))
+    """
+)
+
+
+def phases(tmp: Path, runs: list[int]) -> None:
+    """The ``phases`` figures (module docstring): peak MB at each point, seconds."""
+    print(f"\nphases: {sys.executable} -c <lean session; report> SPEC DIR", flush=True)
+    header = ("runs", "run s", "MB ran", "MB read", "MB report", "close s", "B/run ran")
+    print("{:>9} {:>7} {:>8} {:>8} {:>10} {:>8} {:>10}".format(*header), flush=True)
+    before: tuple[int, float] | None = None
+    for count in runs:
+        directory = tmp / f"phases-{count}"
+        directory.mkdir()
+        spec = trivial_spec(directory, count // 2)
+        done = subprocess.run(
+            [sys.executable, "-c", _PHASES, str(spec), str(directory / "record")],
+            check=False,
+            capture_output=True,
+            text=True,
+        )
+        shutil.rmtree(directory)
+        if done.returncode:
+            raise SystemExit(f"phases failed:\n{done.stderr[-3000:]}")
+        marks = json.loads(done.stdout.strip().splitlines()[-1])
+        (start, _), (recorded, ran), (_, read), (closed, report) = (
+            marks[name] for name in ("start", "recorded", "read", "report")
+        )
+        slope = "" if before is None else f"{(ran - before[1]) * 2**20 / (count - before[0]):,.0f}"
+        before = (count, ran)
+        print(
+            f"{count:>9,} {recorded - start:>7.1f} {ran:>8.0f} {read:>8.0f} {report:>10.0f} "
+            f"{closed - recorded:>8.1f} {slope:>10}",
+            flush=True,
+        )
 
 
 def measure(args: list[str]) -> tuple[float, float]:
@@ -189,7 +266,7 @@ def _short(filename: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", default="10000,30000,100000", help="comma-separated sizes")
-    parser.add_argument("--only", default="cli,api", help="cli, api or both (comma-separated)")
+    parser.add_argument("--only", default="cli,api", help="cli, api, phases (comma-separated)")
     parser.add_argument("--tracemalloc", type=int, default=0, metavar="N", help="runs to trace")
     parser.add_argument("--top", type=int, default=25, help="source lines to list")
     parser.add_argument(
@@ -202,7 +279,10 @@ def main() -> None:
             retained(tmp, options.tracemalloc, options.top, lean=options.lean)
             return
         runs = [int(part) for part in options.runs.split(",") if part]
-        sizes(tmp, runs, [way for way in options.only.split(",") if way])
+        ways = [way for way in options.only.split(",") if way]
+        if "phases" in ways:
+            phases(tmp, runs)
+        sizes(tmp, runs, [way for way in ways if way != "phases"])
 
 
 if __name__ == "__main__":
