@@ -16,12 +16,15 @@ twice, each time in a fresh process, output discarded:
 ``api``  a Python process calling ``run_benchmark_spec(spec, sink=RecordDirectoryWriter(DIR))``
          then ``build_report`` of the result, as a script would;
 ``phases`` a Python process doing what ``autobench run --record`` does (a lean session, the
-         plugins' record listeners, then the report rendered), which notes its own peak
-         resident memory and the time at three points: when the runs are recorded (the
-         session's ``experiment_finished`` progress event, after ``sink.finish``), when
-         ``execute`` has returned its result (read back from the record), and when the
-         closing report is rendered. The closing report's seconds are from the first point
-         to the last. Run it with another checkout's interpreter to compare
+         plugins' record listeners, then the report rendered), which reads its own resident
+         memory (Linux: ``VmRSS``, and ``VmHWM``, the peak, reset through
+         ``/proc/self/clear_refs`` at each point) once the spec is loaded (``MB start``,
+         the size then), and the peak of each phase after it: running until the runs are
+         recorded (``MB ran``: up to the session's ``experiment_finished`` progress event,
+         after ``sink.finish``; ``B/run`` its slope), reading the result back (``MB read``:
+         until ``execute`` returned) and building and rendering the closing report
+         (``MB report``). ``close s``: seconds from the runs recorded to the report
+         rendered. Run it with another checkout's interpreter to compare
          (``/path/to/other/.venv/bin/python tools/bench_memory.py --only phases``): the
          script only uses the public session API.
 
@@ -84,7 +87,7 @@ _API = textwrap.dedent(
 
 _PHASES = textwrap.dedent(
     """
-    import asyncio, io, json, resource, sys, time
+    import asyncio, io, json, sys, time
     from pathlib import Path
 
     from rich.console import Console
@@ -93,8 +96,16 @@ _PHASES = textwrap.dedent(
     from autobench.core.spec import load_benchmark_spec
     from autobench.report import build_report, render_report
 
+    def status(name):
+        with open("/proc/self/status") as lines:
+            return next(int(l.split()[1]) / 1024 for l in lines if l.startswith(name + ":"))
+
     def point():
-        return time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        # The peak since the last point (VmHWM, then reset), the current size, the time.
+        peak, now = status("VmHWM"), status("VmRSS")
+        with open("/proc/self/clear_refs", "w") as reset:
+            reset.write("5")
+        return time.perf_counter(), peak, now
 
     marks = {}
 
@@ -117,10 +128,10 @@ _PHASES = textwrap.dedent(
 
 
 def phases(tmp: Path, runs: list[int]) -> None:
-    """The ``phases`` figures (module docstring): peak MB at each point, seconds."""
+    """The ``phases`` figures (module docstring): MB and seconds."""
     print(f"\nphases: {sys.executable} -c <lean session; report> SPEC DIR", flush=True)
-    header = ("runs", "run s", "MB ran", "MB read", "MB report", "close s", "B/run ran")
-    print("{:>9} {:>7} {:>8} {:>8} {:>10} {:>8} {:>10}".format(*header), flush=True)
+    header = ("runs", "MB start", "run s", "MB ran", "B/run", "MB read", "MB report", "close s")
+    print("{:>9} {:>8} {:>7} {:>8} {:>7} {:>8} {:>10} {:>8}".format(*header), flush=True)
     before: tuple[int, float] | None = None
     for count in runs:
         directory = tmp / f"phases-{count}"
@@ -136,14 +147,14 @@ def phases(tmp: Path, runs: list[int]) -> None:
         if done.returncode:
             raise SystemExit(f"phases failed:\n{done.stderr[-3000:]}")
         marks = json.loads(done.stdout.strip().splitlines()[-1])
-        (start, _), (recorded, ran), (_, read), (closed, report) = (
+        (started, _, start), (recorded, ran, _), (_, read, _), (closed, report, _) = (
             marks[name] for name in ("start", "recorded", "read", "report")
         )
         slope = "" if before is None else f"{(ran - before[1]) * 2**20 / (count - before[0]):,.0f}"
         before = (count, ran)
         print(
-            f"{count:>9,} {recorded - start:>7.1f} {ran:>8.0f} {read:>8.0f} {report:>10.0f} "
-            f"{closed - recorded:>8.1f} {slope:>10}",
+            f"{count:>9,} {start:>8.0f} {recorded - started:>7.1f} {ran:>8.0f} {slope:>7} "
+            f"{read:>8.0f} {report:>10.0f} {closed - recorded:>8.1f}",
             flush=True,
         )
 
