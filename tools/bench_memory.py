@@ -5,6 +5,7 @@ experiment, how it grows with the number of runs, and what each run leaves behin
     uv run python tools/bench_memory.py --runs 10000,30000,100000,300000
     uv run python tools/bench_memory.py --only cli --runs 100000
     uv run python tools/bench_memory.py --tracemalloc 4000       # what one run keeps, by line
+    uv run python tools/bench_memory.py --only phases            # running vs closing report
 
 The experiment is tools/bench.py's trivial benchmark: N/2 cases x 2 variants; the task opens
 one span and records one metric; two scorers (exact and pass) per run. Each size is recorded
@@ -13,7 +14,19 @@ twice, each time in a fresh process, output discarded:
 ``cli``  ``autobench run SPEC --record DIR --no-progress --runs none`` (the closing report
          included);
 ``api``  a Python process calling ``run_benchmark_spec(spec, sink=RecordDirectoryWriter(DIR))``
-         then ``build_report`` of the result, as a script would.
+         then ``build_report`` of the result, as a script would;
+``phases`` a Python process doing what ``autobench run --record`` does (a lean session, the
+         plugins' record listeners, then the report rendered), which reads its own resident
+         memory (Linux: ``VmRSS``, and ``VmHWM``, the peak, reset through
+         ``/proc/self/clear_refs`` at each point) once the spec is loaded (``MB start``,
+         the size then), and the peak of each phase after it: running until the runs are
+         recorded (``MB ran``: up to the session's ``experiment_finished`` progress event,
+         after ``sink.finish``; ``B/run`` its slope), reading the result back (``MB read``:
+         until ``execute`` returned) and building and rendering the closing report
+         (``MB report``). ``close s``: seconds from the runs recorded to the report
+         rendered. Run it with another checkout's interpreter to compare
+         (``/path/to/other/.venv/bin/python tools/bench_memory.py --only phases``): the
+         script only uses the public session API.
 
 Each figure: wall seconds of the process, its peak resident memory (``ru_maxrss`` of a
 process that only waits for it), and the slope between consecutive sizes in bytes per run
@@ -31,6 +44,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import json
 import os
 import shutil
 import subprocess
@@ -69,6 +83,80 @@ _API = textwrap.dedent(
     assert len(result.runs) == len(result.experiment.plan)
     """
 )
+
+
+_PHASES = textwrap.dedent(
+    """
+    import asyncio, io, json, sys, time
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from autobench.core.runtime import ProgressEventKind, RunSession
+    from autobench.core.spec import load_benchmark_spec
+    from autobench.report import build_report, render_report
+
+    def status(name):
+        with open("/proc/self/status") as lines:
+            return next(int(l.split()[1]) / 1024 for l in lines if l.startswith(name + ":"))
+
+    def point():
+        # The peak since the last point (VmHWM, then reset), the current size, the time.
+        peak, now = status("VmHWM"), status("VmRSS")
+        with open("/proc/self/clear_refs", "w") as reset:
+            reset.write("5")
+        return time.perf_counter(), peak, now
+
+    marks = {}
+
+    def progress(event):
+        if event.kind is ProgressEventKind.EXPERIMENT_FINISHED:
+            marks["recorded"] = point()
+
+    spec = load_benchmark_spec(Path(sys.argv[1]))
+    session = RunSession.start(spec, record_dir=Path(sys.argv[2]))
+    marks["start"] = point()
+    result = asyncio.run(session.execute(progress=progress, lean=True))
+    marks["read"] = point()
+    console = Console(file=io.StringIO(), width=100, color_system=None)
+    console.print(render_report(build_report(result), records=sys.argv[2], runs="none"))
+    marks["report"] = point()
+    assert len(result.runs) == len(result.experiment.plan)
+    print(json.dumps(marks))
+    """
+)
+
+
+def phases(tmp: Path, runs: list[int]) -> None:
+    """The ``phases`` figures (module docstring): MB and seconds."""
+    print(f"\nphases: {sys.executable} -c <lean session; report> SPEC DIR", flush=True)
+    header = ("runs", "MB start", "run s", "MB ran", "B/run", "MB read", "MB report", "close s")
+    print("{:>9} {:>8} {:>7} {:>8} {:>7} {:>8} {:>10} {:>8}".format(*header), flush=True)
+    before: tuple[int, float] | None = None
+    for count in runs:
+        directory = tmp / f"phases-{count}"
+        directory.mkdir()
+        spec = trivial_spec(directory, count // 2)
+        done = subprocess.run(
+            [sys.executable, "-c", _PHASES, str(spec), str(directory / "record")],
+            check=False,
+            capture_output=True,
+            text=True,
+        )
+        shutil.rmtree(directory)
+        if done.returncode:
+            raise SystemExit(f"phases failed:\n{done.stderr[-3000:]}")
+        marks = json.loads(done.stdout.strip().splitlines()[-1])
+        (started, _, start), (recorded, ran, _), (_, read, _), (closed, report, _) = (
+            marks[name] for name in ("start", "recorded", "read", "report")
+        )
+        slope = "" if before is None else f"{(ran - before[1]) * 2**20 / (count - before[0]):,.0f}"
+        before = (count, ran)
+        print(
+            f"{count:>9,} {start:>8.0f} {recorded - started:>7.1f} {ran:>8.0f} {slope:>7} "
+            f"{read:>8.0f} {report:>10.0f} {closed - recorded:>8.1f}",
+            flush=True,
+        )
 
 
 def measure(args: list[str]) -> tuple[float, float]:
@@ -189,7 +277,7 @@ def _short(filename: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", default="10000,30000,100000", help="comma-separated sizes")
-    parser.add_argument("--only", default="cli,api", help="cli, api or both (comma-separated)")
+    parser.add_argument("--only", default="cli,api", help="cli, api, phases (comma-separated)")
     parser.add_argument("--tracemalloc", type=int, default=0, metavar="N", help="runs to trace")
     parser.add_argument("--top", type=int, default=25, help="source lines to list")
     parser.add_argument(
@@ -202,7 +290,10 @@ def main() -> None:
             retained(tmp, options.tracemalloc, options.top, lean=options.lean)
             return
         runs = [int(part) for part in options.runs.split(",") if part]
-        sizes(tmp, runs, [way for way in options.only.split(",") if way])
+        ways = [way for way in options.only.split(",") if way]
+        if "phases" in ways:
+            phases(tmp, runs)
+        sizes(tmp, runs, [way for way in ways if way != "phases"])
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """A lean session (``RunSession.execute(lean=True)``, what ``autobench run`` uses when it
-records): it keeps only the evidence of each finished run, and its result is the one an
-evidence-only replay of its record directory gives.
+records): it keeps only the evidence of each finished run when the spec post-derives, only
+status counts otherwise, and its result is the one an evidence-only replay of its record
+directory gives.
 
 Real spec files, a real task module (a span, a metric, an artifact, a failing case), real
 scorers and real record directories.
@@ -15,7 +16,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from autobench.core.runtime import RunSession
+from autobench.core.planning import build_benchmark_plan
+from autobench.core.runtime import ProgressEvent, ProgressEventKind, RunSession
+from autobench.core.runtime._experiment import StatusTally, build_summary
+from autobench.core.runtime._handoff import RunHandoff
+from autobench.core.runtime._run import RunOutput
 from autobench.core.spec import load_benchmark_spec
 from autobench.records import ExperimentResult, RunRecord, replay_experiment
 from autobench.report import build_report, render_report
@@ -177,3 +182,74 @@ def test_lean_records_share_their_fields_sets_without_changing_them(tmp_path: Pa
     changed = first.scores[0].model_copy(update={"reason": "edited"})
     assert "reason" in changed.model_fields_set
     assert second.scores[0].model_fields_set == before
+
+
+def _without_post_derive(root: Path) -> Path:
+    path = _spec(root)
+    path.write_text(SPEC.split("    post_derive:")[0])
+    return path
+
+
+def test_without_post_derive_a_lean_session_reads_its_result_back(tmp_path: Path) -> None:
+    """It keeps only status counts while it runs; its result is the record's, read back:
+    through the columnar index written as the runs landed, else from the YAML run files."""
+    events: list[ProgressEvent] = []
+    spec = load_benchmark_spec(_without_post_derive(tmp_path))
+    indexed = RunSession.start(spec, experiment_id="exp_lean", record_dir=tmp_path / "indexed")
+    result = asyncio.run(indexed.execute(concurrency_limit=2, progress=events.append, lean=True))
+    plain = RunSession.start(spec, experiment_id="exp_lean", record_dir=tmp_path / "plain")
+    unindexed = asyncio.run(plain.execute(listeners=False, lean=True))
+
+    assert (tmp_path / "indexed" / "index").is_dir() and not (tmp_path / "plain" / "index").exists()
+    for read, root in ((result, tmp_path / "indexed"), (unindexed, tmp_path / "plain")):
+        replayed = replay_experiment(root, evidence_only=True)
+        assert read.evidence_only and read.root_dir == root
+        assert [_evidence(run) for run in read.runs] == [_evidence(run) for run in replayed.runs]
+        assert read.summary == replayed.summary
+        assert read.summary is not None and read.summary.runs == 6 and read.summary.complete
+        assert read.summary.status.errored == 2
+        assert (
+            read.summary.variants["base"]
+            == build_summary(
+                read.experiment,
+                [run for run in replayed.runs if run.variant_id == "base"],
+                duration=0,
+            ).status
+        )
+        assert _rendered(read) == _rendered(replayed)
+    finished = {
+        event.run_id: event.status
+        for event in events
+        if event.kind is ProgressEventKind.RUN_FINISHED
+    }
+    assert finished == {run.run_id: run.status.value for run in result.runs}
+
+
+def test_a_status_tally_keeps_nothing_of_the_runs_it_counts(tmp_path: Path) -> None:
+    """Given as ``keep``, a tally counts each run handed over; the hand-off then holds no
+    record, and still reports each run's status and figures to the progress callback."""
+    whole = _run(tmp_path, lean=False)
+    events: list[ProgressEvent] = []
+    tally = StatusTally()
+    planned = build_benchmark_plan(load_benchmark_spec(tmp_path / "autobench.yaml")).runs
+    handoff = RunHandoff("exp_lean", planned, None, events.append, keep=tally)
+    for position, (plan, run) in enumerate(zip(planned, whole.runs, strict=True)):
+        handoff.finished(position, plan, RunOutput(run, {}))
+
+    assert handoff.records == () and handoff.completed == tally.runs == 6
+    assert tally.counts() == whole.status_counts()
+    assert (
+        tally.counts("other")
+        == StatusTally().add(run for run in whole.runs if run.variant_id == "other").counts()
+    )
+    assert [(event.status, event.payload) for event in events] == [
+        (
+            run.status.value,
+            {
+                "duration": run.run.duration,
+                "task": run.task_status.value,
+                "evaluation": run.evaluation_status.value,
+            },
+        )
+        for run in whole.runs
+    ]

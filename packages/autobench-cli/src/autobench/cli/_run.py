@@ -357,7 +357,9 @@ def _run(
         try:
             with progress:
                 # Recording: the run files hold each run whole, so the session keeps only
-                # what the summary and the closing report read (docs/performance.md).
+                # status counts (the evidence of each run when the spec post-derives) and
+                # reads the result back from the finished record, as `autobench report`
+                # does: the closing report is that command's (docs/performance.md).
                 runs_begin()
                 result = asyncio.run(
                     session.execute(

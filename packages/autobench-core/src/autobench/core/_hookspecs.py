@@ -52,7 +52,8 @@ class Executor(Protocol):
     """What a run session asks of an executor built for its runs.
 
     :meth:`run` executes every run and returns the records of the finished ones in
-    plan order; each record goes to the sink (``sink.run_finished``, or ``run_prepared``
+    plan order (what the setup's ``keep`` makes of each, when it is given: none of those
+    for which it returns ``None``); each record goes to the sink (``sink.run_finished``, or ``run_prepared``
     for a ``PreparingSink``) on the event loop thread as its run ends, and the progress
     callback gets ``run_started`` / ``run_finished`` events. When :meth:`run` is
     cancelled it hands the runs that ended to the sink and re-raises

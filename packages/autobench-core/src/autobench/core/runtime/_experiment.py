@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -95,31 +95,68 @@ def _redaction() -> RedactionInfo | None:
     return RedactionInfo.model_validate(added) if added else None
 
 
-def _counts(runs: Sequence[RunRecord]) -> StatusCounts:
-    counts = dict.fromkeys(RunStatus, 0)
-    for run in runs:
-        counts[run.status] += 1
-    return StatusCounts(**{status.value: count for status, count in counts.items()})
+class StatusTally:
+    """How many finished runs each variant has in each status: all an experiment's summary
+    reads of its runs (:func:`build_summary`), in memory that does not grow with the runs.
+
+    Called with a run (``tally(run)``), it counts it and returns ``None``: given as a run
+    setup's ``keep`` (``RunSetup.keep``), the session keeps nothing else of each run."""
+
+    __slots__ = ("_counts", "runs")
+
+    def __init__(self) -> None:
+        self._counts: dict[tuple[str, RunStatus], int] = {}
+        self.runs = 0
+        """How many runs were counted."""
+
+    def __call__(self, run: RunRecord) -> None:
+        key = (run.variant_id, run.status)
+        self._counts[key] = self._counts.get(key, 0) + 1
+        self.runs += 1
+
+    def add(self, runs: Iterable[RunRecord]) -> StatusTally:
+        """Count each of ``runs``; returns this tally."""
+        for run in runs:
+            self(run)
+        return self
+
+    def copy(self) -> StatusTally:
+        """A tally with the same counts, counting on its own."""
+        copied = StatusTally()
+        copied._counts = dict(self._counts)
+        copied.runs = self.runs
+        return copied
+
+    def counts(self, variant_id: str | None = None) -> StatusCounts:
+        """The counts of ``variant_id``'s runs (``None``: of every run)."""
+        counts = dict.fromkeys(RunStatus, 0)
+        for (variant, status), count in self._counts.items():
+            if variant_id is None or variant == variant_id:
+                counts[status] += count
+        return StatusCounts(**{status.value: count for status, count in counts.items()})
 
 
 def build_summary(
-    experiment: ExperimentRecord, runs: Sequence[RunRecord], *, duration: float
+    experiment: ExperimentRecord,
+    runs: Sequence[RunRecord] | StatusTally,
+    *,
+    duration: float,
 ) -> ExperimentSummary:
     """Status counts overall and per variant (every planned variant appears), the
-    duration in seconds and whether every planned run has a record."""
-    variant_ids = [variant.id for variant in experiment.benchmark.variants]
-    by_variant: dict[str, list[RunRecord]] = {}
-    for run in runs:
-        by_variant.setdefault(run.variant_id, []).append(run)
+    duration in seconds and whether every planned run has a record; ``runs`` are the
+    experiment's runs or their :class:`StatusTally`."""
+    tally = runs if isinstance(runs, StatusTally) else StatusTally().add(runs)
     return ExperimentSummary(
         experiment=experiment.experiment_id,
         benchmark=experiment.benchmark_id,
         finished_at=datetime.now(UTC),
         duration=duration,
-        complete=len(runs) == len(experiment.plan),
-        runs=len(runs),
-        status=_counts(runs),
-        variants={vid: _counts(by_variant.get(vid, ())) for vid in variant_ids},
+        complete=tally.runs == len(experiment.plan),
+        runs=tally.runs,
+        status=tally.counts(),
+        variants={
+            variant.id: tally.counts(variant.id) for variant in experiment.benchmark.variants
+        },
     )
 
 

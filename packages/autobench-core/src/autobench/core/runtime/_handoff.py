@@ -8,8 +8,8 @@ plugins add):
 * :meth:`RunHandoff.finished` hands a finished run to the sink (``run_prepared`` for an
   output prepared for a :class:`~autobench.records.PreparingSink`, else ``run_finished``
   with its artifact payloads; without a sink the payloads are kept in :attr:`payloads`),
-  keeps the record (or what ``keep`` makes of it: ``_lean``) at its plan position, and
-  reports it finished: at once, or, for a
+  keeps the record (or what ``keep`` makes of it: ``_lean``; nothing when ``keep`` returns
+  ``None``) at its plan position, and reports it finished: at once, or, for a
   :class:`~autobench.records.DurableSink`, once the sink says it is on disk, so a crash
   never loses a run the progress display already counted;
 * :meth:`RunHandoff.room` holds an executor back, without blocking the event loop, while
@@ -47,7 +47,9 @@ class RunHandoff:
     progress events. :attr:`payloads` holds artifact payloads by ``(run_id, artifact_id)``
     when there is no sink; :attr:`completed` counts the runs handed over. ``keep`` (the
     setup's, ``RunSetup.keep``) turns each record as stored into what :attr:`records`
-    holds; ``None`` keeps it whole."""
+    holds; ``None`` keeps it whole. A ``keep`` that returns ``None`` (a
+    :class:`~autobench.core.runtime._experiment.StatusTally`) keeps nothing: the run is
+    then not among :attr:`records`."""
 
     def __init__(
         self,
@@ -56,7 +58,7 @@ class RunHandoff:
         sink: ExperimentSink | None,
         progress: ProgressCallback | None,
         *,
-        keep: Callable[[RunRecord], RunRecord] | None = None,
+        keep: Callable[[RunRecord], RunRecord | None] | None = None,
     ) -> None:
         self._experiment_id = experiment_id
         self._keep = keep
@@ -74,13 +76,13 @@ class RunHandoff:
         self._awaiting_storage = 0
         self._all_stored: asyncio.Event | None = None
         self._room: asyncio.Event | None = None
-        self._stored_reports: list[tuple[MatrixRunSpec, RunRecord, bool]] = []
+        self._stored_reports: list[tuple[MatrixRunSpec, _Shown | None, bool]] = []
         self._stored_lock = threading.Lock()
 
     @property
     def records(self) -> tuple[RunRecord, ...]:
         """The records of the runs finished so far (as handed to the sink, or what ``keep``
-        made of them), in plan order."""
+        made of them; none when it returns ``None``), in plan order."""
         return tuple(record for record in self._results if record is not None)
 
     def awaiting_storage(self) -> int:
@@ -103,18 +105,18 @@ class RunHandoff:
             for artifact_id, payload in output.payloads.items():
                 self.payloads[(record.run_id, artifact_id)] = payload
         # From here on only what is kept is held: a report waiting for the sink (runs can end
-        # far ahead of the disk) must not hold the whole record.
-        kept = record if self._keep is None else self._keep(record)
-        self._results[position] = kept
+        # far ahead of the disk) holds what the progress callback is told, not the record.
+        shown = None if self._progress is None else _shown(record)
+        self._results[position] = record if self._keep is None else self._keep(record)
         self.completed += 1
         if self._durable is not None:
             loop = asyncio.get_running_loop()
             self._awaiting_storage += 1
             self._durable.after_stored(
-                kept.run_id, lambda ok: self._stored_report(loop, planned, kept, ok)
+                record.run_id, lambda ok: self._stored_report(loop, planned, shown, ok)
             )
-        elif self._progress is not None:
-            self._report_finished(planned, kept)
+        elif shown is not None:
+            self._report_finished(planned, shown)
 
     async def room(self) -> None:
         """Wait while :data:`MAX_AWAITING_STORAGE` runs wait for the durable sink (until
@@ -148,22 +150,22 @@ class RunHandoff:
             ),
         )
 
-    def _report_finished(self, planned: MatrixRunSpec, record: RunRecord) -> None:
+    def _report_finished(self, planned: MatrixRunSpec, shown: _Shown) -> None:
         self._reported += 1
-        self._event(
-            ProgressEventKind.RUN_FINISHED,
-            planned,
-            status=record.status.value,
-            payload=_finished_payload(record),
-        )
+        status, payload = shown
+        self._event(ProgressEventKind.RUN_FINISHED, planned, status=status, payload=payload)
 
     def _stored_report(
-        self, loop: asyncio.AbstractEventLoop, planned: MatrixRunSpec, record: RunRecord, ok: bool
+        self,
+        loop: asyncio.AbstractEventLoop,
+        planned: MatrixRunSpec,
+        shown: _Shown | None,
+        ok: bool,
     ) -> None:
         # On any thread (the sink's): queue the report; one wake-up of the loop per batch, so
         # a group of runs stored together costs the sink's thread one hand-off, not one each.
         with self._stored_lock:
-            self._stored_reports.append((planned, record, ok))
+            self._stored_reports.append((planned, shown, ok))
             if len(self._stored_reports) > 1:
                 return
         _call_soon(loop, self._stored_batch)
@@ -171,14 +173,14 @@ class RunHandoff:
     def _stored_batch(self) -> None:
         with self._stored_lock:
             reports, self._stored_reports = self._stored_reports, []
-        for planned, record, ok in reports:
-            self._stored(planned, record, ok)
+        for planned, shown, ok in reports:
+            self._stored(planned, shown, ok)
 
-    def _stored(self, planned: MatrixRunSpec, record: RunRecord, ok: bool) -> None:
+    def _stored(self, planned: MatrixRunSpec, shown: _Shown | None, ok: bool) -> None:
         # On the loop thread: the sink stored (or failed to store) one run.
         self._awaiting_storage -= 1
-        if ok and self._progress is not None:
-            self._report_finished(planned, record)
+        if ok and shown is not None:
+            self._report_finished(planned, shown)
         if self._room is not None and self._awaiting_storage <= MAX_AWAITING_STORAGE // 2:
             self._room.set()
             self._room = None
@@ -208,12 +210,17 @@ class HandedOff:
         return self._handoff.records
 
 
-def _finished_payload(record: RunRecord) -> Mapping[str, Any]:
-    return {
+_Shown = tuple[str, Mapping[str, Any]]
+"""What a run-finished progress event says of its run: its status and payload."""
+
+
+def _shown(record: RunRecord) -> _Shown:
+    payload = {
         "duration": record.run.duration,
         "task": record.task_status.value,
         "evaluation": record.evaluation_status.value,
     }
+    return record.status.value, payload
 
 
 def _call_soon(loop: asyncio.AbstractEventLoop, callback: Any, *args: Any) -> None:

@@ -1,19 +1,26 @@
-"""Lean runs: what an experiment recording to a directory keeps of each finished run.
+"""Lean sessions: what an experiment recording to a directory keeps of each finished run,
+and how it reads its result back.
 
-Once a run is handed to a record directory its files hold all of it; the session then
-needs only its evidence (status, ids, scores, observations, errors, artifact references)
-for post-derivation, the summary and the closing report. :func:`lean_run` gives that
-record, the shape ``replay_experiment(DIR, evidence_only=True)`` reads back: no task
-output and no trace (the case and variant stay: they are the plan's own objects, shared
-by every run of them, so keeping them costs nothing).
+Once a run is handed to a record directory its files hold all of it. A session whose spec
+post-derives needs the evidence of every run (status, ids, scores, observations, errors,
+artifact references) for the post-derivers: :func:`lean_run` gives that record, the shape
+``replay_experiment(DIR, evidence_only=True)`` reads back: no task output and no trace (the
+case and variant stay: they are the plan's own objects, shared by every run of them, so
+keeping them costs nothing). Its models also share their fields-sets
+(``autobench.records._fields_sets``): a trivial run goes from about 10 KB to under 4 KB.
 
-Its models also share their fields-sets (``autobench.records._fields_sets``). A trivial
-run so goes from about 10 KB to under 4 KB in memory.
+Any other lean session keeps only the status counts the summary needs
+(``_experiment.StatusTally``: a few counters, whatever the number of runs), and once the
+record is complete reads its result back from the record directory (:func:`recorded_result`),
+as ``autobench report`` does.
 """
 
 from __future__ import annotations
 
-from autobench.records import RunRecord
+from pathlib import Path
+
+from autobench.core.plugins import AutobenchPlugins
+from autobench.records import ExperimentResult, RunRecord, replay_experiment
 from autobench.records._fields_sets import share_fields_sets, shared_fields_set
 
 _LEFT_OUT = frozenset({"output", "trace"})
@@ -35,3 +42,24 @@ def lean_run(run: RunRecord) -> RunRecord:
         if name not in _PLANNED:
             share_fields_sets(value)
     return lean
+
+
+DERIVED_STORES = "index"
+"""The subdirectory of a record directory where derived stores (autobench-index's columnar
+index) live: the plugins are asked for the result only when it exists."""
+
+
+def recorded_result(
+    root: Path, plugins: AutobenchPlugins | None, *, derived: bool = True
+) -> ExperimentResult:
+    """The experiment recorded in ``root``, evidence only: what the plugins'
+    ``autobench_indexed_result`` hook gives from a fresh derived store (when ``derived`` and
+    ``root`` has one), else ``replay_experiment(root, evidence_only=True)``; the two are
+    equal (the hook's contract). Raises what the replay raises
+    (:class:`~autobench.records.MissingRecordError`,
+    :class:`~autobench.records.RecordFormatError`)."""
+    if derived and plugins is not None and (root / DERIVED_STORES).is_dir():
+        indexed = plugins.manager.hook.autobench_indexed_result(record_dir=root)
+        if indexed is not None:
+            return indexed
+    return replay_experiment(root, evidence_only=True)

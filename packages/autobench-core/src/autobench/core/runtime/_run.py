@@ -160,9 +160,12 @@ class RunSetup:
     """The resolved native instrumentation (``core.native.ResolvedInstrumentation``) the
     session installed in this process; an executor whose runs execute in other processes
     installs it there too (the local executor's runs share this process's)."""
-    keep: Callable[[RunRecord], RunRecord] | None = None
+    keep: Callable[[RunRecord], RunRecord | None] | None = None
     """What the session keeps of each finished run once the sink has it (``RunHandoff``):
-    ``_lean.lean_run`` for a lean session, ``None`` (the whole record) otherwise."""
+    ``None`` (the whole record); ``_lean.lean_run`` (its evidence) for a lean session that
+    post-derives; for another lean session a ``StatusTally``, which counts the run and
+    returns ``None``: nothing is kept, and the run is not among the records the executor
+    returns or lists as finished."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,9 @@ Order of work in :meth:`~RunSession.execute`:
 3. when the spec has ``post_derive`` entries, they run over every run (the
    recorded ones too) and ``sink.post_derived`` stores what they add;
 4. the :class:`ExperimentSummary` goes to ``sink.finish``, then
-   ``experiment_finished``.
+   ``experiment_finished``;
+5. a lean session without ``post_derive`` entries, which kept only status counts of its
+   runs, reads its result back from the now complete record (``_lean``).
 
 When the experiment is cancelled (Ctrl-C) during step 2, the runs that finished
 (and, for async tasks, the cancelled ones, recorded as errored with stage
@@ -63,8 +65,8 @@ from autobench.core.runtime._cassette import (
 from autobench.core.runtime._derive import prepare_derivers
 from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
 from autobench.core.runtime._executor import ExecutorFactory
-from autobench.core.runtime._experiment import build_experiment_record, build_summary
-from autobench.core.runtime._lean import lean_run
+from autobench.core.runtime._experiment import StatusTally, build_experiment_record, build_summary
+from autobench.core.runtime._lean import lean_run, recorded_result
 from autobench.core.runtime._limits import LocalLimits
 from autobench.core.runtime._post_derive import post_derive_runs
 from autobench.core.runtime._progress import (
@@ -395,10 +397,16 @@ class RunSession:
         :class:`~autobench.records.RecordListener` objects gets those of the plugins'
         ``autobench_record_listener`` hook (autobench-index's columnar index, written as runs
         land); ``False`` asks for none. With ``lean`` (only for a session recording into a
-        directory, else ``ValueError``) the session keeps of each finished run only its
-        evidence (``_lean.lean_run``: no output, no trace; about a third of the memory), and
-        the result is that of ``replay_experiment(root_dir, evidence_only=True)``:
-        ``result.evidence_only`` is true, the outputs and traces are in the run files.
+        directory, else ``ValueError``) the result is that of
+        ``replay_experiment(root_dir, evidence_only=True)``: ``result.evidence_only`` is
+        true, the outputs and traces are in the run files. A lean session keeps, of each
+        finished run, only its status counted by variant, what the summary needs (memory
+        that does not grow with the runs); once ``sink.finish`` has returned it reads the
+        result back from the record (``_lean.recorded_result``: through the plugins'
+        ``autobench_indexed_result`` hook when ``listeners`` wrote a derived store that is
+        fresh, else by that replay). When the spec has ``post_derive`` entries it keeps
+        the evidence of each run instead (``_lean.lean_run``: no output, no trace; about
+        a third of the memory), for the post-derivers, and returns it.
         Raises :class:`RecordingError` when the sink cannot store,
         and :class:`TaskInterrupted` (a ``KeyboardInterrupt``) once the experiment has ended
         because a task raised ``KeyboardInterrupt``.
@@ -411,6 +419,9 @@ class RunSession:
                 "into a directory (the run files hold the rest)"
             )
         spec, experiment, sink, prepared = self.spec, self.experiment, self.sink, self._prepared
+        # A lean session that does not post-derive reads its runs back from the record.
+        read_back = lean and not spec.post_derive
+        tally = StatusTally()  # the runs the executor keeps nothing of (``keep``)
         started = time.perf_counter()
         total = len(self.runs)
         with InstrumentationSession(prepared.instrumentation, capture_policy=capture) as session:
@@ -434,7 +445,7 @@ class RunSession:
                 limits=LocalLimits(spec.limits) if spec.limits else None,
                 instrumentation=prepared.instrumentation,
                 cassette=prepared.cassette,
-                keep=lean_run if lean else None,
+                keep=(tally if read_back else lean_run) if lean else None,
             )
             if prepared.cassette is not None:
                 ensure_transports()
@@ -459,12 +470,12 @@ class RunSession:
             try:
                 new_runs = await executor.run()
             except asyncio.CancelledError:
-                self._finish_interrupted(executor.finished, time.perf_counter() - started, None)
+                finished = tally.copy().add(executor.finished)
+                self._finish_interrupted(finished, time.perf_counter() - started, None)
                 raise
             except RunInterrupted as stop:
-                self._finish_interrupted(
-                    executor.finished, time.perf_counter() - started, stop.run_id
-                )
+                finished = tally.copy().add(executor.finished)
+                self._finish_interrupted(finished, time.perf_counter() - started, stop.run_id)
                 raise TaskInterrupted(stop.run_id) from None
             except BaseException:
                 # A storage failure (or a defect) ends the experiment here: the runs handed
@@ -473,13 +484,17 @@ class RunSession:
                 if isinstance(sink, ClosableSink):
                     sink.close()
                 raise
-        previous = tuple(map(lean_run, self.previous)) if lean else self.previous
-        runs = plan_order(experiment, previous + new_runs) if previous else new_runs
+        done = tally.add(new_runs).runs
+        runs: tuple[RunRecord, ...] = ()
+        if not read_back:
+            previous = tuple(map(lean_run, self.previous)) if lean else self.previous
+            runs = plan_order(experiment, previous + new_runs) if previous else new_runs
         if spec.post_derive:
             runs, post_derived = post_derive_runs(spec.post_derive, runs, spec.registry)
             if sink is not None:
                 sink.post_derived(post_derived)
-        summary = self._summary(runs, time.perf_counter() - started, done=len(new_runs))
+        tally.add(self.previous)
+        summary = self._summary(tally, time.perf_counter() - started, done=done)
         if sink is not None:
             sink.finish(summary)
         deliver(
@@ -492,6 +507,9 @@ class RunSession:
                 payload={"duration": summary.duration, "counts": summary.status.model_dump()},
             ),
         )
+        if read_back:
+            assert self.root_dir is not None  # lean: checked above
+            return recorded_result(self.root_dir, prepared.plugins, derived=listeners)
         return ExperimentResult(
             experiment=experiment,
             runs=runs,
@@ -502,10 +520,9 @@ class RunSession:
             evidence_only=lean,
         )
 
-    def _summary(
-        self, runs: tuple[RunRecord, ...], duration: float, *, done: int
-    ) -> ExperimentSummary:
-        """The summary of ``runs``; a resumed session's says how many runs it added."""
+    def _summary(self, runs: StatusTally, duration: float, *, done: int) -> ExperimentSummary:
+        """The summary of ``runs`` (every run of the experiment); a resumed session's says
+        how many runs it added (``done``)."""
         summary = build_summary(self.experiment, runs, duration=duration)
         if self.resumed is None:
             return summary
@@ -513,7 +530,7 @@ class RunSession:
         return summary.model_copy(update={"resumed": resumed})
 
     def _finish_interrupted(
-        self, finished: tuple[RunRecord, ...], duration: float, run_id: str | None
+        self, finished: StatusTally, duration: float, run_id: str | None
     ) -> None:
         """After a cancellation or a task's ``KeyboardInterrupt`` (``run_id``): write the
         summary of the runs handed to the sink so far (``complete: false``) and note what
@@ -521,8 +538,8 @@ class RunSession:
         goes on."""
         stored = False
         if self.sink is not None:
-            runs = self.previous + finished
-            summary = self._summary(runs, duration, done=len(finished))
+            runs = finished.copy().add(self.previous)
+            summary = self._summary(runs, duration, done=finished.runs)
             try:
                 self.sink.finish(summary.model_copy(update={"complete": False}))
                 stored = True
@@ -530,4 +547,4 @@ class RunSession:
                 _log.warning(
                     "could not record the summary of the interrupted experiment", exc_info=True
                 )
-        self._state.interruption = Interruption(len(finished), stored, run_id)
+        self._state.interruption = Interruption(finished.runs, stored, run_id)
