@@ -22,7 +22,7 @@ from autobench.core.runtime._experiment import StatusTally, build_summary
 from autobench.core.runtime._handoff import RunHandoff
 from autobench.core.runtime._run import RunOutput
 from autobench.core.spec import load_benchmark_spec
-from autobench.records import ExperimentResult, RunRecord, replay_experiment
+from autobench.records import ExperimentResult, RunRecord, RunTable, replay_experiment
 from autobench.report import build_report, render_report
 
 TASK = """\
@@ -191,8 +191,10 @@ def _without_post_derive(root: Path) -> Path:
 
 
 def test_without_post_derive_a_lean_session_reads_its_result_back(tmp_path: Path) -> None:
-    """It keeps only status counts while it runs; its result is the record's, read back:
-    through the columnar index written as the runs landed, else from the YAML run files."""
+    """With the columnar index written as the runs land, it keeps only status counts while
+    it runs and its result is the record's, read back from the index (a ``RunTable``);
+    without one (``listeners=False``), reading back would replay every run file, so it keeps
+    each run's evidence and returns it. Both equal the record's evidence-only replay."""
     events: list[ProgressEvent] = []
     spec = load_benchmark_spec(_without_post_derive(tmp_path))
     indexed = RunSession.start(spec, experiment_id="exp_lean", record_dir=tmp_path / "indexed")
@@ -201,6 +203,11 @@ def test_without_post_derive_a_lean_session_reads_its_result_back(tmp_path: Path
     unindexed = asyncio.run(plain.execute(listeners=False, lean=True))
 
     assert (tmp_path / "indexed" / "index").is_dir() and not (tmp_path / "plain" / "index").exists()
+    assert isinstance(result.runs, RunTable)  # read back from the index
+    # The evidence the session kept holds the plan's cases whole; a replay cuts them to ids.
+    assert [run.case.input for run in unindexed.runs] == [{"n": n} for n in (1, 1, 2, 2, 3, 3)]
+    replayed_cases = replay_experiment(tmp_path / "plain", evidence_only=True).runs
+    assert [run.case.input for run in replayed_cases] != [run.case.input for run in unindexed.runs]
     for read, root in ((result, tmp_path / "indexed"), (unindexed, tmp_path / "plain")):
         replayed = replay_experiment(root, evidence_only=True)
         assert read.evidence_only and read.root_dir == root

@@ -9,10 +9,16 @@ case and variant stay: they are the plan's own objects, shared by every run of t
 keeping them costs nothing). Its models also share their fields-sets
 (``autobench.records._fields_sets``): a trivial run goes from about 10 KB to under 4 KB.
 
-Any other lean session keeps only the status counts the summary needs
-(``_experiment.StatusTally``: a few counters, whatever the number of runs), and once the
-record is complete reads its result back from the record directory (:func:`recorded_result`),
-as ``autobench report`` does.
+A lean session whose record gets a derived store as runs land (a record listener is
+attached: autobench-index's columnar index) and that does not post-derive keeps only the
+status counts the summary needs (``_experiment.StatusTally``: a few counters, whatever the
+number of runs), and once the record is complete reads its result back from the record
+directory (:func:`recorded_result`), as ``autobench report`` does: from the index, which reads
+back in a fraction of the time and memory the runs' evidence took. Without a listener (no
+index: ``--no-index``, ``AUTOBENCH_NO_INDEX``, autobench-index not installed), reading back
+would be a replay of every run file (about ten times the closing time at 100,000 runs), so
+the session keeps each run's evidence instead (:class:`LeanKeep` decides once the listeners
+are known, before the first run ends).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from autobench.core.plugins import AutobenchPlugins
+from autobench.core.runtime._experiment import StatusTally
 from autobench.records import ExperimentResult, RunRecord, replay_experiment
 from autobench.records._fields_sets import share_fields_sets, shared_fields_set
 
@@ -42,6 +49,24 @@ def lean_run(run: RunRecord) -> RunRecord:
         if name not in _PLANNED:
             share_fields_sets(value)
     return lean
+
+
+class LeanKeep:
+    """A lean session's ``RunSetup.keep``: each finished run counted by ``tally`` and then
+    kept as :func:`lean_run` gives it, or, once :attr:`read_back` is set (before the first
+    run ends), counted only (``None``: nothing kept; see the module docstring)."""
+
+    __slots__ = ("read_back", "tally")
+
+    def __init__(self, tally: StatusTally) -> None:
+        self.tally = tally
+        self.read_back = False
+
+    def __call__(self, run: RunRecord) -> RunRecord | None:
+        if self.read_back:
+            self.tally(run)
+            return None
+        return lean_run(run)
 
 
 DERIVED_STORES = "index"

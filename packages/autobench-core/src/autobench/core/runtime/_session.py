@@ -66,7 +66,7 @@ from autobench.core.runtime._derive import prepare_derivers
 from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
 from autobench.core.runtime._executor import ExecutorFactory
 from autobench.core.runtime._experiment import StatusTally, build_experiment_record, build_summary
-from autobench.core.runtime._lean import lean_run, recorded_result
+from autobench.core.runtime._lean import LeanKeep, lean_run, recorded_result
 from autobench.core.runtime._limits import LocalLimits
 from autobench.core.runtime._post_derive import post_derive_runs
 from autobench.core.runtime._progress import (
@@ -126,17 +126,21 @@ def attach_listeners(
     experiment: ExperimentRecord,
     resumed: bool,
     prepared: _Prepared,
-) -> None:
-    """Give ``sink`` the record listeners of the plugins (``autobench_record_listener``)."""
+) -> int:
+    """Give ``sink`` the record listeners of the plugins (``autobench_record_listener``);
+    return how many it got."""
     plugins = prepared.plugins
     if plugins is None:
-        return
+        return 0
     answers = plugins.manager.hook.autobench_record_listener(
         record_dir=root, experiment=experiment, resumed=resumed
     )
+    attached = 0
     for listener in answers:
         if listener is not None:
             sink.add_listener(listener)
+            attached += 1
+    return attached
 
 
 def _dir_name(identifier: str) -> str:
@@ -399,14 +403,15 @@ class RunSession:
         land); ``False`` asks for none. With ``lean`` (only for a session recording into a
         directory, else ``ValueError``) the result is that of
         ``replay_experiment(root_dir, evidence_only=True)``: ``result.evidence_only`` is
-        true, the outputs and traces are in the run files. A lean session keeps, of each
-        finished run, only its status counted by variant, what the summary needs (memory
-        that does not grow with the runs); once ``sink.finish`` has returned it reads the
-        result back from the record (``_lean.recorded_result``: through the plugins'
-        ``autobench_indexed_result`` hook when ``listeners`` wrote a derived store that is
-        fresh, else by that replay). When the spec has ``post_derive`` entries it keeps
-        the evidence of each run instead (``_lean.lean_run``: no output, no trace; about
-        a third of the memory), for the post-derivers, and returns it.
+        true, the outputs and traces are in the run files. When ``listeners`` attached a record
+        listener (a derived store written as runs land: autobench-index) and the spec has no
+        ``post_derive`` entries, a lean session keeps, of each finished run, only its status
+        counted by variant, what the summary needs (memory that does not grow with the
+        runs); once ``sink.finish`` has returned it reads the result back from the record
+        (``_lean.recorded_result``: through the plugins' ``autobench_indexed_result`` hook
+        when the derived store is fresh, else by that replay). Otherwise it keeps the
+        evidence of each run (``_lean.lean_run``: no output, no trace; about a third of the
+        memory), for the post-derivers and the result, and returns it.
         Raises :class:`RecordingError` when the sink cannot store,
         and :class:`TaskInterrupted` (a ``KeyboardInterrupt``) once the experiment has ended
         because a task raised ``KeyboardInterrupt``.
@@ -419,9 +424,8 @@ class RunSession:
                 "into a directory (the run files hold the rest)"
             )
         spec, experiment, sink, prepared = self.spec, self.experiment, self.sink, self._prepared
-        # A lean session that does not post-derive reads its runs back from the record.
-        read_back = lean and not spec.post_derive
         tally = StatusTally()  # the runs the executor keeps nothing of (``keep``)
+        keep = LeanKeep(tally) if lean else None
         started = time.perf_counter()
         total = len(self.runs)
         with InstrumentationSession(prepared.instrumentation, capture_policy=capture) as session:
@@ -445,7 +449,7 @@ class RunSession:
                 limits=LocalLimits(spec.limits) if spec.limits else None,
                 instrumentation=prepared.instrumentation,
                 cassette=prepared.cassette,
-                keep=(tally if read_back else lean_run) if lean else None,
+                keep=keep,
             )
             if prepared.cassette is not None:
                 ensure_transports()
@@ -457,8 +461,16 @@ class RunSession:
                 progress=progress,
                 options=prepared.executor_options,
             )  # before the sink starts: an executor refusing its options leaves no record
+            attached = 0
             if listeners and isinstance(sink, ListenedSink) and isinstance(sink, DirectorySink):
-                attach_listeners(sink, sink.root, experiment, self.resumed is not None, prepared)
+                attached = attach_listeners(
+                    sink, sink.root, experiment, self.resumed is not None, prepared
+                )
+            # A lean session that does not post-derive and whose record gets a derived store
+            # as runs land reads its runs back from the record (``_lean``).
+            read_back = keep is not None and attached > 0 and not spec.post_derive
+            if keep is not None:
+                keep.read_back = read_back
             if isinstance(sink, DirectorySink) and self.resumed is not None:
                 sink.resume(experiment)
             elif sink is not None:
