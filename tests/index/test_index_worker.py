@@ -34,6 +34,7 @@ from autobench import run_benchmark_spec
 from autobench.core.spec import BenchmarkSpec
 from autobench.index import build_index, index_root, index_status, load_index
 from autobench.records import RecordDirectoryWriter, replay_experiment
+from autobench.records._directory import SURELY_LARGE_TRACE
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 
@@ -74,6 +75,9 @@ WATCHED_TASK = LIVE_TASK + textwrap.dedent(
                     time.sleep(0.01)
         if action == "ctrl-c":  # as a terminal's Ctrl-C: the whole process group
             os.killpg(os.getpgrp(), signal.SIGINT)
+        for index in range(case.input.get("wide", 0)):  # a trace stored beside the run
+            with ctx.span("step", kind="tool", attributes={"i": index}):
+                pass
         return run(ctx, case)
 
     def _state(pid):
@@ -181,6 +185,20 @@ def test_the_worker_writes_what_build_index_writes_and_is_gone_when_the_run_exit
     assert no_leftovers(record_dir)
     live = rows(record_dir)
     assert len(live["spans"]) > 16 and len(live["llm_calls"]) == 8
+    build_index(record_dir)
+    assert rows(record_dir) == live
+
+
+def test_a_trace_stored_as_an_artifact_is_read_back_by_the_worker(tmp_path: Path) -> None:
+    write_spec(tmp_path, [case(1, llm=True, wide=SURELY_LARGE_TRACE + 5), case(2, llm=True)])
+    done = run_cli(tmp_path, "--record", "rec")
+    assert done.returncode == 0, done.stderr
+    record_dir = tmp_path / "rec"
+    artifacts = sorted(p.name for p in (record_dir / "artifacts").rglob("trace.yaml"))
+    assert artifacts == ["trace.yaml", "trace.yaml"]  # both variants of case 1
+    assert_fresh_and_same_as_yaml(record_dir)
+    live = rows(record_dir)
+    assert len(live["spans"]) > 2 * SURELY_LARGE_TRACE and len(live["llm_calls"]) == 4
     build_index(record_dir)
     assert rows(record_dir) == live
 
