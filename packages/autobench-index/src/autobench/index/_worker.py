@@ -24,6 +24,7 @@ to finish the index too.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -31,6 +32,10 @@ import signal
 import sys
 from pathlib import Path
 from typing import IO
+
+NICE = 10
+"""How much lower the worker's scheduling priority is than the recording process's: on a
+busy machine the cores go to the runs first, and the worker catches up in their waits."""
 
 
 class _Forward(logging.Handler):
@@ -57,6 +62,8 @@ def main(argv: list[str]) -> int:
     """Run the worker (module docstring); ``argv``: record directory, the recording
     process's pid, ``1`` when the session resumes a record. Returns the exit status."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError):  # the recording process's event loop comes first
+        os.nice(NICE)
     root, owner, resumed = argv[0], int(argv[1]), argv[2] == "1"
     out = sys.stdout.buffer
     log = logging.getLogger("autobench.index")
