@@ -32,7 +32,7 @@ from test_live_index import (
 
 from autobench import run_benchmark_spec
 from autobench.core.spec import BenchmarkSpec
-from autobench.index import build_index, index_root, index_status, load_index
+from autobench.index import build_index, index_root, load_index
 from autobench.records import RecordDirectoryWriter, replay_experiment
 from autobench.records._directory import SURELY_LARGE_TRACE
 
@@ -73,6 +73,8 @@ WATCHED_TASK = LIVE_TASK + textwrap.dedent(
                 os.kill(pid, signal.SIGKILL)
                 while os.path.exists(f"/proc/{pid}") and "Z" not in _state(pid):
                     time.sleep(0.01)
+        if action == "pause":
+            time.sleep(0.5)
         if action == "ctrl-c":  # as a terminal's Ctrl-C: the whole process group
             os.killpg(os.getpgrp(), signal.SIGINT)
         for index in range(case.input.get("wide", 0)):  # a trace stored beside the run
@@ -289,26 +291,27 @@ def test_a_worker_that_dies_is_one_warning_and_the_record_is_complete(tmp_path: 
 def test_paths_past_the_bound_are_dropped_and_the_index_is_built_from_the_yaml(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # In process (run_experiment records so): a bound smaller than one group's paths, as a
-    # worker far behind would meet; the recording process keeps no more, and the worker
-    # builds the index from the YAML at the end.
+    # In process (run_experiment records so), with a bound smaller than one group's paths,
+    # as a worker far behind would meet: the recording process keeps no more, tells the
+    # worker, and the worker builds the index from the YAML at the end.
     import autobench.index._worker_link as link
 
     monkeypatch.setattr(link, "MAX_PENDING_BYTES", 8)
     monkeypatch.syspath_prepend(str(tmp_path))
-    write_spec(tmp_path, CASES)
+    # Case 2 pauses: its runs end after later ones, so rows written live would not be in
+    # plan order.
+    write_spec(tmp_path, [case(n, action="pause" if n == 2 else None) for n in range(1, 9)])
     spec = BenchmarkSpec.model_validate(json.loads((tmp_path / "autobench.yaml").read_text()))
     spec = spec.model_copy(update={"base_dir": tmp_path})
     try:
         asyncio.run(
             run_benchmark_spec(
-                spec, concurrency_limit=4, sink=RecordDirectoryWriter(tmp_path / "r")
+                spec, concurrency_limit=2, sink=RecordDirectoryWriter(tmp_path / "r")
             )
         )
     finally:
         sys.modules.pop("live_task", None)
     record_dir = tmp_path / "r"
-    assert index_status(record_dir).fresh
     assert_fresh_and_same_as_yaml(record_dir)
     manifest = json.loads((index_root(record_dir) / "manifest.json").read_text())
     where = index_root(record_dir) / manifest["partition"]
