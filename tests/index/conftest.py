@@ -60,3 +60,11 @@ def record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Record:
         return target
 
     return _record
+
+
+@pytest.fixture(autouse=True)
+def _index_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The live index of every experiment these tests record, however small, is written by
+    an index worker process (the processes they start inherit it); a test that checks the
+    index written in process sets ``AUTOBENCH_INDEX_WORKER=0``."""
+    monkeypatch.setenv("AUTOBENCH_INDEX_WORKER", "1")

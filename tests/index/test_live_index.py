@@ -210,6 +210,7 @@ def test_an_index_that_cannot_be_written_is_a_warning_and_the_record_is_complete
     assert done.returncode == 0, done.stderr
     assert "columnar index of rec was not written" in done.stderr
     assert "Permission denied" in done.stderr and "autobench index rec" in done.stderr
+    assert done.stderr.count("Warning") == 1, done.stderr
     assert not index_root(record_dir).exists()
     result = replay_experiment(record_dir)
     assert len(result.runs) == 4 and result.summary is not None and result.summary.complete

@@ -1,17 +1,138 @@
-"""Arrow arrays, scalars and compute calls for a read command, without the imports they
-would otherwise cost: ``pyarrow.compute`` builds a Python wrapper per function when imported
-(a tenth of a second), and ``pa.array``/``pa.scalar`` import pandas, when it is installed,
-to check whether a value is one of its objects (a seventh of a second more). Arrays are built
-here from buffers and functions are called by name."""
+"""Arrow arrays, scalars and compute calls without the imports they would otherwise cost.
+
+``pa.array(values, type=...)`` (and ``pa.scalar``) import pandas whenever it is installed
+(pyarrow's pandas shim looks for pandas types among the values): a quarter of a second in a
+process that never needed it, whether it writes an index or reads one. ``pyarrow.compute``
+builds a Python wrapper per function when imported (a tenth of a second more).
+
+Writing: :func:`column_array` builds the arrays of the index's column types
+(:data:`~autobench.index._tables.SCHEMAS`: ``string``, ``int64``, ``float64``, ``bool`` and
+``timestamp[us, tz=UTC]``, nulls allowed) directly from their buffers: values packed with
+:mod:`array`, validity as an LSB-first bitmap; any other type goes to ``pa.array``.
+Reading: :func:`int64_array`, :func:`string_array` (no nulls, no checks: the fast path of a
+read command), scalars, and compute functions called by name (:func:`call`).
+"""
 
 from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from datetime import datetime, timedelta
+from itertools import accumulate
 from typing import Any
 
 import pyarrow as pa
 import pyarrow._compute as _compute
+
+_INT32_MAX = 2**31 - 1
+_NAIVE_EPOCH = datetime(1970, 1, 1)
+_MICROSECOND = timedelta(microseconds=1)
+
+assert array("i").itemsize == 4 and array("q").itemsize == 8
+
+
+def column_array(values: Sequence[Any], type: pa.DataType) -> pa.Array:
+    """The Arrow array of ``values`` (``None`` for null) of type ``type``: equal to
+    ``pa.array(values, type=type)`` for the index's column types (see the module
+    docstring). Raises ``TypeError`` / ``OverflowError`` for a value the type cannot hold
+    (as ``pa.array`` raises ``ArrowInvalid`` / ``ArrowTypeError`` then)."""
+    if pa.types.is_string(type):
+        return _strings(values, type)
+    if pa.types.is_int64(type):
+        return _fixed(values, type, "q", _int, 0)
+    if pa.types.is_float64(type):
+        return _fixed(values, type, "d", _float, 0.0)
+    if pa.types.is_boolean(type):
+        return _booleans(values, type)
+    if pa.types.is_timestamp(type) and type.unit == "us" and type.tz in ("UTC", "+00:00"):
+        return _fixed(values, type, "q", _microseconds, 0)
+    return pa.array(values, type=type)
+
+
+def _validity(values: Sequence[Any]) -> tuple[pa.Buffer | None, int]:
+    """The validity bitmap of ``values`` (``None`` when none is null) and the null count."""
+    valid = [value is not None for value in values]
+    nulls = len(valid) - sum(valid)
+    if not nulls:
+        return None, 0
+    return pa.py_buffer(_bitmap(valid)), nulls
+
+
+def _bitmap(bits: list[bool]) -> bytes:
+    """``bits`` packed LSB first, one byte per eight (Arrow's bitmap layout)."""
+    if not bits:
+        return b""
+    # Base 2 parses in linear time: the last value is the highest bit.
+    packed = int("".join(["1" if bit else "0" for bit in reversed(bits)]), 2)
+    return packed.to_bytes((len(bits) + 7) // 8, "little")
+
+
+def _fixed(
+    values: Sequence[Any], type: pa.DataType, code: str, convert: Any, zero: Any
+) -> pa.Array:
+    bitmap, nulls = _validity(values)
+    if nulls:
+        data = array(code, [zero if value is None else convert(value) for value in values])
+    else:
+        data = array(code, map(convert, values))
+    return pa.Array.from_buffers(type, len(values), [bitmap, pa.py_buffer(data)], nulls)
+
+
+def _booleans(values: Sequence[Any], type: pa.DataType) -> pa.Array:
+    bitmap, nulls = _validity(values)
+    bits = [_bool(value) for value in values]
+    return pa.Array.from_buffers(type, len(values), [bitmap, pa.py_buffer(_bitmap(bits))], nulls)
+
+
+def _bool(value: Any) -> bool:
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise TypeError(f"not a bool: {value!r}")
+    return value
+
+
+def _strings(values: Sequence[Any], type: pa.DataType) -> pa.Array:
+    bitmap, nulls = _validity(values)
+    encoded = [b"" if value is None else _utf8(value) for value in values]
+    lengths = list(map(len, encoded))
+    if sum(lengths) > _INT32_MAX:  # past 32-bit offsets: pyarrow's own chunking
+        return pa.array(values, type=type)
+    offsets = array("i", [0])
+    offsets.extend(accumulate(lengths))
+    data = pa.py_buffer(b"".join(encoded))
+    return pa.Array.from_buffers(type, len(values), [bitmap, pa.py_buffer(offsets), data], nulls)
+
+
+def _int(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"not an int: {value!r}")
+    return value
+
+
+def _float(value: Any) -> float:
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise TypeError(f"not a number: {value!r}")
+    return float(value)
+
+
+def _utf8(value: Any) -> bytes:
+    if not isinstance(value, str):
+        raise TypeError(f"not a str: {value!r}")
+    return value.encode("utf-8")
+
+
+def _microseconds(value: Any) -> int:
+    """Microseconds since the epoch of a datetime, as pyarrow counts them: a naive one is
+    taken as UTC, an aware one is moved to UTC by its offset in whole seconds."""
+    if not isinstance(value, datetime):
+        raise TypeError(f"not a datetime: {value!r}")
+    offset = value.utcoffset()
+    wall = (value.replace(tzinfo=None) - _NAIVE_EPOCH) // _MICROSECOND
+    if offset is None:
+        return wall
+    return wall - (offset.days * 86400 + offset.seconds) * 1_000_000
+
 
 SetLookupOptions = _compute.SetLookupOptions
 MatchSubstringOptions = _compute.MatchSubstringOptions
@@ -33,10 +154,7 @@ def string_array(values: Sequence[str]) -> pa.Array:
     """``values`` as a string array (no nulls)."""
     encoded = [value.encode() for value in values]
     offsets = array("i", [0])
-    total = 0
-    for item in encoded:
-        total += len(item)
-        offsets.append(total)
+    offsets.extend(accumulate(map(len, encoded)))
     buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
     return pa.Array.from_buffers(pa.string(), len(encoded), buffers)
 

@@ -1,24 +1,29 @@
-"""The index written as runs land: :class:`LiveIndex`, a record listener.
+"""The index written as runs land: :class:`LiveIndex`.
 
-``autobench run`` (and ``run_experiment`` with a record directory) hands the listener each
-group of runs once the group is durable, on the writer's background thread. For each run
-the listener parses the ``run.yaml`` bytes just written, as a report replays them
-(evidence only), hashes those same bytes and stamps the file; its rows go to the tables
-of a staging directory beside the record (``.index.live-<pid>/``), written in row groups
-of :data:`ROW_GROUP_RUNS` runs, so what the listener holds stays small. When the
-experiment finishes (``summary.yaml`` stored), the files table, the experiment record and
-the manifest complete the staged index, which is renamed into place as ``index/``.
+``autobench run`` (and ``run_experiment`` with a record directory) tells the live index of
+each group of runs once the group is durable. For a large experiment it runs in the index
+worker, a child process (:mod:`autobench.index._worker`), which is told the paths of the
+run files and reads them back from disk (:meth:`LiveIndex.runs_stored`: durable and never
+rewritten, so the bytes read are those hashed, and each run's trace comes from its file).
+For a small one it is the record listener itself, on the writer's background thread
+(:meth:`LiveIndex.runs_durable`: the ``run.yaml`` bytes just written, the traces the
+recording process holds). Either way each run is parsed as a report replays it (evidence
+only), its file hashed and stamped; its rows go to the tables of a staging directory beside
+the record (``.index.live-<pid>/``, the recording process's pid), written in row groups of
+:data:`ROW_GROUP_RUNS` runs, so what the index holds stays small. When the experiment
+finishes (``summary.yaml`` stored), the files table, the experiment record and the manifest
+complete the staged index, which is renamed into place as ``index/``.
 
-The index is derived data and never the reason a run fails: a listener that cannot write
-logs one warning (``autobench.index``) naming ``autobench index DIR`` and stops; the
-staging directory is removed. A process killed meanwhile leaves the staging directory
-(never read; the next index written in the directory removes it) and no index, or the index of an
-earlier session, which the new runs make stale. An experiment whose record the listener
-did not see whole (a post-derived or derived record beside the runs, a run file it did not
-write) is indexed from its YAML at the end instead (:func:`~autobench.index.build_index`).
-A resumed session whose record had a fresh index when it began adds that index's rows (and
-its run files' stamps and hashes, checked unchanged) to its own; without one, it builds
-from the YAML at the end too.
+The index is derived data and never the reason a run fails: an index that cannot be
+written logs one warning (``autobench.index``) naming ``autobench index DIR`` and stops;
+the staging directory is removed. A process killed meanwhile leaves no index, or the index
+of an earlier session, which the new runs make stale (its staging directory is removed by
+the worker, or by the next index written in the directory). An experiment whose record the
+index did not see whole (a post-derived or derived record beside the runs, a run file it
+did not write) is indexed from its YAML at the end instead
+(:func:`~autobench.index.build_index`). A resumed session whose record had a fresh index
+when it began adds that index's rows (and its run files' stamps and hashes, checked
+unchanged) to its own; without one, it builds from the YAML at the end too.
 """
 
 from __future__ import annotations
@@ -53,7 +58,9 @@ from autobench.records import (
     ExperimentRecord,
     ExperimentSummary,
     RunRecord,
+    TraceSummary,
     experiment_record_from_yaml,
+    load_run_record,
     run_record_from_yaml,
 )
 
@@ -68,16 +75,32 @@ ROW_GROUP_RUNS = 2048
 """Runs whose rows are gathered before they are written as one row group of each table."""
 
 _SUMMARIES = ("summary.yaml", "summary.")
+_NO_PAYLOADS = EVIDENCE_ONLY - {"trace"}
+"""What a run read from disk skips: its case's payloads and its output (its trace is read,
+for the spans tables)."""
 
 
 class LiveIndex:
     """Writes the index of the experiment recorded in ``record_dir`` as its runs land (a
     :class:`~autobench.records.RecordListener`; module docstring). ``resumed``: the record
     held runs before this session; their rows come from its index when that is fresh now,
-    else the index is built from the YAML at the end."""
+    else the index is built from the YAML at the end. ``owner``: the recording process's
+    pid (default: this one's), which names the staging directory; ``yields``: whether the
+    thread writing it gives the interpreter up every :data:`YIELD_AFTER` seconds (in the
+    recording process, for its event loop)."""
 
-    def __init__(self, record_dir: Path, experiment: ExperimentRecord, *, resumed: bool) -> None:
+    def __init__(
+        self,
+        record_dir: Path,
+        experiment: ExperimentRecord,
+        *,
+        resumed: bool,
+        owner: int | None = None,
+        yields: bool = True,
+    ) -> None:
         self.root = Path(record_dir)
+        self._owner = os.getpid() if owner is None else owner
+        self._yields = yields
         self._partition = partition(experiment.benchmark.id, experiment.experiment.id)
         self._planned = [planned.path for planned in experiment.plan]
         self._base: dict[str, Source] = {}  # the earlier runs' sources, from a fresh index
@@ -116,22 +139,46 @@ class LiveIndex:
         }
         return True
 
+    @classmethod
+    def of_record(cls, record_dir: Path, *, resumed: bool, owner: int) -> LiveIndex:
+        """The live index of the experiment whose ``experiment.yaml`` is stored in
+        ``record_dir``, written for the recording process ``owner`` by the index worker
+        (which has no event loop to yield to). Raises ``OSError`` / ``RecordFormatError``
+        when that file cannot be read."""
+        path = Path(record_dir) / EXPERIMENT_FILE
+        experiment = experiment_record_from_yaml(path.read_text(encoding="utf-8"), source=path)
+        live = cls(record_dir, experiment, resumed=resumed, owner=owner, yields=False)
+        live._experiment = experiment
+        return live
+
     @property
     def staging(self) -> Path:
-        """Where the index is written before it is renamed into place."""
-        return self.root / f".{INDEX_DIR}.live-{os.getpid()}"
+        """Where the index is written before it is renamed into place (named after the
+        recording process, ``owner``, so a later index leaves it alone while that runs)."""
+        return self.root / f".{INDEX_DIR}.live-{self._owner}"
 
     def runs_durable(self, record_dir: Path, runs: Sequence[DurableRun]) -> None:
-        """Add the rows of ``runs`` (their ``run.yaml`` bytes as written)."""
+        """Add the rows of ``runs`` (their ``run.yaml`` bytes as written, their traces as
+        the recording process holds them)."""
+        self._add_each([(durable.path, durable.data, durable.run.trace) for durable in runs])
+
+    def runs_stored(self, paths: Sequence[str]) -> None:
+        """Add the rows of the runs stored at ``paths`` (relative to the record directory),
+        read from disk: durable and never rewritten, so the bytes read are the bytes hashed
+        and parsed, and each run's trace is read from the file (inline, or the trace
+        artifact it references)."""
+        self._add_each([(path, None, None) for path in paths])
+
+    def _add_each(self, runs: list[tuple[str, bytes | None, object]]) -> None:
         if self._failed or not self._whole:
             return
         try:
             if self._experiment is None:  # read while runs go on, not when they are over
                 self._experiment = self._read_experiment()
             held = time.perf_counter()
-            for durable in runs:
-                self._add(durable)
-                if time.perf_counter() - held > YIELD_AFTER:
+            for path, data, trace in runs:
+                self._add(path, data, trace)
+                if self._yields and time.perf_counter() - held > YIELD_AFTER:
                     time.sleep(0)  # let the event loop's thread take the interpreter
                     held = time.perf_counter()
             if self._rows.runs >= ROW_GROUP_RUNS:
@@ -142,6 +189,11 @@ class LiveIndex:
     def finished(self, record_dir: Path, summary: ExperimentSummary) -> None:
         """Complete the index and put it in place (or build it from the YAML when this
         session did not see the whole record); a failure is a warning."""
+        self.finish()
+
+    def finish(self) -> None:
+        """:meth:`finished`, without the summary it does not need (the index worker's
+        end)."""
         if self._failed:
             return
         try:
@@ -153,21 +205,39 @@ class LiveIndex:
         except Exception as error:
             self._fail(error)
 
-    def _add(self, durable: DurableRun) -> None:
-        path = durable.path
-        data = durable.data
-        text = data.decode("utf-8")
-        run = run_record_from_yaml(text, source=self.root / path, skip=EVIDENCE_ONLY)
-        stamp = stamp_of(self.root / path)
-        self._sources[path] = Source(path, stamp, hashlib.sha256(data).hexdigest())
+    def give_up_rows(self) -> None:
+        """Stop gathering rows: some runs will not be seen (the recording process dropped
+        their paths), so :meth:`finish` builds the index from the YAML."""
+        self._whole = False
+        self.discard()
+
+    def discard(self) -> None:
+        """Remove what was staged (the recording process is gone: there is no end to wait
+        for); never raises."""
+        with contextlib.suppress(Exception):
+            self._discard()
+
+    def _add(self, path: str, data: bytes | None, trace: object) -> None:
+        source = self.root / path
+        if data is None:  # from disk: the trace is read back with the run
+            data = source.read_bytes()
+            full = run_record_from_yaml(data.decode("utf-8"), source=source, skip=_NO_PAYLOADS)
+            trace = full.trace
+            if isinstance(trace, TraceSummary):  # stored as an artifact beside the run
+                trace = load_run_record(source, root=self.root).trace
+            run = full.model_copy(update={"trace": None})
+        else:
+            run = run_record_from_yaml(data.decode("utf-8"), source=source, skip=EVIDENCE_ONLY)
+        stamp = stamp_of(source)
+        digest = hashlib.sha256(data).hexdigest()
+        self._sources[path] = Source(path, stamp, digest)
         record_json = run.model_dump_json()
         if self._problem is None and RunRecord.model_validate_json(record_json) != run:
             self._problem = f"run {run.run_id} does not read back identically from JSON"
-        trace = durable.run.trace
         self._rows.add_run(
             run,
             path=path,
-            sha256=self._sources[path].sha256 or "",
+            sha256=digest,
             record_json=record_json,
             trace=trace if isinstance(trace, Trace) else None,
         )
@@ -189,7 +259,8 @@ class LiveIndex:
                 self._writers[name] = writer
             writer.write_batch(batch)
             self._counts[name] += batch.num_rows
-            time.sleep(0)  # one table at a time: the event loop's thread gets its turn
+            if self._yields:  # one table at a time: the event loop's thread gets its turn
+                time.sleep(0)
 
     def _stage(self) -> Path:
         if self._staged is None:

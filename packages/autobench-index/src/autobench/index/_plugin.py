@@ -28,6 +28,16 @@ if TYPE_CHECKING:
 NO_INDEX_ENV = "AUTOBENCH_NO_INDEX"
 """Set (to anything but ``""`` or ``"0"``), a live run writes no index (as ``--no-index``)."""
 
+WORKER_ENV = "AUTOBENCH_INDEX_WORKER"
+"""``1``: the live index is always written by a worker process; ``0``: always in the
+recording process; unset: by a worker for experiments of :data:`WORKER_MIN_RUNS` runs or
+more."""
+
+WORKER_MIN_RUNS = 500
+"""Planned runs from which the live index is written by a worker process (see
+:mod:`autobench.index._worker_link`): below, the index of so few runs costs the recording
+process less than starting a process would."""
+
 
 @hookimpl
 def autobench_indexed_result(record_dir: Path) -> ExperimentResult | None:
@@ -55,14 +65,34 @@ def autobench_indexed_result(record_dir: Path) -> ExperimentResult | None:
 def autobench_record_listener(
     record_dir: Path, experiment: ExperimentRecord, resumed: bool
 ) -> RecordListener | None:
-    """The listener that writes ``record_dir/index`` as the runs land
-    (:class:`~autobench.index._live.LiveIndex`), unless ``AUTOBENCH_NO_INDEX`` is set."""
+    """The listener that writes ``record_dir/index`` as the runs land, unless
+    ``AUTOBENCH_NO_INDEX`` is set: an index worker process
+    (:class:`~autobench.index._worker_link.WorkerIndex`) for an experiment of
+    :data:`WORKER_MIN_RUNS` runs or more, else :class:`~autobench.index._live.LiveIndex`
+    in this process (see :data:`WORKER_ENV`; a worker that cannot be started, too)."""
     if os.environ.get(NO_INDEX_ENV, "") not in ("", "0"):
         return None
+    if _in_worker(experiment):
+        from autobench.index._worker_link import WorkerIndex  # no pyarrow here
+
+        try:
+            return WorkerIndex(Path(record_dir), resumed=resumed)
+        except OSError as error:  # no process to spare: the index is written here
+            logging.getLogger("autobench.index").debug("index worker not started: %s", error)
     listener = _DeferredLiveIndex(Path(record_dir), experiment, resumed)
     if resumed:  # the earlier runs' index is looked at before this session adds runs
         listener.live()
     return listener
+
+
+def _in_worker(experiment: ExperimentRecord) -> bool:
+    """Whether the live index is written by a worker process (``AUTOBENCH_INDEX_WORKER``:
+    ``1`` always, ``0`` never; unset, experiments of :data:`WORKER_MIN_RUNS` planned runs
+    or more)."""
+    chosen = os.environ.get(WORKER_ENV, "")
+    if chosen in ("0", "1"):
+        return chosen == "1"
+    return len(experiment.plan) >= WORKER_MIN_RUNS
 
 
 class _DeferredLiveIndex:

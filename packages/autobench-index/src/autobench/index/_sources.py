@@ -17,8 +17,11 @@ import stat
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
+
+from autobench.index._arrow import column_array
 
 EXPERIMENT_FILE = "experiment.yaml"
 _SIDE_PATTERNS = ("summary*.yaml", "post_derived*.yaml")
@@ -98,18 +101,19 @@ def sources_table(sources: Iterable[Source]) -> pa.Table:
     """The ``files`` table of ``sources``."""
     rows = list(sources)
     stamps = [s.stamp or (None, None, None, None) for s in rows]
-    return pa.table(
-        {
-            "path": [s.path for s in rows],
-            "present": [s.stamp is not None for s in rows],
-            "size": [t[0] for t in stamps],
-            "mtime_ns": [t[1] for t in stamps],
-            "ctime_ns": [t[2] for t in stamps],
-            "inode": [t[3] for t in stamps],
-            "sha256": [s.sha256 for s in rows],
-        },
-        schema=SCHEMA,
-    )
+    columns: list[list[Any]] = [
+        [s.path for s in rows],
+        [s.stamp is not None for s in rows],
+        [t[0] for t in stamps],
+        [t[1] for t in stamps],
+        [t[2] for t in stamps],
+        [t[3] for t in stamps],
+        [s.sha256 for s in rows],
+    ]
+    arrays = [
+        column_array(column, field.type) for column, field in zip(columns, SCHEMA, strict=True)
+    ]
+    return pa.Table.from_arrays(arrays, schema=SCHEMA)
 
 
 STAMP_COLUMNS = ["path", "present", "size", "mtime_ns", "ctime_ns", "inode"]

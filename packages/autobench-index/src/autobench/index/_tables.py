@@ -15,6 +15,7 @@ from typing import Any
 import pyarrow as pa
 
 from autobench.abp import SpanRecord, Trace
+from autobench.index._arrow import column_array
 from autobench.index._values import to_json, value_columns
 from autobench.records import RunRecord
 
@@ -328,6 +329,4 @@ def _append(columns: list[list[Any]], row: tuple[Any, ...]) -> None:
 
 
 def _arrays(columns: list[list[Any]], schema: pa.Schema) -> list[pa.Array]:
-    return [
-        pa.array(column, type=field.type) for column, field in zip(columns, schema, strict=True)
-    ]
+    return [column_array(column, field.type) for column, field in zip(columns, schema, strict=True)]

@@ -1,0 +1,131 @@
+"""The index worker: a child process that writes the live index of one record directory.
+
+Started by the recording process (:class:`~autobench.index._worker_link.WorkerIndex`) as
+``python -m autobench.index._worker RECORD_DIR OWNER_PID RESUMED``, it runs
+:class:`~autobench.index._live.LiveIndex` on what its standard input says, one JSON
+array a line:
+
+- ``["G", [path, ...]]``: these run files (relative to the record directory) are durable;
+  they are read from disk, hashed and parsed, their rows added;
+- ``["O"]``: the recording process dropped paths it could not hand over fast enough; the
+  index is built from the YAML at the end instead;
+- ``["F"]``: the experiment is finished (``summary.yaml`` stored); the index is completed
+  and put in place, then the worker says ``D`` and exits.
+
+End of input without ``F`` means the recording process is gone (killed, or it abandoned
+the experiment): the staging directory is removed and the worker exits. It answers on its
+standard output, one line each: ``R`` once it is ready (a resumed session's earlier index
+read), ``W <json text>`` for each warning of ``autobench.index`` (the recording process
+logs it) and ``D`` at the end. It runs in a process group of its own and ignores SIGINT
+as well: a Ctrl-C (or a SIGINT sent to the recording process's group) never stops it; the
+recording process, which finishes an interrupted experiment's record, then tells the worker
+to finish the index too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import IO
+
+NICE = 10
+"""How much lower the worker's scheduling priority is than the recording process's: on a
+busy machine the cores go to the runs first, and the worker catches up in their waits."""
+
+
+class _Forward(logging.Handler):
+    """Hands each warning to the recording process as a ``W`` line."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        super().__init__(logging.WARNING)
+        self.out = out
+
+    def emit(self, record: logging.LogRecord) -> None:
+        say(self.out, "W " + json.dumps(record.getMessage()))
+
+
+def say(out: IO[bytes], line: str) -> None:
+    """Write one line to the recording process; nothing when it is gone."""
+    try:
+        out.write(line.encode("utf-8") + b"\n")
+        out.flush()
+    except OSError:
+        pass
+
+
+def main(argv: list[str]) -> int:
+    """Run the worker (module docstring); ``argv``: record directory, the recording
+    process's pid, ``1`` when the session resumes a record. Returns the exit status."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError):  # the recording process's event loop comes first
+        os.nice(NICE)
+    root, owner, resumed = argv[0], int(argv[1]), argv[2] == "1"
+    out = sys.stdout.buffer
+    log = logging.getLogger("autobench.index")
+    log.addHandler(_Forward(out))
+    log.setLevel(logging.WARNING)
+    log.propagate = False
+    try:
+        from autobench.index._live import LiveIndex  # pyarrow and the records, while runs go on
+
+        index = LiveIndex.of_record(Path(root), resumed=True, owner=owner) if resumed else None
+    except Exception as error:
+        log.warning(
+            "Warning: the columnar index of %s will not be written (%s: %s); "
+            "`autobench index %s` builds it",
+            root,
+            type(error).__name__,
+            error,
+            root,
+        )
+        say(out, "R")  # nothing to wait for
+        return _drain(out)
+    say(out, "R")
+    for line in sys.stdin.buffer:
+        if os.getppid() != owner:  # the recording process is gone: what is left is moot
+            break
+        message = json.loads(line)
+        try:
+            if index is None:  # experiment.yaml is stored before any run is durable
+                index = LiveIndex.of_record(Path(root), resumed=False, owner=owner)
+        except Exception as error:
+            log.warning(
+                "Warning: the columnar index of %s was not written (%s: %s); the record is "
+                "complete, `autobench index %s` builds the index",
+                root,
+                type(error).__name__,
+                error,
+                root,
+            )
+            return _drain(out)
+        kind = message[0]
+        if kind == "G":
+            index.runs_stored(message[1])
+        elif kind == "O":
+            index.give_up_rows()
+        elif kind == "F":
+            index.finish()
+            say(out, "D")
+            return 0
+    if index is not None:
+        index.discard()
+    return 0
+
+
+def _drain(out: IO[bytes]) -> int:
+    """After a warning: read the rest of the input (the recording process never blocks on
+    a worker that stopped), then say ``D`` if the experiment finished."""
+    for line in sys.stdin.buffer:
+        if line.startswith(b'["F"'):
+            say(out, "D")
+            break
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
