@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from autobench.core.runtime import CassetteSetup, Interruption, ProgressEvent, RunSession
     from autobench.core.spec import BenchmarkSpec
-    from autobench.records import ExperimentResult
+    from autobench.records import ExperimentResult, RunRecord
     from autobench.report._render import RunSelection
 
 # The runtime, the records, the report and Rich's progress bar are imported when the command
@@ -384,8 +384,15 @@ def _run(
 
 def _warn_overruns(result: ExperimentResult) -> None:
     """A warning on stderr for each run whose async task held the event loop past its
-    timeout (the run's ``timeout.overrun`` diagnostic, ``core.runtime._retry``)."""
-    for run in result.runs:
+    timeout (the run's ``timeout.overrun`` diagnostic, ``core.runtime._retry``). Runs read
+    back as columns (a ``RunTable``) are built whole only when they hold something besides
+    plain metric values (``plain`` is ``None``): a diagnostic always does."""
+    from autobench.records import RunTable
+
+    runs: Sequence[RunRecord] = result.runs
+    if isinstance(runs, RunTable):
+        runs = runs.records([index for index, plain in enumerate(runs.plain) if plain is None])
+    for run in runs:
         for observation in run.observations:
             if observation.name == "timeout.overrun":
                 stderr_console().print(
