@@ -20,7 +20,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from index_support import SCORING, case
+from index_support import case
 from test_live_index import (
     AUTOBENCH,
     LIVE_TASK,
@@ -28,6 +28,7 @@ from test_live_index import (
     WIDE,
     assert_fresh_and_same_as_yaml,
     no_leftovers,
+    write_benchmark,
 )
 
 from autobench import run_benchmark_spec
@@ -93,16 +94,7 @@ WATCHED_TASK = LIVE_TASK + textwrap.dedent(
 
 
 def write_spec(directory: Path, cases: list[dict[str, Any]]) -> None:
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "live_task.py").write_text(WATCHED_TASK)
-    spec = {
-        "benchmark": {"id": "live"},
-        "dataset": {"cases": cases},
-        "variants": [{"id": "a", "factors": {"mode": "a"}}, {"id": "b", "factors": {"mode": "b"}}],
-        "scoring": SCORING,
-        "task": {"target": "live_task:watched"},
-    }
-    (directory / "autobench.yaml").write_text(json.dumps(spec))
+    write_benchmark(directory, cases, task=WATCHED_TASK, function="watched")
 
 
 def run_cli(directory: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:

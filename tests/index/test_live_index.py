@@ -55,15 +55,19 @@ LIVE_TASK = textwrap.dedent(TASK).replace(
 )
 
 
-def write_benchmark(directory: Path, cases: list[dict[str, Any]]) -> Path:
+def write_benchmark(
+    directory: Path, cases: list[dict[str, Any]], *, task: str = LIVE_TASK, function: str = "run"
+) -> Path:
+    """``autobench.yaml`` of ``cases`` x two variants with the task module ``task`` (its
+    function ``function``) beside it; returns the spec's path."""
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / "live_task.py").write_text(LIVE_TASK)
+    (directory / "live_task.py").write_text(task)
     spec = {
         "benchmark": {"id": "live"},
         "dataset": {"cases": cases},
         "variants": [{"id": "a", "factors": {"mode": "a"}}, {"id": "b", "factors": {"mode": "b"}}],
         "scoring": SCORING,
-        "task": {"target": "live_task:run"},
+        "task": {"target": f"live_task:{function}"},
     }
     path = directory / "autobench.yaml"
     path.write_text(json.dumps(spec))  # JSON is YAML
