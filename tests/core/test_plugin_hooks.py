@@ -16,6 +16,7 @@ from autobench.index import _plugin as index_plugin
 from autobench.instrument.httpx import _plugin as httpx_plugin
 from autobench.instrument.httpx._cassette import _installed as cassette_patches
 from autobench.instrument.httpx._cassette import uninstall_cassettes
+from autobench.records import ExperimentRecord
 from autobench.report import _plugin as report_plugin
 from autobench.report._exporters import ExporterRegistry
 
@@ -33,10 +34,11 @@ OWNERS = {
 
 ARGUMENTS: dict[str, dict[str, object]] = {
     "autobench_indexed_result": {"record_dir": Path(__file__).parent},
-    # A new recording's listener reads nothing before its first runs are durable.
+    # A new recording's listener reads nothing before its first runs are durable; of the
+    # experiment it reads only how many runs are planned (a worker process for many).
     "autobench_record_listener": {
         "record_dir": Path(__file__).parent,
-        "experiment": None,
+        "experiment": ExperimentRecord.model_construct(plan=()),
         "resumed": False,
     },
 }
