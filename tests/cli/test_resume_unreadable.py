@@ -10,6 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from autobench.cli import cli
+from autobench.records import load_experiment_summary
 
 
 def _recorded(tmp_path: Path) -> tuple[Path, Path]:
@@ -82,3 +83,17 @@ def test_an_unreadable_run_file_stops_a_resume_before_anything_is_written(tmp_pa
     assert code == 0, output
     assert (record / "cases" / "c1" / "v1" / "run.yaml").is_file()
     assert broken.read_bytes() == kept
+
+
+def test_every_run_recorded_but_no_summary_is_completed_by_resume(tmp_path: Path) -> None:
+    """A session killed after its last run was stored but before its summary was written:
+    ``--resume`` runs nothing and writes the summary of the whole experiment."""
+    spec, record = _recorded(tmp_path)
+    runs = {path: path.read_bytes() for path in record.glob("cases/*/*/run.yaml")}
+    (record / "summary.yaml").unlink()
+    code, output = _resume(spec, record)
+    assert code == 0, output
+    assert "Nothing to resume" not in output
+    summary = load_experiment_summary(record)
+    assert summary is not None and summary.complete and summary.runs == 2
+    assert {path: path.read_bytes() for path in record.glob("cases/*/*/run.yaml")} == runs

@@ -326,7 +326,8 @@ def _run(
                 executor_options=executor_options,
                 cassette=cassette,
             )
-            if not session.resumed or not session.resumed.missing:  # nothing run or written
+            nothing_missing = not session.resumed or not session.resumed.missing
+            if nothing_missing and _summarized(resume_dir):  # nothing run or written
                 stdout_console().print(
                     Text(
                         f"Nothing to resume: all {len(session.experiment.plan)} planned runs of "
@@ -380,6 +381,17 @@ def _run(
     if records is None:
         show_first_traceback(console, result, spec.base_dir)
     exit_for_gate(gate_failures(result, fail_on))
+
+
+def _summarized(record_dir: Path) -> bool:
+    """Whether the latest summary of ``record_dir`` says its experiment is complete. A
+    session killed after its last run was stored but before its summary was written leaves
+    every run recorded and no such summary: resuming it then runs nothing and writes the
+    summary of the whole experiment."""
+    from autobench.records import load_experiment_summary
+
+    summary = load_experiment_summary(record_dir)
+    return summary is not None and summary.complete
 
 
 def _warn_overruns(result: ExperimentResult) -> None:
