@@ -22,14 +22,13 @@ import pyarrow.parquet as pq
 import pytest
 from index_support import case
 from test_live_index import (
-    AUTOBENCH,
     LIVE_TASK,
     SESSION,
-    WIDE,
     assert_fresh_and_same_as_yaml,
     no_leftovers,
     write_benchmark,
 )
+from test_live_index import run_cli as live_run_cli
 
 from autobench import run_benchmark_spec
 from autobench.core.spec import BenchmarkSpec
@@ -98,16 +97,7 @@ def write_spec(directory: Path, cases: list[dict[str, Any]]) -> None:
 
 
 def run_cli(directory: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [AUTOBENCH, "run", "autobench.yaml", "--no-progress", *args],
-        cwd=directory,
-        env={**os.environ, **WIDE, **env},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        start_new_session=True,  # its own process group, as a terminal gives it
-    )
+    return live_run_cli(directory, *args, new_session=True, **env)
 
 
 def exited(pid: int) -> bool:

@@ -74,7 +74,11 @@ def write_benchmark(
     return path
 
 
-def run_cli(directory: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    directory: Path, *args: str, new_session: bool = False, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """``autobench run autobench.yaml ARGS`` in ``directory`` (``new_session``: in a
+    process group of its own, as a terminal gives it)."""
     return subprocess.run(
         [AUTOBENCH, "run", "autobench.yaml", "--no-progress", *args],
         cwd=directory,
@@ -83,6 +87,7 @@ def run_cli(directory: Path, *args: str, **env: str) -> subprocess.CompletedProc
         text=True,
         timeout=300,
         check=False,
+        start_new_session=new_session,
     )
 
 
