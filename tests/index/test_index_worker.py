@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
 import subprocess
 import sys
 import textwrap
@@ -23,8 +21,8 @@ import pytest
 from index_support import case
 from test_live_index import (
     LIVE_TASK,
-    SESSION,
     assert_fresh_and_same_as_yaml,
+    killed_session,
     no_leftovers,
     write_benchmark,
 )
@@ -211,28 +209,9 @@ def test_no_index_starts_no_worker(tmp_path: Path) -> None:
 
 def test_a_sigkilled_recording_process_leaves_no_index_and_no_worker(tmp_path: Path) -> None:
     write_spec(tmp_path, CASES)
-    (tmp_path / "session.py").write_text(SESSION)
-    process = subprocess.Popen(
-        [sys.executable, "session.py", "rec", "start"],
-        cwd=tmp_path,
-        env={**os.environ, "LIVE_SLOW": "7,8"},  # cases 7 and 8 sleep
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert process.stdout is not None
-    finished = 0
-    try:
-        for line in process.stdout:
-            finished += line.startswith("FINISHED")
-            if finished == 12:
-                break
-        workers = workers_in(tmp_path)
-    finally:
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=60)
-        process.stdout.close()
-    assert finished == 12 and len(workers) == 1
+    # Killed while cases 7 and 8 sleep, after the twelve runs of cases 1 to 6 finished.
+    workers = killed_session(tmp_path, "start", 12, "7,8", lambda: workers_in(tmp_path))
+    assert len(workers) == 1
     # Its input ends with the recording process: the worker removes what it staged and exits.
     deadline = time.monotonic() + 30
     while not exited(workers[0]) and time.monotonic() < deadline:

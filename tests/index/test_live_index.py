@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -252,9 +253,12 @@ SESSION = textwrap.dedent(
 )
 
 
-def killed_session(directory: Path, mode: str, after: int, slow: str) -> None:
+def killed_session(
+    directory: Path, mode: str, after: int, slow: str, before_kill: Callable[[], Any] = list
+) -> Any:
     """Run SESSION on ``directory/rec`` (``mode``: start or resume) with cases ``slow``
-    sleeping, and SIGKILL it once ``after`` runs were reported finished."""
+    sleeping, and SIGKILL it once ``after`` runs were reported finished; returns what
+    ``before_kill()``, called just before the kill, returned."""
     (directory / "session.py").write_text(SESSION)
     process = subprocess.Popen(
         [sys.executable, "session.py", "rec", mode],
@@ -271,11 +275,13 @@ def killed_session(directory: Path, mode: str, after: int, slow: str) -> None:
             finished += line.startswith("FINISHED")
             if finished >= after:
                 break
+        seen = before_kill()
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=60)
         process.stdout.close()
     assert finished == after and process.returncode == -signal.SIGKILL
+    return seen
 
 
 def same_report_as_yaml(record_dir: Path) -> subprocess.CompletedProcess[str] | Any:

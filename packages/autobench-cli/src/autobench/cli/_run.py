@@ -403,7 +403,7 @@ def _warn_overruns(result: ExperimentResult) -> None:
 
     runs: Sequence[RunRecord] = result.runs
     if isinstance(runs, RunTable):
-        runs = runs.records([index for index, plain in enumerate(runs.plain) if plain is None])
+        runs = runs.records(runs.not_plain())
     for run in runs:
         for observation in run.observations:
             if observation.name == "timeout.overrun":

@@ -51,7 +51,7 @@ def run_table(partition: Path, experiment: ExperimentRecord) -> RunTable:
         table = _run_table(runs_path, partition, experiment)
         # The runs the columns do not hold plainly are read whole by any report: built now,
         # with the rest of what the load keeps, and settled with it.
-        table.records([index for index, items in enumerate(table.plain) if items is None])
+        table.records(table.not_plain())
         settle_long_lived()
     return table
 

@@ -180,20 +180,6 @@ def _observation_item(
     )
 
 
-def _score_item(
-    semantic: str,
-    name: str,
-    num: float | None,
-    flag: bool | None,
-    text: str | None,
-    js: str | None,
-    unit: str | None,
-    role: str | None,
-    direction: str | None,
-) -> PlainItem | None:
-    return _observation_item(semantic, name, num, flag, text, js, unit, role, direction, _SCORE)
-
-
 def _value(
     num: float | None, flag: bool | None, text: str | None, js: str | None
 ) -> tuple[bool, Any]:
@@ -216,3 +202,9 @@ def _value(
         except ValueError:
             return False, None
     return (True, None) if js == "null" else (False, None)
+
+
+def _score_item(*values: Any) -> PlainItem | None:
+    """:func:`_observation_item` of a scores row (its columns but ``source``: a score's)."""
+    row: tuple[Any, ...] = (*values, _SCORE)
+    return _observation_item(*row)

@@ -130,6 +130,12 @@ class RunTable(Sequence[RunRecord]):
         position = range(len(self))[index]  # raises IndexError as a tuple would
         return self.records([position])[0]
 
+    def not_plain(self) -> list[int]:
+        """The positions of the runs whose :data:`PlainRun` is ``None``: those a reader of
+        anything besides plain metric values (diagnostics, accounting, cassette evidence)
+        must read whole, in run order."""
+        return [position for position, items in enumerate(self.plain) if items is None]
+
     def records(self, positions: Sequence[int]) -> list[RunRecord]:
         """The whole records at ``positions``, in that order (built on first access)."""
         built = self._built
