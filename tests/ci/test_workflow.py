@@ -203,13 +203,17 @@ def test_the_workflow_records_main_then_replays_compares_and_posts_for_a_pull_re
     assert summary.startswith("## :x: assistant\n")
     assert "Cassettes: replay; 24 requests replayed, 0 sent." in summary
     assert "### Against the baseline" in summary
-    start = summary.index("### :warning: 2 regressions\n\n")
-    found = summary[start:].split("\n\n")[1].splitlines()
-    assert [line.split(":")[0] for line in found] == [
+    heading = re.search(r"### :warning: \d+ regressions?\n\n", summary)
+    assert heading is not None, summary
+    found = summary[heading.end() :].split("\n\n")[0].splitlines()
+    success = [line for line in found if ": result.success regressed (p=" in line]
+    assert [line.split(":")[0] for line in success] == [
         "- baseline/mini -\\> candidate/mini",
         "- baseline/large -\\> candidate/large",
     ]
-    assert all(": result.success regressed (p=" in line for line in found)
+    # Besides them, only a time may regress: the pull request's run replays its cassettes on
+    # a shared machine, and a loaded one can make it measurably slower than main's run.
+    assert all(": time." in line for line in found if line not in success), found
     assert summary.splitlines()[-1].startswith(
         "Full report: artifact `autobench-report`; record: artifact `autobench-record` of "
         "[this workflow run](<https://github.com/acme/shop/actions/runs/42>)."
