@@ -211,9 +211,9 @@ def test_the_workflow_records_main_then_replays_compares_and_posts_for_a_pull_re
         "- baseline/mini -\\> candidate/mini",
         "- baseline/large -\\> candidate/large",
     ]
-    # Besides them, only a time may regress: the pull request's run replays its cassettes on
+    # Besides them, only a latency may regress: the pull request's run replays its cassettes on
     # a shared machine, and a loaded one can make it measurably slower than main's run.
-    assert all(": time." in line for line in found if line not in success), found
+    assert all(": latency " in line for line in found if line not in success), found
     assert summary.splitlines()[-1].startswith(
         "Full report: artifact `autobench-report`; record: artifact `autobench-record` of "
         "[this workflow run](<https://github.com/acme/shop/actions/runs/42>)."
