@@ -2,8 +2,8 @@
 built before the first run and what survives each full collection while the runs go on
 (autobench.cli._startup): a task run by the real console script sees collection on,
 start-up's objects frozen, and its own live objects frozen by a full collection; the same
-command run inside another program (click's runner) leaves that program's collector as it
-found it."""
+command run inside another program (click's runner) starts up with that program's collector
+as it is, and gives it back as it found it once the runs are over."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from autobench.cli import cli
-from autobench.cli._startup import freeze_survivors
+from autobench.core.runtime._collection import freeze_survivors
 
 TASK = """
 import gc
@@ -92,7 +92,12 @@ def test_the_console_script_runs_tasks_with_startup_frozen_and_collection_on(
         assert output["frozen_after_full"] >= 1_000, output
 
 
-def test_a_program_running_the_command_keeps_its_collector_as_it_was(tmp_path: Path) -> None:
+def test_a_program_running_the_command_gets_its_collector_back_as_it_was(
+    tmp_path: Path,
+) -> None:
+    """Inside another program the command's start-up leaves the collector on; the session
+    freezes for the span of the runs only (autobench.core.runtime._collection) and hands
+    everything back at the end."""
     spec = _write(tmp_path)
     frozen_before = gc.get_freeze_count()
     assert gc.isenabled()
@@ -104,9 +109,7 @@ def test_a_program_running_the_command_keeps_its_collector_as_it_was(tmp_path: P
     assert gc.get_freeze_count() == frozen_before
     assert freeze_survivors not in gc.callbacks
     for output in _outputs(tmp_path / "rec"):
-        assert output == {
-            "enabled": True,
-            "frozen": frozen_before,
-            "frozen_after_full": 0,
-            "kept": 1000,
-        }
+        assert output["enabled"] is True
+        assert isinstance(output["frozen"], int) and output["frozen"] > frozen_before, output
+        assert isinstance(output["frozen_after_full"], int), output
+        assert output["frozen_after_full"] >= 1_000, output

@@ -44,25 +44,28 @@ def startup_collection() -> Iterator[Callable[[], None]]:
     if paused:
         gc.disable()
 
+    installed: list[Callable[[str, dict[str, int]], None]] = []
+
     def runs_begin() -> None:
         nonlocal paused
         if paused:
             paused = False
             gc.freeze()
             gc.enable()
-        if owned and freeze_survivors not in gc.callbacks:
-            gc.callbacks.append(freeze_survivors)
+        if owned and not installed:
+            # The runtime's own (imported by now): the session, seeing it installed, leaves
+            # the collector to this command until exit (no unfreeze before the report).
+            from autobench.core.runtime._collection import freeze_survivors
+
+            if freeze_survivors not in gc.callbacks:
+                gc.callbacks.append(freeze_survivors)
+                installed.append(freeze_survivors)
 
     try:
         yield runs_begin
     finally:
         if paused:
             gc.enable()
-        if freeze_survivors in gc.callbacks:
-            gc.callbacks.remove(freeze_survivors)
-
-
-def freeze_survivors(phase: str, info: dict[str, int]) -> None:
-    """A ``gc.callbacks`` entry: after a full collection, freeze what survived it."""
-    if phase == "stop" and info["generation"] == 2:
-        gc.freeze()
+        for callback in installed:
+            if callback in gc.callbacks:
+                gc.callbacks.remove(callback)

@@ -57,6 +57,7 @@ from autobench.core.planning import (
     new_experiment_id,
 )
 from autobench.core.plugins import AutobenchPlugins, Executor
+from autobench.core.runtime._collection import runs_collection
 from autobench.core.runtime._cassette import (
     CassetteSetup,
     check_resumed_cassette,
@@ -480,7 +481,8 @@ class RunSession:
                 ProgressEvent(ProgressEventKind.EXPERIMENT_STARTED, self.experiment_id, total, 0),
             )
             try:
-                new_runs = await executor.run()
+                with runs_collection():
+                    new_runs = await executor.run()
             except asyncio.CancelledError:
                 finished = tally.copy().add(executor.finished)
                 self._finish_interrupted(finished, time.perf_counter() - started, None)
