@@ -39,3 +39,13 @@ def _autobench_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 # pytest's own `pytester` fixture, for the autobench-pytest plugin's tests (tests/pytest_plugin).
 pytest_plugins = ("pytester",)
+
+
+@pytest.fixture(params=["thread", "process"])
+def record_writer(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test using it runs twice: runs stored on a thread of the recording process, then
+    by a record writer process (``AUTOBENCH_RECORD_WRITER``, inherited by the processes the
+    test starts), whatever the experiment's size."""
+    value: str = request.param
+    monkeypatch.setenv("AUTOBENCH_RECORD_WRITER", value)
+    return value

@@ -29,6 +29,8 @@ AUTOBENCH = str(Path(sys.executable).parent / "autobench")
 TIMEOUT = 120.0
 RUNS = 40
 
+pytestmark = pytest.mark.usefixtures("record_writer")  # thread and process
+
 
 def _write_benchmark(root: Path, *, task: str, cases: int, variants: int = 2) -> None:
     (root / "dur_task.py").write_text(task)

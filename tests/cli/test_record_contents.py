@@ -28,10 +28,11 @@ from autobench.records._schemas import autobench_version
 AUTOBENCH = str(Path(sys.executable).parent / "autobench")
 FIXTURE = Path(__file__).parent / "fixtures" / "record_contents"
 
+pytestmark = pytest.mark.usefixtures("record_writer")  # thread and process
+
 TASK = textwrap.dedent(
     """
     import asyncio
-
 
     def _work(ctx, case):
         n = case.input["n"]

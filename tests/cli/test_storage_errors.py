@@ -42,6 +42,8 @@ def run(ctx, case):
     return {"n": case.input["n"]}
 """
 
+pytestmark = pytest.mark.usefixtures("record_writer")  # thread and process
+
 
 def write_benchmark(directory: Path, action: str) -> None:
     directory.mkdir(parents=True, exist_ok=True)
@@ -213,8 +215,9 @@ def test_permission_denied_mid_run_is_a_clean_error(tmp_path: Path) -> None:
 def test_a_storage_failure_waits_for_the_runs_already_handed_over(tmp_path: Path) -> None:
     """In process: the run whose file is too large ends the experiment with a
     RecordingError, and by then the group commit has finished with the runs handed over
-    before it (stored, no temporary file left) and its thread has ended, instead of being
-    left to the interpreter's exit (which stranded temporary files under load)."""
+    before it (stored, no temporary file left) and its threads have ended (and the record
+    writer process, when it stores the runs), instead of being left to the interpreter's
+    exit (which stranded temporary files under load)."""
     import asyncio
     import threading
 
@@ -223,6 +226,12 @@ def test_a_storage_failure_waits_for_the_runs_already_handed_over(tmp_path: Path
     from autobench.records import RecordingError
 
     write_benchmark(tmp_path, "big")
+    storing = (
+        "autobench-group-commit",
+        "autobench-record-writer-feeder",
+        "autobench-record-writer-reader",
+    )
+    before = set(threading.enumerate())
     sys.path.insert(0, str(tmp_path))
     spec = load_benchmark_spec(tmp_path / "autobench.yaml")
     session = RunSession.start(spec, record_dir=tmp_path / "rec")
@@ -236,7 +245,7 @@ def test_a_storage_failure_waits_for_the_runs_already_handed_over(tmp_path: Path
         resource.setrlimit(resource.RLIMIT_FSIZE, limits)
         signal.signal(signal.SIGXFSZ, handler)
         sys.path.remove(str(tmp_path))
-    committing = [t for t in threading.enumerate() if t.name == "autobench-group-commit"]
+    committing = [t for t in set(threading.enumerate()) - before if t.name in storing]
     assert committing == []
     record = tmp_path / "rec"
     assert not list(record.rglob("*.tmp"))

@@ -40,6 +40,7 @@ def started(root: Path, pairs: list[tuple[str, str]]) -> RecordDirectoryWriter:
     return writer
 
 
+@pytest.mark.usefixtures("record_writer")
 def test_writer_is_a_sink_and_writes_the_layout(tmp_path: Path) -> None:
     root = tmp_path / "runs" / "demo"
     writer: ExperimentSink = RecordDirectoryWriter(root)
@@ -78,6 +79,7 @@ def test_existing_directory_is_refused(tmp_path: Path) -> None:
     RecordDirectoryWriter(empty).start(experiment_for([("c", "v")]))
 
 
+@pytest.mark.usefixtures("record_writer")
 def test_a_run_is_never_overwritten(tmp_path: Path) -> None:
     writer = started(tmp_path / "rec", [("c", "v")])
     writer.run_finished(trivial_run("c", "v"), {})
@@ -91,6 +93,7 @@ def test_a_run_is_never_overwritten(tmp_path: Path) -> None:
     assert not [name for name in os.listdir(path.parent) if name.endswith(".tmp")]
 
 
+@pytest.mark.usefixtures("record_writer")
 def test_artifact_payloads_by_kind(tmp_path: Path) -> None:
     root = tmp_path / "rec"
     writer = started(root, [("c", "v")])
@@ -148,6 +151,7 @@ HOSTILE_IDS = [
 ]
 
 
+@pytest.mark.usefixtures("record_writer")
 def test_hostile_ids_and_names_stay_inside_and_distinct(tmp_path: Path) -> None:
     root = tmp_path / "rec"
     pairs = [(case, "v") for case in HOSTILE_IDS]
@@ -174,6 +178,7 @@ def test_hostile_ids_and_names_stay_inside_and_distinct(tmp_path: Path) -> None:
         assert [ref.name for ref in back.artifacts] == HOSTILE_IDS
 
 
+@pytest.mark.usefixtures("record_writer")
 def test_large_trace_is_stored_as_an_artifact(tmp_path: Path) -> None:
     root = tmp_path / "rec"
     writer = started(root, [("c", "v")])
@@ -196,6 +201,7 @@ def test_large_trace_is_stored_as_an_artifact(tmp_path: Path) -> None:
     assert load_run_record(path) == run  # root found three levels up
 
 
+@pytest.mark.usefixtures("record_writer")
 def test_storage_error_when_a_file_is_in_the_way(tmp_path: Path) -> None:
     root = tmp_path / "rec"
     writer = started(root, [("c", "v")])

@@ -26,8 +26,10 @@ Group commit: ``run_finished`` does on the calling thread only what the record i
 returns needs (artifact payloads rendered and hashed); the rendering of ``run.yaml`` and
 every write happen on the background thread of
 :class:`~autobench.records._group_commit.GroupCommitter`, which makes the runs that end
-close together durable with one shared flush (see that module). A run's artifacts are
-always linked before its ``run.yaml``. At most
+close together durable with one shared flush (see that module), or, for an experiment of
+:data:`WRITER_PROCESS_MIN_RUNS` planned runs or more, in a record writer process doing the
+same (:mod:`autobench.records._commit_process`: the interpreter of the recording process
+is then left to the runs). A run's artifacts are always linked before its ``run.yaml``. At most
 :data:`~autobench.records._group_commit.MAX_PENDING_RUNS` runs wait for the disk;
 ``run_finished`` blocks past that. A storage failure is raised as
 :class:`RecordingError` by the next ``run_finished`` or by ``finish``, which waits for
@@ -76,33 +78,37 @@ from autobench.records._codec import (
     run_text,
     trace_yaml_bytes,
 )
+from autobench.records._commit_process import CommitProcess
 from autobench.records._errors import RecordingError
 from autobench.records._evidence import ArtifactRef, Observation
 from autobench.records._group_commit import GroupCommitter
 from autobench.records._paths import artifact_dir, run_record_path, safe_segment
 from autobench.records._post_derived import POST_DERIVED_FILE, PostDerivedRecord
 from autobench.records._records import (
-    TRACE_MEDIA_TYPE,
     ExperimentRecord,
     ExperimentSummary,
     RunRecord,
     TraceSummary,
 )
+from autobench.records._run_files import SURELY_LARGE_TRACE as SURELY_LARGE_TRACE
+from autobench.records._run_files import TRACE_ARTIFACT_ID as TRACE_ARTIFACT_ID
+from autobench.records._run_files import TRACE_FILE as TRACE_FILE
+from autobench.records._run_files import TRACE_INLINE_LIMIT as TRACE_INLINE_LIMIT
+from autobench.records._run_files import FilesJob, SectionsJob, TraceFacts, trace_file
 from autobench.records._sink import DurableRun, RecordListener
 from autobench.records._yaml import render_sections
 
 _log = logging.getLogger("autobench.records")
 
-TRACE_INLINE_LIMIT = 64 * 1024
-SURELY_LARGE_TRACE = 1_000
-"""Spans past which a trace's text passes TRACE_INLINE_LIMIT in any case (each span's text
-holds at least its id, parent, operation, scope, start and offset lines: well over 65
-bytes)."""
-"""UTF-8 bytes of the rendered ``trace:`` section above which the trace is stored as
-``artifacts/<run>/trace.yaml`` and ``run.yaml`` keeps a :class:`TraceSummary`."""
+WRITER_PROCESS_ENV = "AUTOBENCH_RECORD_WRITER"
+"""``process``: runs are always rendered and stored by a record writer process; ``thread``:
+always on a thread of the recording process; unset (or anything else): by a process for
+experiments of :data:`WRITER_PROCESS_MIN_RUNS` planned runs or more."""
 
-TRACE_FILE = "trace.yaml"
-TRACE_ARTIFACT_ID = "abp_trace"
+WRITER_PROCESS_MIN_RUNS = 500
+"""Planned runs from which a record writer process stores the runs (see
+:mod:`autobench.records._commit_process`): below, starting a process (about 0.2 s of a
+core) costs more than the interpreter time it saves."""
 
 _TEXT_MEDIA = frozenset(
     {
@@ -195,7 +201,10 @@ class RecordDirectoryWriter:
         self._files = AtomicFiles(self.root, fsync=fsync)
         self._plan_paths: dict[str, str] = {}
         self._started = False
-        self._committer = GroupCommitter(self._files, self._after_group)
+        self._committer: GroupCommitter | CommitProcess = GroupCommitter(
+            self._files, self._after_group
+        )
+        self._in_process = False
         self._listeners: list[RecordListener] = []
         self._pending: list[Future[None]] = []
         self._failed: list[Future[None]] = []
@@ -225,6 +234,7 @@ class RecordDirectoryWriter:
         self._files.ensure_schemas(("run", "summary"))  # every experiment writes them
         self._write(root / "experiment.yaml", experiment_record_to_yaml(experiment))
         self._files.sync()
+        self._choose_committer(len(experiment.plan))
         self._started = True
 
     def resume(self, experiment: ExperimentRecord) -> None:
@@ -241,7 +251,27 @@ class RecordDirectoryWriter:
         self._plan_paths = {planned.id: planned.path for planned in experiment.plan}
         self._experiment_id = experiment.experiment_id
         self._resumed = True
+        self._choose_committer(len(experiment.plan))
         self._started = True
+
+    def _choose_committer(self, planned: int) -> None:
+        """Store the runs through a record writer process (:data:`WRITER_PROCESS_ENV`), or
+        keep the thread when none can be started."""
+        chosen = os.environ.get(WRITER_PROCESS_ENV, "")
+        if chosen == "thread" or (chosen != "process" and planned < WRITER_PROCESS_MIN_RUNS):
+            return
+        try:
+            process = CommitProcess(
+                self.root,
+                fsync=self._files.fsync,
+                want_data=bool(self._listeners),
+                after_group=self._after_group,
+            )
+        except OSError as error:  # no process to spare: the thread stores them
+            _log.debug("%s: record writer process not started: %s", self.root, error)
+            return
+        self._committer = process
+        self._in_process = True
 
     def run_finished(self, run: RunRecord, payloads: Mapping[str, Any]) -> RunRecord:
         """Store the payloads of ``run``'s artifacts (keyed by artifact id; payloads of
@@ -253,6 +283,8 @@ class RecordDirectoryWriter:
         run, run_dir, files = self._artifact_files(run, payloads)
         run_path = self._run_path(run)
         self._claim(run, run_path)
+        if self._in_process:
+            return self._sent(_SentRun(self, run, run_dir, run_path, files))
         return self._submitted(run, run_path, lambda: self._render(run, run_dir, files))
 
     def prepare_run(self, run: RunRecord, payloads: Mapping[str, Any]) -> PreparedRun:
@@ -323,6 +355,8 @@ class RecordDirectoryWriter:
         self._raise_failed()
         run, run_path, files = prepared
         self._claim(run, run_path)
+        if self._in_process:
+            return self._sent(_SentRun(self, run, "", run_path, files, rendered=True))
         return self._submitted(run, run_path, lambda: files)
 
     def _claim(self, run: RunRecord, run_path: Path) -> None:
@@ -338,7 +372,14 @@ class RecordDirectoryWriter:
         self, run: RunRecord, run_path: Path, render: Callable[[], Sequence[tuple[Path, bytes]]]
     ) -> RunRecord:
         job = _RunJob(render, run, run_path, self._files.localize) if self._listeners else render
-        future = self._committer.submit(job)
+        assert isinstance(self._committer, GroupCommitter)
+        return self._follow(run, self._committer.submit(job))
+
+    def _sent(self, job: _SentRun) -> RunRecord:
+        assert isinstance(self._committer, CommitProcess)
+        return self._follow(job.run, self._committer.submit(job))
+
+    def _follow(self, run: RunRecord, future: Future[None]) -> RunRecord:
         self._pending.append(future)
         run_id = run.run_id
         self._stored[run_id] = future
@@ -358,12 +399,13 @@ class RecordDirectoryWriter:
         (:class:`~autobench.records.RecordListener`); call it before :meth:`start`."""
         self._listeners.append(listener)
 
-    def _after_group(self, jobs: list[Callable[[], Sequence[tuple[Path, bytes]]]]) -> None:
-        # On the group-commit thread, once the group's runs are durable.
+    def _after_group(self, jobs: Sequence[object]) -> None:
+        # On the group-commit thread (or the record writer process's reader thread), once
+        # the group's runs are durable.
         runs = [
             DurableRun(job.run, job.run_path.relative_to(self.root).as_posix(), job.data)
             for job in jobs
-            if isinstance(job, _RunJob) and job.data is not None
+            if isinstance(job, _RunJob | _SentRun) and job.data is not None
         ]
         if runs:
             self._notify("runs_durable", runs)
@@ -484,20 +526,12 @@ class RecordDirectoryWriter:
     def _store_trace(
         self, run_dir: str, trace: Trace, files: list[tuple[Path, bytes]]
     ) -> TraceSummary:
-        data = self._files.localize(self.root / run_dir / TRACE_FILE, trace_yaml_bytes(trace))
-        relative = f"{run_dir}/{TRACE_FILE}"
-        files.append((self.root / run_dir / TRACE_FILE, data))
-        ref = ArtifactRef(
-            id=TRACE_ARTIFACT_ID,
-            name="ABP trace",
-            media_type=TRACE_MEDIA_TYPE,
-            path=relative,
-            size=len(data),
-            sha256=hashlib.sha256(data).hexdigest(),
+        facts = TraceFacts(trace.id, trace.partial, len(trace.spans))
+        summary, stored = trace_file(
+            self._files.localize, self.root, run_dir, trace_yaml_bytes(trace), facts
         )
-        return TraceSummary(
-            id=trace.id, partial=trace.partial, spans=len(trace.spans), artifact=ref
-        )
+        files.append(stored)
+        return summary
 
     def _write(self, path: Path, text: str) -> None:
         self._files.create(path, text.encode("utf-8"))
@@ -527,6 +561,43 @@ class _RunJob:
         self.data = self.localize(path, data)
         files[-1] = (path, self.data)
         return files
+
+
+class _SentRun:
+    """One run for the record writer process (a
+    :class:`~autobench.records._commit_process.SentJob`): its payload is made on the
+    feeder thread, off the event loop: the run's sections (``run.yaml`` is rendered by
+    the process), or its files rendered here when it is surely too large for its trace
+    to stay inline (or rendered already: ``rendered``)."""
+
+    __slots__ = ("data", "files", "rendered", "run", "run_dir", "run_path", "writer")
+
+    def __init__(
+        self,
+        writer: RecordDirectoryWriter,
+        run: RunRecord,
+        run_dir: str,
+        run_path: Path,
+        files: list[tuple[Path, bytes]],
+        *,
+        rendered: bool = False,
+    ) -> None:
+        self.writer, self.run, self.run_dir, self.run_path = writer, run, run_dir, run_path
+        self.files, self.rendered = files, rendered
+        self.data: bytes | None = None
+
+    def payload(self) -> SectionsJob | FilesJob:
+        run, trace = self.run, self.run.trace
+        if self.rendered:
+            return FilesJob(self.files)
+        if isinstance(trace, Trace) and len(trace.spans) > SURELY_LARGE_TRACE:
+            return FilesJob(self.writer._render(run, self.run_dir, self.files))
+        facts = (
+            TraceFacts(trace.id, trace.partial, len(trace.spans))
+            if isinstance(trace, Trace)
+            else None
+        )
+        return SectionsJob(self.run_dir, self.run_path, run_sections(run), self.files, facts)
 
 
 def _numbered_session_files(root: Path, name: str) -> dict[int, Path]:

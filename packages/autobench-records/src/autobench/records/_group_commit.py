@@ -110,13 +110,17 @@ class GroupCommitter:
                 count = min(len(self._queue), MAX_GROUP)
                 group = [self._queue.popleft() for _ in range(count)]
             try:
-                self._commit(group)
+                self.commit(group)
             except BaseException as error:  # a defect: fail the group, keep the thread
                 for _, future in group:
                     if not future.done():
                         future.set_exception(error)
 
-    def _commit(self, group: list[tuple[RenderJob, Future[None]]]) -> None:
+    def commit(self, group: list[tuple[RenderJob, Future[None]]]) -> None:
+        """Make ``group`` durable on the calling thread (steps 1 to 6 of the module
+        docstring), resolving each future; the thread's loop calls it, and so does the
+        record writer process (:mod:`autobench.records._commit_worker`), which has no
+        thread for it."""
         staged: list[tuple[Future[None], list[tuple[Path, Path]]]] = []
         held = time.perf_counter()
         for job, future in group:

@@ -57,12 +57,12 @@ from autobench.core.planning import (
     new_experiment_id,
 )
 from autobench.core.plugins import AutobenchPlugins, Executor
-from autobench.core.runtime._collection import runs_collection
 from autobench.core.runtime._cassette import (
     CassetteSetup,
     check_resumed_cassette,
     ensure_transports,
 )
+from autobench.core.runtime._collection import runs_collection
 from autobench.core.runtime._derive import prepare_derivers
 from autobench.core.runtime._environment import capture_environment, collect_benchmark_source_files
 from autobench.core.runtime._executor import ExecutorFactory

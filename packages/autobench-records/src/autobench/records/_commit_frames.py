@@ -1,0 +1,65 @@
+"""Frames between the recording process and the record writer process: a 4-byte
+little-endian length, then that many bytes of a pickle (trusted: both ends are the same
+Autobench, parent and child, over their own pipes)."""
+
+from __future__ import annotations
+
+import os
+import select
+import struct
+
+_LENGTH = struct.Struct("<I")
+READ_SIZE = 1 << 20
+
+
+def write_frame(descriptor: int, payload: bytes) -> None:
+    """Write one frame to ``descriptor`` whole (raises ``OSError``, such as
+    ``BrokenPipeError`` when the other end is gone)."""
+    view = memoryview(_LENGTH.pack(len(payload)) + payload)
+    while view:
+        view = view[os.write(descriptor, view) :]
+
+
+class FrameReader:
+    """Reads frames from a pipe's descriptor (blocking)."""
+
+    def __init__(self, descriptor: int) -> None:
+        self._descriptor = descriptor
+        self._buffer = bytearray()
+        self._ended = False
+
+    def read(self) -> list[bytes] | None:
+        """Every whole frame that can be read now, waiting for the first; ``None`` at the
+        end of input (a partial frame left by a writer that died is dropped)."""
+        frames = self._complete()
+        while not frames:
+            if self._ended or not self._fill():
+                return None
+            frames = self._complete()
+        while not self._ended and select.select([self._descriptor], [], [], 0)[0]:
+            if not self._fill():
+                break
+            frames += self._complete()
+        return frames
+
+    def _fill(self) -> bool:
+        chunk = os.read(self._descriptor, READ_SIZE)
+        if not chunk:
+            self._ended = True
+            return False
+        self._buffer += chunk
+        return True
+
+    def _complete(self) -> list[bytes]:
+        frames: list[bytes] = []
+        buffer, start = self._buffer, 0
+        while len(buffer) - start >= _LENGTH.size:
+            (length,) = _LENGTH.unpack_from(buffer, start)
+            end = start + _LENGTH.size + length
+            if len(buffer) < end:
+                break
+            frames.append(bytes(buffer[start + _LENGTH.size : end]))
+            start = end
+        if start:
+            del buffer[:start]
+        return frames

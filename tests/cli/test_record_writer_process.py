@@ -1,0 +1,184 @@
+"""The record writer process (autobench.records._commit_process), with real ``autobench run``
+processes: an experiment of 500 planned runs or more is stored by it and a small one on a
+thread; a writer process that dies ends the experiment with an error naming it, every run
+reported stored is on disk and ``--resume`` completes the record; a recording process killed
+outright takes its writer process with it (none is left storing runs behind a resume).
+
+The processes are found through /proc (Linux, as the kernel's parent-death signal the
+writer relies on there)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from autobench.records import load_experiment_summary, load_run_record, replay_experiment
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+
+AUTOBENCH = str(Path(sys.executable).parent / "autobench")
+WORKER_MODULE = "autobench.records._commit_worker"
+
+TASK = f'''
+import os
+import time
+from pathlib import Path
+
+WORKER = {WORKER_MODULE!r}
+
+
+def writers(parent):
+    """The record writer processes whose parent is ``parent``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\\0")
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == parent and WORKER.encode() in command:
+            found.append(int(entry.name))
+    return found
+
+
+def run(ctx, case):
+    n = case.input["n"]
+    action = os.environ.get("WRITER_TEST_ACTION", "")
+    if action == "kill-writer" and n == 300 and not os.environ.get("WRITER_TEST_RESUMED"):
+        for _ in range(30_000):  # until the writer has stored a run (at most 30 s)
+            if any(Path("rec/cases").glob("*/*/run.yaml")):
+                break
+            time.sleep(0.001)
+        for pid in writers(os.getpid()):
+            os.kill(pid, 9)
+    if action == "observe":
+        return {{"n": n, "writers": len(writers(os.getpid()))}}
+    return {{"n": n}}
+'''
+
+
+def _write(root: Path, cases: int) -> None:
+    (root / "writer_task.py").write_text(TASK)
+    case_list = ", ".join(f"{{id: c{index:04d}, input: {{n: {index}}}}}" for index in range(cases))
+    (root / "autobench.yaml").write_text(
+        f"benchmark:\n  store:\n    cases: [{case_list}]\n"
+        "    run: {python: writer_task:run}\n    variants: {v: {}}\n"
+    )
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST")}
+    env.pop("AUTOBENCH_RECORD_WRITER", None)
+    env.update(COLUMNS="200", NO_COLOR="1", AUTOBENCH_NO_INDEX="1", **extra)
+    return env
+
+
+def _run(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [AUTOBENCH, "run", "autobench.yaml", "--no-progress", "--runs", "none", *args],
+        cwd=root,
+        env=_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(("cases", "writers"), [(20, 0), (500, 1)])
+def test_the_experiment_size_chooses_the_writer(tmp_path: Path, cases: int, writers: int) -> None:
+    _write(tmp_path, cases)
+    done = _run(tmp_path, "--record", "rec", "--concurrency", "8", WRITER_TEST_ACTION="observe")
+    assert done.returncode == 0, done.stderr
+    result = replay_experiment(tmp_path / "rec")
+    assert len(result.runs) == cases
+    assert {run.output["writers"] for run in result.runs} == {writers}  # type: ignore[index]
+
+
+def test_a_dead_writer_process_ends_the_experiment_and_resume_completes_it(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, 600)
+    done = _run(tmp_path, "--record", "rec", "--concurrency", "4", WRITER_TEST_ACTION="kill-writer")
+    assert done.returncode != 0
+    flat = " ".join(row.strip("│ ") for row in done.stderr.splitlines())
+    assert "record writer process" in flat and "exited with code -9" in flat, done.stderr
+    assert "--resume" in flat
+    record = tmp_path / "rec"
+    stored = list(record.glob("cases/*/*/run.yaml"))
+    assert 0 < len(stored) < 600
+    for path in stored:  # whatever reached a final name is whole
+        load_run_record(path, root=record)
+    assert not (record / "summary.yaml").exists()
+
+    resumed = _run(
+        tmp_path, "--resume", "rec", WRITER_TEST_ACTION="kill-writer", WRITER_TEST_RESUMED="1"
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    result = replay_experiment(record)
+    assert sorted(run.output["n"] for run in result.runs) == list(range(600))  # type: ignore[index]
+    summary = load_experiment_summary(record)
+    assert summary is not None and summary.runs == 600
+
+
+def _writers_of(parent: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == parent and WORKER_MODULE.encode() in command:
+            found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_a_killed_recording_process_takes_its_writer_process_with_it(tmp_path: Path) -> None:
+    (tmp_path / "writer_task.py").write_text(
+        "import time\n\ndef run(ctx, case):\n    time.sleep(0.01)\n"
+    )
+    case_list = ", ".join(f"{{id: c{index:04d}}}" for index in range(2000))
+    (tmp_path / "autobench.yaml").write_text(
+        f"benchmark:\n  store:\n    cases: [{case_list}]\n"
+        "    run: {python: writer_task:run}\n    variants: {v: {}}\n"
+    )
+    process = subprocess.Popen(
+        [AUTOBENCH, "run", "autobench.yaml", "--no-progress", "--record", "rec"],
+        cwd=tmp_path,
+        env=_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    writers: list[int] = []
+    while not writers or not list((tmp_path / "rec").glob("cases/*/*/run.yaml")):
+        assert process.poll() is None, "the run ended before it stored a run"
+        assert time.monotonic() < deadline, "no record writer process appeared"
+        writers = writers or _writers_of(process.pid)
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=60)
+    deadline = time.monotonic() + 60
+    while any(_alive(pid) for pid in writers):
+        assert time.monotonic() < deadline, f"writer process {writers} outlived its parent"
+        time.sleep(0.01)
