@@ -27,7 +27,6 @@ only, never the user's code.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import itertools
 import logging
 import os
@@ -47,7 +46,6 @@ from autobench.records._group_commit import MAX_PENDING_RUNS
 
 _log = logging.getLogger("autobench.records")
 
-_F_SETPIPE_SZ = 1031
 _PIPE_SIZE = 1024 * 1024
 
 FRAME_JOBS = 64
@@ -101,8 +99,10 @@ class CommitProcess:
             env={**os.environ, "PYDANTIC_DISABLE_PLUGINS": "__all__"},
         )
         assert self._process.stdin is not None and self._process.stdout is not None
-        with contextlib.suppress(OSError):  # Linux: fewer, larger writes
-            fcntl.fcntl(self._process.stdin.fileno(), _F_SETPIPE_SZ, _PIPE_SIZE)
+        with contextlib.suppress(AttributeError, OSError):  # Linux: fewer, larger writes
+            import fcntl  # POSIX only
+
+            fcntl.fcntl(self._process.stdin.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
         self._slots = threading.BoundedSemaphore(MAX_PENDING_RUNS)
         self._ready = threading.Condition()
         self._outbox: deque[tuple[int, SentJob]] = deque()

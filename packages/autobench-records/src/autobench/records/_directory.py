@@ -260,6 +260,8 @@ class RecordDirectoryWriter:
         chosen = os.environ.get(WRITER_PROCESS_ENV, "")
         if chosen == "thread" or (chosen != "process" and planned < WRITER_PROCESS_MIN_RUNS):
             return
+        if os.name != "posix":  # its pipes and parent-death handling are POSIX's
+            return
         try:
             process = CommitProcess(
                 self.root,
