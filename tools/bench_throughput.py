@@ -28,7 +28,8 @@ Configurations, taking turns in every repeat so a slow spell of a busy machine h
 Each figure: ``wall`` (the whole process for ``cli-*`` and ``evals``; ``run_benchmark_spec``
 plus the report for ``api-*``), ``ideal`` (``N * L / C``), ``wall / ideal``, runs per second
 (``N / wall``), ``lag p99``: the 99th percentile of the event loop's lag measured by a ticker
-on the loop that runs the tasks (a callback rescheduled every millisecond; its lateness), and
+on the loop that runs the tasks (a callback rescheduled every millisecond; its lateness), over
+the ticks due until the last task returned (what comes after is the closing), and
 ``closing``: the time from the last task's return to the process's exit (``cli-*``,
 ``evals``) or the report's time (``api-*``). Medians over ``--repeat`` repeats are printed
 with min and max; the exact commands are printed first. Figures are printed, never asserted.
@@ -68,6 +69,7 @@ import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from bench_startup import compile_sources  # tools/bench_startup.py, beside this script
 
@@ -78,12 +80,12 @@ TICKER = textwrap.dedent(
     '''
     import asyncio, atexit, contextvars, json, os, time
 
-    _STATE = {"lags": [], "last_end": 0.0, "first_start": 0.0, "loop": None}
+    _STATE = {"lags": [], "last_end": 0.0, "last_end_clock": 0.0, "first_start": 0.0, "loop": None}
 
 
     def _tick(loop, due):
         now = time.perf_counter()
-        _STATE["lags"].append(now - due)
+        _STATE["lags"].append((due, now - due))
         loop.call_at(loop.time() + 0.001, _tick, loop, now + 0.001, context=contextvars.Context())
 
 
@@ -101,6 +103,7 @@ TICKER = textwrap.dedent(
 
     def task_ended():
         _STATE["last_end"] = time.time()
+        _STATE["last_end_clock"] = time.perf_counter()
 
 
     def _dump():
@@ -287,6 +290,13 @@ def file_system_floor(records: Path, runs: int) -> float:
     return time.perf_counter() - started
 
 
+def _running_lags(state: dict[str, Any]) -> list[float]:
+    """The ticker's lags of the ticks due while the tasks ran (up to the last task's end): the
+    closing (summary, index, report) comes after, and is measured by ``closing``."""
+    end = state["last_end_clock"]
+    return [lag for due, lag in state["lags"] if due <= end]
+
+
 def _p99(lags: list[float]) -> float:
     if len(lags) < 2:
         return float("nan")
@@ -296,7 +306,7 @@ def _p99(lags: list[float]) -> float:
 def _ticker_figures(path: Path, ended: float) -> tuple[float, float]:
     """``(lag p99 s, closing s)`` from the ticker file a child process wrote."""
     state = json.loads(path.read_text())
-    return _p99(state["lags"]), ended - state["last_end"]
+    return _p99(_running_lags(state)), ended - state["last_end"]
 
 
 def run_child(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, float]:
@@ -336,7 +346,7 @@ def run_in_process(
     report = build_report(result)
     Console(file=io.StringIO(), width=120).print(render_report(report, runs="none"))
     ended = time.perf_counter()
-    return ended - started, _p99(bench_ticker._STATE["lags"]), ended - ran
+    return ended - started, _p99(_running_lags(bench_ticker._STATE)), ended - ran
 
 
 def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
