@@ -115,7 +115,7 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.freeze()  # the imports: never garbage, walked by no collection from here on
     files = AtomicFiles(root, fsync=fsync)
-    committer = GroupCommitter(files)
+    committer = GroupCommitter(files, yields=False)
     reader = FrameReader(sys.stdin.fileno())
     out = sys.stdout.fileno()
     try:

@@ -60,12 +60,19 @@ class GroupCommitter:
     or with the exception that stopped them (a :class:`RecordingError` naming the path).
     :meth:`close` waits for every submitted job and stops the thread. ``after_group(jobs)``,
     when given, is called on the thread with the jobs of each group once they are durable
-    (their futures resolved); what it raises is the caller's to catch (it fails nothing)."""
+    (their futures resolved); what it raises is the caller's to catch (it fails nothing).
+    ``yields=False``: never yield the interpreter (a process with no event loop to share it
+    with: the record writer process)."""
 
     def __init__(
-        self, files: AtomicFiles, after_group: Callable[[list[RenderJob]], None] | None = None
+        self,
+        files: AtomicFiles,
+        after_group: Callable[[list[RenderJob]], None] | None = None,
+        *,
+        yields: bool = True,
     ) -> None:
         self._files = files
+        self._yields = yields
         self._after_group = after_group
         self._queue: deque[tuple[RenderJob, Future[None]]] = deque()
         self._condition = threading.Condition()
@@ -135,7 +142,7 @@ class GroupCommitter:
                 future.set_exception(error)
             else:
                 staged.append((future, written))
-            if time.perf_counter() - held > YIELD_AFTER:
+            if self._yields and time.perf_counter() - held > YIELD_AFTER:
                 time.sleep(0)  # let the event loop thread take the interpreter
                 held = time.perf_counter()
         if not staged:
