@@ -9,6 +9,9 @@ import select
 import struct
 
 _LENGTH = struct.Struct("<I")
+
+READY = "ready"
+"""The record writer process's first answer: it started (its imports done) and stores runs."""
 READ_SIZE = 1 << 20
 
 

@@ -17,7 +17,10 @@ waits for everything) while a child process does the rendering and the writing:
   ``after_group`` with the durable jobs, as the thread does);
 - a child that dies fails every run it has not answered with a
   :class:`~autobench.records.RecordingError` saying so, and every later one: the session
-  ends as on a storage failure, and ``--resume`` completes the record.
+  ends as on a storage failure, and ``--resume`` completes the record;
+- a child that ends before it says it started (``sys.executable`` is not a Python that
+  imports Autobench, as in some embedded interpreters) has stored nothing: every run
+  goes to ``fallback`` instead (the recording process's own thread), with one warning.
 
 Jobs are plain data (:class:`~autobench.records._run_files.SectionsJob`,
 :class:`~autobench.records._commit_worker.FilesJob`): the child imports Autobench's records
@@ -40,7 +43,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Protocol
 
-from autobench.records._commit_frames import FrameReader, write_frame
+from autobench.records._commit_frames import READY, FrameReader, write_frame
 from autobench.records._errors import RecordingError
 from autobench.records._group_commit import MAX_PENDING_RUNS
 
@@ -70,7 +73,8 @@ class CommitProcess:
     Raises ``OSError`` when the process cannot be started (the caller then stores on a
     thread). ``want_data``: the child sends back each ``run.yaml``'s bytes (for listeners);
     ``after_group(jobs)``, when given, is called on the reader thread with the jobs of each
-    group once they are durable."""
+    group once they are durable; ``fallback(job)`` stores a job another way when the child
+    ends before it started (its future stands for the job's)."""
 
     def __init__(
         self,
@@ -79,8 +83,12 @@ class CommitProcess:
         fsync: bool,
         want_data: bool,
         after_group: Callable[[list[SentJob]], None] | None = None,
+        fallback: Callable[[SentJob], Future[None]] | None = None,
     ) -> None:
         self._after_group = after_group
+        self._fallback = fallback
+        self._started = False
+        self._fell_back = False
         self._process = subprocess.Popen(
             [
                 sys.executable,
@@ -130,6 +138,10 @@ class CommitProcess:
         future: Future[None] = Future()
         future.add_done_callback(lambda _: self._slots.release())
         with self._ready:
+            if self._fell_back:
+                assert self._fallback is not None
+                _chain(self._fallback(job), future)
+                return future
             if self._failure is not None or self._closing:
                 failure = self._failure or "the record writer process was closed"
                 future.set_exception(RecordingError(failure))
@@ -206,8 +218,10 @@ class CommitProcess:
                     answers = pickle.loads(frame)
                     if answers is None:
                         finished = True
-                        continue
-                    self._answered(answers)
+                    elif answers == READY:
+                        self._started = True
+                    else:
+                        self._answered(answers)
         finally:
             stdout.close()
             if not finished:
@@ -229,8 +243,26 @@ class CommitProcess:
             self._after_group(durable)
 
     def _child_gone(self) -> None:
-        """The child ended without its last answer: fail every run it did not answer."""
+        """The child ended without its last answer: fail every run it did not answer (or
+        hand them all to the fallback, when it never started)."""
         code = self._process.wait()
+        if not self._started and self._fallback is not None:
+            with self._ready:
+                self._fell_back = True
+                waiting, self._waiting = self._waiting, {}
+                self._outbox.clear()
+                self._ready.notify_all()
+            _log.warning(
+                "the record writer process could not start (%s -m %s exited with code %s); "
+                "the runs are stored by a thread of this process",
+                sys.executable,
+                "autobench.records._commit_worker",
+                code,
+            )
+            for number in sorted(waiting):
+                job, future = waiting[number]
+                _chain(self._fallback(job), future)
+            return
         failure = (
             f"the record writer process (pid {self._process.pid}) exited with code {code} "
             "before storing every run; the runs reported finished are stored, and "
@@ -245,3 +277,16 @@ class CommitProcess:
         for _, future in waiting.values():
             if not future.done():
                 future.set_exception(RecordingError(failure))
+
+
+def _chain(inner: Future[None], outer: Future[None]) -> None:
+    """Resolve ``outer`` as ``inner`` resolves."""
+
+    def copy(done: Future[None]) -> None:
+        error = done.exception()
+        if error is None:
+            outer.set_result(None)
+        else:
+            outer.set_exception(error)
+
+    inner.add_done_callback(copy)

@@ -13,8 +13,8 @@ process's own thread). Then one frame answers for the group: ``[(sequence number
 data), ...]``, ``error`` ``None`` or ``(message, path)`` of the
 :class:`~autobench.records.RecordingError` that stopped that run, ``data`` the bytes of
 its ``run.yaml`` as written when ``WANT_DATA`` is ``1`` (for the record's listeners). A
-run is answered only once durable. After the end frame the worker answers ``None`` and
-exits.
+run is answered only once durable. Its first answer is :data:`READY`, once it has started;
+after the end frame it answers ``None`` and exits.
 
 It ignores SIGINT (a Ctrl-C stops the runs; the recording process then finishes the
 record, through this worker) and runs in a session of its own. It dies with its parent:
@@ -38,7 +38,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 from autobench.records._atomic import AtomicFiles
-from autobench.records._commit_frames import FrameReader, write_frame
+from autobench.records._commit_frames import READY, FrameReader, write_frame
 from autobench.records._errors import RecordingError
 from autobench.records._group_commit import MAX_GROUP, GroupCommitter
 from autobench.records._run_files import FilesJob, SectionsJob, sections_files
@@ -47,6 +47,7 @@ _PR_SET_PDEATHSIG = 1
 
 
 Job = SectionsJob | FilesJob
+
 Answer = tuple[int, tuple[str, str | None] | None, bytes | None]
 
 
@@ -119,6 +120,7 @@ def main(argv: list[str]) -> int:
     reader = FrameReader(sys.stdin.fileno())
     out = sys.stdout.fileno()
     try:
+        write_frame(out, pickle.dumps(READY))  # started: from here on it stores runs
         while True:
             frames = reader.read()
             if frames is None:  # the recording process is gone: nothing more to answer

@@ -201,9 +201,8 @@ class RecordDirectoryWriter:
         self._files = AtomicFiles(self.root, fsync=fsync)
         self._plan_paths: dict[str, str] = {}
         self._started = False
-        self._committer: GroupCommitter | CommitProcess = GroupCommitter(
-            self._files, self._after_group
-        )
+        self._thread = GroupCommitter(self._files, self._after_group)
+        self._committer: GroupCommitter | CommitProcess = self._thread
         self._in_process = False
         self._listeners: list[RecordListener] = []
         self._pending: list[Future[None]] = []
@@ -268,6 +267,7 @@ class RecordDirectoryWriter:
                 fsync=self._files.fsync,
                 want_data=bool(self._listeners),
                 after_group=self._after_group,
+                fallback=lambda job: self._thread.submit(self._thread_job(job)),
             )
         except OSError as error:  # no process to spare: the thread stores them
             _log.debug("%s: record writer process not started: %s", self.root, error)
@@ -377,6 +377,17 @@ class RecordDirectoryWriter:
         assert isinstance(self._committer, GroupCommitter)
         return self._follow(run, self._committer.submit(job))
 
+    def _thread_job(self, job: object) -> Callable[[], Sequence[tuple[Path, bytes]]]:
+        """The thread's job for a run meant for the record writer process."""
+        assert isinstance(job, _SentRun)
+        run, run_dir, files = job.run, job.run_dir, job.files
+        render: Callable[[], Sequence[tuple[Path, bytes]]] = (
+            (lambda: files) if job.rendered else (lambda: self._render(run, run_dir, files))
+        )
+        if self._listeners:
+            return _RunJob(render, run, job.run_path, self._files.localize)
+        return render
+
     def _sent(self, job: _SentRun) -> RunRecord:
         assert isinstance(self._committer, CommitProcess)
         return self._follow(job.run, self._committer.submit(job))
@@ -473,8 +484,10 @@ class RecordDirectoryWriter:
             raise errors[0]
 
     def close(self) -> None:
-        """Wait for pending writes (without raising) and stop the group-commit thread."""
+        """Wait for pending writes (without raising) and stop the group-commit thread (and
+        the record writer process)."""
         self._committer.close()
+        self._thread.close()
         self._files.close()
 
     def _raise_failed(self) -> None:
