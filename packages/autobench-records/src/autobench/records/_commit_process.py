@@ -23,7 +23,7 @@ waits for everything) while a child process does the rendering and the writing:
   goes to ``fallback`` instead (the recording process's own thread), with one warning.
 
 Jobs are plain data (:class:`~autobench.records._run_files.SectionsJob`,
-:class:`~autobench.records._commit_worker.FilesJob`): the child imports Autobench's records
+:class:`~autobench.records._run_files.FilesJob`): the child imports Autobench's records
 only, never the user's code.
 """
 
@@ -138,18 +138,18 @@ class CommitProcess:
         future: Future[None] = Future()
         future.add_done_callback(lambda _: self._slots.release())
         with self._ready:
-            if self._fell_back:
-                assert self._fallback is not None
-                _chain(self._fallback(job), future)
+            if not self._fell_back:
+                if self._failure is not None or self._closing:
+                    failure = self._failure or "the record writer process was closed"
+                    future.set_exception(RecordingError(failure))
+                    return future
+                number = next(self._numbers)
+                self._waiting[number] = (job, future)
+                self._outbox.append((number, job))
+                self._ready.notify()
                 return future
-            if self._failure is not None or self._closing:
-                failure = self._failure or "the record writer process was closed"
-                future.set_exception(RecordingError(failure))
-                return future
-            number = next(self._numbers)
-            self._waiting[number] = (job, future)
-            self._outbox.append((number, job))
-            self._ready.notify()
+        assert self._fallback is not None  # the child never started: the thread stores it
+        _chain(self._fallback(job), future)
         return future
 
     def close(self) -> None:
