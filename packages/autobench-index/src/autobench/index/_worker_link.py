@@ -145,6 +145,7 @@ class WorkerIndex:
         self.process = subprocess.Popen(
             [
                 sys.executable,
+                "-P",  # the working directory's modules (a benchmark's queue.py) stay out
                 "-m",
                 "autobench.index._worker",
                 os.fspath(self.root),
