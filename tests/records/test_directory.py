@@ -244,8 +244,11 @@ def in_child_with_file_size_limit(root: Path, body: str) -> dict[str, str]:
         + textwrap.dedent(body)
         + ("\nprint(json.dumps({'path': str(caught.path), 'message': str(caught)}))\n")
     )
+    # The limit is set in the child once its writer has started: a record writer process
+    # started before it would not have it, so the child stores on the writer's thread.
+    env = {**os.environ, "AUTOBENCH_RECORD_WRITER": "thread"}
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, env=env
     )
     assert done.returncode == 0, done.stderr
     result: dict[str, str] = json.loads(done.stdout)
