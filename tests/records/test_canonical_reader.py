@@ -16,7 +16,12 @@ from _factories import experiment_for, trivial_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autobench.records import RecordFormatError, experiment_record_to_yaml, run_record_to_yaml
+from autobench.records import (
+    RecordFormatError,
+    _canonical,
+    experiment_record_to_yaml,
+    run_record_to_yaml,
+)
 from autobench.records._canonical import NOT_CANONICAL, read_canonical
 from autobench.records._codec import run_record_from_yaml
 from autobench.records._yaml import dump_record, load_document
@@ -203,3 +208,116 @@ def test_an_anchor_defined_twice_is_read_as_yaml_says() -> None:
     text = "a: &x 1\nb: &x 2\nc: *x\n"
     assert load_document(text) == {"a": 1, "b": 2, "c": 2}
     assert read_canonical(text) is NOT_CANONICAL
+
+
+SLOT_VALUES = st.one_of(
+    st.sampled_from(
+        [
+            "x",
+            "x  ",
+            "1",
+            "-7",
+            "1.5",
+            "1e3",
+            ".nan",
+            "-.inf",
+            "true",
+            "False",
+            "null",
+            "~",
+            "2024-01-01",
+            "2026-12-02 14:43:09.5+00:00",
+            "2026-13-02 14:43:09",
+            "0o17",
+            "0x1F",
+            "a: b",
+            "a:b",
+            "x #c",
+            "x#c",
+            "- x",
+            "-",
+            "?",
+            ":",
+            "<<",
+            "=",
+            "&anchor x",
+            "*alias",
+            "!tag x",
+            ">",
+            "%x",
+            "@x",
+            "`x",
+            "x]",
+            "x}",
+            "é😀",
+            "a, b",
+        ]
+    ),
+    TEXT.map(lambda text: text.replace("\n", "")).filter(
+        lambda text: text[:1] not in ("", " ", "'", '"', "|", "[", "{")
+    ),
+)
+"""Values for the value slots of a skeleton: plain scalars of every kind, and texts the
+reader declines (a comment, a nested key, indicators); none empty or starting as a value
+that is not a slot (a quote, a literal, a flow collection), so the skeleton stays."""
+
+
+def _slots(text: str) -> list[str]:
+    return _canonical._SLOT.split("\n" + text)
+
+
+def _template_of(text: str) -> object:
+    parts = _slots(text)
+    skeleton = "\x00".join(parts[0::3] + parts[1::3])
+    return _canonical._SKELETONS.known.get(skeleton)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(RECORD_TEXTS),
+    st.lists(st.tuples(st.integers(0, 200), SLOT_VALUES), min_size=1, max_size=4),
+)
+def test_texts_of_a_known_skeleton_read_as_the_parser_reads_them(
+    text: str, changes: list[tuple[int, str]]
+) -> None:
+    # The first text of a skeleton is read line by line, the second compiles its template;
+    # texts differing from it in slot values only are then built by the template.
+    read_canonical(text)
+    assert read_canonical(text) == load_document(text)
+    parts = _slots(text)
+    values = parts[2::3]
+    for at, value in changes:
+        values[at % len(values)] = value
+    parts[2::3] = values
+    changed = "".join(parts)[1:]
+    assert _template_of(changed) is _template_of(text)  # the same skeleton
+    fast, full = both(changed)
+    if isinstance(full, Exception):
+        assert fast is NOT_CANONICAL
+    elif fast is not NOT_CANONICAL:
+        assert canonical(fast) == canonical(full)
+
+
+def test_a_repeated_skeleton_is_read_by_its_template_into_fresh_documents() -> None:
+    text = run_record_to_yaml(trivial_run())
+    first = read_canonical(text)
+    assert read_canonical(text) == first
+    build, _ = _template_of(text)  # compiled the second time
+    other = text.replace("passed", "failed")
+    assert _template_of(other) is _template_of(text)
+    document = read_canonical(other)
+    assert document == load_document(other) and document != first
+    document["run"]["status"] = "changed"
+    document["scores"].append("more")
+    again = read_canonical(other)
+    assert again == load_document(other) and again is not document
+    assert callable(build)
+
+
+def test_a_slot_inside_a_literal_block_gets_no_template() -> None:
+    text = "record:\n  type: run\n  version: 1\nnotes: |\n  key: value\n  more\nafter: x\n"
+    for value in ("value", "other", "x #y"):
+        changed = text.replace("key: value", f"key: {value}")
+        for _ in range(3):
+            assert read_canonical(changed) == load_document(changed)
+    assert _template_of(text) is _canonical._NO_TEMPLATE

@@ -94,6 +94,13 @@ def read_canonical(text: str) -> Any:
     of the module docstring (never an error: the caller parses such a text in full)."""
     if not text.endswith("\n") or _OUTSIDE_TEXT.search(text) is not None:
         return NOT_CANONICAL
+    if len(text) <= TEMPLATE_TEXT_MAX and _MARK not in text:
+        return _SKELETONS.read(text)
+    return _read(text)
+
+
+def _read(text: str) -> Any:
+    """:func:`read_canonical` of a text known to hold only the characters of the layout."""
     reader = _Reader(text)
     try:
         index = reader.skip()
@@ -404,3 +411,125 @@ class _Reader:
         if chomp == "+":
             return text + "\n" * (1 + trailing)
         return text + "\n"
+
+
+# Documents of a known skeleton -----------------------------------------------------------
+
+TEMPLATE_TEXT_MAX = 65536
+"""Characters past which a text is read line by line, never through a skeleton."""
+
+SKELETONS_MAX = 512
+"""Skeletons remembered (seen once, or compiled): past this, all are forgotten at once."""
+
+_SLOT = re.compile(r"(\n *(?:- )*[A-Za-z_][\w.-]*: )([^\n'\"|\[{ ][^\n]*)(?=\n)")
+"""A line ``key: value`` whose key is a plain word (no ``": "`` in it, so the key ends
+where the reader ends it) and whose value starts as a plain scalar may (after dashes of
+sequence items that start a mapping on their line): group 1 is the line break before the
+line and the line up to the value, group 2 the value (its trailing spaces included; no
+leading space). Matched after a line break (the text is split with one put before it),
+which the search finds far faster than a line start."""
+
+_MARK = "\ue000"
+"""A private-use character that starts each value slot's marker while a skeleton is
+compiled (a text holding it is never read through a skeleton)."""
+
+_NO_TEMPLATE: Any = object()
+_SEEN_ONCE: Any = object()
+_MAX_CODE_DEPTH = 64
+"""Nesting past which a skeleton is not compiled (Python's parser limits nested brackets)."""
+
+
+class _Skeletons:
+    """Reads texts by their skeleton: the text with the value of every line matched by
+    :data:`_SLOT` cut out. Run files of one experiment mostly share a skeleton: they differ
+    in such values only (ids, times, durations, numbers).
+
+    Why a skeleton's template reads a text as the line reader does: the reader's course
+    through a text depends on each line's indentation, dashes, key and, for a ``key: value``
+    line, only on whether the value is empty or starts with a character of
+    ``_NOT_PLAIN_VALUE``; it then stores ``_plain(value)`` (trailing spaces stripped) under
+    the key and goes on to the next line. A slot's value starts with none of those
+    characters and is not empty, and every other character of the text is in the skeleton.
+    So two texts of one skeleton take the same course, and their documents differ only in
+    the slot values, each ``_plain`` of its text; where ``_plain`` declines a value, the
+    reader declines the text (the whole text is then read line by line, which declines it
+    too). The template is compiled from a text whose values are replaced by unique markers
+    and read by the line reader: a skeleton whose markers do not each come back as one
+    whole value (a slot inside a literal block scalar, say) gets no template. The template
+    builds fresh mappings and lists on every call; its other leaves, like ``_plain``'s, are
+    immutable and shared.
+
+    A skeleton is compiled the second time it is seen, so texts that never repeat one cost a
+    split and a lookup each."""
+
+    def __init__(self) -> None:
+        self.known: dict[str, Any] = {}  # skeleton -> _SEEN_ONCE, _NO_TEMPLATE or a template
+
+    def read(self, text: str) -> Any:
+        parts = _SLOT.split("\n" + text)
+        if len(parts) < 4:  # no slot: nothing to gain
+            return _read(text)
+        values = parts[2::3]
+        skeleton = "\x00".join(parts[0::3] + parts[1::3])  # no text holds NUL
+        known = self.known.get(skeleton)
+        if known is None:
+            if len(self.known) >= SKELETONS_MAX:
+                self.known.clear()
+            self.known[skeleton] = _SEEN_ONCE
+            return _read(text)
+        if known is _SEEN_ONCE:
+            known = self.known[skeleton] = _compile(parts)
+        if known is _NO_TEMPLATE:
+            return _read(text)
+        build, constants = known
+        try:
+            return build([_plain(value.rstrip(" ")) for value in values], constants)
+        except _Outside:
+            return _read(text)  # declines it, as the argument in the class docstring says
+
+
+def _compile(parts: list[str]) -> Any:
+    """The template of the skeleton of ``parts`` (:data:`_SLOT`'s split of a text):
+    ``(build, constants)``, ``build(values, constants)`` giving the document; or
+    :data:`_NO_TEMPLATE`."""
+    marked = parts.copy()
+    count = len(parts[2::3])
+    marked[2::3] = [f"{_MARK}{index}{_MARK}" for index in range(count)]
+    document = _read("".join(marked)[1:])  # without the line break put before the text
+    if document is NOT_CANONICAL:
+        return _NO_TEMPLATE
+    constants: list[Any] = []
+    placed: set[int] = set()
+
+    def code(value: Any, depth: int) -> str:
+        if depth > _MAX_CODE_DEPTH:
+            raise _Outside
+        if isinstance(value, dict):
+            items = []
+            for key, item in value.items():
+                if _MARK in key:
+                    raise _Outside
+                items.append(f"{key!r}: {code(item, depth + 1)}")
+            return "{" + ", ".join(items) + "}"
+        if isinstance(value, list):
+            return "[" + "".join(f"{code(item, depth + 1)}, " for item in value) + "]"
+        if isinstance(value, str) and _MARK in value:
+            index = value[1:-1]
+            if not (value[0] == value[-1] == _MARK and index.isdigit()) or int(index) in placed:
+                raise _Outside  # a marker inside another value, or twice
+            placed.add(int(index))
+            return f"v[{index}]"
+        constants.append(value)
+        return f"c[{len(constants) - 1}]"
+
+    try:
+        source = code(document, 0)
+    except _Outside:
+        return _NO_TEMPLATE
+    if len(placed) != count:
+        return _NO_TEMPLATE
+    build = eval(f"lambda v, c: {source}", {})  # the source generated above
+    return build, constants
+
+
+_SKELETONS = _Skeletons()
