@@ -418,7 +418,7 @@ class _Reader:
 TEMPLATE_TEXT_MAX = 65536
 """Characters past which a text is read line by line, never through a skeleton."""
 
-SKELETONS_MAX = 512
+SKELETONS_MAX = 256
 """Skeletons remembered (seen once, or compiled): past this, all are forgotten at once."""
 
 _SLOT = re.compile(r"(\n *(?:- )*[A-Za-z_][\w.-]*: )([^\n'\"|\[{ ][^\n]*)(?=\n)")
