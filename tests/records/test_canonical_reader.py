@@ -321,3 +321,39 @@ def test_a_slot_inside_a_literal_block_gets_no_template() -> None:
         for _ in range(3):
             assert read_canonical(changed) == load_document(changed)
     assert _template_of(text) is _canonical._NO_TEMPLATE
+
+
+WRITTEN_FORMS = (
+    st.integers(min_value=0, max_value=10**20).map(str)
+    | st.from_regex(r"[0-9]{1,20}", fullmatch=True)
+    | st.datetimes(min_value=dt.datetime(1, 1, 1), timezones=st.just(dt.UTC)).map(str)
+    | st.from_regex(
+        r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{6})?\+00:00",
+        fullmatch=True,
+    )
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(WRITTEN_FORMS)
+def test_integers_and_times_as_written_read_as_the_resolver_reads_them(text: str) -> None:
+    # Decimal integers and the writer's UTC times skip the resolver's patterns; whatever
+    # they read is what the patterns and the builder read.
+    fast = _canonical._written(text)
+    try:
+        slow: object = _canonical._resolved(text)
+    except _canonical._Outside:
+        slow = NOT_CANONICAL
+    if fast is not _canonical._UNKNOWN:
+        assert type(fast) is type(slow) and fast == slow, text
+        if isinstance(fast, dt.datetime):
+            assert fast.utcoffset() == slow.utcoffset()  # type: ignore[union-attr]
+
+
+def test_the_writers_integers_and_times_take_the_short_path() -> None:
+    assert _canonical._written("1234") == 1234
+    assert _canonical._written("2026-12-07 10:07:58.021518+00:00") == dt.datetime(
+        2026, 12, 7, 10, 7, 58, 21518, tzinfo=dt.UTC
+    )
+    for other in ("0123", "1_000", "2026-13-07 10:07:58+00:00", "1.5", "x"):
+        assert _canonical._written(other) is _canonical._UNKNOWN

@@ -25,6 +25,7 @@ ruamel's composer take (``uv run python tools/bench_records_read.py``).
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
@@ -127,31 +128,59 @@ def _plain(text: str) -> Any:
         raise _Outside
     if " #" in text or ": " in text or text[-1] == ":":
         raise _Outside
-    tag = _STR
-    for candidate, pattern in _BUILDER._implicit_table().get(text[:1], ()):
-        if pattern.match(text):
-            tag = candidate
-            break
-    if tag is _STR:
-        value = text
-    elif tag is _INT or tag is _FLOAT or tag is _BOOL or tag is _NULL:
-        value = _plain_scalar(tag, text)
-        if value is _UNKNOWN:
-            raise _Outside
-    elif tag is _TIMESTAMP:
-        try:
-            value = _BUILDER.construct_timestamp(ScalarNode(tag, text))
-        except ValueError:
-            raise _Outside from None
-    else:
-        raise _Outside  # merge keys, the value key, and the like
+    value = _written(text)
+    if value is _UNKNOWN:
+        value = _resolved(text)
     if len(_PLAIN_CACHE) > 50_000:
         _PLAIN_CACHE.clear()
     _PLAIN_CACHE[text] = value
     return value
 
 
+def _resolved(text: str) -> Any:
+    """The value of the plain scalar ``text`` by the resolver's patterns and the builder."""
+    tag = _STR
+    for candidate, pattern in _BUILDER._implicit_table().get(text[:1], ()):
+        if pattern.match(text):
+            tag = candidate
+            break
+    if tag is _STR:
+        return text
+    if tag is _INT or tag is _FLOAT or tag is _BOOL or tag is _NULL:
+        value = _plain_scalar(tag, text)
+        if value is _UNKNOWN:
+            raise _Outside
+        return value
+    if tag is _TIMESTAMP:
+        try:
+            return _BUILDER.construct_timestamp(ScalarNode(tag, text))
+        except ValueError:
+            raise _Outside from None
+    raise _Outside  # merge keys, the value key, and the like
+
+
 _BUILDER = _Builder()
+
+_WRITTEN_TIME = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{6})?\+00:00"
+)
+"""A time as the record writer writes it (UTC, microseconds when there are any)."""
+
+
+def _written(text: str) -> Any:
+    """The value of ``text`` when it is a decimal integer or a time as the writer writes
+    them, read as the resolver and the builder read it (``int``; ``datetime.fromisoformat``,
+    the builder's own reading of a timestamp) without trying each pattern of the resolver
+    in turn; :data:`_UNKNOWN` for any other text (and for a date that does not exist),
+    which takes that path."""
+    if text.isdigit() and text.isascii() and len(text) < 19 and (text[0] != "0" or text == "0"):
+        return int(text)
+    if len(text) in (25, 32) and _WRITTEN_TIME.fullmatch(text):
+        try:
+            return dt.datetime.fromisoformat(text)
+        except ValueError:
+            return _UNKNOWN
+    return _UNKNOWN
 
 
 def _unescape(match: re.Match[str]) -> str:
