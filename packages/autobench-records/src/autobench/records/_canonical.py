@@ -557,7 +557,10 @@ def _compile(parts: list[str]) -> Any:
         return _NO_TEMPLATE
     if len(placed) != count:
         return _NO_TEMPLATE
-    build = eval(f"lambda v, c: {source}", {})  # the source generated above
+    try:
+        build = eval(f"lambda v, c: {source}", {})  # the source generated above
+    except (RecursionError, MemoryError, SyntaxError):  # a compiler's limit: read by lines
+        return _NO_TEMPLATE
     return build, constants
 
 
