@@ -97,7 +97,8 @@ def read_stamped(path: Path | str) -> tuple[bytes, Stamp | None]:
     return data, (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+"""Read-only, the bytes as stored (binary on Windows), not inherited by child processes."""
 _CHUNK = 1 << 20
 
 
