@@ -21,6 +21,10 @@ is a datetime, ``1.5e-05`` a float, ``'1.0'`` a string), and double-quoted
 escapes follow YAML 1.2 section 5.7 (https://yaml.org/spec/1.2.2/#57-escaped-characters).
 Reading a run file this way takes a fraction of the time libyaml plus
 ruamel's composer take (``uv run python tools/bench_records_read.py``).
+
+Run files of one experiment mostly differ in their plain values only: a text whose skeleton
+(the text without those values) was read before is built by a template compiled from it,
+each value resolved as the line reader resolves it (:class:`_Skeletons` gives the argument).
 """
 
 from __future__ import annotations
