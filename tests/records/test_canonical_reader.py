@@ -9,6 +9,8 @@ rejects, and agree wherever both read), and hand-written texts for each construc
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from _canonical import canonical
@@ -120,6 +122,7 @@ def _record_texts() -> list[str]:
         "empty": [],
         "none": {},
         "items": [{"name": "x", "tags": ["a", "b"]}, ["nested", "list"], None, "- dash"],
+        "keys": {"n": 1, "on": "x", "a: b": 2.5, "it's": None, "#": [{"y": 3}], "1": "one"},
     }
     return [
         run_record_to_yaml(run),
@@ -272,6 +275,18 @@ def _template_of(text: str) -> object:
     return _canonical._SKELETONS.known.get(skeleton)
 
 
+@contextmanager
+def fresh_skeletons() -> Iterator[_canonical._Skeletons]:
+    """The reader with no skeleton known (nor line reads pending) inside the block: what
+    other tests read before does not decide which path a text takes."""
+    kept = _canonical._SKELETONS
+    _canonical._SKELETONS = fresh = _canonical._Skeletons()
+    try:
+        yield fresh
+    finally:
+        _canonical._SKELETONS = kept
+
+
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.sampled_from(RECORD_TEXTS),
@@ -282,22 +297,26 @@ def test_texts_of_a_known_skeleton_read_as_the_parser_reads_them(
 ) -> None:
     # The first text of a skeleton is read line by line, the second compiles its template;
     # texts differing from it in slot values only are then built by the template.
-    read_canonical(text)
-    assert read_canonical(text) == load_document(text)
     parts = _slots(text)
     values = parts[2::3]
     for at, value in changes:
         values[at % len(values)] = value
     parts[2::3] = values
     changed = "".join(parts)[1:]
-    assert _template_of(changed) is _template_of(text)  # the same skeleton
-    fast, full = both(changed)
+    with fresh_skeletons():
+        read_canonical(text)
+        assert read_canonical(text) == load_document(text)
+        template = _template_of(text)  # compiled, or refused (a slot in a literal block)
+        assert isinstance(template, tuple) or template is _canonical._NO_TEMPLATE
+        assert _template_of(changed) is _template_of(text)  # the same skeleton
+        fast, full = both(changed)
     if isinstance(full, Exception):
         assert fast is NOT_CANONICAL
     elif fast is not NOT_CANONICAL:
         assert canonical(fast) == canonical(full)
 
 
+@fresh_skeletons()
 def test_a_repeated_skeleton_is_read_by_its_template_into_fresh_documents() -> None:
     text = run_record_to_yaml(trivial_run())
     first = read_canonical(text)
@@ -314,6 +333,7 @@ def test_a_repeated_skeleton_is_read_by_its_template_into_fresh_documents() -> N
     assert callable(build)
 
 
+@fresh_skeletons()
 def test_a_slot_inside_a_literal_block_gets_no_template() -> None:
     text = "record:\n  type: run\n  version: 1\nnotes: |\n  key: value\n  more\nafter: x\n"
     for value in ("value", "other", "x #y"):
@@ -321,6 +341,22 @@ def test_a_slot_inside_a_literal_block_gets_no_template() -> None:
         for _ in range(3):
             assert read_canonical(changed) == load_document(changed)
     assert _template_of(text) is _canonical._NO_TEMPLATE
+
+
+@fresh_skeletons()
+def test_texts_that_never_repeat_a_skeleton_are_then_read_line_by_line_for_a_while() -> None:
+    texts = [f"record:\n  type: run\n  version: 1\nkey_{n}: {n}\n" for n in range(100)]
+    for text in texts[: _canonical.NEW_IN_A_ROW_MAX]:
+        assert read_canonical(text) == load_document(text)
+    skeletons = _canonical._SKELETONS
+    assert skeletons.line_reads == _canonical.LINE_READS
+    for text in texts[_canonical.NEW_IN_A_ROW_MAX :]:
+        assert read_canonical(text) == load_document(text)
+    assert len(skeletons.known) == _canonical.NEW_IN_A_ROW_MAX  # not split meanwhile
+    skeletons.line_reads = 0
+    repeated = texts[0].replace("key_0: 0", "key_0: 7")
+    assert read_canonical(repeated) == load_document(repeated)
+    assert isinstance(_template_of(repeated), tuple)  # seen before: compiled now
 
 
 WRITTEN_FORMS = (

@@ -454,13 +454,22 @@ TEMPLATE_TEXT_MAX = 65536
 SKELETONS_MAX = 256
 """Skeletons remembered (seen once, or compiled): past this, all are forgotten at once."""
 
-_SLOT = re.compile(r"(\n *(?:- )*[A-Za-z_][\w.-]*: )([^\n'\"|\[{ ][^\n]*)(?=\n)")
-"""A line ``key: value`` whose key is a plain word (no ``": "`` in it, so the key ends
-where the reader ends it) and whose value starts as a plain scalar may (after dashes of
-sequence items that start a mapping on their line): group 1 is the line break before the
-line and the line up to the value, group 2 the value (its trailing spaces included; no
-leading space). Matched after a line break (the text is split with one put before it),
-which the search finds far faster than a line start."""
+_SLOT = re.compile(
+    r"(\n *(?:- )*(?:[A-Za-z_][\w.-]*|'[^'\n]*'|\"[^\"\\\n]*\"): )([^\n'\"|\[{ ][^\n]*)(?=\n)"
+)
+"""A line ``key: value`` whose key is a plain word (no ``": "`` in it) or quoted without
+quotes or escapes in it (so the key ends where the reader ends it), and whose value starts
+as a plain scalar may (after dashes of sequence items that start a mapping on their line):
+group 1 is the line break before the line and the line up to the value, group 2 the value
+(its trailing spaces included; no leading space). Matched after a line break (the text is
+split with one put before it), which the search finds far faster than a line start."""
+
+NEW_IN_A_ROW_MAX = 64
+"""New skeletons in a row after which :data:`LINE_READS` texts are read line by line."""
+
+LINE_READS = 1024
+"""Texts read line by line, without a skeleton, after :data:`NEW_IN_A_ROW_MAX` new ones in a
+row (texts that do not repeat a skeleton then cost at most a few percent more)."""
 
 _MARK = "\ue000"
 """A private-use character that starts each value slot's marker while a skeleton is
@@ -492,13 +501,19 @@ class _Skeletons:
     builds fresh mappings and lists on every call; its other leaves, like ``_plain``'s, are
     immutable and shared.
 
-    A skeleton is compiled the second time it is seen, so texts that never repeat one cost a
-    split and a lookup each."""
+    A skeleton is compiled the second time it is seen. Texts that never repeat one cost a
+    split and a lookup each, until :data:`NEW_IN_A_ROW_MAX` new skeletons in a row have
+    the next :data:`LINE_READS` texts read line by line without trying."""
 
     def __init__(self) -> None:
         self.known: dict[str, Any] = {}  # skeleton -> _SEEN_ONCE, _NO_TEMPLATE or a template
+        self.new_in_a_row = 0
+        self.line_reads = 0
 
     def read(self, text: str) -> Any:
+        if self.line_reads:
+            self.line_reads -= 1
+            return _read(text)
         parts = _SLOT.split("\n" + text)
         if len(parts) < 4:  # no slot: nothing to gain
             return _read(text)
@@ -509,7 +524,11 @@ class _Skeletons:
             if len(self.known) >= SKELETONS_MAX:
                 self.known.clear()
             self.known[skeleton] = _SEEN_ONCE
+            self.new_in_a_row += 1
+            if self.new_in_a_row >= NEW_IN_A_ROW_MAX:
+                self.new_in_a_row, self.line_reads = 0, LINE_READS
             return _read(text)
+        self.new_in_a_row = 0
         if known is _SEEN_ONCE:
             known = self.known[skeleton] = _compile(parts)
         if known is _NO_TEMPLATE:
