@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -169,6 +170,28 @@ def test_the_worker_writes_what_build_index_writes_and_is_gone_when_the_run_exit
     assert len(live["spans"]) > 16 and len(live["llm_calls"]) == 8
     build_index(record_dir)
     assert rows(record_dir) == live
+
+
+def test_the_worker_starts_without_numpy(tmp_path: Path) -> None:
+    # pyarrow imports numpy when it is installed (a third of the worker's start-up); the
+    # worker keeps it out. Its imports are done once it says it is ready: what it mapped
+    # then is what it loaded.
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "autobench.index._worker", str(tmp_path), str(os.getpid()), "0"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert worker.stdin is not None and worker.stdout is not None
+    try:
+        assert worker.stdout.readline() == b"R\n"
+        libraries = Path(f"/proc/{worker.pid}/maps").read_text()
+    finally:
+        worker.stdin.close()  # end of input: nothing staged, the worker exits
+        status = worker.wait(timeout=60)
+        worker.stdout.close()
+    assert "/pyarrow/" in libraries and "/numpy/" not in libraries
+    assert status == 0
 
 
 def test_a_trace_stored_as_an_artifact_is_read_back_by_the_worker(tmp_path: Path) -> None:

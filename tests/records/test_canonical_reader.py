@@ -9,6 +9,8 @@ rejects, and agree wherever both read), and hand-written texts for each construc
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from _canonical import canonical
@@ -16,7 +18,12 @@ from _factories import experiment_for, trivial_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autobench.records import RecordFormatError, experiment_record_to_yaml, run_record_to_yaml
+from autobench.records import (
+    RecordFormatError,
+    _canonical,
+    experiment_record_to_yaml,
+    run_record_to_yaml,
+)
 from autobench.records._canonical import NOT_CANONICAL, read_canonical
 from autobench.records._codec import run_record_from_yaml
 from autobench.records._yaml import dump_record, load_document
@@ -115,6 +122,7 @@ def _record_texts() -> list[str]:
         "empty": [],
         "none": {},
         "items": [{"name": "x", "tags": ["a", "b"]}, ["nested", "list"], None, "- dash"],
+        "keys": {"n": 1, "on": "x", "a: b": 2.5, "it's": None, "#": [{"y": 3}], "1": "one"},
     }
     return [
         run_record_to_yaml(run),
@@ -203,3 +211,185 @@ def test_an_anchor_defined_twice_is_read_as_yaml_says() -> None:
     text = "a: &x 1\nb: &x 2\nc: *x\n"
     assert load_document(text) == {"a": 1, "b": 2, "c": 2}
     assert read_canonical(text) is NOT_CANONICAL
+
+
+SLOT_VALUES = st.one_of(
+    st.sampled_from(
+        [
+            "x",
+            "x  ",
+            "1",
+            "-7",
+            "1.5",
+            "1e3",
+            ".nan",
+            "-.inf",
+            "true",
+            "False",
+            "null",
+            "~",
+            "2024-01-01",
+            "2026-12-02 14:43:09.5+00:00",
+            "2026-13-02 14:43:09",
+            "0o17",
+            "0x1F",
+            "a: b",
+            "a:b",
+            "x #c",
+            "x#c",
+            "- x",
+            "-",
+            "?",
+            ":",
+            "<<",
+            "=",
+            "&anchor x",
+            "*alias",
+            "!tag x",
+            ">",
+            "%x",
+            "@x",
+            "`x",
+            "x]",
+            "x}",
+            "é😀",
+            "a, b",
+        ]
+    ),
+    TEXT.map(lambda text: text.replace("\n", "")).filter(
+        lambda text: text[:1] not in ("", " ", "'", '"', "|", "[", "{")
+    ),
+)
+"""Values for the value slots of a skeleton: plain scalars of every kind, and texts the
+reader declines (a comment, a nested key, indicators); none empty or starting as a value
+that is not a slot (a quote, a literal, a flow collection), so the skeleton stays."""
+
+
+def _slots(text: str) -> list[str]:
+    return _canonical._SLOT.split("\n" + text)
+
+
+def _template_of(text: str) -> object:
+    parts = _slots(text)
+    skeleton = "\x00".join(parts[0::3] + parts[1::3])
+    return _canonical._SKELETONS.known.get(skeleton)
+
+
+@contextmanager
+def fresh_skeletons() -> Iterator[_canonical._Skeletons]:
+    """The reader with no skeleton known (nor line reads pending) inside the block: what
+    other tests read before does not decide which path a text takes."""
+    kept = _canonical._SKELETONS
+    _canonical._SKELETONS = fresh = _canonical._Skeletons()
+    try:
+        yield fresh
+    finally:
+        _canonical._SKELETONS = kept
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(RECORD_TEXTS),
+    st.lists(st.tuples(st.integers(0, 200), SLOT_VALUES), min_size=1, max_size=4),
+)
+def test_texts_of_a_known_skeleton_read_as_the_parser_reads_them(
+    text: str, changes: list[tuple[int, str]]
+) -> None:
+    # The first text of a skeleton is read line by line, the second compiles its template;
+    # texts differing from it in slot values only are then built by the template.
+    parts = _slots(text)
+    values = parts[2::3]
+    for at, value in changes:
+        values[at % len(values)] = value
+    parts[2::3] = values
+    changed = "".join(parts)[1:]
+    with fresh_skeletons():
+        read_canonical(text)
+        assert read_canonical(text) == load_document(text)
+        template = _template_of(text)  # compiled, or refused (a slot in a literal block)
+        assert isinstance(template, tuple) or template is _canonical._NO_TEMPLATE
+        assert _template_of(changed) is _template_of(text)  # the same skeleton
+        fast, full = both(changed)
+    if isinstance(full, Exception):
+        assert fast is NOT_CANONICAL
+    elif fast is not NOT_CANONICAL:
+        assert canonical(fast) == canonical(full)
+
+
+@fresh_skeletons()
+def test_a_repeated_skeleton_is_read_by_its_template_into_fresh_documents() -> None:
+    text = run_record_to_yaml(trivial_run())
+    first = read_canonical(text)
+    assert read_canonical(text) == first
+    build, _ = _template_of(text)  # compiled the second time
+    other = text.replace("passed", "failed")
+    assert _template_of(other) is _template_of(text)
+    document = read_canonical(other)
+    assert document == load_document(other) and document != first
+    document["run"]["status"] = "changed"
+    document["scores"].append("more")
+    again = read_canonical(other)
+    assert again == load_document(other) and again is not document
+    assert callable(build)
+
+
+@fresh_skeletons()
+def test_a_slot_inside_a_literal_block_gets_no_template() -> None:
+    text = "record:\n  type: run\n  version: 1\nnotes: |\n  key: value\n  more\nafter: x\n"
+    for value in ("value", "other", "x #y"):
+        changed = text.replace("key: value", f"key: {value}")
+        for _ in range(3):
+            assert read_canonical(changed) == load_document(changed)
+    assert _template_of(text) is _canonical._NO_TEMPLATE
+
+
+@fresh_skeletons()
+def test_texts_that_never_repeat_a_skeleton_are_then_read_line_by_line_for_a_while() -> None:
+    texts = [f"record:\n  type: run\n  version: 1\nkey_{n}: {n}\n" for n in range(100)]
+    for text in texts[: _canonical.NEW_IN_A_ROW_MAX]:
+        assert read_canonical(text) == load_document(text)
+    skeletons = _canonical._SKELETONS
+    assert skeletons.line_reads == _canonical.LINE_READS
+    for text in texts[_canonical.NEW_IN_A_ROW_MAX :]:
+        assert read_canonical(text) == load_document(text)
+    assert len(skeletons.known) == _canonical.NEW_IN_A_ROW_MAX  # not split meanwhile
+    skeletons.line_reads = 0
+    repeated = texts[0].replace("key_0: 0", "key_0: 7")
+    assert read_canonical(repeated) == load_document(repeated)
+    assert isinstance(_template_of(repeated), tuple)  # seen before: compiled now
+
+
+WRITTEN_FORMS = (
+    st.integers(min_value=0, max_value=10**20).map(str)
+    | st.from_regex(r"[0-9]{1,20}", fullmatch=True)
+    | st.datetimes(min_value=dt.datetime(1, 1, 1), timezones=st.just(dt.UTC)).map(str)
+    | st.from_regex(
+        r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{6})?\+00:00",
+        fullmatch=True,
+    )
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(WRITTEN_FORMS)
+def test_integers_and_times_as_written_read_as_the_resolver_reads_them(text: str) -> None:
+    # Decimal integers and the writer's UTC times skip the resolver's patterns; whatever
+    # they read is what the patterns and the builder read.
+    fast = _canonical._written(text)
+    try:
+        slow: object = _canonical._resolved(text)
+    except _canonical._Outside:
+        slow = NOT_CANONICAL
+    if fast is not _canonical._UNKNOWN:
+        assert type(fast) is type(slow) and fast == slow, text
+        if isinstance(fast, dt.datetime):
+            assert fast.utcoffset() == slow.utcoffset()  # type: ignore[union-attr]
+
+
+def test_the_writers_integers_and_times_take_the_short_path() -> None:
+    assert _canonical._written("1234") == 1234
+    assert _canonical._written("2026-12-07 10:07:58.021518+00:00") == dt.datetime(
+        2026, 12, 7, 10, 7, 58, 21518, tzinfo=dt.UTC
+    )
+    for other in ("0123", "1_000", "2026-13-07 10:07:58+00:00", "1.5", "x"):
+        assert _canonical._written(other) is _canonical._UNKNOWN

@@ -34,7 +34,9 @@ from autobench.records import (
     run_record_from_yaml,
     run_record_to_yaml,
 )
+from autobench.records._codec import without_sections
 from autobench.records._schemas import autobench_version
+from autobench.records._yaml import dump_record, load_document
 
 SIZE_LIMIT = 3500
 
@@ -248,3 +250,35 @@ def test_model_mismatch_names_file_and_field() -> None:
     ) as raised:
         run_record_from_yaml(text, source="r.yaml")
     assert (raised.value.line, raised.value.column) == (line, 11)
+
+
+SECTION_NAMES = st.sampled_from(["case", "output", "trace", "run", "scores", "notes", "x-y"])
+SECTION_VALUES = st.recursive(
+    st.none() | st.integers() | st.text(max_size=12) | st.booleans(),
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(st.text(min_size=1, max_size=6), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.dictionaries(SECTION_NAMES, SECTION_VALUES, min_size=1, max_size=5),
+    st.frozensets(SECTION_NAMES),
+)
+def test_sections_left_out_become_blank_lines_and_the_rest_reads_the_same(
+    sections: dict, names: frozenset[str]
+) -> None:
+    text = dump_record("run", 1, sections)
+    cut = without_sections(text, names)
+    assert cut.count("\n") == text.count("\n")  # a line:column in the rest is still the file's
+    kept = [line for line in cut.split("\n") if line]
+    assert all(line in text.split("\n") for line in kept)
+    document = load_document(text)
+    del document["record"]
+    expected = {name: value for name, value in document.items() if name not in names}
+    read = load_document(cut)
+    del read["record"]
+    assert canonical(read) == canonical(expected)

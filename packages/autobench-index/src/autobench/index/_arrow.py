@@ -51,11 +51,10 @@ def column_array(values: Sequence[Any], type: pa.DataType) -> pa.Array:
 
 def _validity(values: Sequence[Any]) -> tuple[pa.Buffer | None, int]:
     """The validity bitmap of ``values`` (``None`` when none is null) and the null count."""
-    valid = [value is not None for value in values]
-    nulls = len(valid) - sum(valid)
-    if not nulls:
+    if None not in values:  # a scan in C: most columns hold no null
         return None, 0
-    return pa.py_buffer(_bitmap(valid)), nulls
+    valid = [value is not None for value in values]
+    return pa.py_buffer(_bitmap(valid)), len(valid) - sum(valid)
 
 
 def _bitmap(bits: list[bool]) -> bytes:
@@ -94,14 +93,24 @@ def _bool(value: Any) -> bool:
 
 def _strings(values: Sequence[Any], type: pa.DataType) -> pa.Array:
     bitmap, nulls = _validity(values)
-    encoded = [b"" if value is None else _utf8(value) for value in values]
-    lengths = list(map(len, encoded))
-    if sum(lengths) > _INT32_MAX:  # past 32-bit offsets: pyarrow's own chunking
+    texts = [_text(value) for value in values] if nulls else values
+    try:
+        joined = "".join(texts)
+    except TypeError:  # a value that is no str: named
+        joined = "".join(map(_text, texts))
+    if joined.isascii():  # as a rule: each text's length is its UTF-8 length, all in C
+        lengths = list(map(len, texts))
+        data = joined.encode("ascii")
+    else:
+        encoded = [text.encode("utf-8") for text in texts]
+        lengths = list(map(len, encoded))
+        data = b"".join(encoded)
+    if len(data) > _INT32_MAX:  # past 32-bit offsets: pyarrow's own chunking
         return pa.array(values, type=type)
     offsets = array("i", [0])
     offsets.extend(accumulate(lengths))
-    data = pa.py_buffer(b"".join(encoded))
-    return pa.Array.from_buffers(type, len(values), [bitmap, pa.py_buffer(offsets), data], nulls)
+    buffers = [bitmap, pa.py_buffer(offsets), pa.py_buffer(data)]
+    return pa.Array.from_buffers(type, len(values), buffers, nulls)
 
 
 def _int(value: Any) -> int:
@@ -116,10 +125,13 @@ def _float(value: Any) -> float:
     return float(value)
 
 
-def _utf8(value: Any) -> bytes:
+def _text(value: Any) -> str:
+    """``value``, a str (``""`` for ``None``: a null's slot); raises ``TypeError`` else."""
+    if value is None:
+        return ""
     if not isinstance(value, str):
         raise TypeError(f"not a str: {value!r}")
-    return value.encode("utf-8")
+    return value
 
 
 def _microseconds(value: Any) -> int:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from autobench.abp import Trace, gc_paused_for
+from autobench.abp import Trace, gc_paused
 from autobench.index._layout import (
     EXPERIMENT_JSON,
     FILES,
@@ -50,14 +51,26 @@ class IndexBuilt:
     reason: str | None
 
 
-def evidence_only(run: RunRecord) -> RunRecord:
-    """``run`` as a replay with ``evidence_only`` reads it: its case cut to its id, no
-    output, no trace (what :data:`~autobench.records.EVIDENCE_ONLY` leaves unread)."""
-    case = Case.model_construct(id=run.case_id)
-    return run.model_copy(update={"case": case, "output": None, "trace": None})
+def _evidence_only(runs: Sequence[RunRecord]) -> list[RunRecord]:
+    """Each of ``runs`` as a replay with ``evidence_only`` reads it: its case cut to its
+    id, no output, no trace (what :data:`~autobench.records.EVIDENCE_ONLY` leaves unread).
+    The cut cases are copies of one case built once (``model_construct`` inspects each
+    default's factory per call: five times the cost of a copy); they share its empty
+    defaults, which nothing changes (the records are dumped to JSON and dropped)."""
+    template = Case.model_construct(id="")
+    return [
+        run.model_copy(
+            update={
+                "case": template.model_copy(update={"id": run.case_id}),
+                "output": None,
+                "trace": None,
+            }
+        )
+        for run in runs
+    ]
 
 
-def _round_trip_problem(runs: tuple[RunRecord, ...], texts: list[str]) -> str | None:
+def _round_trip_problem(runs: Sequence[RunRecord], texts: list[str]) -> str | None:
     for run, text in zip(runs, texts, strict=True):
         if RunRecord.model_validate_json(text) != run:
             return f"run {run.run_id} does not read back identically from JSON"
@@ -76,21 +89,24 @@ def build_index(record_dir: Path | str) -> IndexBuilt:
     """
     root = Path(record_dir)
     experiment_source = read_sources(root, [EXPERIMENT_FILE])
-    # One replay with the traces (the spans tables need them), each run then cut to the
-    # evidence a report reads: the record reports replay with ``evidence_only``.
-    result = replay_experiment(root)
-    experiment: ExperimentRecord = result.experiment
-    planned = [planned.path for planned in experiment.plan]
-    sources: list[Source] = [
-        *experiment_source,
-        *read_sources(root, planned),
-        *read_sources(root, side_files(root)),
-    ]
-    digests = {source.path: source.sha256 for source in sources}
-    paths = {planned.id: planned.path for planned in experiment.plan}
-    rows = TableRows()
-    with gc_paused_for(len(result.runs)):  # thousands of records, none garbage yet
-        runs = tuple(map(evidence_only, result.runs))
+    # Thousands of records, none garbage until their rows are taken: the collector stays
+    # off from the replay until they are freed (by reference counting, inside the block),
+    # so no collection traverses them.
+    with gc_paused():
+        # One replay with the traces (the spans tables need them), each run then cut to
+        # the evidence a report reads: the record reports replay with ``evidence_only``.
+        result = replay_experiment(root)
+        experiment: ExperimentRecord = result.experiment
+        planned = [planned.path for planned in experiment.plan]
+        sources: list[Source] = [
+            *experiment_source,
+            *read_sources(root, planned),
+            *read_sources(root, side_files(root)),
+        ]
+        digests = {source.path: source.sha256 for source in sources}
+        paths = {planned.id: planned.path for planned in experiment.plan}
+        rows = TableRows()
+        runs = _evidence_only(result.runs)
         texts = [run.model_dump_json() for run in runs]
         for full, run, text in zip(result.runs, runs, texts, strict=True):
             path = paths[run.run_id]
@@ -102,9 +118,9 @@ def build_index(record_dir: Path | str) -> IndexBuilt:
                 record_json=text,
                 trace=trace if isinstance(trace, Trace) else None,
             )
-    problem = _round_trip_problem(runs, texts)
-    count = len(runs)
-    del result, runs, texts  # the records (traces and all) are in the rows now
+        problem = _round_trip_problem(runs, texts)
+        count = len(runs)
+        del result, runs, texts  # the records (traces and all) are in the rows now
     staged = staging_dir(root)
     try:
         where = staged / partition(experiment.benchmark.id, experiment.experiment.id)

@@ -15,6 +15,7 @@ no index, or the new one whole. The index is derived data: deleting it loses not
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -33,9 +34,11 @@ EXPERIMENT_JSON = "experiment.json"
 """The experiment record (the replayed ``experiment.yaml``) as JSON, in the index root."""
 
 
+@functools.cache
 def records_version() -> str:
     """The installed autobench-records version: an index built by another is rebuilt (the
-    replay rules it applied may differ)."""
+    replay rules it applied may differ). Looked up once per process (the code running is
+    the version it was when imported; a lookup scans the installed distributions)."""
     return metadata.version("autobench-records")
 
 

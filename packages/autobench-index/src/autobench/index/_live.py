@@ -47,6 +47,7 @@ from autobench.index._sources import (
     EXPERIMENT_FILE,
     Source,
     read_sources,
+    read_stamped,
     side_files,
     stamp_of,
     stored_stamps,
@@ -99,6 +100,7 @@ class LiveIndex:
         yields: bool = True,
     ) -> None:
         self.root = Path(record_dir)
+        self._prefix = os.path.join(os.fspath(self.root), "")
         self._owner = os.getpid() if owner is None else owner
         self._yields = yields
         self._partition = partition(experiment.benchmark.id, experiment.experiment.id)
@@ -218,17 +220,19 @@ class LiveIndex:
             self._discard()
 
     def _add(self, path: str, data: bytes | None, trace: object) -> None:
-        source = self.root / path
+        source = self._prefix + path  # a string join: a ``Path`` per run costs more
         if data is None:  # from disk: the trace is read back with the run
-            data = source.read_bytes()
+            # Stamped from the open file as it is read: the rows, the hash and the stamp
+            # are all of the bytes read.
+            data, stamp = read_stamped(source)
             full = run_record_from_yaml(data.decode("utf-8"), source=source, skip=_NO_PAYLOADS)
             trace = full.trace
             if isinstance(trace, TraceSummary):  # stored as an artifact beside the run
-                trace = load_run_record(source, root=self.root).trace
+                trace = load_run_record(Path(source), root=self.root).trace
             run = full.model_copy(update={"trace": None})
         else:
             run = run_record_from_yaml(data.decode("utf-8"), source=source, skip=EVIDENCE_ONLY)
-        stamp = stamp_of(source)
+            stamp = stamp_of(source)
         digest = hashlib.sha256(data).hexdigest()
         self._sources[path] = Source(path, stamp, digest)
         record_json = run.model_dump_json()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,10 +68,51 @@ def stamp_of(path: Path | str) -> Stamp | None:
 def sha256_of(path: Path | str) -> str | None:
     """The sha256 (hex) of the bytes of ``path``; ``None`` when it cannot be read."""
     try:
-        with open(path, "rb") as file:
-            return hashlib.file_digest(file, "sha256").hexdigest()
+        fd = os.open(path, _READ_FLAGS)
+    except (OSError, ValueError):
+        return None
+    try:
+        digest = hashlib.sha256()
+        for chunk in _chunks(fd, os.fstat(fd).st_size):
+            digest.update(chunk)
+        return digest.hexdigest()
     except OSError:
         return None
+    finally:
+        os.close(fd)
+
+
+def read_stamped(path: Path | str) -> tuple[bytes, Stamp | None]:
+    """The bytes of the file at ``path`` and its stamp (``None`` unless a regular file),
+    taken from the open file just before it is read, as :func:`read_sources` stamps a
+    source before hashing it. Raises ``OSError`` when it cannot be read."""
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        info = os.fstat(fd)
+        data = b"".join(_chunks(fd, info.st_size))
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(info.st_mode):
+        return data, None
+    return data, (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+"""Read-only, the bytes as stored (binary on Windows), not inherited by child processes."""
+_CHUNK = 1 << 20
+
+
+def _chunks(fd: int, size: int) -> Iterator[bytes]:
+    """The bytes of the open file ``fd`` in a few reads: a small file (a run record: a
+    kilobyte or two) in one read of its size, without the 256 KiB buffer
+    ``hashlib.file_digest`` allocates per file, which costs more here than hashing the
+    file (``size``: its size when opened; a file that grew meanwhile is read to its
+    end)."""
+    want = min(size + 1, _CHUNK)  # one byte more: a short read, the end, as a rule
+    while chunk := os.read(fd, want):
+        yield chunk
+        # after a short read, the check for the end allocates no large buffer
+        want = _CHUNK if len(chunk) == want else 4096
 
 
 def side_files(record_dir: Path) -> list[str]:

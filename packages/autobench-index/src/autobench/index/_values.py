@@ -25,9 +25,14 @@ def value_columns(value: Any) -> tuple[float | None, bool | None, str | None, st
     return number, bool_, text, to_json(value)
 
 
+_EMPTY: dict[type, str] = {dict: "{}", list: "[]"}
+
+
 def to_json(value: Any) -> str:
     """``value`` as JSON text; NaN and infinities as strings, other non-JSON values by
     ``repr``."""
+    if not value and type(value) in _EMPTY:  # most attributes, usage, tags: none
+        return _EMPTY[type(value)]
     try:
         return json.dumps(value, allow_nan=False, default=repr, ensure_ascii=False)
     except ValueError:

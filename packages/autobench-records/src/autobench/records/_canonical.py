@@ -21,10 +21,15 @@ is a datetime, ``1.5e-05`` a float, ``'1.0'`` a string), and double-quoted
 escapes follow YAML 1.2 section 5.7 (https://yaml.org/spec/1.2.2/#57-escaped-characters).
 Reading a run file this way takes a fraction of the time libyaml plus
 ruamel's composer take (``uv run python tools/bench_records_read.py``).
+
+Run files of one experiment mostly differ in their plain values only: a text whose skeleton
+(the text without those values) was read before is built by a template compiled from it,
+each value resolved as the line reader resolves it (:class:`_Skeletons` gives the argument).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
@@ -94,6 +99,13 @@ def read_canonical(text: str) -> Any:
     of the module docstring (never an error: the caller parses such a text in full)."""
     if not text.endswith("\n") or _OUTSIDE_TEXT.search(text) is not None:
         return NOT_CANONICAL
+    if len(text) <= TEMPLATE_TEXT_MAX and _MARK not in text:
+        return _SKELETONS.read(text)
+    return _read(text)
+
+
+def _read(text: str) -> Any:
+    """:func:`read_canonical` of a text known to hold only the characters of the layout."""
     reader = _Reader(text)
     try:
         index = reader.skip()
@@ -120,31 +132,59 @@ def _plain(text: str) -> Any:
         raise _Outside
     if " #" in text or ": " in text or text[-1] == ":":
         raise _Outside
-    tag = _STR
-    for candidate, pattern in _BUILDER._implicit_table().get(text[:1], ()):
-        if pattern.match(text):
-            tag = candidate
-            break
-    if tag is _STR:
-        value = text
-    elif tag is _INT or tag is _FLOAT or tag is _BOOL or tag is _NULL:
-        value = _plain_scalar(tag, text)
-        if value is _UNKNOWN:
-            raise _Outside
-    elif tag is _TIMESTAMP:
-        try:
-            value = _BUILDER.construct_timestamp(ScalarNode(tag, text))
-        except ValueError:
-            raise _Outside from None
-    else:
-        raise _Outside  # merge keys, the value key, and the like
+    value = _written(text)
+    if value is _UNKNOWN:
+        value = _resolved(text)
     if len(_PLAIN_CACHE) > 50_000:
         _PLAIN_CACHE.clear()
     _PLAIN_CACHE[text] = value
     return value
 
 
+def _resolved(text: str) -> Any:
+    """The value of the plain scalar ``text`` by the resolver's patterns and the builder."""
+    tag = _STR
+    for candidate, pattern in _BUILDER._implicit_table().get(text[:1], ()):
+        if pattern.match(text):
+            tag = candidate
+            break
+    if tag is _STR:
+        return text
+    if tag is _INT or tag is _FLOAT or tag is _BOOL or tag is _NULL:
+        value = _plain_scalar(tag, text)
+        if value is _UNKNOWN:
+            raise _Outside
+        return value
+    if tag is _TIMESTAMP:
+        try:
+            return _BUILDER.construct_timestamp(ScalarNode(tag, text))
+        except ValueError:
+            raise _Outside from None
+    raise _Outside  # merge keys, the value key, and the like
+
+
 _BUILDER = _Builder()
+
+_WRITTEN_TIME = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{6})?\+00:00"
+)
+"""A time as the record writer writes it (UTC, microseconds when there are any)."""
+
+
+def _written(text: str) -> Any:
+    """The value of ``text`` when it is a decimal integer or a time as the writer writes
+    them, read as the resolver and the builder read it (``int``; ``datetime.fromisoformat``,
+    the builder's own reading of a timestamp) without trying each pattern of the resolver
+    in turn; :data:`_UNKNOWN` for any other text (and for a date that does not exist),
+    which takes that path."""
+    if text.isdigit() and text.isascii() and len(text) < 19 and (text[0] != "0" or text == "0"):
+        return int(text)
+    if len(text) in (25, 32) and _WRITTEN_TIME.fullmatch(text):
+        try:
+            return dt.datetime.fromisoformat(text)
+        except ValueError:
+            return _UNKNOWN
+    return _UNKNOWN
 
 
 def _unescape(match: re.Match[str]) -> str:
@@ -404,3 +444,147 @@ class _Reader:
         if chomp == "+":
             return text + "\n" * (1 + trailing)
         return text + "\n"
+
+
+# Documents of a known skeleton -----------------------------------------------------------
+
+TEMPLATE_TEXT_MAX = 65536
+"""Characters past which a text is read line by line, never through a skeleton."""
+
+SKELETONS_MAX = 256
+"""Skeletons remembered (seen once, or compiled): past this, all are forgotten at once."""
+
+_SLOT = re.compile(
+    r"(\n *(?:- )*(?:[A-Za-z_][\w.-]*|'[^'\n]*'|\"[^\"\\\n]*\"): )([^\n'\"|\[{ ][^\n]*)(?=\n)"
+)
+"""A line ``key: value`` whose key is a plain word (no ``": "`` in it) or quoted without
+quotes or escapes in it (so the key ends where the reader ends it), and whose value starts
+as a plain scalar may (after dashes of sequence items that start a mapping on their line):
+group 1 is the line break before the line and the line up to the value, group 2 the value
+(its trailing spaces included; no leading space). Matched after a line break (the text is
+split with one put before it), which the search finds far faster than a line start."""
+
+NEW_IN_A_ROW_MAX = 64
+"""New skeletons in a row after which :data:`LINE_READS` texts are read line by line."""
+
+LINE_READS = 1024
+"""Texts read line by line, without a skeleton, after :data:`NEW_IN_A_ROW_MAX` new ones in a
+row (texts that do not repeat a skeleton then cost at most a few percent more)."""
+
+_MARK = "\ue000"
+"""A private-use character that starts each value slot's marker while a skeleton is
+compiled (a text holding it is never read through a skeleton)."""
+
+_NO_TEMPLATE: Any = object()
+_SEEN_ONCE: Any = object()
+_MAX_CODE_DEPTH = 64
+"""Nesting past which a skeleton is not compiled (Python's parser limits nested brackets)."""
+
+
+class _Skeletons:
+    """Reads texts by their skeleton: the text with the value of every line matched by
+    :data:`_SLOT` cut out. Run files of one experiment mostly share a skeleton: they differ
+    in such values only (ids, times, durations, numbers).
+
+    Why a skeleton's template reads a text as the line reader does: the reader's course
+    through a text depends on each line's indentation, dashes, key and, for a ``key: value``
+    line, only on whether the value is empty or starts with a character of
+    ``_NOT_PLAIN_VALUE``; it then stores ``_plain(value)`` (trailing spaces stripped) under
+    the key and goes on to the next line. A slot's value starts with none of those
+    characters and is not empty, and every other character of the text is in the skeleton.
+    So two texts of one skeleton take the same course, and their documents differ only in
+    the slot values, each ``_plain`` of its text; where ``_plain`` declines a value, the
+    reader declines the text (the whole text is then read line by line, which declines it
+    too). The template is compiled from a text whose values are replaced by unique markers
+    and read by the line reader: a skeleton whose markers do not each come back as one
+    whole value (a slot inside a literal block scalar, say) gets no template. The template
+    builds fresh mappings and lists on every call; its other leaves, like ``_plain``'s, are
+    immutable and shared.
+
+    A skeleton is compiled the second time it is seen. Texts that never repeat one cost a
+    split and a lookup each, until :data:`NEW_IN_A_ROW_MAX` new skeletons in a row have
+    the next :data:`LINE_READS` texts read line by line without trying."""
+
+    def __init__(self) -> None:
+        self.known: dict[str, Any] = {}  # skeleton -> _SEEN_ONCE, _NO_TEMPLATE or a template
+        self.new_in_a_row = 0
+        self.line_reads = 0
+
+    def read(self, text: str) -> Any:
+        if self.line_reads:
+            self.line_reads -= 1
+            return _read(text)
+        parts = _SLOT.split("\n" + text)
+        if len(parts) < 4:  # no slot: nothing to gain
+            return _read(text)
+        values = parts[2::3]
+        skeleton = "\x00".join(parts[0::3] + parts[1::3])  # no text holds NUL
+        known = self.known.get(skeleton)
+        if known is None:
+            if len(self.known) >= SKELETONS_MAX:
+                self.known.clear()
+            self.known[skeleton] = _SEEN_ONCE
+            self.new_in_a_row += 1
+            if self.new_in_a_row >= NEW_IN_A_ROW_MAX:
+                self.new_in_a_row, self.line_reads = 0, LINE_READS
+            return _read(text)
+        self.new_in_a_row = 0
+        if known is _SEEN_ONCE:
+            known = self.known[skeleton] = _compile(parts)
+        if known is _NO_TEMPLATE:
+            return _read(text)
+        build, constants = known
+        try:
+            return build([_plain(value.rstrip(" ")) for value in values], constants)
+        except _Outside:
+            return _read(text)  # declines it, as the argument in the class docstring says
+
+
+def _compile(parts: list[str]) -> Any:
+    """The template of the skeleton of ``parts`` (:data:`_SLOT`'s split of a text):
+    ``(build, constants)``, ``build(values, constants)`` giving the document; or
+    :data:`_NO_TEMPLATE`."""
+    marked = parts.copy()
+    count = len(parts[2::3])
+    marked[2::3] = [f"{_MARK}{index}{_MARK}" for index in range(count)]
+    document = _read("".join(marked)[1:])  # without the line break put before the text
+    if document is NOT_CANONICAL:
+        return _NO_TEMPLATE
+    constants: list[Any] = []
+    placed: set[int] = set()
+
+    def code(value: Any, depth: int) -> str:
+        if depth > _MAX_CODE_DEPTH:
+            raise _Outside
+        if isinstance(value, dict):
+            items = []
+            for key, item in value.items():
+                if _MARK in key:
+                    raise _Outside
+                items.append(f"{key!r}: {code(item, depth + 1)}")
+            return "{" + ", ".join(items) + "}"
+        if isinstance(value, list):
+            return "[" + "".join(f"{code(item, depth + 1)}, " for item in value) + "]"
+        if isinstance(value, str) and _MARK in value:
+            index = value[1:-1]
+            if not (value[0] == value[-1] == _MARK and index.isdigit()) or int(index) in placed:
+                raise _Outside  # a marker inside another value, or twice
+            placed.add(int(index))
+            return f"v[{index}]"
+        constants.append(value)
+        return f"c[{len(constants) - 1}]"
+
+    try:
+        source = code(document, 0)
+    except _Outside:
+        return _NO_TEMPLATE
+    if len(placed) != count:
+        return _NO_TEMPLATE
+    try:
+        build = eval(f"lambda v, c: {source}", {})  # the source generated above
+    except (RecursionError, MemoryError, SyntaxError):  # a compiler's limit: read by lines
+        return _NO_TEMPLATE
+    return build, constants
+
+
+_SKELETONS = _Skeletons()

@@ -387,7 +387,8 @@ def _describe(errors: Iterable[Any], at: tuple[str | int, ...] = ()) -> str:
 EVIDENCE_ONLY = frozenset({"case", "output", "trace"})
 """Sections a report does not need: the case payloads, the task output and the trace."""
 
-_SECTION_START = re.compile(r"^(?=[A-Za-z_][\w-]*:)", re.MULTILINE)
+_SECTION_START = re.compile(r"\n(?=[A-Za-z_][\w-]*:)")
+"""The line break before a top-level key (found far faster than a line start would be)."""
 
 
 def without_sections(text: str, names: frozenset[str]) -> str:
@@ -397,8 +398,8 @@ def without_sections(text: str, names: frozenset[str]) -> str:
     Relies on the writer's layout: only a top-level key starts a line with
     ``<name>:`` at column 0 (see :func:`autobench.records._yaml.render_sections`).
     """
-    chunks = _SECTION_START.split(text)
-    return "".join(
+    chunks = _SECTION_START.split(text)  # each without the line break that ended it
+    return "\n".join(
         "\n" * chunk.count("\n") if chunk.split(":", 1)[0] in names else chunk for chunk in chunks
     )
 
