@@ -84,6 +84,9 @@ class CommitProcess:
         self._process = subprocess.Popen(
             [
                 sys.executable,
+                # -P: the working directory (the user's benchmark, whose email.py or
+                # random.py would replace the standard library's) is not put on sys.path.
+                "-P",
                 "-m",
                 "autobench.records._commit_worker",
                 os.fspath(root),
