@@ -71,3 +71,66 @@ def test_modules_beside_the_benchmark_never_replace_the_writer_processes_own(
     done = _run(tmp_path, "--record", "rec")
     assert done.returncode == 0, done.stderr
     assert _outputs(tmp_path / "rec") == list(range(30))
+
+
+LAST_RUN_TOO_LARGE = """
+import asyncio, os, resource, sys
+from pathlib import Path
+
+from autobench.core.runtime import run_benchmark_spec
+from autobench.core.spec import load_benchmark_spec
+from autobench.records import RecordDirectoryWriter, RecordingError
+
+
+def writers():
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+        if int(ppid) == os.getpid() and b"_commit_worker" in command and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+spec = load_benchmark_spec(Path("autobench.yaml"))
+resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, resource.RLIM_INFINITY))
+try:
+    asyncio.run(run_benchmark_spec(spec, sink=RecordDirectoryWriter(Path("rec"))))
+except RecordingError as error:
+    print("RAISED", error)
+print("WRITERS", len(writers()))
+"""
+
+LAST_RUN_TASK = """
+def run(ctx, case):
+    if case.input["n"] == 19:  # the last run, once every other is stored
+        return {"text": "x" * 300_000}
+    return {"n": case.input["n"]}
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_failed_finish_leaves_no_writer_process_behind(tmp_path: Path) -> None:
+    # The write of the last run fails (its run.yaml passes RLIMIT_FSIZE) once the runs are
+    # over: finish() raises the error, and a program that goes on (a notebook, a service,
+    # a test suite) keeps no writer process waiting on a pipe.
+    _write(tmp_path, 20, LAST_RUN_TASK)
+    (tmp_path / "drive.py").write_text(LAST_RUN_TOO_LARGE)
+    done = subprocess.run(
+        [sys.executable, "drive.py"],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "RAISED cannot write" in done.stdout and "c0019" in done.stdout, done.stdout
+    assert "WRITERS 0" in done.stdout, done.stdout

@@ -444,11 +444,14 @@ class RecordDirectoryWriter:
     def finish(self, summary: ExperimentSummary) -> None:
         """Wait for every pending run file, write ``summary.yaml`` and sync every directory
         still pending. Raises :class:`RecordingError` if any write failed (the summary is
-        then not written)."""
-        self.flush()
-        self._write_session_file("summary.yaml", experiment_summary_to_yaml(summary))
-        self._files.sync()
-        self.close()
+        then not written); the writer is closed either way (its thread or record writer
+        process ended: a program that goes on after the error keeps neither)."""
+        try:
+            self.flush()
+            self._write_session_file("summary.yaml", experiment_summary_to_yaml(summary))
+            self._files.sync()
+        finally:
+            self.close()
         if self._listeners:
             self._notify("finished", summary)
 
