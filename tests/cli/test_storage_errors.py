@@ -38,7 +38,12 @@ def run(ctx, case):
         return {"text": "x" * 300_000}
     time.sleep(0.05)
     if action == "lock":
-        os.chmod(os.path.join(os.environ["RECORD_DIR"], "cases"), 0o555)
+        cases = os.path.join(os.environ["RECORD_DIR"], "cases")
+        for _ in range(30_000):  # until a run is stored (at most 30 s): a record writer
+            if os.path.isdir(cases):  # process may store the first runs after this one starts
+                break
+            time.sleep(0.001)
+        os.chmod(cases, 0o555)
     return {"n": case.input["n"]}
 """
 
