@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autobench.records import replay_experiment
+from autobench.records import load_experiment_summary, replay_experiment
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the writer process is POSIX's")
 
@@ -134,3 +134,31 @@ def test_a_failed_finish_leaves_no_writer_process_behind(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     assert "RAISED cannot write" in done.stdout and "c0019" in done.stdout, done.stdout
     assert "WRITERS 0" in done.stdout, done.stdout
+
+
+CHANGES_DIRECTORY = """
+import os
+
+
+def run(ctx, case):
+    if case.input["n"] == 5:
+        os.chdir("checkout")  # a coding task working in its checkout, for good
+    return {"n": case.input["n"]}
+"""
+
+
+@pytest.mark.parametrize("writer", ["thread", "process"])
+def test_a_task_that_changes_directory_moves_no_write_of_the_record(
+    tmp_path: Path, writer: str
+) -> None:
+    # `--record rec` names rec in the directory autobench was started in: every run and the
+    # summary are stored there, whichever directory the tasks move the process to.
+    _write(tmp_path, 40, CHANGES_DIRECTORY)
+    (tmp_path / "checkout").mkdir()
+    done = _run(tmp_path, "--record", "rec", AUTOBENCH_RECORD_WRITER=writer)
+    assert done.returncode == 0, done.stderr
+    assert _outputs(tmp_path / "rec") == list(range(40))
+    summary = load_experiment_summary(tmp_path / "rec")
+    assert summary is not None and summary.complete and summary.runs == 40
+    assert not (tmp_path / "checkout" / "rec").exists()
+    assert "records     rec " in done.stdout  # the closing report names it as given
