@@ -162,3 +162,37 @@ def test_a_task_that_changes_directory_moves_no_write_of_the_record(
     assert summary is not None and summary.complete and summary.runs == 40
     assert not (tmp_path / "checkout" / "rec").exists()
     assert "records     rec " in done.stdout  # the closing report names it as given
+
+
+def test_a_large_frame_crosses_the_pipe_without_a_copy_of_it(tmp_path: Path) -> None:
+    # A run's artifacts cross the pipe to the writer process inside one frame: writing it
+    # and reading it back allocate one copy at most (the frame read), never a second one of
+    # the whole payload (a recording process of large artifacts would need twice the memory
+    # the thread needs).
+    import threading
+    import tracemalloc
+
+    from autobench.records._commit_frames import FrameReader, write_frame
+
+    payload = bytes(range(256)) * (40 * 1024 * 4)  # 40 MiB
+    read, write = os.pipe()
+    frames: list[bytes] = []
+
+    def drain() -> None:
+        reader = FrameReader(read)
+        while (got := reader.read()) is not None:
+            frames.extend(got)
+
+    tracemalloc.start()
+    try:
+        thread = threading.Thread(target=drain)
+        thread.start()
+        write_frame(write, payload)
+        os.close(write)
+        thread.join()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        os.close(read)
+    assert frames == [payload]
+    assert peak < 1.5 * len(payload), f"{peak / len(payload):.2f} copies of the frame"
