@@ -196,3 +196,51 @@ def test_a_large_frame_crosses_the_pipe_without_a_copy_of_it(tmp_path: Path) -> 
         os.close(read)
     assert frames == [payload]
     assert peak < 1.5 * len(payload), f"{peak / len(payload):.2f} copies of the frame"
+
+
+ADDED_AT_RUN_TIME = """
+import asyncio, site, sys
+from pathlib import Path
+
+site.addsitedir(sys.argv[1])  # Autobench is importable here only from now on
+
+from autobench.core.runtime import run_benchmark_spec
+from autobench.core.spec import load_benchmark_spec
+from autobench.records import RecordDirectoryWriter
+
+spec = load_benchmark_spec(Path("autobench.yaml"))
+result = asyncio.run(
+    run_benchmark_spec(spec, sink=RecordDirectoryWriter(Path("rec")), concurrency_limit=8)
+)
+print("RUNS", len(result.runs))
+"""
+
+
+def test_a_writer_process_that_cannot_start_leaves_the_runs_to_the_thread(
+    tmp_path: Path,
+) -> None:
+    # A program that makes Autobench importable itself (site.addsitedir, a vendored copy, a
+    # zip application): a fresh interpreter started for the writer cannot import it and
+    # exits before it stores anything. The experiment is recorded whole on a thread.
+    import sysconfig
+
+    base = getattr(sys, "_base_executable", sys.executable)
+    probe = subprocess.run([base, "-c", "import autobench.records"], capture_output=True)
+    if base == sys.executable or probe.returncode == 0:
+        pytest.skip("needs an interpreter that cannot import Autobench by itself")
+    _write(tmp_path, 600)
+    (tmp_path / "drive.py").write_text(ADDED_AT_RUN_TIME)
+    done = subprocess.run(
+        [base, "drive.py", sysconfig.get_paths()["purelib"]],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "RUNS 600" in done.stdout
+    assert _outputs(tmp_path / "rec") == list(range(600))
+    summary = load_experiment_summary(tmp_path / "rec")
+    assert summary is not None and summary.complete and summary.runs == 600

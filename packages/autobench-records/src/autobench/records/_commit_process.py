@@ -17,7 +17,11 @@ waits for everything) while a child process does the rendering and the writing:
   ``after_group`` with the durable jobs, as the thread does);
 - a child that dies fails every run it has not answered with a
   :class:`~autobench.records.RecordingError` saying so, and every later one: the session
-  ends as on a storage failure, and ``--resume`` completes the record.
+  ends as on a storage failure, and ``--resume`` completes the record;
+- a child that ends before it said it is ready (its first frame, sent once its imports
+  are done: a fresh interpreter that cannot import Autobench, which the recording process
+  made importable itself) has stored nothing: the feeder thread then stores every run
+  itself, as the child would have (:func:`~autobench.records._commit_worker.commit`).
 
 Jobs are plain data (:class:`~autobench.records._run_files.SectionsJob`,
 :class:`~autobench.records._commit_worker.FilesJob`): the child imports Autobench's records
@@ -40,9 +44,11 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Protocol
 
+from autobench.records._atomic import AtomicFiles
 from autobench.records._commit_frames import FrameReader, write_frame
+from autobench.records._commit_worker import commit
 from autobench.records._errors import RecordingError
-from autobench.records._group_commit import MAX_PENDING_RUNS
+from autobench.records._group_commit import MAX_GROUP, MAX_PENDING_RUNS, GroupCommitter
 
 _log = logging.getLogger("autobench.records")
 
@@ -81,6 +87,7 @@ class CommitProcess:
         after_group: Callable[[list[SentJob]], None] | None = None,
     ) -> None:
         self._after_group = after_group
+        self._root, self._fsync, self._want_data = root, fsync, want_data
         self._process = subprocess.Popen(
             [
                 sys.executable,
@@ -113,6 +120,9 @@ class CommitProcess:
         self._numbers = itertools.count()
         self._closing = False
         self._failure: str | None = None
+        self._started = False  # the child said it is ready
+        self._here: tuple[GroupCommitter, AtomicFiles] | None = None  # it could not start
+        self._decided = False  # the reader knows which (after the child's end)
         self._feeder = threading.Thread(
             target=self._feed, name="autobench-record-writer-feeder", daemon=True
         )
@@ -155,6 +165,8 @@ class CommitProcess:
         if self._process.returncode is None:
             self._process.kill()
             self._process.wait()
+        if self._here is not None:
+            self._here[1].close()
 
     def _feed(self) -> None:
         stdin = self._process.stdin
@@ -167,16 +179,27 @@ class CommitProcess:
                         self._ready.wait()
                     batch = list(self._outbox)
                     self._outbox.clear()
-                    closing = self._closing
-                for start in range(0, len(batch), FRAME_JOBS):
-                    jobs = self._payloads(batch[start : start + FRAME_JOBS])
-                    if jobs:
-                        write_frame(descriptor, pickle.dumps(jobs, pickle.HIGHEST_PROTOCOL))
-                if closing:
-                    write_frame(descriptor, pickle.dumps(None))
-                    return
-        except OSError:  # the child is gone: the reader fails what it did not answer
-            return
+                    closing, here = self._closing, self._here
+                if here is not None:
+                    self._store_here(here, batch)
+                    if closing:
+                        return
+                    continue
+                try:
+                    for start in range(0, len(batch), FRAME_JOBS):
+                        jobs = self._payloads(batch[start : start + FRAME_JOBS])
+                        if jobs:
+                            write_frame(descriptor, pickle.dumps(jobs, pickle.HIGHEST_PROTOCOL))
+                    if closing:
+                        write_frame(descriptor, pickle.dumps(None))
+                        return
+                except OSError:  # the child is gone: the reader says what happens next
+                    with self._ready:
+                        while not self._decided:
+                            self._ready.wait()
+                        if self._here is None:  # it failed what it did not answer
+                            return
+                    # It could not start: every job not answered is queued again.
         finally:
             with contextlib.suppress(OSError):
                 stdin.close()
@@ -195,6 +218,14 @@ class CommitProcess:
                     waiting[1].set_exception(error)
         return jobs
 
+    def _store_here(self, here: tuple[GroupCommitter, AtomicFiles], batch: list[Any]) -> None:
+        """Store ``batch`` on this thread, as the child would have."""
+        committer, files = here
+        jobs = self._payloads(batch)
+        for start in range(0, len(jobs), MAX_GROUP):
+            group = jobs[start : start + MAX_GROUP]
+            self._answered(commit(committer, files, group, want_data=self._want_data))
+
     def _read(self) -> None:
         stdout = self._process.stdout
         assert stdout is not None
@@ -205,6 +236,7 @@ class CommitProcess:
                 frames = reader.read()
                 if frames is None:
                     break
+                self._started = True
                 for frame in frames:
                     answers = pickle.loads(frame)
                     if answers is None:
@@ -213,8 +245,29 @@ class CommitProcess:
                     self._answered(answers)
         finally:
             stdout.close()
-            if not finished:
+            if not finished and self._started:
                 self._child_gone()
+            elif not finished:
+                self._store_here_from_now()
+
+    def _store_here_from_now(self) -> None:
+        """The child ended before it was ready (it stored nothing): queue every job not
+        answered again, for the feeder to store on this process's thread."""
+        code = self._process.wait()
+        _log.warning(
+            "the record writer process (pid %s) exited with code %s before it was ready; "
+            "the runs are stored by the recording process",
+            self._process.pid,
+            code,
+        )
+        files = AtomicFiles(self._root, fsync=self._fsync)
+        with self._ready:
+            self._here = (GroupCommitter(files), files)
+            self._outbox = deque(
+                (number, job) for number, (job, _) in sorted(self._waiting.items())
+            )
+            self._decided = True
+            self._ready.notify_all()
 
     def _answered(self, answers: list[tuple[int, tuple[str, str | None] | None, Any]]) -> None:
         durable: list[SentJob] = []
@@ -243,6 +296,7 @@ class CommitProcess:
             self._failure = failure
             waiting, self._waiting = self._waiting, {}
             self._outbox.clear()
+            self._decided = True
             self._ready.notify_all()
         _log.warning("%s", failure)
         for _, future in waiting.values():

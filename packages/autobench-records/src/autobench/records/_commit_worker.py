@@ -14,8 +14,9 @@ process's own thread). Then one frame answers for the group: ``[(sequence number
 data), ...]``, ``error`` ``None`` or ``(message, path)`` of the
 :class:`~autobench.records.RecordingError` that stopped that run, ``data`` the bytes of
 its ``run.yaml`` as written when ``WANT_DATA`` is ``1`` (for the record's listeners). A
-run is answered only once durable. After the end frame the worker answers ``None`` and
-exits.
+run is answered only once durable. Its first frame, once its imports are done, answers no
+job (``[]``): it says the worker is ready. After the end frame the worker answers ``None``
+and exits.
 
 It ignores SIGINT (a Ctrl-C stops the runs; the recording process then finishes the
 record, through this worker) and runs in a session of its own. It dies with its parent:
@@ -120,6 +121,7 @@ def main(argv: list[str]) -> int:
     reader = FrameReader(sys.stdin.fileno())
     out = sys.stdout.fileno()
     try:
+        write_frame(out, pickle.dumps([]))  # ready: an answer for no job
         while True:
             frames = reader.read()
             if frames is None:  # the recording process is gone: nothing more to answer

@@ -61,6 +61,7 @@ import hashlib
 import logging
 import os
 import shutil
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path, PurePosixPath
@@ -265,6 +266,8 @@ class RecordDirectoryWriter:
         if chosen == "thread" or (chosen != "process" and planned < WRITER_PROCESS_MIN_RUNS):
             return
         if os.name != "posix":  # its pipes and parent-death handling are POSIX's
+            return
+        if getattr(sys, "frozen", False):  # sys.executable is the application, not Python
             return
         try:
             process = CommitProcess(
