@@ -244,3 +244,80 @@ def test_a_writer_process_that_cannot_start_leaves_the_runs_to_the_thread(
     assert _outputs(tmp_path / "rec") == list(range(600))
     summary = load_experiment_summary(tmp_path / "rec")
     assert summary is not None and summary.complete and summary.runs == 600
+
+
+POST_DERIVER_RAISES = """
+import asyncio, os
+from pathlib import Path
+from typing import Literal
+
+from autobench.core.plugins import AutobenchPlugins, hookimpl
+from autobench.core.postderive import PostDeriverSpec
+from autobench.core.runtime import run_benchmark_spec
+from autobench.core.spec import load_benchmark_spec
+from autobench.records import RecordDirectoryWriter
+
+
+class Broken(PostDeriverSpec):
+    kind: Literal["broken"] = "broken"
+
+    def derive(self, runs, registry):
+        raise ValueError("a post-deriver of the user's that raises")
+
+
+class Plugin:
+    @hookimpl
+    def autobench_post_derivers(self):
+        return [Broken]
+
+
+def writers():
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+        if int(ppid) == os.getpid() and b"_commit_worker" in command and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+plugins = AutobenchPlugins(Plugin())
+spec = load_benchmark_spec(Path("autobench.yaml"), plugins=plugins)
+try:
+    asyncio.run(
+        run_benchmark_spec(spec, sink=RecordDirectoryWriter(Path("rec")), plugins=plugins)
+    )
+except ValueError as error:
+    print("RAISED", error)
+print("WRITERS", len(writers()))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_failure_after_the_runs_leaves_no_writer_process_behind(tmp_path: Path) -> None:
+    # Every run is stored, then the experiment fails before its summary (a post-deriver
+    # raises): the error reaches the caller, and a program that goes on keeps no writer
+    # process (nor its pipes).
+    _write(tmp_path, 20)
+    spec = (tmp_path / "autobench.yaml").read_text()
+    (tmp_path / "autobench.yaml").write_text(spec + "    post_derive: [{kind: broken}]\n")
+    (tmp_path / "drive.py").write_text(POST_DERIVER_RAISES)
+    done = subprocess.run(
+        [sys.executable, "drive.py"],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "RAISED a post-deriver of the user's that raises" in done.stdout, done.stdout
+    assert "WRITERS 0" in done.stdout, done.stdout
+    assert _outputs(tmp_path / "rec") == list(range(20))

@@ -46,7 +46,6 @@ from typing import Any, Protocol
 
 from autobench.records._atomic import AtomicFiles
 from autobench.records._commit_frames import FrameReader, write_frame
-from autobench.records._commit_worker import commit
 from autobench.records._errors import RecordingError
 from autobench.records._group_commit import MAX_GROUP, MAX_PENDING_RUNS, GroupCommitter
 
@@ -220,6 +219,10 @@ class CommitProcess:
 
     def _store_here(self, here: tuple[GroupCommitter, AtomicFiles], batch: list[Any]) -> None:
         """Store ``batch`` on this thread, as the child would have."""
+        # Imported here: the package never imports the module the child runs as __main__
+        # (runpy would warn the child of it on every start).
+        from autobench.records._commit_worker import commit
+
         committer, files = here
         jobs = self._payloads(batch)
         for start in range(0, len(jobs), MAX_GROUP):
