@@ -321,3 +321,13 @@ def test_a_failure_after_the_runs_leaves_no_writer_process_behind(tmp_path: Path
     assert "RAISED a post-deriver of the user's that raises" in done.stdout, done.stdout
     assert "WRITERS 0" in done.stdout, done.stdout
     assert _outputs(tmp_path / "rec") == list(range(20))
+
+
+def test_the_writer_process_says_nothing_of_a_clean_run(tmp_path: Path) -> None:
+    # Its standard error is the terminal's: a warning of its start (runpy's, for a module
+    # imported before it runs as __main__) would show on every recorded experiment.
+    _write(tmp_path, 30)
+    done = _run(tmp_path, "--record", "rec")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert _outputs(tmp_path / "rec") == list(range(30))
