@@ -39,7 +39,7 @@ def _env(**extra: str) -> dict[str, str]:
         COLUMNS="200", NO_COLOR="1", AUTOBENCH_NO_INDEX="1", AUTOBENCH_RECORD_WRITER="process"
     )
     env.update(extra)
-    return env
+    return {key: value for key, value in env.items() if value != ""}  # "" unsets
 
 
 def _run(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -68,9 +68,22 @@ def test_modules_beside_the_benchmark_never_replace_the_writer_processes_own(
     (tmp_path / "email.py").write_text('"""Mails the report."""\nimport smtplib\n')
     (tmp_path / "random.py").write_text('"""Samples the cases."""\nSEED = 7\n')
     (tmp_path / "queue.py").write_text('raise SystemExit("a user module, not the queue")\n')
-    done = _run(tmp_path, "--record", "rec")
+    done = _run(tmp_path, "--record", "rec", AUTOBENCH_NO_INDEX="", AUTOBENCH_INDEX_WORKER="1")
     assert done.returncode == 0, done.stderr
     assert _outputs(tmp_path / "rec") == list(range(30))
+    # nor may the index's worker process, started there too
+    assert "index" not in done.stderr, done.stderr
+    query = subprocess.run(
+        [AUTOBENCH, "query", "rec", "select count(*) as n from runs", "--format", "json"],
+        cwd=tmp_path,
+        env=_env(AUTOBENCH_NO_INDEX=""),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert query.returncode == 0, query.stderr
+    assert '"n": 30' in query.stdout.replace('"n":30', '"n": 30'), query.stdout
 
 
 LAST_RUN_TOO_LARGE = """

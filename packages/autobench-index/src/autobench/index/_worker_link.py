@@ -144,6 +144,9 @@ class WorkerIndex:
         self.process = subprocess.Popen(
             [
                 sys.executable,
+                # -P: not the working directory's modules (a benchmark's own email.py or
+                # random.py) in place of the standard library's.
+                "-P",
                 "-m",
                 "autobench.index._worker",
                 os.fspath(self.root),
