@@ -344,3 +344,32 @@ def test_the_writer_process_says_nothing_of_a_clean_run(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert _outputs(tmp_path / "rec") == list(range(30))
+
+
+SELF_CONTAINING = """
+def run(ctx, case):
+    n = case.input["n"]
+    if n == 3:  # a mapping that holds itself
+        output = {"n": n}
+        output["self"] = output
+        return output
+    if n == 4:  # nested far deeper than any record holds
+        output = {"n": n}
+        for _ in range(900):
+            output = {"inner": output}
+        return {"n": n, "deep": output}
+    return {"n": n}
+"""
+
+
+def test_an_output_that_holds_itself_is_recorded_and_the_experiment_goes_on(
+    tmp_path: Path,
+) -> None:
+    # The output's redaction walked it without a bound: a RecursionError ended the whole
+    # experiment (with a traceback), whichever writer stored it.
+    _write(tmp_path, 20, SELF_CONTAINING)
+    done = _run(tmp_path, "--record", "rec")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _outputs(tmp_path / "rec") == list(range(20))
+    summary = load_experiment_summary(tmp_path / "rec")
+    assert summary is not None and summary.complete and summary.status.passed == 20
