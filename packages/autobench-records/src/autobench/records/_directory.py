@@ -61,6 +61,7 @@ import hashlib
 import logging
 import os
 import shutil
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path, PurePosixPath
@@ -198,7 +199,11 @@ class RecordDirectoryWriter:
 
     def __init__(self, root: Path, *, fsync: bool = True) -> None:
         self.root = Path(root)
-        self._files = AtomicFiles(self.root, fsync=fsync)
+        # Every path is resolved now: a task that changes directory (into its checkout,
+        # say) moves no write of this record (the thread wrote its runs there, a record
+        # writer process, started before, wrote them here and the summary there).
+        self._base = self.root.absolute()
+        self._files = AtomicFiles(self._base, fsync=fsync)
         self._plan_paths: dict[str, str] = {}
         self._started = False
         self._thread = GroupCommitter(self._files, self._after_group)
@@ -216,7 +221,7 @@ class RecordDirectoryWriter:
 
     def start(self, experiment: ExperimentRecord) -> None:
         """Create the directory and write ``experiment.yaml``."""
-        root = self.root
+        root = self._base
         if root.exists() or root.is_symlink():
             if not root.is_dir():
                 raise RecordingError(f"cannot record into {root}: it is not a directory", path=root)
@@ -241,7 +246,7 @@ class RecordDirectoryWriter:
         ``experiment.yaml`` (it is not rewritten). Runs whose ``run.yaml`` exists are
         refused by :meth:`run_finished`; :meth:`finish` and :meth:`post_derived` keep
         the earlier session's file as ``<stem>.<n>.yaml``, then replace it."""
-        root = self.root
+        root = self._base
         if not (root / "experiment.yaml").is_file():
             raise RecordingError(
                 f"cannot resume {root}: it holds no experiment.yaml", path=root / "experiment.yaml"
@@ -261,16 +266,18 @@ class RecordDirectoryWriter:
             return
         if os.name != "posix":  # its pipes and parent-death handling are POSIX's
             return
+        if getattr(sys, "frozen", False):  # sys.executable is the application, not Python
+            return
         try:
             process = CommitProcess(
-                self.root,
+                self._base,
                 fsync=self._files.fsync,
                 want_data=bool(self._listeners),
                 after_group=self._after_group,
                 fallback=lambda job: self._thread.submit(self._thread_job(job)),
             )
         except OSError as error:  # no process to spare: the thread stores them
-            _log.debug("%s: record writer process not started: %s", self.root, error)
+            _log.debug("%s: record writer process not started: %s", self._base, error)
             return
         self._committer = process
         self._in_process = True
@@ -303,13 +310,13 @@ class RecordDirectoryWriter:
         its artifact directory, the artifact files)``."""
         if not self._started:
             raise RecordingError(
-                f"cannot record a run into {self.root}: start() was not called", path=self.root
+                f"cannot record a run into {self._base}: start() was not called", path=self._base
             )
         run_dir = artifact_dir(run.run_id)
-        if self._resumed and (self.root / run_dir).exists():
+        if self._resumed and (self._base / run_dir).exists():
             # Orphans of an attempt killed before its run.yaml: never reuse their names.
             attempt = 2
-            while (self.root / run_dir / f"attempt-{attempt}").exists():
+            while (self._base / run_dir / f"attempt-{attempt}").exists():
                 attempt += 1
             run_dir = f"{run_dir}/attempt-{attempt}"
         used = {TRACE_FILE}
@@ -416,7 +423,7 @@ class RecordDirectoryWriter:
         # On the group-commit thread (or the record writer process's reader thread), once
         # the group's runs are durable.
         runs = [
-            DurableRun(job.run, job.run_path.relative_to(self.root).as_posix(), job.data)
+            DurableRun(job.run, job.run_path.relative_to(self._base).as_posix(), job.data)
             for job in jobs
             if isinstance(job, _RunJob | _SentRun) and job.data is not None
         ]
@@ -427,10 +434,10 @@ class RecordDirectoryWriter:
         """Call ``method`` of every listener; one that raises is logged and dropped."""
         for listener in list(self._listeners):
             try:
-                getattr(listener, method)(self.root, argument)
+                getattr(listener, method)(self._base, argument)
             except Exception as error:  # derived data: never a failed recording
                 self._listeners.remove(listener)
-                _log.warning("%s: %s failed: %s", self.root, type(listener).__name__, error)
+                _log.warning("%s: %s failed: %s", self._base, type(listener).__name__, error)
 
     def after_stored(self, run_id: str, callback: Callable[[bool], None]) -> None:
         """Call ``callback(True)`` once the files of run ``run_id`` are on disk, ``False`` if
@@ -455,11 +462,14 @@ class RecordDirectoryWriter:
     def finish(self, summary: ExperimentSummary) -> None:
         """Wait for every pending run file, write ``summary.yaml`` and sync every directory
         still pending. Raises :class:`RecordingError` if any write failed (the summary is
-        then not written)."""
-        self.flush()
-        self._write_session_file("summary.yaml", experiment_summary_to_yaml(summary))
-        self._files.sync()
-        self.close()
+        then not written); the writer is closed either way (its thread or record writer
+        process ended: a program that goes on after the error keeps neither)."""
+        try:
+            self.flush()
+            self._write_session_file("summary.yaml", experiment_summary_to_yaml(summary))
+            self._files.sync()
+        finally:
+            self.close()
         if self._listeners:
             self._notify("finished", summary)
 
@@ -467,11 +477,11 @@ class RecordDirectoryWriter:
         """Write ``name``. When resumed and ``name`` exists, the earlier session's file is
         first kept as history (``<stem>.<n>.<suffix>``, see :func:`keep_session_history`),
         then ``name`` is replaced atomically: it always describes the latest session."""
-        path = self.root / name
+        path = self._base / name
         if not self._resumed or not path.exists():
             self._write(path, text)
             return
-        keep_session_history(self.root, name)
+        keep_session_history(self._base, name)
         self._files.replace(path, text.encode("utf-8"))
 
     def flush(self) -> None:
@@ -511,9 +521,9 @@ class RecordDirectoryWriter:
         parts = PurePosixPath(relative).parts
         if PurePosixPath(relative).is_absolute() or ".." in parts or not parts:
             raise RecordingError(
-                f"run path {relative!r} of {run.run_id!r} leaves {self.root}", path=relative
+                f"run path {relative!r} of {run.run_id!r} leaves {self._base}", path=relative
             )
-        return self.root.joinpath(*parts)
+        return self._base.joinpath(*parts)
 
     def _store_artifact(
         self,
@@ -532,8 +542,8 @@ class RecordDirectoryWriter:
             name = safe_segment(f"{ref.name}#{ref.id}") + extension
         used.add(name)
         relative = f"{run_dir}/{name}"
-        data = self._files.localize(self.root / run_dir / name, data)  # hashed as written
-        files.append((self.root / run_dir / name, data))
+        data = self._files.localize(self._base / run_dir / name, data)  # hashed as written
+        files.append((self._base / run_dir / name, data))
         return ref.model_copy(
             update={"path": relative, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
         )
@@ -543,7 +553,7 @@ class RecordDirectoryWriter:
     ) -> TraceSummary:
         facts = TraceFacts(trace.id, trace.partial, len(trace.spans))
         summary, stored = trace_file(
-            self._files.localize, self.root, run_dir, trace_yaml_bytes(trace), facts
+            self._files.localize, self._base, run_dir, trace_yaml_bytes(trace), facts
         )
         files.append(stored)
         return summary

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
 from autobench.abp import DEFAULT_CAPTURE_POLICY, CaptureMode, CapturePolicy
+from autobench.records._yaml_limits import MAX_INPUT_NESTING
 
 if TYPE_CHECKING:
     from autobench.records._result import ExperimentResult
@@ -39,7 +40,10 @@ def output_policy(result: ExperimentResult | None = None) -> CapturePolicy:
 
 
 def _redacting(policy: CapturePolicy) -> CapturePolicy:
-    """``policy`` with its limits, hashing and artifact offload off: it only redacts."""
+    """``policy`` with its limits, hashing and artifact offload off: it only redacts. Its
+    walk stops at :data:`MAX_INPUT_NESTING` levels (a record holds no deeper value), so a
+    value that contains itself (a task's output, say) ends in a marker, never in a
+    ``RecursionError`` that ended the whole experiment."""
     known = _UNBOUNDED.get(id(policy))
     if known is not None and known[0] is policy:
         return known[1]
@@ -50,7 +54,7 @@ def _redacting(policy: CapturePolicy) -> CapturePolicy:
         max_string=None,
         max_bytes=None,
         max_items=None,
-        max_depth=None,
+        max_depth=MAX_INPUT_NESTING,
         artifact_threshold=None,
     )
     if len(_UNBOUNDED) >= _UNBOUNDED_LIMIT:

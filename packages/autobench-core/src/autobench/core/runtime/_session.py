@@ -503,14 +503,22 @@ class RunSession:
         if not read_back:
             previous = tuple(map(lean_run, self.previous)) if lean else self.previous
             runs = plan_order(experiment, previous + new_runs) if previous else new_runs
-        if spec.post_derive:
-            runs, post_derived = post_derive_runs(spec.post_derive, runs, spec.registry)
+        try:
+            if spec.post_derive:
+                runs, post_derived = post_derive_runs(spec.post_derive, runs, spec.registry)
+                if sink is not None:
+                    sink.post_derived(post_derived)
+            tally.add(self.previous)
+            summary = self._summary(tally, time.perf_counter() - started, done=done)
             if sink is not None:
-                sink.post_derived(post_derived)
-        tally.add(self.previous)
-        summary = self._summary(tally, time.perf_counter() - started, done=done)
-        if sink is not None:
-            sink.finish(summary)
+                sink.finish(summary)
+        except BaseException:
+            # The experiment fails after its runs (a post-deriver raised, post_derived.yaml
+            # could not be written): as above, the sink's background work (a thread, a
+            # record writer process) ends with it rather than outlive it in the program.
+            if isinstance(sink, ClosableSink):
+                sink.close()
+            raise
         deliver(
             progress,
             ProgressEvent(
