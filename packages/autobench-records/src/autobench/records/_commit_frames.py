@@ -1,5 +1,5 @@
-"""Frames between the recording process and the record writer process: a 4-byte
-little-endian length, then that many bytes of a pickle (trusted: both ends are the same
+"""Frames between the recording process and the record writer process: an 8-byte
+little-endian length (a frame of runs with large artifacts may pass 4 GiB), then that many bytes of a pickle (trusted: both ends are the same
 Autobench, parent and child, over their own pipes)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import os
 import select
 import struct
 
-_LENGTH = struct.Struct("<I")
+_LENGTH = struct.Struct("<Q")
 
 READY = "ready"
 """The record writer process's first answer: it started (its imports done) and stores runs."""

@@ -179,8 +179,13 @@ class CommitProcess:
                     closing = self._closing
                 for start in range(0, len(batch), FRAME_JOBS):
                     jobs = self._payloads(batch[start : start + FRAME_JOBS])
-                    if jobs:
-                        write_frame(descriptor, pickle.dumps(jobs, pickle.HIGHEST_PROTOCOL))
+                    try:
+                        frame = pickle.dumps(jobs, pickle.HIGHEST_PROTOCOL) if jobs else None
+                    except Exception as error:  # (MemoryError: one frame too large)
+                        self._fail([number for number, _ in jobs], error)
+                        continue
+                    if frame is not None:
+                        write_frame(descriptor, frame)
                 if closing:
                     write_frame(descriptor, pickle.dumps(None))
                     return
@@ -190,6 +195,14 @@ class CommitProcess:
             with contextlib.suppress(OSError):
                 stdin.close()
 
+    def _fail(self, numbers: list[int], error: BaseException) -> None:
+        """Fail the runs ``numbers`` (never sent to the child) with ``error``."""
+        for number in numbers:
+            with self._ready:
+                waiting = self._waiting.pop(number, None)
+            if waiting is not None:
+                waiting[1].set_exception(error)
+
     def _payloads(self, batch: list[tuple[int, SentJob]]) -> list[tuple[int, Any]]:
         """What crosses the pipe for ``batch``; a job whose payload cannot be made fails
         alone (as a job whose rendering fails on the thread does)."""
@@ -198,10 +211,7 @@ class CommitProcess:
             try:
                 jobs.append((number, job.payload()))
             except Exception as error:
-                with self._ready:
-                    waiting = self._waiting.pop(number, None)
-                if waiting is not None:
-                    waiting[1].set_exception(error)
+                self._fail([number], error)
         return jobs
 
     def _read(self) -> None:
