@@ -112,6 +112,7 @@ def test_a_dead_writer_process_ends_the_experiment_and_resume_completes_it(
     assert done.returncode != 0
     flat = " ".join(row.strip("│ ") for row in done.stderr.splitlines())
     assert "record writer process" in flat and "exited with code -9" in flat, done.stderr
+    assert flat.count("exited with code -9") == 1, done.stderr  # said once, in the panel
     assert "--resume" in flat
     record = tmp_path / "rec"
     stored = list(record.glob("cases/*/*/run.yaml"))

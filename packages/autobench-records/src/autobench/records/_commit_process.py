@@ -283,7 +283,6 @@ class CommitProcess:
             waiting, self._waiting = self._waiting, {}
             self._outbox.clear()
             self._ready.notify_all()
-        _log.warning("%s", failure)
         for _, future in waiting.values():
             if not future.done():
                 future.set_exception(RecordingError(failure))
