@@ -11,12 +11,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from writer_support import (
+    AUTOBENCH,
+    WRITERS_SOURCE,
+    child_env,
+    run_cli,
+    run_script,
+    write_benchmark,
+)
 
 from autobench.records import load_experiment_summary, replay_experiment
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the writer process is POSIX's")
-
-AUTOBENCH = str(Path(sys.executable).parent / "autobench")
 
 TASK = """
 def run(ctx, case):
@@ -25,33 +31,15 @@ def run(ctx, case):
 
 
 def _write(root: Path, cases: int, task: str = TASK) -> None:
-    (root / "hostile_task.py").write_text(task)
-    case_list = ", ".join(f"{{id: c{index:04d}, input: {{n: {index}}}}}" for index in range(cases))
-    (root / "autobench.yaml").write_text(
-        f"benchmark:\n  store:\n    cases: [{case_list}]\n"
-        "    run: {python: hostile_task:run}\n    variants: {v: {}}\n"
-    )
+    write_benchmark(root, cases, task, "hostile_task")
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST")}
-    env.update(
-        COLUMNS="200", NO_COLOR="1", AUTOBENCH_NO_INDEX="1", AUTOBENCH_RECORD_WRITER="process"
-    )
-    env.update(extra)
-    return {key: value for key, value in env.items() if value != ""}  # "" unsets
+    return child_env(**{"AUTOBENCH_RECORD_WRITER": "process", **extra})
 
 
 def _run(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [AUTOBENCH, "run", "autobench.yaml", "--no-progress", "--runs", "none", *args],
-        cwd=root,
-        env=_env(**env),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return run_cli(root, *args, **{"AUTOBENCH_RECORD_WRITER": "process", **env})
 
 
 def _outputs(record: Path) -> list[int]:
@@ -86,7 +74,8 @@ def test_modules_beside_the_benchmark_never_replace_the_writer_processes_own(
     assert '"n": 30' in query.stdout.replace('"n":30', '"n": 30'), query.stdout
 
 
-LAST_RUN_TOO_LARGE = """
+LAST_RUN_TOO_LARGE = (
+    """
 import asyncio, os, resource, sys
 from pathlib import Path
 
@@ -95,20 +84,9 @@ from autobench.core.spec import load_benchmark_spec
 from autobench.records import RecordDirectoryWriter, RecordingError
 
 
-def writers():
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes()
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
-        if int(ppid) == os.getpid() and b"_commit_worker" in command and state != "Z":
-            found.append(int(entry.name))
-    return found
+"""
+    + WRITERS_SOURCE
+    + """
 
 
 spec = load_benchmark_spec(Path("autobench.yaml"))
@@ -117,8 +95,9 @@ try:
     asyncio.run(run_benchmark_spec(spec, sink=RecordDirectoryWriter(Path("rec"))))
 except RecordingError as error:
     print("RAISED", error)
-print("WRITERS", len(writers()))
+print("WRITERS", len(writers(os.getpid())))
 """
+)
 
 LAST_RUN_TASK = """
 def run(ctx, case):
@@ -134,16 +113,7 @@ def test_a_failed_finish_leaves_no_writer_process_behind(tmp_path: Path) -> None
     # over: finish() raises the error, and a program that goes on (a notebook, a service,
     # a test suite) keeps no writer process waiting on a pipe.
     _write(tmp_path, 20, LAST_RUN_TASK)
-    (tmp_path / "drive.py").write_text(LAST_RUN_TOO_LARGE)
-    done = subprocess.run(
-        [sys.executable, "drive.py"],
-        cwd=tmp_path,
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_script(tmp_path, LAST_RUN_TOO_LARGE, AUTOBENCH_RECORD_WRITER="process")
     assert done.returncode == 0, done.stderr
     assert "RAISED cannot write" in done.stdout and "c0019" in done.stdout, done.stdout
     assert "WRITERS 0" in done.stdout, done.stdout
@@ -259,7 +229,8 @@ def test_a_writer_process_that_cannot_start_leaves_the_runs_to_the_thread(
     assert summary is not None and summary.complete and summary.runs == 600
 
 
-POST_DERIVER_RAISES = """
+POST_DERIVER_RAISES = (
+    """
 import asyncio, os
 from pathlib import Path
 from typing import Literal
@@ -284,20 +255,9 @@ class Plugin:
         return [Broken]
 
 
-def writers():
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes()
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
-        if int(ppid) == os.getpid() and b"_commit_worker" in command and state != "Z":
-            found.append(int(entry.name))
-    return found
+"""
+    + WRITERS_SOURCE
+    + """
 
 
 plugins = AutobenchPlugins(Plugin())
@@ -308,8 +268,9 @@ try:
     )
 except ValueError as error:
     print("RAISED", error)
-print("WRITERS", len(writers()))
+print("WRITERS", len(writers(os.getpid())))
 """
+)
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
@@ -320,16 +281,7 @@ def test_a_failure_after_the_runs_leaves_no_writer_process_behind(tmp_path: Path
     _write(tmp_path, 20)
     spec = (tmp_path / "autobench.yaml").read_text()
     (tmp_path / "autobench.yaml").write_text(spec + "    post_derive: [{kind: broken}]\n")
-    (tmp_path / "drive.py").write_text(POST_DERIVER_RAISES)
-    done = subprocess.run(
-        [sys.executable, "drive.py"],
-        cwd=tmp_path,
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_script(tmp_path, POST_DERIVER_RAISES, AUTOBENCH_RECORD_WRITER="process")
     assert done.returncode == 0, done.stderr[-3000:]
     assert "RAISED a post-deriver of the user's that raises" in done.stdout, done.stdout
     assert "WRITERS 0" in done.stdout, done.stdout

@@ -9,7 +9,6 @@ writer relies on there)."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -17,38 +16,20 @@ import time
 from pathlib import Path
 
 import pytest
+from writer_support import AUTOBENCH, WRITERS_SOURCE, child_env, run_cli, write_benchmark, writers
 
 from autobench.records import load_experiment_summary, load_run_record, replay_experiment
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
-AUTOBENCH = str(Path(sys.executable).parent / "autobench")
-WORKER_MODULE = "autobench.records._commit_worker"
-
-TASK = f'''
+TASK = (
+    """
 import os
 import time
 from pathlib import Path
-
-WORKER = {WORKER_MODULE!r}
-
-
-def writers(parent):
-    """The record writer processes whose parent is ``parent``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes().split(b"\\0")
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        if ppid == parent and WORKER.encode() in command:
-            found.append(int(entry.name))
-    return found
-
+"""
+    + WRITERS_SOURCE
+    + """
 
 def run(ctx, case):
     n = case.input["n"]
@@ -61,47 +42,28 @@ def run(ctx, case):
         for pid in writers(os.getpid()):
             os.kill(pid, 9)
     if action == "observe":
-        return {{"n": n, "writers": len(writers(os.getpid()))}}
-    return {{"n": n}}
-'''
+        return {"n": n, "writers": len(writers(os.getpid()))}
+    return {"n": n}
+"""
+)
 
 
 def _write(root: Path, cases: int) -> None:
-    (root / "writer_task.py").write_text(TASK)
-    case_list = ", ".join(f"{{id: c{index:04d}, input: {{n: {index}}}}}" for index in range(cases))
-    (root / "autobench.yaml").write_text(
-        f"benchmark:\n  store:\n    cases: [{case_list}]\n"
-        "    run: {python: writer_task:run}\n    variants: {v: {}}\n"
-    )
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST")}
-    env.pop("AUTOBENCH_RECORD_WRITER", None)
-    env.update(COLUMNS="200", NO_COLOR="1", AUTOBENCH_NO_INDEX="1", **extra)
-    return env
+    write_benchmark(root, cases, TASK, "writer_task")
 
 
 def _run(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [AUTOBENCH, "run", "autobench.yaml", "--no-progress", "--runs", "none", *args],
-        cwd=root,
-        env=_env(**env),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return run_cli(root, *args, **{"AUTOBENCH_RECORD_WRITER": "", **env})
 
 
-@pytest.mark.parametrize(("cases", "writers"), [(20, 0), (500, 1)])
-def test_the_experiment_size_chooses_the_writer(tmp_path: Path, cases: int, writers: int) -> None:
+@pytest.mark.parametrize(("cases", "expected"), [(20, 0), (500, 1)])
+def test_the_experiment_size_chooses_the_writer(tmp_path: Path, cases: int, expected: int) -> None:
     _write(tmp_path, cases)
     done = _run(tmp_path, "--record", "rec", "--concurrency", "8", WRITER_TEST_ACTION="observe")
     assert done.returncode == 0, done.stderr
     result = replay_experiment(tmp_path / "rec")
     assert len(result.runs) == cases
-    assert {run.output["writers"] for run in result.runs} == {writers}  # type: ignore[index]
+    assert {run.output["writers"] for run in result.runs} == {expected}  # type: ignore[index]
 
 
 def test_a_dead_writer_process_ends_the_experiment_and_resume_completes_it(
@@ -131,21 +93,6 @@ def test_a_dead_writer_process_ends_the_experiment_and_resume_completes_it(
     assert summary is not None and summary.runs == 600
 
 
-def _writers_of(parent: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes()
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == parent and WORKER_MODULE.encode() in command:
-            found.append(int(entry.name))
-    return found
-
-
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -166,22 +113,22 @@ def test_a_killed_recording_process_takes_its_writer_process_with_it(tmp_path: P
     process = subprocess.Popen(
         [AUTOBENCH, "run", "autobench.yaml", "--no-progress", "--record", "rec"],
         cwd=tmp_path,
-        env=_env(),
+        env=child_env(AUTOBENCH_RECORD_WRITER=""),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 120
-    writers: list[int] = []
-    while not writers or not list((tmp_path / "rec").glob("cases/*/*/run.yaml")):
+    found: list[int] = []
+    while not found or not list((tmp_path / "rec").glob("cases/*/*/run.yaml")):
         assert process.poll() is None, "the run ended before it stored a run"
         assert time.monotonic() < deadline, "no record writer process appeared"
-        writers = writers or _writers_of(process.pid)
+        found = found or writers(process.pid)
         time.sleep(0.01)
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=60)
     deadline = time.monotonic() + 60
-    while any(_alive(pid) for pid in writers):
-        assert time.monotonic() < deadline, f"writer process {writers} outlived its parent"
+    while any(_alive(pid) for pid in found):
+        assert time.monotonic() < deadline, f"writer process {found} outlived its parent"
         time.sleep(0.01)
 
 
@@ -209,7 +156,7 @@ def test_a_writer_process_that_cannot_start_leaves_the_runs_to_a_thread(tmp_path
     done = subprocess.run(
         [sys.executable, "-c", FALLBACK.format(root=str(tmp_path))],
         cwd=tmp_path,
-        env=_env(AUTOBENCH_RECORD_WRITER="process"),
+        env=child_env(AUTOBENCH_RECORD_WRITER="process"),
         capture_output=True,
         text=True,
         timeout=300,
