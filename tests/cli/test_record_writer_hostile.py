@@ -325,3 +325,64 @@ def test_an_output_that_holds_itself_is_recorded_and_the_experiment_goes_on(
     assert _outputs(tmp_path / "rec") == list(range(20))
     summary = load_experiment_summary(tmp_path / "rec")
     assert summary is not None and summary.complete and summary.status.passed == 20
+
+
+ABANDONED = (
+    """
+import gc, os, sys, threading, time
+from pathlib import Path
+
+sys.path.insert(0, sys.argv[1])  # tests/records: the record factories
+from _factories import experiment_for, trivial_run
+
+from autobench.records import RecordDirectoryWriter
+"""
+    + WRITERS_SOURCE
+    + """
+
+def record_and_drop():
+    writer = RecordDirectoryWriter(Path("rec"))
+    writer.start(experiment_for([("c", "v"), ("d", "v")]))
+    writer.run_finished(trivial_run("c", "v"), {})
+    writer.run_finished(trivial_run("d", "v"), {})  # then neither finish() nor close()
+
+
+def background():
+    names = ("autobench-group-commit", "autobench-record-writer")
+    threads = [t.name for t in threading.enumerate() if t.name.startswith(names)]
+    return writers(os.getpid()), threads
+
+
+record_and_drop()
+deadline = time.monotonic() + 60
+while any(background()) and time.monotonic() < deadline:
+    gc.collect()  # the writer is in reference cycles: collected by the cyclic collector
+    time.sleep(0.01)
+print("LEFT", background())
+print("STORED", sorted(p.parent.parent.name for p in Path("rec").glob("cases/*/*/run.yaml")))
+"""
+)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+@pytest.mark.parametrize("writer", ["thread", "process"])
+def test_a_writer_dropped_without_finish_ends_its_background_work(
+    tmp_path: Path, writer: str
+) -> None:
+    # A program that starts a writer, hands it runs and drops it (an exception on the way,
+    # a notebook cell run again): once it is collected, its thread or writer process stores
+    # what it was given and ends, instead of waiting on its queue until the program exits.
+    records_tests = str(Path(__file__).parents[1] / "records")
+    (tmp_path / "drive.py").write_text(ABANDONED)
+    done = subprocess.run(
+        [sys.executable, "drive.py", records_tests],
+        cwd=tmp_path,
+        env=child_env(AUTOBENCH_RECORD_WRITER=writer),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "LEFT ([], [])" in done.stdout, done.stdout
+    assert "STORED ['c', 'd']" in done.stdout, done.stdout

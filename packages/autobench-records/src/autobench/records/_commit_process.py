@@ -165,6 +165,13 @@ class CommitProcess:
             self._process.kill()
             self._process.wait()
 
+    def stop(self) -> None:
+        """End the child once every submitted job is sent and answered, without waiting for
+        it (for a writer that is collected without being closed)."""
+        with self._ready:
+            self._closing = True
+            self._ready.notify_all()
+
     def _feed(self) -> None:
         stdin = self._process.stdin
         assert stdin is not None
@@ -177,15 +184,8 @@ class CommitProcess:
                     batch = list(self._outbox)
                     self._outbox.clear()
                     closing = self._closing
-                for start in range(0, len(batch), FRAME_JOBS):
-                    jobs = self._payloads(batch[start : start + FRAME_JOBS])
-                    try:
-                        frame = pickle.dumps(jobs, pickle.HIGHEST_PROTOCOL) if jobs else None
-                    except Exception as error:  # (MemoryError: one frame too large)
-                        self._fail([number for number, _ in jobs], error)
-                        continue
-                    if frame is not None:
-                        write_frame(descriptor, frame)
+                self._send(descriptor, batch)
+                del batch  # held while waiting, its jobs would keep their writer alive
                 if closing:
                     write_frame(descriptor, pickle.dumps(None))
                     return
@@ -194,6 +194,19 @@ class CommitProcess:
         finally:
             with contextlib.suppress(OSError):
                 stdin.close()
+
+    def _send(self, descriptor: int, batch: list[tuple[int, SentJob]]) -> None:
+        """Send ``batch`` in frames of :data:`FRAME_JOBS` jobs (raises ``OSError`` when the
+        child is gone)."""
+        for start in range(0, len(batch), FRAME_JOBS):
+            jobs = self._payloads(batch[start : start + FRAME_JOBS])
+            try:
+                frame = pickle.dumps(jobs, pickle.HIGHEST_PROTOCOL) if jobs else None
+            except Exception as error:  # (MemoryError: one frame too large)
+                self._fail([number for number, _ in jobs], error)
+                continue
+            if frame is not None:
+                write_frame(descriptor, frame)
 
     def _fail(self, numbers: list[int], error: BaseException) -> None:
         """Fail the runs ``numbers`` (never sent to the child) with ``error``."""
@@ -236,6 +249,9 @@ class CommitProcess:
             stdout.close()
             if not finished:
                 self._child_gone()
+            else:  # it exits after its last answer: reap it (close() may never be called)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self._process.wait(timeout=10)
 
     def _answered(self, answers: list[tuple[int, tuple[str, str | None] | None, Any]]) -> None:
         durable: list[SentJob] = []

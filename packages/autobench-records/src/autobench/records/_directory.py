@@ -62,6 +62,7 @@ import logging
 import os
 import shutil
 import sys
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path, PurePosixPath
@@ -206,8 +207,13 @@ class RecordDirectoryWriter:
         self._files = AtomicFiles(self._base, fsync=fsync)
         self._plan_paths: dict[str, str] = {}
         self._started = False
-        self._thread = GroupCommitter(self._files, self._after_group)
+        # The background work holds this writer weakly, so a writer dropped without finish()
+        # or close() is collected, and its thread (or record writer process) ends once it
+        # has stored what it was given.
+        self._thread = GroupCommitter(self._files, _weak(self._after_group))
         self._committer: GroupCommitter | CommitProcess = self._thread
+        self._background: list[GroupCommitter | CommitProcess] = [self._thread]
+        weakref.finalize(self, _stop_all, self._background)
         self._in_process = False
         self._listeners: list[RecordListener] = []
         self._pending: list[Future[None]] = []
@@ -273,14 +279,19 @@ class RecordDirectoryWriter:
                 self._base,
                 fsync=self._files.fsync,
                 want_data=bool(self._listeners),
-                after_group=self._after_group,
-                fallback=lambda job: self._thread.submit(self._thread_job(job)),
+                after_group=_weak(self._after_group),
+                fallback=_weak(self._fallback),
             )
         except OSError as error:  # no process to spare: the thread stores them
             _log.debug("%s: record writer process not started: %s", self._base, error)
             return
         self._committer = process
+        self._background.append(process)
         self._in_process = True
+
+    def _fallback(self, job: object) -> Future[None]:
+        """Store on the thread a run meant for a record writer process that never started."""
+        return self._thread.submit(self._thread_job(job))
 
     def run_finished(self, run: RunRecord, payloads: Mapping[str, Any]) -> RunRecord:
         """Store the payloads of ``run``'s artifacts (keyed by artifact id; payloads of
@@ -623,6 +634,24 @@ class _SentRun:
             else None
         )
         return SectionsJob(self.run_dir, self.run_path, run_sections(run), self.files, facts)
+
+
+def _weak(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` (bound to a writer) called through a weak reference: nothing once the
+    writer is gone."""
+    reference = weakref.WeakMethod(method)
+
+    def call(*args: Any) -> Any:
+        bound = reference()
+        return None if bound is None else bound(*args)
+
+    return call
+
+
+def _stop_all(background: list[GroupCommitter | CommitProcess]) -> None:
+    """A collected writer's finalizer: let its thread and record writer process end."""
+    for worker in background:
+        worker.stop()
 
 
 def _numbered_session_files(root: Path, name: str) -> dict[int, Path]:

@@ -107,6 +107,14 @@ class GroupCommitter:
         with self._condition:
             self._closing = False
 
+    def stop(self) -> None:
+        """Let the thread end once it has committed every queued job, without waiting for
+        it (for a writer that is collected without being closed)."""
+        with self._condition:
+            if self._thread is not None:
+                self._closing = True
+                self._condition.notify()
+
     def _loop(self) -> None:
         while True:
             with self._condition:
@@ -122,6 +130,7 @@ class GroupCommitter:
                 for _, future in group:
                     if not future.done():
                         future.set_exception(error)
+            del group  # held while waiting, its futures would keep their writer alive
 
     def commit(self, group: list[tuple[RenderJob, Future[None]]]) -> None:
         """Make ``group`` durable on the calling thread (steps 1 to 6 of the module
