@@ -223,6 +223,7 @@ def test_a_writer_process_that_cannot_start_leaves_the_runs_to_the_thread(
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    assert "record writer process could not start" in done.stderr  # said once, as a warning
     assert "RUNS 600" in done.stdout
     assert _outputs(tmp_path / "rec") == list(range(600))
     summary = load_experiment_summary(tmp_path / "rec")
@@ -373,16 +374,7 @@ def test_a_writer_dropped_without_finish_ends_its_background_work(
     # a notebook cell run again): once it is collected, its thread or writer process stores
     # what it was given and ends, instead of waiting on its queue until the program exits.
     records_tests = str(Path(__file__).parents[1] / "records")
-    (tmp_path / "drive.py").write_text(ABANDONED)
-    done = subprocess.run(
-        [sys.executable, "drive.py", records_tests],
-        cwd=tmp_path,
-        env=child_env(AUTOBENCH_RECORD_WRITER=writer),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_script(tmp_path, ABANDONED, records_tests, AUTOBENCH_RECORD_WRITER=writer)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "LEFT ([], [])" in done.stdout, done.stdout
     assert "STORED ['c', 'd']" in done.stdout, done.stdout

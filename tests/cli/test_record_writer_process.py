@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -130,42 +129,3 @@ def test_a_killed_recording_process_takes_its_writer_process_with_it(tmp_path: P
     while any(_alive(pid) for pid in found):
         assert time.monotonic() < deadline, f"writer process {found} outlived its parent"
         time.sleep(0.01)
-
-
-FALLBACK = """
-import asyncio, logging, sys
-from pathlib import Path
-
-sys.path.insert(0, {root!r})
-sys.executable = "/bin/false"  # as an embedded interpreter's: no Python behind it
-logging.basicConfig(level=logging.WARNING, format="%(message)s")
-
-from autobench import load_benchmark_spec, run_benchmark_spec
-from autobench.records import RecordDirectoryWriter
-
-spec = load_benchmark_spec(Path({root!r}) / "autobench.yaml")
-result = asyncio.run(
-    run_benchmark_spec(spec, sink=RecordDirectoryWriter(Path({root!r}) / "rec"), concurrency_limit=8)
-)
-print(len(result.runs))
-"""
-
-
-def test_a_writer_process_that_cannot_start_leaves_the_runs_to_a_thread(tmp_path: Path) -> None:
-    _write(tmp_path, 600)
-    done = subprocess.run(
-        [sys.executable, "-c", FALLBACK.format(root=str(tmp_path))],
-        cwd=tmp_path,
-        env=child_env(AUTOBENCH_RECORD_WRITER="process"),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["600"]
-    assert "record writer process could not start" in done.stderr
-    assert "stored by a thread of this process" in done.stderr
-    result = replay_experiment(tmp_path / "rec")
-    assert sorted(run.output["n"] for run in result.runs) == list(range(600))  # type: ignore[index]
-    assert load_experiment_summary(tmp_path / "rec") is not None

@@ -72,7 +72,8 @@ def run_cli(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[s
     return _run(command, root, env)
 
 
-def run_script(root: Path, source: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """Write ``source`` as ``root/drive.py`` and run it with this interpreter in ``root``."""
+def run_script(root: Path, source: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Write ``source`` as ``root/drive.py`` and run it (with ``args``) by this interpreter
+    in ``root``."""
     (root / "drive.py").write_text(source)
-    return _run([sys.executable, "drive.py"], root, env)
+    return _run([sys.executable, "drive.py", *args], root, env)

@@ -291,7 +291,12 @@ class RecordDirectoryWriter:
 
     def _fallback(self, job: object) -> Future[None]:
         """Store on the thread a run meant for a record writer process that never started."""
-        return self._thread.submit(self._thread_job(job))
+        assert isinstance(job, _SentRun)
+        run, run_dir, files = job.run, job.run_dir, job.files
+        render: Callable[[], Sequence[tuple[Path, bytes]]] = (
+            (lambda: files) if job.rendered else (lambda: self._render(run, run_dir, files))
+        )
+        return self._thread.submit(self._thread_job(render, run, job.run_path))
 
     def run_finished(self, run: RunRecord, payloads: Mapping[str, Any]) -> RunRecord:
         """Store the payloads of ``run``'s artifacts (keyed by artifact id; payloads of
@@ -391,19 +396,16 @@ class RecordDirectoryWriter:
     def _submitted(
         self, run: RunRecord, run_path: Path, render: Callable[[], Sequence[tuple[Path, bytes]]]
     ) -> RunRecord:
-        job = _RunJob(render, run, run_path, self._files.localize) if self._listeners else render
         assert isinstance(self._committer, GroupCommitter)
-        return self._follow(run, self._committer.submit(job))
+        return self._follow(run, self._committer.submit(self._thread_job(render, run, run_path)))
 
-    def _thread_job(self, job: object) -> Callable[[], Sequence[tuple[Path, bytes]]]:
-        """The thread's job for a run meant for the record writer process."""
-        assert isinstance(job, _SentRun)
-        run, run_dir, files = job.run, job.run_dir, job.files
-        render: Callable[[], Sequence[tuple[Path, bytes]]] = (
-            (lambda: files) if job.rendered else (lambda: self._render(run, run_dir, files))
-        )
+    def _thread_job(
+        self, render: Callable[[], Sequence[tuple[Path, bytes]]], run: RunRecord, run_path: Path
+    ) -> Callable[[], Sequence[tuple[Path, bytes]]]:
+        """The thread's job for ``render``: kept with its run (and its bytes as written)
+        when listeners follow the writer."""
         if self._listeners:
-            return _RunJob(render, run, job.run_path, self._files.localize)
+            return _RunJob(render, run, run_path, self._files.localize)
         return render
 
     def _sent(self, job: _SentRun) -> RunRecord:
