@@ -92,6 +92,7 @@ class CommitProcess:
         self._process = subprocess.Popen(
             [
                 sys.executable,
+                "-P",  # the working directory's modules (a benchmark's queue.py) stay out
                 "-m",
                 "autobench.records._commit_worker",
                 os.fspath(root),
@@ -154,9 +155,7 @@ class CommitProcess:
 
     def close(self) -> None:
         """Wait until every submitted job is answered, then end the process."""
-        with self._ready:
-            self._closing = True
-            self._ready.notify()
+        self.stop()
         self._feeder.join()
         self._reader.join()
         with contextlib.suppress(subprocess.TimeoutExpired):
