@@ -1,7 +1,8 @@
 """The record writer process: renders and stores a recording process's runs, group by group.
 
 Started by :class:`~autobench.records._commit_process.CommitProcess` as
-``python -m autobench.records._commit_worker ROOT FSYNC WANT_DATA PARENT_PID``. Its standard
+``python -P -m autobench.records._commit_worker ROOT FSYNC WANT_DATA PARENT_PID`` (``-P``:
+never the modules of the working directory). Its standard
 input carries frames (:mod:`autobench.records._commit_frames`), each a pickled list of
 ``(sequence number, job)``, a job being a :class:`~autobench.records._run_files.SectionsJob`
 (a run's sections: ``run.yaml`` is rendered here) or a :class:`FilesJob` (files rendered by
