@@ -9,6 +9,10 @@
 * Sync tasks: the workers are threads that each execute whole runs, with no
   event loop running in them and a fresh :mod:`contextvars` context per run,
   and hand finished runs back to the loop thread in batches (``_threads``).
+* Async runs take turns of the event loop (``_turns``): at most ``_turns.PER_TURN`` runs
+  start, and as many are finished, per turn of the loop, so runs that end together
+  leave the loop free between them for the calls still running (their timings are
+  taken outside the wait).
 * Spans and the active run context never leak between runs. The sink and the
   progress callback are only called on the event loop thread; the sink
   receives each run as it ends (completion order); the returned runs are in
@@ -41,6 +45,7 @@ from autobench.core.runtime._handoff import HandedOff, RunHandoff
 from autobench.core.runtime._progress import ProgressCallback
 from autobench.core.runtime._run import RunCancelled, RunInterrupted, RunSetup, execute_run
 from autobench.core.runtime._threads import RunThreads
+from autobench.core.runtime._turns import LoopTurns
 from autobench.records import ExperimentSink, RunRecord
 
 
@@ -103,11 +108,14 @@ class MatrixExecutor(HandedOff):
         self._limit = concurrency_limit
         self._progress = progress
         self._handoff = RunHandoff(setup.experiment_id, runs, sink, progress, keep=setup.keep)
+        self._turns = LoopTurns()
 
     async def _one(self, position: int, planned: MatrixRunSpec) -> None:
+        if (wait := self._turns.take()) is not None:
+            await wait
         self._handoff.started(planned)
         try:
-            output = await execute_run(self._setup, planned)
+            output = await execute_run(self._setup, planned, self._turns)
         except RunInterrupted as stop:  # recorded; the workers then stop as on Ctrl-C
             self._handoff.finished(position, planned, stop.output)
             raise

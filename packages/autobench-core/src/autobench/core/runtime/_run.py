@@ -84,6 +84,7 @@ from autobench.core.runtime._scoring import (
     score_run_inline,
 )
 from autobench.core.runtime._status import decide_outcome
+from autobench.core.runtime._turns import LoopTurns
 from autobench.core.scoring import ScorerSpec, ScoringCall
 from autobench.core.spec._models import LimitSpec
 from autobench.records import (
@@ -271,8 +272,10 @@ class _Run:
 
 class RunCancelled(Exception):
     """An async run was cancelled (Ctrl-C): ``output`` is its record, errored with an
-    error of stage ``cancelled`` and not scored. The executor records it, then goes on
-    with the cancellation."""
+    error of stage ``cancelled`` and not scored; or, when the cancellation came while the
+    run waited for its turn to be finished (``_turns``), its task having returned, the
+    record of the finished run, scored. The executor records it, then goes on with the
+    cancellation."""
 
     def __init__(self, output: RunOutput) -> None:
         super().__init__(f"run {output.record.run_id} was cancelled")
@@ -431,18 +434,28 @@ def _count(value: Any) -> int | None:
     return None
 
 
-async def execute_run(setup: RunSetup, planned: MatrixRunSpec) -> RunOutput:
+async def execute_run(
+    setup: RunSetup, planned: MatrixRunSpec, turns: LoopTurns | None = None
+) -> RunOutput:
     """Execute one planned run of an async task and return its record (statuses per ``_status``).
 
     Each call of the task (one per attempt, ``_retry``) first takes the run's rate-limit
     budgets (``_limits``) and gets a fresh context, trace and evidence; the run keeps the
-    last attempt's. When the run is cancelled, raises :class:`RunCancelled` holding its
+    last attempt's. With ``turns``, the run's finishing (scoring, evidence, record) waits
+    for its turn of the loop once the task has returned (``_turns``; its duration is
+    already taken). When the run is cancelled, raises :class:`RunCancelled` holding its
     record."""
     if setup.retries is None and setup.limits is None:  # one call, nothing to wait for
         last = await _call_async(setup, planned, 0.0, 1)
         run = last.run
     else:
         run, last = await _attempted_async(setup, planned)
+    finished_then_cancelled = False
+    if turns is not None and (wait := turns.take()) is not None:
+        try:
+            await wait
+        except asyncio.CancelledError:  # the task has returned: its run is finished first
+            finished_then_cancelled = True
     if last.cancelled:
         _scoring_call(run, setup.registry)
         raise RunCancelled(_finish(setup, run, last.status, ((), ())))
@@ -455,7 +468,10 @@ async def execute_run(setup: RunSetup, planned: MatrixRunSpec) -> RunOutput:
         await charge_all(limits, keys, tokens_used(run.trace))
     scoring = await score_run(setup.scorers, call)
     _add_scorer_evidence(run, call)
-    return _finish(setup, run, last.status, scoring)
+    output = _finish(setup, run, last.status, scoring)
+    if finished_then_cancelled:
+        raise RunCancelled(output)
+    return output
 
 
 async def _attempted_async(setup: RunSetup, planned: MatrixRunSpec) -> tuple[_Run, _Attempt]:
