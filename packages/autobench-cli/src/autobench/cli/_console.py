@@ -46,6 +46,11 @@ class RedactingStream(io.TextIOBase):
     Rich writes each ``print`` (and each refresh of a live display) in one call, so a
     secret is redacted wherever a rendered line holds it whole. It asks the stream
     whether it is a terminal and for its encoding: both are the target's.
+
+    While a live display (the progress bar of ``autobench run``) is shown, Rich puts a
+    proxy in ``sys.stdout`` and ``sys.stderr`` that prints what a task writes above the
+    bar, through the display's console, whose stream is this one: the target is then the
+    stream the proxy stands for, or every write would go round that circle for ever.
     """
 
     def __init__(self, stderr: bool = False, policy: CapturePolicy | None = None):
@@ -55,7 +60,8 @@ class RedactingStream(io.TextIOBase):
 
     @property
     def target(self) -> TextIO:
-        return sys.stderr if self._stderr else sys.stdout
+        stream = sys.stderr if self._stderr else sys.stdout
+        return cast(TextIO, getattr(stream, "rich_proxied_file", stream))
 
     def write(self, text: str) -> int:
         self.target.write(redact(text, self.policy))

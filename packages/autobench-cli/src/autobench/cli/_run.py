@@ -365,7 +365,8 @@ def _run(
                 result = asyncio.run(
                     session.execute(
                         concurrency_limit=concurrency,
-                        progress=_ProgressBar(progress),
+                        # No bar shown: no progress events made at all (two a run).
+                        progress=None if progress.disable else _ProgressBar(progress),
                         listeners=not no_index,
                         lean=session.root_dir is not None,
                     )
