@@ -442,8 +442,8 @@ async def execute_run(
     Each call of the task (one per attempt, ``_retry``) first takes the run's rate-limit
     budgets (``_limits``) and gets a fresh context, trace and evidence; the run keeps the
     last attempt's. With ``turns``, the run's finishing (scoring, evidence, record) waits
-    for its turn of the loop once the task has returned (``_turns``; its duration is
-    already taken). When the run is cancelled, raises :class:`RunCancelled` holding its
+    for its turn of the loop once the task has returned (``_turns``); the run's duration
+    leaves that wait out. When the run is cancelled, raises :class:`RunCancelled` holding its
     record."""
     if setup.retries is None and setup.limits is None:  # one call, nothing to wait for
         last = await _call_async(setup, planned, 0.0, 1)
@@ -452,10 +452,12 @@ async def execute_run(
         run, last = await _attempted_async(setup, planned)
     finished_then_cancelled = False
     if turns is not None and (wait := turns.take()) is not None:
+        waited = time.perf_counter_ns()
         try:
             await wait
         except asyncio.CancelledError:  # the task has returned: its run is finished first
             finished_then_cancelled = True
+        run.started += time.perf_counter_ns() - waited  # the wait is not the run's duration
     if last.cancelled:
         _scoring_call(run, setup.registry)
         raise RunCancelled(_finish(setup, run, last.status, ((), ())))
