@@ -410,6 +410,7 @@ class RecordDirectoryWriter:
 
     def _sent(self, job: _SentRun) -> RunRecord:
         assert isinstance(self._committer, CommitProcess)
+        job.prepare()
         return self._follow(job.run, self._committer.submit(job))
 
     def _follow(self, run: RunRecord, future: Future[None]) -> RunRecord:
@@ -603,12 +604,19 @@ class _RunJob:
 
 class _SentRun:
     """One run for the record writer process (a
-    :class:`~autobench.records._commit_process.SentJob`): its payload is made on the
-    feeder thread, off the event loop: the run's sections (``run.yaml`` is rendered by
-    the process), or its files rendered here when it is surely too large for its trace
-    to stay inline (or rendered already: ``rendered``)."""
+    :class:`~autobench.records._commit_process.SentJob`): its payload is the run's
+    sections (``run.yaml`` is rendered by the process), made by :meth:`prepare` on the
+    thread that hands the run over, or its files, rendered on the feeder thread when the
+    run is surely too large for its trace to stay inline (or rendered already:
+    ``rendered``).
 
-    __slots__ = ("data", "files", "rendered", "run", "run_dir", "run_path", "writer")
+    The sections are made where the run is handed over (the event loop's thread, a few
+    runs per turn of the loop: ``core.runtime._turns``) rather than on the feeder: a
+    thread holds the interpreter until it waits or is made to give it up (every 5 ms),
+    and the feeder making the sections of a frame of 64 runs (about 1.5 ms) and pickling
+    them kept the event loop waiting for it."""
+
+    __slots__ = ("data", "files", "prepared", "rendered", "run", "run_dir", "run_path", "writer")
 
     def __init__(
         self,
@@ -623,19 +631,30 @@ class _SentRun:
         self.writer, self.run, self.run_dir, self.run_path = writer, run, run_dir, run_path
         self.files, self.rendered = files, rendered
         self.data: bytes | None = None
+        self.prepared: SectionsJob | None = None
 
-    def payload(self) -> SectionsJob | FilesJob:
+    def prepare(self) -> None:
+        """Make the run's sections now, unless its files are (to be) rendered whole."""
         run, trace = self.run, self.run.trace
-        if self.rendered:
-            return FilesJob(self.files)
-        if isinstance(trace, Trace) and len(trace.spans) > SURELY_LARGE_TRACE:
-            return FilesJob(self.writer._render(run, self.run_dir, self.files))
+        if self.rendered or (isinstance(trace, Trace) and len(trace.spans) > SURELY_LARGE_TRACE):
+            return
         facts = (
             TraceFacts(trace.id, trace.partial, len(trace.spans))
             if isinstance(trace, Trace)
             else None
         )
-        return SectionsJob(self.run_dir, self.run_path, run_sections(run), self.files, facts)
+        try:
+            sections = run_sections(run)
+        except Exception:  # rendered on the feeder instead, where its error fails it alone
+            return
+        self.prepared = SectionsJob(self.run_dir, self.run_path, sections, self.files, facts)
+
+    def payload(self) -> SectionsJob | FilesJob:
+        if self.prepared is not None:
+            return self.prepared
+        if self.rendered:
+            return FilesJob(self.files)
+        return FilesJob(self.writer._render(self.run, self.run_dir, self.files))
 
 
 def _weak(method: Callable[..., Any]) -> Callable[..., Any]:
