@@ -88,7 +88,7 @@ def test_a_run_is_never_overwritten(tmp_path: Path) -> None:
     before = path.read_bytes()
     with pytest.raises(RecordingError, match="already exists") as caught:
         writer.run_finished(trivial_run("c", "v", output={"changed": True}), {})
-    assert caught.value.path == path
+    assert caught.value.path == Path(path)
     assert path.read_bytes() == before
     assert not [name for name in os.listdir(path.parent) if name.endswith(".tmp")]
 
@@ -302,3 +302,21 @@ def test_a_failed_background_write_stops_finish_before_the_summary(tmp_path: Pat
     assert (root / run_record_path("c", "v")).is_file()
     assert not (root / run_record_path("d", "v")).exists()
     assert not (root / "summary.yaml").exists()
+
+
+@pytest.mark.usefixtures("record_writer")
+@pytest.mark.parametrize(
+    "path", ["../escape/run.yaml", "/tmp/abs/run.yaml", "./.", "cases/../../out/run.yaml"]
+)
+def test_a_plan_path_leaving_the_record_is_refused(tmp_path: Path, path: str) -> None:
+    # A plan read back from a tampered experiment record (model_copy: no validation here).
+    experiment = experiment_for([("ticket_1", "route_v1")])
+    planned = experiment.plan[0].model_copy(update={"path": path})
+    root = tmp_path / "rec"
+    writer = RecordDirectoryWriter(root)
+    writer.start(experiment.model_copy(update={"plan": (planned,)}))
+    with pytest.raises(RecordingError, match="leaves") as caught:
+        writer.run_finished(trivial_run(), {})
+    assert caught.value.path == Path(path)
+    writer.close()
+    assert not list(tmp_path.rglob("run.yaml"))
