@@ -653,6 +653,8 @@ class _SentRun:
         self.prepared = SectionsJob(self.run_dir, self.run_path, sections, self.files, facts)
 
     def payload(self) -> SectionsJob | FilesJob:
+        if self.prepared is None:
+            self.prepare()
         if self.prepared is not None:
             return self.prepared
         if self.rendered:
