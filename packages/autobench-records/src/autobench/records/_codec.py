@@ -101,6 +101,8 @@ def run_sections(run: RunRecord, *, trace: Any = None) -> dict[str, Any]:
     of a trace stored in its own file): the run's trace is then not dumped at all, which
     for a run of 100,000 spans saves a full copy of them.
     """
+    if trace is None and isinstance(run.trace, Trace):
+        trace = trace_document(run.trace)  # dumped once, not also with the rest of the run
     if trace is None:
         sections = model_sections(run)
     else:
@@ -112,8 +114,6 @@ def run_sections(run: RunRecord, *, trace: Any = None) -> dict[str, Any]:
             elif key in dumped:
                 sections[key] = encode_value(dumped[key])
     _leave_out_run_keys(sections.get("observations"), run)
-    if trace is None and isinstance(run.trace, Trace):
-        sections["trace"] = trace_document(run.trace)
     return sections
 
 

@@ -97,10 +97,17 @@ def encode_value(value: Any, depth: int = 0) -> Any:
         return value  # what _encode_datetime gives for it (a run's times are all such)
     if depth >= MAX_DEPTH:
         return OpaqueValue(type=_type_name(value), repr=_SHORT.repr(value))
+    # Scalars are kept inline, without a call each: most values of a record are.
+    scalars = _NATIVE_SCALARS
     if kind is dict:
-        return {encode_key(key): encode_value(item, depth + 1) for key, item in value.items()}
+        return {
+            (key if type(key) is str else encode_key(key)): (
+                item if type(item) in scalars else encode_value(item, depth + 1)
+            )
+            for key, item in value.items()
+        }
     if kind is list or kind is tuple:
-        return [encode_value(item, depth + 1) for item in value]
+        return [item if type(item) in scalars else encode_value(item, depth + 1) for item in value]
     try:
         return _encode_other(value, depth + 1)
     except Exception:  # a user object whose accessors raise: keep what can be said of it
