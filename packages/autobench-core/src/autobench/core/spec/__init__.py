@@ -1,5 +1,6 @@
 """The benchmark spec: typed models and the YAML loader."""
 
+from autobench.core.spec._case_list import CaseList as CaseList
 from autobench.core.spec._dump import benchmark_spec_document as benchmark_spec_document
 from autobench.core.spec._dump import dump_benchmark_spec
 from autobench.core.spec._errors import Location as Location

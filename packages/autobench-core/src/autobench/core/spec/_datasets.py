@@ -30,20 +30,23 @@ defaults, cases}}``, under a top-level ``dataset:`` key or not, the exported sha
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autobench.core.spec._case_list import CaseList
 from autobench.core.spec._checks import (
     expect_keys,
     expect_mapping,
     model_keys,
     validate_model,
 )
-from autobench.core.spec._errors import SpecError
+from autobench.core.spec._errors import Location, SpecError
 from autobench.core.spec._files import SpecFiles
 from autobench.core.spec._models import CaseDefaults, DatasetSpec, _merge
 from autobench.core.spec._yaml import Located, kind_of, note_reshaped
+from autobench.core.spec._yaml_stream import DATASET_CASE_PATHS, DeferredCases, deferring
 from autobench.records import Case
 
 DATASET_KEYS = frozenset({"id", "version", "metadata", "source", "defaults", "cases"})
@@ -55,7 +58,9 @@ CASE_KEYS = model_keys(Case)
 class _Collected:
     """Cases gathered from inline lists and files, each with the file defaults that apply to it."""
 
-    cases: list[tuple[Located, CaseDefaults | None]] = field(default_factory=list)
+    cases: list[tuple[Iterable[Located], CaseDefaults | None]] = field(default_factory=list)
+    """Runs of cases in file order: the located items of a list, or a list not read yet
+    (:class:`DeferredCases`, whose items are composed one at a time)."""
     declared: dict[str, list[Located]] = field(default_factory=lambda: {"id": [], "version": []})
     metadata: dict[str, Any] = field(default_factory=dict)
 
@@ -86,7 +91,7 @@ def load_dataset(
     cases_item = cases_item or cases_ref
     source = _entry(section, "source")
     if cases_item is not None and isinstance(cases_item.value, list):
-        collected.cases.extend((case, None) for case in cases_item.elements())
+        collected.cases.append((_items(cases_item), None))
     elif cases_item is not None:
         _collect_files(files.resolve(cases_item, "cases"), cases_item, files, collected)
     elif source is not None:
@@ -123,7 +128,7 @@ def _collect_files(
     paths: list[Path], ref: Located, files: SpecFiles, collected: _Collected
 ) -> None:
     for path in paths:
-        document = files.read(path, ref.location)
+        document = files.read(path, ref.location, parse=deferring(DATASET_CASE_PATHS))
         top = document.located
         if document.root is None:
             raise SpecError(
@@ -138,7 +143,7 @@ def _collect_files(
             if top.get("id") is None:
                 collected.declared["id"].append(declared_id)
         if isinstance(top.value, list):
-            collected.cases.extend((case, None) for case in top.elements())
+            collected.cases.append((_items(top), None))
             continue
         expect_mapping(top, "a dataset file")
         expect_keys(top, FILE_KEYS, "dataset file")
@@ -150,7 +155,7 @@ def _collect_files(
                 where, f"a dataset file must list its cases ({found})", expected="cases: [...]"
             )
         defaults = _defaults(top.get("defaults"), "dataset file defaults")
-        collected.cases.extend((case, defaults) for case in cases.elements())
+        collected.cases.append((_items(cases), defaults))
         for key in ("id", "version"):
             item = top.get(key)
             if item is not None and item.value is not None:
@@ -219,25 +224,50 @@ def _agreed(items: list[Located], key: str) -> str | None:
     return None if first is None else _scalar_text(first, key)
 
 
-def _cases(collected: _Collected, defaults: CaseDefaults | None) -> tuple[Case, ...]:
-    cases: list[Case] = []
-    first_seen: dict[str, Located] = {}
-    for item, file_defaults in collected.cases:
-        raw = expect_mapping(item, "a case")
-        case_id = raw.get("id")
-        what = f"case '{case_id}'" if isinstance(case_id, str) else "a case"
-        expect_keys(item, CASE_KEYS, what)
-        note_reshaped(item)
-        merged = file_defaults.apply(raw) if file_defaults is not None else raw
-        merged = defaults.apply(merged) if defaults is not None else merged
-        case = validate_model(Case, merged, item, what)
-        if case.id in first_seen:
+def _items(item: Located) -> Iterable[Located]:
+    """The cases of a list value: its located items, or, for a list left unread, each item
+    as it is composed."""
+    value = item.value
+    return value.elements() if isinstance(value, DeferredCases) else item.elements()
+
+
+def _cases(collected: _Collected, defaults: CaseDefaults | None) -> CaseList:
+    """Each case validated, one at a time, into a :class:`CaseList`. A duplicate id is
+    located at the second one, naming where the first is (kept as a location, not the
+    item: a path's number and the line and column packed in one integer)."""
+    cases = CaseList()
+    first_seen: dict[str, int] = {}
+    paths: list[Path] = []
+    for items, file_defaults in collected.cases:
+        for item in items:
+            raw = expect_mapping(item, "a case")
+            case_id = raw.get("id")
+            what = f"case '{case_id}'" if isinstance(case_id, str) else "a case"
+            expect_keys(item, CASE_KEYS, what)
+            note_reshaped(item)
+            merged = file_defaults.apply(raw) if file_defaults is not None else raw
+            merged = defaults.apply(merged) if defaults is not None else merged
+            case = validate_model(Case, merged, item, what)
             id_item = item.get("id") or item
-            raise SpecError(
-                id_item.location,
-                f"duplicate case id '{case.id}' (first defined at {first_seen[case.id].location})",
-                expected="unique case ids",
-            )
-        first_seen[case.id] = item.get("id") or item
-        cases.append(case)
-    return tuple(cases)
+            where = id_item.location
+            if case.id in first_seen:
+                raise SpecError(
+                    where,
+                    f"duplicate case id '{case.id}' "
+                    f"(first defined at {_unpack(first_seen[case.id], paths)})",
+                    expected="unique case ids",
+                )
+            if not paths or paths[-1] != where.path:
+                paths.append(where.path)
+            first_seen[case.id] = _pack(len(paths) - 1, where)
+            cases.append(merged, case)
+    return cases
+
+
+def _pack(path_index: int, where: Location) -> int:
+    return (path_index << 64) | ((where.line or 0) << 32) | (where.column or 0)
+
+
+def _unpack(packed: int, paths: list[Path]) -> Location:
+    line, column = (packed >> 32) & 0xFFFFFFFF, packed & 0xFFFFFFFF
+    return Location(paths[packed >> 64], line or None, column or None)

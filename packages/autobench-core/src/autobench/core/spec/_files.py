@@ -5,6 +5,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from autobench.core.spec._errors import Location, SpecError
@@ -36,12 +37,19 @@ class SpecFiles:
         """Record a document read by the caller (the spec file itself)."""
         self._documents.setdefault(resolved, document)
 
-    def read(self, display: Path, referenced_at: Location) -> YamlDocument:
-        """Parse the file shown as ``display`` (relative to the spec directory), once."""
+    def read(
+        self,
+        display: Path,
+        referenced_at: Location,
+        *,
+        parse: Callable[[str, Path], YamlDocument] | None = None,
+    ) -> YamlDocument:
+        """Parse the file shown as ``display`` (relative to the spec directory), once;
+        ``parse`` as for :func:`read_yaml`."""
         resolved = display.resolve()
         document = self._documents.get(resolved)
         if document is None:
-            document = read_yaml(resolved, display, referenced_at=referenced_at)
+            document = read_yaml(resolved, display, referenced_at=referenced_at, parse=parse)
             self._documents[resolved] = document
         return document
 

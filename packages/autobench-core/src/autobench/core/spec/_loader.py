@@ -40,9 +40,9 @@ from autobench.core.spec._yaml import (
     YamlDocument,
     collecting_notes,
     kind_of,
-    parse_yaml,
     read_yaml,
 )
+from autobench.core.spec._yaml_stream import SPEC_CASE_PATHS, deferring
 
 STRUCTURED_KEYS = frozenset(
     {
@@ -173,7 +173,7 @@ def load_benchmark_spec(
     """
     spec_path = Path(path)
     with _loading():
-        document = read_yaml(spec_path, spec_path)
+        document = read_yaml(spec_path, spec_path, parse=deferring(SPEC_CASE_PATHS))
         files = SpecFiles(spec_path.parent)
         files.add(spec_path.resolve(), document)
         return _compile(document, files, strict_scalars, plugins or default_plugins())
@@ -195,7 +195,7 @@ def load_benchmark_spec_text(
     spec_path = Path(path)
     with _loading():
         return _compile(
-            parse_yaml(text, spec_path),
+            deferring(SPEC_CASE_PATHS)(text, spec_path),
             SpecFiles(spec_path.parent),
             strict_scalars,
             plugins or default_plugins(),

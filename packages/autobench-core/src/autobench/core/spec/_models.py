@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     BaseModel,
@@ -18,7 +18,11 @@ from pydantic import (
     Field,
     PrivateAttr,
     SerializeAsAny,
+    SerializerFunctionWrapHandler,
     ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+    field_serializer,
     field_validator,
     model_validator,
 )
@@ -31,6 +35,7 @@ from autobench.core.plugins import AutobenchPlugins, default_plugins
 from autobench.core.policies import PolicySpec
 from autobench.core.postderive import PostDeriverSpec
 from autobench.core.scoring._base import ScorerSpec
+from autobench.core.spec._case_list import CaseList
 from autobench.core.spec._evaluation import duplicate_policy, policy_problem, post_deriver_problem
 from autobench.core.spec._redaction import RedactionSpec
 from autobench.records import Case, SemanticRegistry, Variant
@@ -144,6 +149,11 @@ def _merge(default: Any, value: Any) -> Any:
     return value
 
 
+def _kept_case_list(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """A :class:`CaseList` is kept as it is (its cases were validated when it was built)."""
+    return value if isinstance(value, CaseList) else handler(value)
+
+
 class DatasetSpec(SpecModel):
     """The cases of a benchmark, inline or loaded from ``source``, with version and metadata.
 
@@ -157,11 +167,23 @@ class DatasetSpec(SpecModel):
     source: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     defaults: CaseDefaults | None = None
-    cases: tuple[Case, ...] = ()
+    cases: Annotated[tuple[Case, ...], WrapValidator(_kept_case_list)] = ()
+    """The cases in order: a tuple, or (a loaded spec) a :class:`CaseList`, which reads as
+    the same tuple and builds each case when asked for."""
+
+    @field_serializer("cases", mode="wrap")
+    def _dump_cases(self, value: Any, handler: SerializerFunctionWrapHandler) -> Any:
+        return handler(tuple(value) if isinstance(value, CaseList) else value)
 
     @model_validator(mode="after")
     def _unique_ids(self) -> DatasetSpec:
         seen: set[str] = set()
+        if isinstance(self.cases, CaseList):  # ids are kept as text: no case is built
+            for case_id in self.cases.ids:
+                if case_id in seen:
+                    raise ValueError(f"duplicate case id {case_id!r}")
+                seen.add(case_id)
+            return self
         for case in self.cases:
             if case.id in seen:
                 raise ValueError(f"duplicate case id {case.id!r}")

@@ -17,7 +17,7 @@ instead.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -302,8 +302,16 @@ def parse_yaml(text: str, path: Path) -> YamlDocument:
     return YamlDocument(path, document.data, root, document.reshaped)
 
 
-def read_yaml(file: Path, display: Path, *, referenced_at: Location | None = None) -> YamlDocument:
-    """Read and parse ``file``; messages name it ``display``.
+def read_yaml(
+    file: Path,
+    display: Path,
+    *,
+    referenced_at: Location | None = None,
+    parse: Callable[[str, Path], YamlDocument] | None = None,
+) -> YamlDocument:
+    """Read and parse ``file``; messages name it ``display``. ``parse`` parses the text
+    (default :func:`parse_yaml`; :func:`autobench.core.spec._yaml_stream.deferring` leaves
+    large case lists to be read one case at a time).
 
     A missing or unreadable file raises :class:`SpecError` at ``referenced_at``
     (the place that named the file) or, without one, for the file as a whole.
@@ -324,7 +332,7 @@ def read_yaml(file: Path, display: Path, *, referenced_at: Location | None = Non
             _offset_location(display, raw[: exc.start].decode("utf-8", "replace"), exc.start),
             "the file is not valid UTF-8 text",
         ) from None
-    return parse_yaml(text, display)
+    return (parse or parse_yaml)(text, display)
 
 
 def _located_yaml_error(path: Path, exc: MarkedYAMLError) -> SpecError:
