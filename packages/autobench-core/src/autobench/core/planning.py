@@ -17,15 +17,17 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, overload
 
-from autobench.core.spec import BenchmarkSpec
+from autobench.core.spec import BenchmarkSpec, CaseList
 from autobench.records import Case, Variant, run_record_path
 
 __all__ = ["BenchmarkPlan", "MatrixRunSpec", "build_benchmark_plan", "expand_matrix"]
+# PlannedRuns is importable from here (a plan's ``runs``) without being a public name.
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -68,25 +70,124 @@ def expand_matrix(
 ) -> tuple[MatrixRunSpec, ...]:
     """Every (case, variant) pair in case-major declaration order, each ``repeat`` times in
     a row, as :class:`MatrixRunSpec`. Raises ``ValueError`` for ``repeat < 1``."""
-    if repeat < 1:
-        raise ValueError(f"repeat must be at least 1, not {repeat}")
-    width = max(4, len(str(len(cases) * len(variants) * repeat)))
-    runs: list[MatrixRunSpec] = []
-    for case in cases:
-        for variant in variants:
-            for number in range(1, repeat + 1):
-                index = len(runs)
-                runs.append(
-                    MatrixRunSpec(
-                        index=index,
-                        run_id=run_id_for(index, case.id, variant.id, width, number),
-                        case=case,
-                        variant=variant,
-                        path=run_record_path(case.id, variant.id, number),
-                        repeat=number,
-                    )
-                )
-    return tuple(runs)
+    return tuple(PlannedRuns(cases, variants, repeat))
+
+
+class PlannedRuns(Sequence[MatrixRunSpec]):
+    """The runs of a plan (:func:`expand_matrix`'s order and ids), each built when asked
+    for: a run is its position, from which its case, variant and repeat follow, so the
+    plan of a million runs keeps no object per run. With ``positions`` (plan positions in
+    increasing order) it is that part of the plan (a resumed session's missing runs).
+
+    Reads as the tuple of its runs (``len``, indexing, slices as tuples, iteration, ``==``
+    with any sequence of runs). ``case_id``, ``variant_id``, ``run_id`` and ``path`` of a
+    position are there without building its case. Raises ``ValueError`` for ``repeat < 1``.
+    """
+
+    __slots__ = ("_cases", "_ids", "_positions", "_repeat", "_variants", "_width")
+
+    def __init__(
+        self,
+        cases: Sequence[Case],
+        variants: Sequence[Variant],
+        repeat: int = 1,
+        positions: Sequence[int] | None = None,
+    ) -> None:
+        if repeat < 1:
+            raise ValueError(f"repeat must be at least 1, not {repeat}")
+        self._cases = cases
+        self._ids = cases if isinstance(cases, CaseList) else None
+        self._variants = tuple(variants)
+        self._repeat = repeat
+        self._width = max(4, len(str(len(cases) * len(self._variants) * repeat)))
+        self._positions = None if positions is None else array("Q", positions)
+
+    @property
+    def total(self) -> int:
+        """How many runs the whole plan has (``len`` is this part's)."""
+        return len(self._cases) * len(self._variants) * self._repeat
+
+    def select(self, positions: Iterable[int]) -> PlannedRuns:
+        """The runs at ``positions`` of the whole plan, in plan order."""
+        return PlannedRuns(self._cases, self._variants, self._repeat, sorted(positions))
+
+    def position(self, index: int) -> int:
+        """The plan position of this sequence's ``index``-th run."""
+        return index if self._positions is None else self._positions[index]
+
+    def _parts(self, position: int) -> tuple[int, int, int]:
+        """(case index, variant index, repeat) of a plan position."""
+        per_case = len(self._variants) * self._repeat
+        case, rest = divmod(position, per_case)
+        variant, repeat = divmod(rest, self._repeat)
+        return case, variant, repeat + 1
+
+    def _names(self, position: int) -> tuple[str, str, int]:
+        """(case id, variant id, repeat) of a plan position, no case built."""
+        case, variant, repeat = self._parts(position)
+        case_id = self._ids.id_at(case) if self._ids is not None else self._cases[case].id
+        return case_id, self._variants[variant].id, repeat
+
+    def run_id(self, position: int) -> str:
+        """The run id at plan ``position``."""
+        case_id, variant_id, repeat = self._names(position)
+        return run_id_for(position, case_id, variant_id, self._width, repeat)
+
+    def path(self, position: int) -> str:
+        """The record path of the run at plan ``position``."""
+        case_id, variant_id, repeat = self._names(position)
+        return run_record_path(case_id, variant_id, repeat)
+
+    def __len__(self) -> int:
+        return self.total if self._positions is None else len(self._positions)
+
+    @overload
+    def __getitem__(self, index: int) -> MatrixRunSpec: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[MatrixRunSpec, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> MatrixRunSpec | tuple[MatrixRunSpec, ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        size = len(self)
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError("run index out of range")
+        position = self.position(index)
+        case, variant, repeat = self._parts(position)
+        built = self._cases[case]
+        chosen = self._variants[variant]
+        return MatrixRunSpec(
+            index=position,
+            run_id=run_id_for(position, built.id, chosen.id, self._width, repeat),
+            case=built,
+            variant=chosen,
+            path=run_record_path(built.id, chosen.id, repeat),
+            repeat=repeat,
+        )
+
+    def __iter__(self) -> Iterator[MatrixRunSpec]:
+        for index in range(len(self)):
+            yield self[index]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __add__(self, other: Sequence[MatrixRunSpec]) -> tuple[MatrixRunSpec, ...]:
+        return (*self, *other)
+
+    def __repr__(self) -> str:
+        return f"PlannedRuns({len(self)} of {self.total} runs)"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        positions = None if self._positions is None else list(self._positions)
+        return (PlannedRuns, (self._cases, self._variants, self._repeat, positions))
 
 
 @dataclass(frozen=True)
@@ -95,7 +196,8 @@ class BenchmarkPlan:
     (for example "no task: the plan can be validated but not run")."""
 
     spec: BenchmarkSpec
-    runs: tuple[MatrixRunSpec, ...]
+    runs: Sequence[MatrixRunSpec]
+    """The runs in plan order: a :class:`PlannedRuns` for a built plan."""
     warnings: tuple[str, ...] = ()
 
     @property
@@ -124,7 +226,7 @@ def build_benchmark_plan(spec: BenchmarkSpec) -> BenchmarkPlan:
         )
     return BenchmarkPlan(
         spec=spec,
-        runs=expand_matrix(spec.dataset.cases, spec.variants, spec.repeat),
+        runs=PlannedRuns(spec.dataset.cases, spec.variants, spec.repeat),
         warnings=tuple(warnings),
     )
 
@@ -140,10 +242,16 @@ def spec_hash(spec: BenchmarkSpec) -> str:
 
 
 def dataset_hash(cases: Sequence[Case]) -> str:
-    """sha256 hex digest of the canonical JSON of the cases (content only, not their file paths)."""
-    return hashlib.sha256(
-        canonical_json([case.model_dump(mode="json") for case in cases]).encode()
-    ).hexdigest()
+    """sha256 hex digest of the canonical JSON of the cases (content only, not their file
+    paths): the JSON list of the cases, hashed one case at a time (the same digest as of
+    the whole text)."""
+    digest = hashlib.sha256(b"[")
+    for index, case in enumerate(cases):
+        if index:
+            digest.update(b",")
+        digest.update(canonical_json(case.model_dump(mode="json")).encode())
+    digest.update(b"]")
+    return digest.hexdigest()
 
 
 def new_experiment_id(benchmark_id: str, now: datetime | None = None) -> str:

@@ -37,7 +37,7 @@ import dataclasses
 import logging
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -53,6 +53,7 @@ from autobench.core.native import (
 from autobench.core.planning import (
     BenchmarkPlan,
     MatrixRunSpec,
+    PlannedRuns,
     build_benchmark_plan,
     new_experiment_id,
 )
@@ -156,7 +157,7 @@ class _Prepared:
     scorers: tuple[ScorerSpec, ...]
     derivers: tuple[PreparedDeriver, ...]
     instrumentation: ResolvedInstrumentation
-    runs: tuple[MatrixRunSpec, ...]
+    runs: Sequence[MatrixRunSpec]
     files: Mapping[str, str]
     executor: ExecutorFactory
     executor_options: Mapping[str, Any]
@@ -239,7 +240,7 @@ class RunSession:
 
     spec: BenchmarkSpec
     experiment: ExperimentRecord
-    runs: tuple[MatrixRunSpec, ...]
+    runs: Sequence[MatrixRunSpec]
     sink: ExperimentSink | None
     previous: tuple[RunRecord, ...]
     resumed: ResumeInfo | None
@@ -377,7 +378,18 @@ class RunSession:
             )
         done = {run.run_id for run in previous}
         recorded = {planned.id for planned in experiment.plan}
-        runs = tuple(run for run in plan.runs if run.run_id in recorded and run.run_id not in done)
+        runs: Sequence[MatrixRunSpec]
+        if isinstance(plan.runs, PlannedRuns):  # no run (nor case) built to choose them
+            planned = plan.runs
+            runs = planned.select(
+                position
+                for position in range(len(planned))
+                if (run_id := planned.run_id(position)) in recorded and run_id not in done
+            )
+        else:
+            runs = tuple(
+                run for run in plan.runs if run.run_id in recorded and run.run_id not in done
+            )
         resumed = ResumeInfo(
             started_at=datetime.now(UTC), missing=missing, forced=bool(changed), changed=changed
         )

@@ -50,7 +50,7 @@ from autobench.core.spec._yaml import (
     parse_yaml,
 )
 from autobench.records import construct_input
-from autobench.records._yaml_input import _InputLoader
+from autobench.records._yaml_input import _InputBuilder, _InputLoader
 from autobench.records._yaml_limits import MAX_INPUT_NESTING
 
 __all__ = [
@@ -111,6 +111,9 @@ class DeferredCases(list[Any]):
         own (the file's path, the item's marks): what ``Located.elements()`` of the whole
         document would give, one item alive at a time."""
         loader: Any = _InputLoader(self.text)
+        # One builder for every item: a constructor refers to itself, so one per item would
+        # be cyclic garbage, which nothing collects while a spec loads (collection paused).
+        builder = _InputBuilder()
         try:
             while True:
                 event = loader.get_event()
@@ -124,12 +127,13 @@ class DeferredCases(list[Any]):
                 if type(event) is SequenceEndEvent:
                     return
                 node = _compose(loader, event)
+                builder.reshaped = []
                 try:
-                    built = construct_input(node)
+                    data = builder.construct_document(node)
                 except MarkedYAMLError as exc:  # a duplicate key, an unknown tag in the item
                     raise _located_yaml_error(self.path, exc) from None
-                document = YamlDocument(self.path, built.data, node, built.reshaped)
-                yield Located(document, built.data, node, None, node_location(self.path, node))
+                document = YamlDocument(self.path, data, node, builder.reshaped)
+                yield Located(document, data, node, None, node_location(self.path, node))
         finally:
             loader.dispose()
 
