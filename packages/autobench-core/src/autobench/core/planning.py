@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, overload
 
-from autobench.core.spec import BenchmarkSpec, CaseList
+from autobench.core.spec import BenchmarkSpec, CaseList, DatasetSpec
 from autobench.records import Case, Variant, run_record_path
 
 __all__ = ["BenchmarkPlan", "MatrixRunSpec", "build_benchmark_plan", "expand_matrix"]
@@ -122,20 +122,30 @@ class PlannedRuns(Sequence[MatrixRunSpec]):
         variant, repeat = divmod(rest, self._repeat)
         return case, variant, repeat + 1
 
-    def _names(self, position: int) -> tuple[str, str, int]:
-        """(case id, variant id, repeat) of a plan position, no case built."""
+    @property
+    def width(self) -> int:
+        """The digits of a run id's position."""
+        return self._width
+
+    @property
+    def whole(self) -> bool:
+        """Whether this is the whole plan (no ``positions``)."""
+        return self._positions is None
+
+    def names(self, position: int) -> tuple[int, str, str, int]:
+        """(case index, case id, variant id, repeat) of a plan position, no case built."""
         case, variant, repeat = self._parts(position)
         case_id = self._ids.id_at(case) if self._ids is not None else self._cases[case].id
-        return case_id, self._variants[variant].id, repeat
+        return case, case_id, self._variants[variant].id, repeat
 
     def run_id(self, position: int) -> str:
         """The run id at plan ``position``."""
-        case_id, variant_id, repeat = self._names(position)
+        _, case_id, variant_id, repeat = self.names(position)
         return run_id_for(position, case_id, variant_id, self._width, repeat)
 
     def path(self, position: int) -> str:
         """The record path of the run at plan ``position``."""
-        case_id, variant_id, repeat = self._names(position)
+        _, case_id, variant_id, repeat = self.names(position)
         return run_record_path(case_id, variant_id, repeat)
 
     def __len__(self) -> int:
@@ -237,8 +247,32 @@ def canonical_json(value: Any) -> str:
 
 
 def spec_hash(spec: BenchmarkSpec) -> str:
-    """sha256 hex digest of the canonical JSON of the spec (independent of file location)."""
-    return hashlib.sha256(canonical_json(spec.model_dump(mode="json")).encode()).hexdigest()
+    """sha256 hex digest of the canonical JSON of the spec (independent of file location).
+
+    The cases of a :class:`~autobench.core.spec.CaseList` are dumped and hashed
+    :data:`_HASH_PART` at a time (the digest of the same text): the dump of a large
+    dataset's every case at once is several times the list itself."""
+    cases = spec.dataset.cases
+    if not isinstance(cases, CaseList) or len(cases) <= _HASH_PART:
+        return hashlib.sha256(canonical_json(spec.model_dump(mode="json")).encode()).hexdigest()
+    dumped = spec.model_dump(mode="json", exclude={"dataset": {"cases"}})
+    dumped["dataset"]["cases"] = _CASES_MARK
+    head, tail = canonical_json(dumped).split(f'"cases":{canonical_json(_CASES_MARK)}')
+    digest = hashlib.sha256(head.encode())
+    digest.update(b'"cases":[')
+    for start in range(0, len(cases), _HASH_PART):
+        part = DatasetSpec.model_construct(cases=cases[start : start + _HASH_PART])
+        listed = part.model_dump(mode="json", include={"cases"})["cases"]
+        if start:
+            digest.update(b",")
+        digest.update(",".join(canonical_json(case) for case in listed).encode())
+    digest.update(b"]")
+    digest.update(tail.encode())
+    return digest.hexdigest()
+
+
+_HASH_PART = 1024
+_CASES_MARK = "\x00autobench: the cases\x00"
 
 
 def dataset_hash(cases: Sequence[Case]) -> str:

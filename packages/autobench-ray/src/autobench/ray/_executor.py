@@ -67,7 +67,7 @@ from ray.exceptions import (
     WorkerCrashedError,
 )
 
-from autobench.core.planning import MatrixRunSpec
+from autobench.core.planning import MatrixRunSpec, PlannedRuns
 from autobench.core.runtime._handoff import HandedOff, RunHandoff
 from autobench.core.runtime._progress import ProgressCallback
 from autobench.core.runtime._run import RunInterrupted, RunOutput, RunSetup
@@ -160,7 +160,9 @@ class RayExecutor(HandedOff):
 
     async def _run(self, limits: RayLimits | None) -> tuple[RunRecord, ...]:
         env = self._runtime_env
-        blob = cloudpickle.dumps((_shippable(self._setup, limits), tuple(self._runs)))
+        # A plan's PlannedRuns ships as its cases (compact) and positions: no run built here.
+        runs = self._runs if isinstance(self._runs, PlannedRuns) else tuple(self._runs)
+        blob = cloudpickle.dumps((_shippable(self._setup, limits), runs))
         limit = min(self._limit, len(self._runs))
         num_cpus = cpus_per_run(self._options.num_cpus, limit)
         actors = acquire(limit, num_cpus, env)

@@ -29,7 +29,7 @@ import os
 import pickle
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +47,7 @@ from autobench.core.runtime._run import (
 )
 from autobench.ray._limits import holder
 
-_experiments: dict[str, tuple[RunSetup, tuple[MatrixRunSpec, ...]]] = {}
+_experiments: dict[str, tuple[RunSetup, Sequence[MatrixRunSpec]]] = {}
 """The setup and runs of the current experiment of this worker process, by key (one at a
 time)."""
 
@@ -57,7 +57,7 @@ _loop_lock = threading.Lock()
 
 def _experiment(
     key: str, box: list[Any], shipped: bool
-) -> tuple[RunSetup, tuple[MatrixRunSpec, ...]]:
+) -> tuple[RunSetup, Sequence[MatrixRunSpec]]:
     found = _experiments.get(key)
     if found is not None:
         return found

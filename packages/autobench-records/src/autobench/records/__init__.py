@@ -144,6 +144,7 @@ from autobench.records._records import DatasetInfo as DatasetInfo
 from autobench.records._records import ExperimentInfo as ExperimentInfo
 from autobench.records._records import ExperimentRecord, ExperimentSummary, RunRecord
 from autobench.records._records import PlannedRun as PlannedRun
+from autobench.records._records import PlanSequence as PlanSequence
 from autobench.records._records import RedactionInfo as RedactionInfo
 from autobench.records._records import ResumeInfo as ResumeInfo
 from autobench.records._records import RunInfo as RunInfo

@@ -42,6 +42,7 @@ from autobench.records._records import (
     TRACE_RECORD_VERSION,
     ExperimentRecord,
     ExperimentSummary,
+    PlanSequence,
     RunRecord,
     TraceSummary,
 )
@@ -197,8 +198,35 @@ def _trace_head(trace: Trace) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def experiment_record_to_yaml(experiment: ExperimentRecord) -> str:
-    """The ``experiment.yaml`` text of ``experiment``."""
-    return _record_file("experiment", EXPERIMENT_RECORD_VERSION, model_sections(experiment))
+    """The ``experiment.yaml`` text of ``experiment``. A plan kept compactly
+    (:class:`~autobench.records.PlanSequence`) is written :data:`PLAN_PART` planned runs at a
+    time: no document value or node tree of the whole plan at once (a million planned
+    runs, several hundred bytes each). The text is the same."""
+    plan = experiment.plan
+    if not isinstance(plan, PlanSequence) or len(plan) <= PLAN_PART:
+        return _record_file("experiment", EXPERIMENT_RECORD_VERSION, model_sections(experiment))
+    dumped = experiment.model_dump(mode="python", exclude_defaults=True, exclude={"plan"})
+    names = list(type(experiment).model_fields)
+    later = set(names[names.index("plan") + 1 :])
+    before = {name: encode_value(value) for name, value in dumped.items() if name not in later}
+    after = {name: encode_value(value) for name, value in dumped.items() if name in later}
+    parts = [_sections_body(before), "\nplan:\n"]
+    for start in range(0, len(plan), PLAN_PART):
+        entries = plan.entries(start, min(start + PLAN_PART, len(plan)))
+        parts.append(dump_document([encode_value(entry, 1) for entry in entries]))
+    parts.append(_sections_body(after))
+    return record_text("experiment", EXPERIMENT_RECORD_VERSION, "".join(parts))
+
+
+PLAN_PART = 2048
+"""Planned runs written at a time by :func:`experiment_record_to_yaml`."""
+
+
+def _sections_body(sections: dict[str, Any]) -> str:
+    from autobench.records._span_text import sections_text  # see run_text
+
+    body = sections_text(sections) if sections else ""
+    return render_sections(sections) if body is None else body
 
 
 def experiment_summary_to_yaml(summary: ExperimentSummary) -> str:

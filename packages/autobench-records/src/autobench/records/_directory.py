@@ -89,6 +89,7 @@ from autobench.records._post_derived import POST_DERIVED_FILE, PostDerivedRecord
 from autobench.records._records import (
     ExperimentRecord,
     ExperimentSummary,
+    PlanSequence,
     RunRecord,
     TraceSummary,
 )
@@ -206,7 +207,7 @@ class RecordDirectoryWriter:
         self._base = self.root.absolute()
         self._base_text = os.fspath(self._base)
         self._files = AtomicFiles(self._base, fsync=fsync)
-        self._plan_paths: dict[str, str] = {}
+        self._plan_paths: Mapping[str, str] | _PlanPaths = {}
         self._started = False
         # The background work holds this writer weakly, so a writer dropped without finish()
         # or close() is collected, and its thread (or record writer process) ends once it
@@ -240,7 +241,7 @@ class RecordDirectoryWriter:
                     path=root,
                 )
         self._files.ensure_dir(root)
-        self._plan_paths = {planned.id: planned.path for planned in experiment.plan}
+        self._plan_paths = _plan_paths(experiment)
         self._experiment_id = experiment.experiment_id
         self._files.ensure_schemas(("run", "summary"))  # every experiment writes them
         self._write(root / "experiment.yaml", experiment_record_to_yaml(experiment))
@@ -259,7 +260,7 @@ class RecordDirectoryWriter:
                 f"cannot resume {root}: it holds no experiment.yaml", path=root / "experiment.yaml"
             )
         self._files.ensure_dir(root)
-        self._plan_paths = {planned.id: planned.path for planned in experiment.plan}
+        self._plan_paths = _plan_paths(experiment)
         self._experiment_id = experiment.experiment_id
         self._resumed = True
         self._choose_committer(len(experiment.plan))
@@ -577,6 +578,26 @@ class RecordDirectoryWriter:
 
     def _write(self, path: Path, text: str) -> None:
         self._files.create(path, text.encode("utf-8"))
+
+
+class _PlanPaths:
+    """The record paths of a compact plan, looked up in it (no mapping of every run)."""
+
+    __slots__ = ("_plan",)
+
+    def __init__(self, plan: PlanSequence) -> None:
+        self._plan = plan
+
+    def get(self, run_id: str) -> str | None:
+        return self._plan.path_of(run_id)
+
+
+def _plan_paths(experiment: ExperimentRecord) -> Mapping[str, str] | _PlanPaths:
+    """Each planned run's record path by run id."""
+    plan = experiment.plan
+    if isinstance(plan, PlanSequence):
+        return _PlanPaths(plan)
+    return {planned.id: planned.path for planned in plan}
 
 
 class _RunJob:

@@ -8,10 +8,18 @@ person reading them. Convenience properties give the flat names
 
 from __future__ import annotations
 
+from abc import abstractmethod
+from collections.abc import Iterator, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any, overload
 
-from pydantic import Field
+from pydantic import (
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+    field_serializer,
+)
 
 from autobench.abp import SpanRecord, Trace
 from autobench.records._base import RecordModel
@@ -203,6 +211,59 @@ class PlannedRun(RecordModel):
     input: str | None = None
 
 
+class PlanSequence(Sequence[PlannedRun]):
+    """A plan kept in compact form, each :class:`PlannedRun` built when asked for (the
+    runtime's plan of a loaded spec): :class:`ExperimentRecord` keeps it as it is, and
+    ``experiment.yaml`` is written from :meth:`entries` a part at a time.
+
+    A subclass gives ``__len__``, :meth:`entries` and :meth:`path_of`; the rest reads as
+    the tuple of its planned runs (indexing, slices as tuples, iteration, ``==``)."""
+
+    __slots__ = ()
+
+    @abstractmethod
+    def entries(self, start: int, stop: int) -> list[dict[str, Any]]:
+        """The planned runs ``start`` to ``stop`` (exclusive) as the mappings of their
+        non-default fields (``PlannedRun.model_dump(exclude_defaults=True)``)."""
+
+    @abstractmethod
+    def path_of(self, run_id: str) -> str | None:
+        """The record path of planned run ``run_id``; ``None`` when it is not planned."""
+
+    @overload
+    def __getitem__(self, index: int) -> PlannedRun: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[PlannedRun, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> PlannedRun | tuple[PlannedRun, ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        size = len(self)
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError("planned run index out of range")
+        (entry,) = self.entries(index, index + 1)
+        return PlannedRun.model_validate(entry)
+
+    def __iter__(self) -> Iterator[PlannedRun]:
+        for start in range(0, len(self), 1024):
+            for entry in self.entries(start, min(start + 1024, len(self))):
+                yield PlannedRun.model_validate(entry)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _kept_plan(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    return value if isinstance(value, PlanSequence) else handler(value)
+
+
 class DatasetInfo(RecordModel):
     """What identifies the dataset: version, content hash, source and metadata."""
 
@@ -277,13 +338,18 @@ class ExperimentRecord(RecordModel):
 
     experiment: ExperimentInfo
     benchmark: BenchmarkInfoRecord
-    plan: tuple[PlannedRun, ...] = ()
+    plan: Annotated[tuple[PlannedRun, ...], WrapValidator(_kept_plan)] = ()
+    """Every planned run: a tuple, or a :class:`PlanSequence` (a plan the runtime built)."""
     files: dict[str, str] = Field(default_factory=dict)
     environment: dict[str, Any] = Field(default_factory=dict)
     semantic_registry: SemanticRegistry = Field(default_factory=SemanticRegistry)
     report: dict[str, Any] = Field(default_factory=dict)
     cassette: CassetteInfo | None = None
     redaction: RedactionInfo | None = None
+
+    @field_serializer("plan", mode="wrap")
+    def _dump_plan(self, value: Any, handler: SerializerFunctionWrapHandler) -> Any:
+        return handler(tuple(value) if isinstance(value, PlanSequence) else value)
 
     @property
     def experiment_id(self) -> str:

@@ -8,7 +8,8 @@ from typing import Any
 
 from autobench.abp import redaction_additions
 from autobench.core.distributions import __version__
-from autobench.core.planning import BenchmarkPlan, dataset_hash, spec_hash
+from autobench.core.planning import BenchmarkPlan, PlannedRuns, dataset_hash, spec_hash
+from autobench.core.runtime._plan_entries import PlanEntries, dataset_digests
 from autobench.core.spec import BenchmarkSpec
 from autobench.records import (
     DEFAULT_SEMANTIC_REGISTRY,
@@ -41,7 +42,27 @@ def build_experiment_record(
     sha256, which its run files must match), source file hashes,
     environment, the spec's own semantic entries and its report configuration."""
     dataset = spec.dataset
-    input_hashes = {case.id: case_input_hash(case.input) for case in dataset.cases}
+    runs = plan.runs
+    compact = isinstance(runs, PlannedRuns) and runs.whole
+    if compact:
+        assert isinstance(runs, PlannedRuns)
+        data_hash, inputs = dataset_digests(dataset.cases)
+        planned: Any = PlanEntries(runs, inputs)
+    else:
+        data_hash = dataset_hash(dataset.cases)
+        input_hashes = {case.id: case_input_hash(case.input) for case in dataset.cases}
+        # Plain mappings, validated into PlannedRun records in one pass with the record
+        # (a thousand runs: a fraction of building each model in Python).
+        planned = [
+            {
+                "id": run.run_id,
+                "case": run.case.id,
+                "variant": run.variant.id,
+                "path": run.path,
+                "input": input_hashes[run.case.id],
+            }
+            for run in runs
+        ]
     record = ExperimentRecord(
         experiment=ExperimentInfo(
             id=experiment_id,
@@ -54,7 +75,7 @@ def build_experiment_record(
             description=spec.benchmark.description,
             dataset=DatasetInfo(
                 version=dataset.version,
-                hash=dataset_hash(dataset.cases),
+                hash=data_hash,
                 source=dataset.source,
                 metadata=dataset.metadata,
             ),
@@ -63,18 +84,7 @@ def build_experiment_record(
             runs=plan.run_count,
             spec=SpecInfo(hash=spec_hash(spec), snapshot=_snapshot(spec)),
         ),
-        # Plain mappings, validated into PlannedRun records in one pass with the record
-        # (a thousand runs: a fraction of building each model in Python).
-        plan=[
-            {
-                "id": run.run_id,
-                "case": run.case.id,
-                "variant": run.variant.id,
-                "path": run.path,
-                "input": input_hashes[run.case.id],
-            }
-            for run in plan.runs
-        ],
+        plan=planned,
         files=dict(files),
         environment=dict(environment),
         # The spec's own types and those of installed plugins and metric packs: replay
@@ -83,7 +93,8 @@ def build_experiment_record(
         report=spec.reports.model_dump(mode="json", exclude_defaults=True),
         redaction=_redaction(),
     )
-    share_fields_sets(record.plan)  # one planned run per run: one set for all of them
+    if not compact:
+        share_fields_sets(record.plan)  # one planned run per run: one set for all of them
     return record
 
 
