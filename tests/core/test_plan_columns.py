@@ -3,6 +3,7 @@ the same ``experiment.yaml`` bytes and the same hashes as the plan listed run by
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import pickle
 from datetime import UTC, datetime
@@ -18,10 +19,18 @@ from autobench.core.planning import (
     expand_matrix,
     spec_hash,
 )
+from autobench.core.runtime import RunSession
 from autobench.core.runtime._experiment import build_experiment_record
 from autobench.core.runtime._plan_entries import PlanEntries
 from autobench.core.spec import CaseList, load_benchmark_spec
-from autobench.records import ExperimentRecord, PlanSequence, load_experiment_record
+from autobench.records import (
+    ExperimentRecord,
+    ExperimentSummary,
+    PlanSequence,
+    RecordDirectoryWriter,
+    RecordingError,
+    load_experiment_record,
+)
 from autobench.records._codec import PLAN_PART, experiment_record_to_yaml
 
 
@@ -114,3 +123,28 @@ def test_planned_runs_select_positions_and_read_as_a_tuple(tmp_path: Path) -> No
         runs[30]
     with pytest.raises(ValueError, match="repeat must be at least 1"):
         PlannedRuns(spec.cases, spec.variants, 0)
+
+
+def test_a_run_of_a_compact_plan_is_written_once_at_its_planned_path(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("def f(ctx, case):\n    return {'n': case.input['n']}\n")
+    spec = load_benchmark_spec(write_spec(tmp_path, 3))
+    session = RunSession.start(spec, experiment_id="exp_once")
+    runs = asyncio.run(session.execute()).runs
+    assert isinstance(session.experiment.plan, PlanEntries)
+    writer = RecordDirectoryWriter(tmp_path / "rec")
+    writer.start(session.experiment)
+    planned = session.experiment.plan[4]
+    run = next(run for run in runs if run.run_id == planned.id)
+    writer.run_finished(run, {})
+    writer.flush()
+    path = tmp_path / "rec" / planned.path
+    before = path.read_bytes()
+    with pytest.raises(RecordingError, match="already exists") as caught:
+        writer.run_finished(run, {})
+    assert caught.value.path == path and path.read_bytes() == before
+    other = run.model_copy(update={"run": run.run.model_copy(update={"id": "run_9_adhoc"})})
+    with pytest.raises(RecordingError, match="already exists"):  # not planned: same path
+        writer.run_finished(other, {})
+        writer.flush()
+    assert path.read_bytes() == before
+    writer.finish(ExperimentSummary(experiment="exp_once", benchmark="cols", runs=1))

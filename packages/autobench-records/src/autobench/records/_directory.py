@@ -222,7 +222,8 @@ class RecordDirectoryWriter:
         self._failed: list[Future[None]] = []
         self._claimed: set[str] = set()
         """The ``run.yaml`` paths written or being written in this session (as text: one per
-        run, kept for the whole experiment)."""
+        run, kept for the whole experiment), but those of a compact plan's runs (a bit each,
+        :class:`_PlanPaths`)."""
         self._stored: dict[str, Future[None]] = {}
         self._experiment_id = ""
         self._resumed = False
@@ -387,13 +388,26 @@ class RecordDirectoryWriter:
         return self._submitted(run, run_path, lambda: files)
 
     def _claim(self, run: RunRecord, run_path: Path) -> None:
-        key = os.fspath(run_path)
-        if key in self._claimed or (self._resumed and run_path.exists()):
+        # A run of a compact plan is claimed by its plan position, one bit (its path is the
+        # plan's); any other by its path's text.
+        plans = self._plan_paths
+        compact = plans.claimed if isinstance(plans, _PlanPaths) else None
+        position = plans.position_of(run.run_id) if isinstance(plans, _PlanPaths) else None
+        if position is not None and compact is not None:
+            byte, bit = divmod(position, 8)
+            claimed = bool(compact[byte] & (1 << bit))
+        else:
+            key = os.fspath(run_path)
+            claimed = key in self._claimed
+        if claimed or (self._resumed and run_path.exists()):
             raise RecordingError(
                 f"cannot write {run_path}: it already exists and records are never overwritten",
                 path=run_path,
             )
-        self._claimed.add(key)
+        if position is not None and compact is not None:
+            compact[byte] |= 1 << bit
+        else:
+            self._claimed.add(key)
 
     def _submitted(
         self, run: RunRecord, run_path: Path, render: Callable[[], Sequence[tuple[Path, bytes]]]
@@ -581,15 +595,20 @@ class RecordDirectoryWriter:
 
 
 class _PlanPaths:
-    """The record paths of a compact plan, looked up in it (no mapping of every run)."""
+    """The record paths of a compact plan, looked up in it (no mapping of every run), and
+    which of its runs this writer claimed (one bit a run)."""
 
-    __slots__ = ("_plan",)
+    __slots__ = ("_plan", "claimed")
 
     def __init__(self, plan: PlanSequence) -> None:
         self._plan = plan
+        self.claimed = bytearray((len(plan) + 7) // 8)
 
     def get(self, run_id: str) -> str | None:
         return self._plan.path_of(run_id)
+
+    def position_of(self, run_id: str) -> int | None:
+        return self._plan.position_of(run_id)
 
 
 def _plan_paths(experiment: ExperimentRecord) -> Mapping[str, str] | _PlanPaths:

@@ -216,7 +216,8 @@ class PlanSequence(Sequence[PlannedRun]):
     runtime's plan of a loaded spec): :class:`ExperimentRecord` keeps it as it is, and
     ``experiment.yaml`` is written from :meth:`entries` a part at a time.
 
-    A subclass gives ``__len__``, :meth:`entries` and :meth:`path_of`; the rest reads as
+    A subclass gives ``__len__``, :meth:`entries`, :meth:`path_of` and
+    :meth:`position_of`; the rest reads as
     the tuple of its planned runs (indexing, slices as tuples, iteration, ``==``)."""
 
     __slots__ = ()
@@ -229,6 +230,10 @@ class PlanSequence(Sequence[PlannedRun]):
     @abstractmethod
     def path_of(self, run_id: str) -> str | None:
         """The record path of planned run ``run_id``; ``None`` when it is not planned."""
+
+    @abstractmethod
+    def position_of(self, run_id: str) -> int | None:
+        """The plan position of planned run ``run_id``; ``None`` when it is not planned."""
 
     @overload
     def __getitem__(self, index: int) -> PlannedRun: ...

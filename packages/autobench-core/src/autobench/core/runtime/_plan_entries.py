@@ -66,13 +66,19 @@ class PlanEntries(PlanSequence):
         return listed
 
     def path_of(self, run_id: str) -> str | None:
+        position = self.position_of(run_id)
+        return None if position is None else self._runs.path(position)
+
+    def position_of(self, run_id: str) -> int | None:
+        """The position a run id names (``run_<position>_...``), when the plan's run there
+        has that id."""
         number = run_id[4:].split("_", 1)[0]
         if not run_id.startswith("run_") or not number.isdigit():
             return None
         position = int(number)
         if position >= len(self._runs) or self._runs.run_id(position) != run_id:
             return None
-        return self._runs.path(position)
+        return position
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (PlanEntries, (self._runs, self._inputs))
