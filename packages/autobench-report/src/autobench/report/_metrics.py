@@ -24,6 +24,7 @@ from autobench.records import (
     RunTable,
     StatusCounts,
     plain_run,
+    plan_column,
 )
 from autobench.report._columnar import common_unit, project_runs
 
@@ -161,7 +162,7 @@ class MetricTable:
             self.variant_ids,
         )
         self.cases: tuple[str, ...] = _ordered(
-            [planned.case for planned in result.experiment.plan],
+            plan_column(result.experiment.plan, "case"),  # type: ignore[arg-type]
             self.case_ids,
         )
         self.by_variant: dict[str, list[int]] = {variant: [] for variant in self.variants}

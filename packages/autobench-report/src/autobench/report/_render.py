@@ -44,6 +44,7 @@ from autobench.report._render_summary import (
     render_comparison,
     render_leaderboard,
 )
+from autobench.report._run_row_table import RunRows
 
 RunSelection = Literal["auto", "all", "failed", "none"]
 
@@ -142,16 +143,15 @@ def render_variants(report: Report) -> RenderableType:
 
 
 def _select_rows(
-    rows: tuple[RunMetricRow, ...], runs: RunSelection, max_rows: int
+    rows: RunRows, runs: RunSelection, max_rows: int
 ) -> tuple[list[RunMetricRow], str | None]:
     if runs == "none":
         return [], None
-    if runs == "all":
+    if runs == "all" or (runs == "auto" and len(rows) <= max_rows):
         return list(rows), None
-    failing = [row for row in rows if row.status is not RunStatus.PASSED]
-    if runs == "auto" and len(rows) <= max_rows:
-        return list(rows), None
-    chosen = failing[:max_rows]
+    # Only the rows shown are built: the runs that did not pass, from the status column.
+    failing = [index for index, status in enumerate(rows.statuses) if status is not _PASSED]
+    chosen = [rows[index] for index in failing[:max_rows]]
     left = len(rows) - len(chosen)
     what = "runs that did not pass" if runs == "failed" or len(rows) > max_rows else "runs"
     caption = (
@@ -160,6 +160,9 @@ def _select_rows(
         else None
     )
     return chosen, caption
+
+
+_PASSED = RunStatus.PASSED
 
 
 def _family(semantic_type: str) -> str:
