@@ -15,7 +15,6 @@ semantic type, or when one of its value rows does not give back its value exactl
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,6 @@ from autobench.index._arrow import (
     SetLookupOptions,
     as_int64,
     call,
-    int64_array,
     int64_scalar,
     string_array,
     string_scalar,
@@ -48,43 +46,44 @@ _BATCH_ROWS = 65536
 _SCORE = ObservationSource.SCORE.value
 
 
-def plain_runs(partition: Path, run_ids: Sequence[str]) -> list[tuple[PlainItem, ...] | None]:
-    """The plain items of each run of ``run_ids`` (plan order), from the tables of the index
-    partition directory ``partition``. Raises ``KeyError`` for a row of a run not in
-    ``run_ids``, ``OSError`` or pyarrow's errors for a damaged table."""
+def plain_runs(partition: Path, run_ids: pa.Array) -> list[tuple[PlainItem, ...] | None]:
+    """The plain items of each run of ``run_ids`` (an Arrow string array, plan order), from
+    the tables of the index partition directory ``partition``. Raises ``KeyError`` for a
+    row of a run not in ``run_ids``, ``OSError`` or pyarrow's errors for a damaged table."""
     count = len(run_ids)
-    slot = {run_id: at for at, run_id in enumerate(run_ids)}
     found: list[list[PlainItem]] = [[] for _ in range(count)]
     whole: set[int] = set()
     shared: dict[tuple[Any, ...], PlainItem | None] = {}
+    lookup = SetLookupOptions(run_ids)
     for table in ("observations", "scores"):
         with pq.ParquetFile(partition / f"{table}.parquet") as file:
+            # Each row's run position, for the whole table at once (one hash of the run ids).
+            where = file.read(columns=["run_id"]).column(0)
+            positions = call("index_in", where, options=lookup).combine_chunks()
+            if positions.null_count:
+                raise KeyError(f"a row of the {table} table is of no run of the runs table")
+            positions = as_int64(positions)
+            del where
             names = [*_OTHER[table], *_KEYS[table]]
+            start = 0
             for batch in file.iter_batches(batch_size=_BATCH_ROWS, columns=names):
-                _gather(table, batch, slot, found, whole, shared)
+                at = positions.slice(start, batch.num_rows)
+                start += batch.num_rows
+                _gather(table, batch, at, found, whole, shared)
     return [None if at in whole else tuple(items) for at, items in enumerate(found)]
 
 
 def _gather(
     table: str,
     rows: pa.RecordBatch,
-    slot: dict[str, int],
+    positions: pa.Array,
     found: list[list[PlainItem]],
     whole: set[int],
     shared: dict[tuple[Any, ...], PlainItem | None],
 ) -> None:
-    """Append the items of ``rows`` (a batch of ``table``) to their runs in ``found``; add
-    to ``whole`` the positions of the runs that need their whole record."""
-    # Each row's run position: looked up once per distinct run id of the batch (a lookup
-    # in Arrow against every run id would hash all of them for each batch).
-    encoded = call("dictionary_encode", rows.column("run_id"))
-    try:
-        runs = int64_array([slot[run_id] for run_id in encoded.dictionary.to_pylist()])
-    except KeyError as error:
-        raise KeyError(
-            f"a row of the {table} table is of no run of the runs table: {error}"
-        ) from None
-    positions = call("take", runs, encoded.indices)
+    """Append the items of ``rows`` (a batch of ``table``; ``positions``: each row's run) to
+    their runs in ``found``; add to ``whole`` the positions of the runs that need their
+    whole record."""
     valued = call("is_valid", rows.column("semantic_type"))
     if table == "observations":
         kind = rows.column("kind")
@@ -115,18 +114,14 @@ def _gather(
     at = call("filter", positions, keep).to_pylist()
     codes = _group_codes(kept, keys)
     make = _observation_item if table == "observations" else _score_item
-    firsts: list[int] = []  # each group's first row
-    for row, code in enumerate(codes):
-        if code == len(firsts):
-            firsts.append(row)
-    chosen = call("take", kept, int64_array(firsts))
+    chosen = call("take", kept, _first_rows(codes))
     items: list[PlainItem | None] = []
     for values in zip(*(chosen.column(key).to_pylist() for key in keys), strict=True):
         item = shared.get(values)
         if item is None and values not in shared:
             item = shared[values] = make(*values)
         items.append(item)
-    for position, code in zip(at, codes, strict=True):
+    for position, code in zip(at, codes.to_pylist(), strict=True):
         item = items[code]
         if item is None:
             whole.add(position)
@@ -134,21 +129,45 @@ def _gather(
             found[position].append(item)
 
 
-def _group_codes(rows: pa.RecordBatch, keys: list[str]) -> list[int]:
+def _group_codes(rows: pa.RecordBatch, keys: list[str]) -> pa.Array:
     """For each row, the number of its group (rows equal in every column of ``keys``, a null
-    equal only to a null), numbered in order of first appearance. Each column is
-    dictionary-encoded and folded into the key of the columns before it, which is encoded
-    again to stay below the number of rows (no Acero, whose import costs a sixth of a
-    second)."""
+    equal only to a null), numbered in order of first appearance, as an int64 array. Each
+    column is dictionary-encoded and folded into the key of the columns before it, which is
+    encoded again before it could overflow (no Acero, whose import costs a sixth of a
+    second); a column of nulls only splits no group and is left out."""
     key = pa.repeat(_ZERO, rows.num_rows)
+    span = 1  # the key's values are below it
     for name in keys:
-        encoded = call("dictionary_encode", rows.column(name))
+        column = rows.column(name)
+        if column.null_count == len(column):
+            continue
+        encoded = call("dictionary_encode", column)
         index = call("add", call("coalesce", as_int64(encoded.indices), _MINUS_ONE), _ONE)
-        width = int64_scalar(len(encoded.dictionary) + 1)
-        key = call("add", call("multiply", key, width), index)
-        key = as_int64(call("dictionary_encode", key).indices)
-    codes: list[int] = key.to_pylist()
-    return codes
+        width = len(encoded.dictionary) + 1
+        if span * width >= _FOLD_LIMIT:
+            key = as_int64(call("dictionary_encode", key).indices)
+            span = len(key) + 1
+        key = call("add", call("multiply", key, int64_scalar(width)), index)
+        span *= width
+    return as_int64(call("dictionary_encode", key).indices)
+
+
+_FOLD_LIMIT = 1 << 62
+"""A key that could reach it is renumbered before the next column is folded in."""
+
+
+def _first_rows(codes: pa.Array) -> pa.Array:
+    """The first row of each group of ``codes`` (numbered in order of first appearance),
+    in group order: a stable sort by code, then the first row of each run of equal codes."""
+    order = call("sort_indices", codes)
+    ordered = call("take", codes, order)
+    if len(ordered) < 2:
+        return order
+    starts = call("not_equal", ordered.slice(1), ordered.slice(0, len(ordered) - 1))
+    return call("filter", order, pa.concat_arrays([_TRUE_ONLY, starts]))
+
+
+_TRUE_ONLY = pa.Array.from_buffers(pa.bool_(), 1, [None, pa.py_buffer(bytes([1]))])
 
 
 _ZERO, _ONE, _MINUS_ONE = int64_scalar(0), int64_scalar(1), int64_scalar(-1)

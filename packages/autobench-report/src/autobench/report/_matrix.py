@@ -32,7 +32,8 @@ def case_matrix(table: MetricTable, semantic_type: str) -> CaseMatrix:
             status = next(item for item in _WORST_FIRST if item in statuses)
             value = repeat_value("mean", [values.by_run[index] for index in indices])
         cells[case][variant] = _cell(alike, status, value)
-    return CaseMatrix(
+    # Built from validated parts: validating would copy a dictionary per case.
+    return CaseMatrix.model_construct(
         semantic_type=values.semantic_type,
         unit=values.unit,
         variants=table.variants,

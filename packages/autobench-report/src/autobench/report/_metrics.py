@@ -207,14 +207,13 @@ class MetricTable:
             return result
         for index, message in column.messages:
             self._diagnostics[f"run {self.run_ids[index]}: {message}"] = None
-        entries = column.entries
-        positions = [entry[0] for entry in entries]
+        positions, items = column.positions, column.items
         unit, converted, problems = common_unit(
             semantic,
             self.registry.unit_of(semantic),
-            [self.run_ids[index] for index in positions],
-            [entry[1] for entry in entries],
-            [entry[2] for entry in entries],
+            _Labels(self.run_ids, positions),
+            [item.value for item in items],
+            [item.unit for item in items],
         )
         self.note(problems)
         for index, value in zip(positions, converted, strict=True):
@@ -256,7 +255,25 @@ class MetricTable:
         column = self._columns.get(self.normalize(semantic_type))
         if column is None:
             return frozenset()
-        return frozenset(entry[0] for entry in column.entries if entry[3])
+        return frozenset(
+            index for index, item in zip(column.positions, column.items, strict=True) if item.scored
+        )
+
+
+class _Labels(Sequence[str]):
+    """The run id of each entry of a column (read only for the values a diagnostic names)."""
+
+    def __init__(self, run_ids: Sequence[str], positions: Sequence[int]) -> None:
+        self.run_ids = run_ids
+        self.positions = positions
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def __getitem__(self, k: Any) -> Any:
+        if isinstance(k, slice):
+            return [self.run_ids[p] for p in self.positions[k]]
+        return self.run_ids[self.positions[k]]
 
 
 def _as_numbers(values: Sequence[Any]) -> tuple[float | None, ...] | None:

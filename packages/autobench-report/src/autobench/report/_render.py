@@ -249,11 +249,10 @@ def render_matrix(matrix: CaseMatrix, max_rows: int = 20, show_all: bool = False
             f"{len(shown)} shown (autobench report --runs all)"
         )
         cases = shown
-    number = number_format(
-        [cell.value for row in matrix.cells.values() for cell in row.values()],
-        matrix.unit,
-        scale=False,
-    )
+    # The format depends on the distinct values only; cells of equal plain values are one
+    # object (_matrix._cell), so a million cells hold a few distinct ones.
+    distinct = {id(cell): cell for row in matrix.cells.values() for cell in row.values()}
+    number = number_format([cell.value for cell in distinct.values()], matrix.unit, scale=False)
     variants = [
         Column(variant, [_matrix_cell(matrix, case, variant, number) for case in cases], "right")
         for variant in matrix.variants
@@ -274,7 +273,11 @@ def _matrix_cell(matrix: CaseMatrix, case: str, variant: str, number: NumberForm
 
 
 def _differs(matrix: CaseMatrix, case: str) -> bool:
-    cells = [matrix.cells.get(case, {}).get(variant) for variant in matrix.variants]
+    row = matrix.cells.get(case, {})
+    cells = [row.get(variant) for variant in matrix.variants]
+    first = cells[0] if cells else None
+    if first is not None and all(cell is first for cell in cells):
+        return False  # one cell object: the same status and value
     seen = {(None, None) if cell is None else (cell.status, repr(cell.value)) for cell in cells}
     return len(seen) > 1
 
