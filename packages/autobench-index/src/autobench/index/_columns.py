@@ -77,6 +77,7 @@ def _run_table(runs_path: Path, partition: Path, plan_ids: pa.Array) -> RunTable
     del stored, positions, keys, planned
     ordered_ids = table.column("run_id").combine_chunks()
     run_ids = tuple(ordered_ids.to_pylist())
+    pa.default_memory_pool().release_unused()  # what the sort used (see run_table)
     plain = plain_runs(partition, ordered_ids)
     # One Python object per distinct id and status (Arrow's dictionary encoding).
     status_of = {status.value: status for status in RunStatus}

@@ -146,6 +146,7 @@ def load_index(record_dir: Path | str) -> ExperimentResult | None:
             return None
     finally:
         check.close()
+        pa.default_memory_pool().release_unused()  # the check's and the load's Arrow pages
     apply_record_redaction(experiment)
     return ExperimentResult(
         experiment=experiment,

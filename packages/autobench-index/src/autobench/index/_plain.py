@@ -28,6 +28,7 @@ from autobench.index._arrow import (
     SetLookupOptions,
     as_int64,
     call,
+    int64_array,
     int64_scalar,
     string_array,
     string_scalar,
@@ -49,11 +50,12 @@ _SCORE = ObservationSource.SCORE.value
 def plain_runs(partition: Path, run_ids: pa.Array) -> list[tuple[PlainItem, ...] | None]:
     """The plain items of each run of ``run_ids`` (an Arrow string array, plan order), from
     the tables of the index partition directory ``partition``. Raises ``KeyError`` for a
-    row of a run not in ``run_ids``, ``OSError`` or pyarrow's errors for a damaged table."""
-    count = len(run_ids)
-    found: list[list[PlainItem]] = [[] for _ in range(count)]
-    whole: set[int] = set()
-    shared: dict[tuple[Any, ...], PlainItem | None] = {}
+    row of a run not in ``run_ids``, ``OSError`` or pyarrow's errors for a damaged table.
+
+    The items of every row are gathered flat (one reference per row, its run position in an
+    Arrow array), then each run's items are a slice of them in run order: no list per run
+    while the rows are read."""
+    rows = _Rows()
     lookup = SetLookupOptions(run_ids)
     for table in ("observations", "scores"):
         with pq.ParquetFile(partition / f"{table}.parquet") as file:
@@ -69,21 +71,58 @@ def plain_runs(partition: Path, run_ids: pa.Array) -> list[tuple[PlainItem, ...]
             for batch in file.iter_batches(batch_size=_BATCH_ROWS, columns=names):
                 at = positions.slice(start, batch.num_rows)
                 start += batch.num_rows
-                _gather(table, batch, at, found, whole, shared)
-    return [None if at in whole else tuple(items) for at, items in enumerate(found)]
+                _gather(table, batch, at, rows)
+    return rows.by_run(len(run_ids))
 
 
-def _gather(
-    table: str,
-    rows: pa.RecordBatch,
-    positions: pa.Array,
-    found: list[list[PlainItem]],
-    whole: set[int],
-    shared: dict[tuple[Any, ...], PlainItem | None],
-) -> None:
-    """Append the items of ``rows`` (a batch of ``table``; ``positions``: each row's run) to
-    their runs in ``found``; add to ``whole`` the positions of the runs that need their
-    whole record."""
+class _Rows:
+    """The plain items of the rows read so far, flat: ``items[k]`` belongs to the run at
+    ``positions[k]`` (the chunks concatenated); ``whole``: the runs read whole;
+    ``shared``: one item per distinct row."""
+
+    def __init__(self) -> None:
+        self.positions: list[pa.Array] = []
+        self.items: list[PlainItem] = []
+        self.whole: set[int] = set()
+        self.shared: dict[tuple[Any, ...], PlainItem | None] = {}
+
+    def by_run(self, count: int) -> list[tuple[PlainItem, ...] | None]:
+        """Each of ``count`` runs' items: its observations' in stored order, then its
+        scores' (``None`` for a run read whole)."""
+        runs: list[tuple[PlainItem, ...] | None] = [()] * count
+        items, self.items = self.items, []
+        if items:
+            positions = pa.concat_arrays(self.positions)
+            self.positions = []
+            if not _ascending(positions):
+                order = call("sort_indices", positions)  # stable: each run's rows in order
+                positions = call("take", positions, order)
+                items = [items[k] for k in order.to_pylist()]
+                del order
+            encoded = call("run_end_encode", positions)
+            start = 0
+            for run, end in zip(
+                encoded.values.to_pylist(), encoded.run_ends.to_pylist(), strict=True
+            ):
+                runs[run] = tuple(items[start:end])
+                start = end
+        for run in self.whole:
+            runs[run] = None
+        return runs
+
+
+def _ascending(values: pa.Array) -> bool:
+    if len(values) < 2:
+        return True
+    later, earlier = values.slice(1), values.slice(0, len(values) - 1)
+    return bool(call("all", call("greater_equal", later, earlier)).as_py())
+
+
+def _gather(table: str, rows: pa.RecordBatch, positions: pa.Array, found: _Rows) -> None:
+    """Add the items of ``rows`` (a batch of ``table``; ``positions``: each row's run) to
+    ``found``, and to its ``whole`` the positions of the runs that need their whole
+    record."""
+    whole, shared = found.whole, found.shared
     valued = call("is_valid", rows.column("semantic_type"))
     if table == "observations":
         kind = rows.column("kind")
@@ -111,7 +150,7 @@ def _gather(
     kept = call("filter", rows.select(keys), keep)
     if kept.num_rows == 0:
         return
-    at = call("filter", positions, keep).to_pylist()
+    at = call("filter", positions, keep)
     codes = _group_codes(kept, keys)
     make = _observation_item if table == "observations" else _score_item
     chosen = call("take", kept, _first_rows(codes))
@@ -121,12 +160,14 @@ def _gather(
         if item is None and values not in shared:
             item = shared[values] = make(*values)
         items.append(item)
-    for position, code in zip(at, codes.to_pylist(), strict=True):
-        item = items[code]
-        if item is None:
-            whole.add(position)
-        else:
-            found[position].append(item)
+    unknown = [code for code, item in enumerate(items) if item is None]
+    if unknown:  # rows whose value the columns do not give back: their runs are read whole
+        odd = call("is_in", codes, options=SetLookupOptions(int64_array(unknown)))
+        whole.update(call("filter", at, odd).to_pylist())
+        usual = call("invert", odd)
+        at, codes = call("filter", at, usual), call("filter", codes, usual)
+    found.positions.append(at)
+    found.items.extend([items[code] for code in codes.to_pylist()])
 
 
 def _group_codes(rows: pa.RecordBatch, keys: list[str]) -> pa.Array:
