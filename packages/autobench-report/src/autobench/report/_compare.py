@@ -173,8 +173,12 @@ def _is_pass_fail(side: Side, item: MetricColumn, cases: Sequence[str]) -> bool:
         return False
     if all(isinstance(by_run[i], bool) for i in runs):
         return True
+    if not all(by_run[i] in (0, 1) for i in runs):
+        return False
+    if side.table.all_scored(item.semantic_type):
+        return True
     scored = side.table.scored(item.semantic_type)
-    return all(by_run[i] in (0, 1) and i in scored for i in runs)
+    return all(i in scored for i in runs)
 
 
 _Paired = tuple[list[float], list[float], bool]
@@ -244,10 +248,20 @@ def compare_sides(
     unpaired: list[UnpairedCase] = []
     base_runs: list[int] = []
     cand_runs: list[int] = []
+    # The runs whose status leaves their case unpaired (usually none): a case without any
+    # pairs without building its statuses.
+    unpairable = {
+        index for index, status in enumerate(base.table.statuses) if status in _UNPAIRABLE
+    }
     for case in cases:
         before = base.cases.get(case, [])
         after = cand.cases.get(case, [])
         if not before and not after:
+            continue
+        if before and after and unpairable.isdisjoint(before) and unpairable.isdisjoint(after):
+            paired.append(case)
+            base_runs.extend(before)
+            cand_runs.extend(after)
             continue
         reason = _unpaired_reason(
             [base.table.statuses[i] for i in before], [cand.table.statuses[i] for i in after]

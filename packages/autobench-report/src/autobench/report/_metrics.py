@@ -259,6 +259,15 @@ class MetricTable:
             index for index, item in zip(column.positions, column.items, strict=True) if item.scored
         )
 
+    def all_scored(self, semantic_type: str) -> bool:
+        """Whether every run's value of ``semantic_type`` (there may be none) is a score's:
+        :meth:`scored` holds every run that has one."""
+        column = self._columns.get(self.normalize(semantic_type))
+        if column is None:
+            return True
+        distinct = {id(item): item for item in column.items}.values()
+        return all(item.scored for item in distinct)
+
 
 class _Labels(Sequence[str]):
     """The run id of each entry of a column (read only for the values a diagnostic names)."""
