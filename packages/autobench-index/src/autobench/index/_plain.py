@@ -15,6 +15,7 @@ semantic type, or when one of its value rows does not give back its value exactl
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,7 @@ class _Rows:
         self.items: list[PlainItem] = []
         self.whole: set[int] = set()
         self.shared: dict[tuple[Any, ...], PlainItem | None] = {}
+        self.texts: dict[str, str] = {}
 
     def by_run(self, count: int) -> list[tuple[PlainItem, ...] | None]:
         """Each of ``count`` runs' items: its observations' in stored order, then its
@@ -152,13 +154,24 @@ def _gather(table: str, rows: pa.RecordBatch, positions: pa.Array, found: _Rows)
         return
     at = call("filter", positions, keep)
     codes = _group_codes(kept, keys)
-    make = _observation_item if table == "observations" else _score_item
+    make: Callable[..., PlainItem | None] = (
+        _observation_item if table == "observations" else _score_item
+    )
     chosen = call("take", kept, _first_rows(codes))
     items: list[PlainItem | None] = []
+    texts = found.texts  # one string per distinct semantic type, name and unit
     for values in zip(*(chosen.column(key).to_pylist() for key in keys), strict=True):
         item = shared.get(values)
         if item is None and values not in shared:
-            item = shared[values] = make(*values)
+            semantic, name, *rest = values
+            unit = rest[4]
+            item = shared[values] = make(
+                texts.setdefault(semantic, semantic),
+                texts.setdefault(name, name),
+                *rest[:4],
+                unit if unit is None else texts.setdefault(unit, unit),
+                *rest[5:],
+            )
         items.append(item)
     unknown = [code for code, item in enumerate(items) if item is None]
     if unknown:  # rows whose value the columns do not give back: their runs are read whole

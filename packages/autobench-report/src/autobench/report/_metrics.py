@@ -133,8 +133,9 @@ class MetricTable:
             plain = tuple([plain_run(run) for run in runs])
         """Each run's ids and statuses, in run order (the columns of a
         :class:`~autobench.records.RunTable`, else read from the records)."""
-        self.run_labels: tuple[str, ...] = tuple(f"run {run_id}" for run_id in self.run_ids)
-        """``"run <id>"`` per run: how aggregates name a run's value in diagnostics."""
+        self.run_labels: Sequence[str] = _RunLabels(self.run_ids)
+        """``"run <id>"`` per run: how aggregates name a run's value in diagnostics (made
+        when read: only a diagnostic reads one)."""
         projection = project_runs(
             self.runs,
             self.registry,
@@ -267,6 +268,21 @@ class MetricTable:
             return True
         distinct = {id(item): item for item in column.items}.values()
         return all(item.scored for item in distinct)
+
+
+class _RunLabels(Sequence[str]):
+    """``"run <id>"`` of each of ``run_ids``."""
+
+    def __init__(self, run_ids: Sequence[str]) -> None:
+        self.run_ids = run_ids
+
+    def __len__(self) -> int:
+        return len(self.run_ids)
+
+    def __getitem__(self, k: Any) -> Any:
+        if isinstance(k, slice):
+            return [f"run {run_id}" for run_id in self.run_ids[k]]
+        return f"run {self.run_ids[k]}"
 
 
 class _Labels(Sequence[str]):
