@@ -247,10 +247,17 @@ def _observation_item(
         name,
         value,
         unit,
-        None if role is None else ObservationRole(role),
-        None if direction is None else Direction(direction),
-        ObservationSource(source),
+        None if role is None else _ROLES[role],
+        None if direction is None else _DIRECTIONS[direction],
+        _SOURCES[source],
     )
+
+
+# The enums by value: a lookup, not an enum call, per distinct row (KeyError for an unknown
+# value, as the enum's ValueError, marks a damaged table).
+_ROLES = {member.value: member for member in ObservationRole}
+_DIRECTIONS = {member.value: member for member in Direction}
+_SOURCES = {member.value: member for member in ObservationSource}
 
 
 def _value(

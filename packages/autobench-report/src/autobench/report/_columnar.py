@@ -16,6 +16,7 @@ import math
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from autobench.records import (
@@ -222,11 +223,32 @@ def project_runs(
     observed: list[tuple[int, Observation]] = []
     before_totals: list[int] = []
     shapes: dict[tuple[str, ...], tuple[Column, ...] | None] = {}  # see _project_plain
+    # Consecutive runs whose plain items have one simple shape are added to their columns
+    # together (each column's entries stay in run order: a batch is flushed before any
+    # other run adds to a column).
+    batch = _Batch()
     for index in range(len(runs)):
         items = None if plain is None else plain[index]
-        if items is not None and _project_plain(index, items, types, columns, shapes):
-            policies.append(_NO_POLICIES)
-            continue
+        if items is not None:
+            shape = tuple(map(_SEMANTIC_TYPE, items))
+            if shape == batch.shape:
+                batch.indices.append(index)
+                batch.rows.append(items)
+                policies.append(_NO_POLICIES)
+                continue
+            simple = shapes.get(shape, _UNSEEN)
+            if simple is _UNSEEN:
+                simple = shapes[shape] = _simple_shape(shape, types, columns)
+            batch.flush()
+            if simple is not None:  # one candidate per type, none additive or a policy
+                batch.start(shape, simple, index, items)
+                policies.append(_NO_POLICIES)
+                continue
+            if _project_plain(index, items, types, columns, shapes):
+                policies.append(_NO_POLICIES)
+                continue
+        else:
+            batch.flush()
         run = runs[index]
         recorded = run.observations
         if run.run.accounting is None and any(is_summary(o) for o in recorded):
@@ -253,7 +275,37 @@ def project_runs(
                 [_observation(candidate, run) for candidate in candidates], registry
             )
             column.add_projected(index, projected[semantic])
+    batch.flush()
     return Projection(columns, policies, observed, before_totals)
+
+
+_SEMANTIC_TYPE = attrgetter("semantic_type")
+_UNSEEN: Any = object()
+
+
+class _Batch:
+    """Consecutive runs of one simple shape (their positions and plain items), waiting to
+    be added to the shape's columns, one column at a time."""
+
+    def __init__(self) -> None:
+        self.shape: tuple[str, ...] | None = None
+        self.columns: tuple[Column, ...] = ()
+        self.indices: list[int] = []
+        self.rows: list[Sequence[PlainItem]] = []
+
+    def start(
+        self, shape: tuple[str, ...], columns: tuple[Column, ...], index: int, items: Any
+    ) -> None:
+        self.shape, self.columns = shape, columns
+        self.indices, self.rows = [index], [items]
+
+    def flush(self) -> None:
+        """Add the waiting runs' items to their columns (``Column.add_plain`` of each)."""
+        if self.indices:
+            for k, column in enumerate(self.columns):
+                column.positions.extend(self.indices)
+                column.items.extend(map(itemgetter(k), self.rows))
+        self.shape, self.columns, self.indices, self.rows = None, (), [], []
 
 
 def _project_plain(

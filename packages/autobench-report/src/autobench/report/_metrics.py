@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from autobench.abp import AutobenchError
@@ -213,13 +214,16 @@ class MetricTable:
             semantic,
             self.registry.unit_of(semantic),
             _Labels(self.run_ids, positions),
-            [item.value for item in items],
-            [item.unit for item in items],
+            list(map(_VALUE, items)),
+            list(map(_UNIT, items)),
         )
         self.note(problems)
-        for index, value in zip(positions, converted, strict=True):
-            if value is not None and not (isinstance(value, float) and math.isnan(value)):
-                by_run[index] = value
+        if len(positions) == len(by_run):  # every run has one, in run order: 0, 1, 2, ...
+            by_run = [None if _is_nan(value) else value for value in converted]
+        else:
+            for index, value in zip(positions, converted, strict=True):
+                if value is not None and not _is_nan(value):
+                    by_run[index] = value
         result = MetricValues(semantic, unit, tuple(by_run), _as_numbers(by_run))
         self._values[semantic] = result
         return result
@@ -268,6 +272,14 @@ class MetricTable:
             return True
         distinct = {id(item): item for item in column.items}.values()
         return all(item.scored for item in distinct)
+
+
+_VALUE = attrgetter("value")
+_UNIT = attrgetter("unit")
+
+
+def _is_nan(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
 
 
 class _RunLabels(Sequence[str]):
