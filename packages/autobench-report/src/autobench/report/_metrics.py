@@ -322,6 +322,9 @@ def _as_numbers(values: Sequence[Any]) -> tuple[float | None, ...] | None:
             continue
         if value.__class__ not in _NUMERIC:
             return None
+        if value.__class__ is bool:  # one float object for all the booleans of a column
+            numbers.append(_ONE if value else _ZERO)
+            continue
         try:
             number = float(value)
         except OverflowError:
@@ -333,6 +336,7 @@ def _as_numbers(values: Sequence[Any]) -> tuple[float | None, ...] | None:
 
 
 _NUMERIC = (bool, int, float)
+_ONE, _ZERO = 1.0, 0.0
 
 
 def _ordered(declared: Sequence[str], seen: Sequence[str]) -> tuple[str, ...]:
