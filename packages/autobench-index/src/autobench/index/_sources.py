@@ -282,12 +282,19 @@ CHILD_FROM = 20_000
 30 ms here) costs more than the ``stat`` calls it saves this process."""
 
 _CHILD = Path(__file__).with_name("_stat_child.py")
+_CHILD_POSSIBLE = (
+    bool(sys.executable)
+    and not getattr(sys, "frozen", False)  # a bundled application is not a plain interpreter
+    and os.stat in os.supports_dir_fd
+)
+"""Whether this interpreter can run the child: a plain Python whose ``os.stat`` takes a
+directory descriptor (not on Windows, where the stamps are read in this process)."""
 
 
 def _start_child(root: Path, paths: pa.Array) -> subprocess.Popen[bytes] | None:
     """The stamp reader child for ``paths`` (a string array) under ``root``, its input
     written; ``None`` when it cannot be started (the stamps are then read here)."""
-    if not isinstance(paths, pa.StringArray) or not sys.executable:
+    if not isinstance(paths, pa.StringArray) or not _CHILD_POSSIBLE:
         return None
     count, offset = len(paths), paths.offset
     buffers = paths.buffers()
