@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from autobench.records import Direction, RunStatus, Variant
-from autobench.report._aggregates import aggregate_column
+from autobench.report._aggregates import aggregate_column, case_groups
 from autobench.report._directions import UNDIRECTED
 from autobench.report._metrics import MetricTable
 from autobench.report._model import (
@@ -93,10 +93,9 @@ class Side:
         """The runs of ``variant`` grouped by case (every repeat of a case together);
         raises :class:`~autobench.report.UnknownVariantError` for an unknown id."""
         table.check_variant(variant)
-        cases: dict[str, list[int]] = {}
-        for index in table.by_variant[variant]:
-            cases.setdefault(table.case_ids[index], []).append(index)
-        return cls(table, variant, cases)
+        # The leaderboard's grouping of the same runs (case_groups is memoised): one list
+        # per case for both, not two.
+        return cls(table, variant, case_groups(table, table.by_variant[variant]))
 
 
 def _statistics() -> Any:
