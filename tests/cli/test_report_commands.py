@@ -192,3 +192,17 @@ def test_export_files_get_normal_permissions_and_write_errors_are_reported(
 def test_fail_on_refuses_an_empty_list(runner: CliRunner, recorded: Path) -> None:
     assert runner.invoke(cli, ["report", str(recorded), "--fail-on", ""]).exit_code == 2
     assert runner.invoke(cli, ["report", str(recorded), "--fail-on", "FAILED"]).exit_code == 3
+
+
+def test_the_csv_preview_counts_every_row_and_shows_the_first() -> None:
+    from rich.console import Console
+
+    from autobench.cli._export import _csv_preview
+
+    lines = ["case,variant,status,quality.score"]
+    lines += [f'case-{n},a,failed,"line one\nline two {n}"' for n in range(20)]
+    console = Console(width=120, record=True)
+    console.print(_csv_preview("\n".join(lines) + "\n"))
+    shown = console.export_text()
+    assert "20 rows, 4 columns in the file; showing 8 rows and 4 columns" in shown
+    assert "case-7" in shown and "case-8" not in shown

@@ -19,6 +19,7 @@ from index_support import Record, case
 from autobench.cli import cli
 from autobench.index import (
     TABLES,
+    _sources,
     build_index,
     index_root,
     index_status,
@@ -26,9 +27,10 @@ from autobench.index import (
     restamp_index,
 )
 from autobench.index._columns import DamagedIndexError
+from autobench.index._layout import FORMAT
 from autobench.index._restamp import _restamp
 from autobench.index._sources import STAMP_COLUMNS, stamp_of, stored_stamps
-from autobench.records import replay_experiment
+from autobench.records import PlanTable, replay_experiment
 from autobench.report import build_report, exporter_registry
 
 
@@ -42,6 +44,9 @@ def _same_as_replay(record_dir: Path) -> None:
     assert indexed is not None
     replayed = replay_experiment(record_dir, evidence_only=True)
     assert indexed.experiment == replayed.experiment
+    assert isinstance(indexed.experiment.plan, PlanTable)  # the plan's columns, not models
+    assert list(indexed.experiment.plan) == list(replayed.experiment.plan)
+    assert indexed.missing_runs == replayed.missing_runs
     assert indexed.runs == replayed.runs
     assert indexed.summary == replayed.summary
     assert indexed.evidence_only and indexed.root_dir == replayed.root_dir
@@ -111,7 +116,12 @@ def test_every_table_ties_its_rows_to_the_run_file_hash(record: Record) -> None:
     assert any(o["value_bool"] is True for o in observations if o["name"] == "size")
 
 
-def test_a_changed_added_or_removed_source_makes_the_index_stale(record: Record) -> None:
+@pytest.mark.parametrize("child", [False, True], ids=["in-process", "stamp-child"])
+def test_a_changed_added_or_removed_source_makes_the_index_stale(
+    record: Record, child: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The stamps of a large record's sources are read by a child process: the same rules.
+    monkeypatch.setattr(_sources, "CHILD_FROM", 0 if child else 10**9)
     record_dir = record([case(1), case(2)])
     build_index(record_dir)
     assert index_status(record_dir).fresh
@@ -130,6 +140,19 @@ def test_a_changed_added_or_removed_source_makes_the_index_stale(record: Record)
     _same_as_replay(record_dir)
     (record_dir / "post_derived.yaml").write_text("record: {type: post_derived, version: 1}\n")
     assert index_status(record_dir).reason == "post_derived.yaml was added"
+    (record_dir / "post_derived.yaml").unlink()
+    build_index(record_dir)
+    assert index_status(record_dir).fresh
+    # A file rewritten with the same bytes (a new stamp) is still the same source.
+    other = record_dir / "cases" / "case-2" / "b" / "run.yaml"
+    same = other.read_bytes()
+    other.unlink()
+    other.write_bytes(same)
+    assert index_status(record_dir).fresh
+    assert load_index(record_dir) is not None
+    other.write_bytes(same + b"# one more line\n")
+    assert index_status(record_dir).reason == "cases/case-2/b/run.yaml changed"
+    assert load_index(record_dir) is None
 
 
 def test_a_copied_record_keeps_a_fresh_index_by_its_hashes(record: Record, tmp_path: Path) -> None:
@@ -203,9 +226,40 @@ def test_an_index_of_another_format_or_a_damaged_one_is_not_trusted(record: Reco
     manifest = index_root(record_dir) / "manifest.json"
     data = json.loads(manifest.read_text())
     manifest.write_text(json.dumps({**data, "format": 0}))
-    assert index_status(record_dir).reason == "index format 0, not 1"
+    assert index_status(record_dir).reason == f"index format 0, not {FORMAT}"
     manifest.write_text("{not json")
     assert index_status(record_dir).reason == "no index"
+    assert load_index(record_dir) is None
+
+
+def test_a_record_with_missing_runs_reads_back_its_plan_and_missing_runs(
+    record: Record,
+) -> None:
+    record_dir = record([case(1), case(2), case(3)])
+    experiment = replay_experiment(record_dir).experiment
+    for planned in experiment.plan[1::2]:  # as an interrupted experiment leaves it
+        (record_dir / planned.path).unlink()
+    build_index(record_dir)
+    indexed = load_index(record_dir)
+    assert indexed is not None
+    assert indexed.missing_runs == tuple(planned.id for planned in experiment.plan[1::2])
+    assert [run.run_id for run in indexed.runs] == [p.id for p in experiment.plan[::2]]
+    _same_as_replay(record_dir)
+
+
+def test_an_index_whose_plan_table_is_damaged_is_not_read(record: Record) -> None:
+    import pyarrow as pa
+
+    record_dir = record([case(1)])
+    build_index(record_dir)
+    plan = index_root(record_dir) / "plan.parquet"
+    table = pq.read_table(plan)
+    assert table.column("id").to_pylist() == [
+        p.id for p in replay_experiment(record_dir).experiment.plan
+    ]
+    pq.write_table(table.drop_columns(["input"]).append_column("input", pa.array([1, 2])), plan)
+    assert load_index(record_dir) is None
+    plan.write_bytes(b"not parquet")
     assert load_index(record_dir) is None
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import difflib
 import io
+import itertools
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,6 +39,8 @@ def _preview(name: str, content: str | bytes) -> RenderableType:
     """A short view of the exported file for the terminal (never the whole file)."""
     if isinstance(content, bytes):
         return Text(f"{len(content)} bytes of binary content", style="dim")
+    if name == "csv":
+        return _csv_preview(content)
     lines = content.splitlines()
     if len(lines) == 1 and len(lines[0]) > LONG_LINE:  # one long line (OTLP JSON): not for reading
         return Text(f"{len(content):,} characters on one line", style="dim")
@@ -47,8 +50,6 @@ def _preview(name: str, content: str | bytes) -> RenderableType:
         if len(lines) > PREVIEW_LINES
         else Text("")
     )
-    if name == "csv":
-        return _csv_preview(content)
     if name == "html":  # a page of markup and embedded scripts: nothing to read in a terminal
         return Text(f"{len(lines):,} lines of HTML; open the file in a browser", style="dim")
     if name in ("markdown", "github"):
@@ -62,11 +63,14 @@ CSV_PREVIEW_COLUMNS = ("case", "variant", "status")
 
 
 def _csv_preview(content: str) -> RenderableType:
-    """The first rows of a CSV export: case, variant, status and the first metric columns."""
-    rows = list(csv.reader(io.StringIO(content)))
-    if not rows:
+    """The first rows of a CSV export: case, variant, status and the first metric columns
+    (the other rows are counted, not kept: a million-run export is a million rows)."""
+    reader = csv.reader(io.StringIO(content))
+    header = next(reader, None)
+    if header is None:
         return Text("empty file", style="dim")
-    header, body = rows[0], rows[1:]
+    body = list(itertools.islice(reader, CSV_PREVIEW_ROWS))
+    rows = len(body) + sum(1 for _ in reader)
     wanted = [name for name in CSV_PREVIEW_COLUMNS if name in header]
     metrics = [name for name in header if "." in name][:3]
     columns = [header.index(name) for name in [*wanted, *metrics]]
@@ -76,9 +80,9 @@ def _csv_preview(content: str) -> RenderableType:
     for row in body[:CSV_PREVIEW_ROWS]:
         table.add_row(*(row[index] if index < len(row) else "" for index in columns))
     hidden_columns = len(header) - len(columns)
-    note = f"{len(body)} rows, {len(header)} columns in the file"
-    if len(body) > CSV_PREVIEW_ROWS or hidden_columns:
-        note += f"; showing {min(len(body), CSV_PREVIEW_ROWS)} rows and {len(columns)} columns"
+    note = f"{rows} rows, {len(header)} columns in the file"
+    if rows > CSV_PREVIEW_ROWS or hidden_columns:
+        note += f"; showing {min(rows, CSV_PREVIEW_ROWS)} rows and {len(columns)} columns"
     return Group(table, Text(note, style="dim"))
 
 

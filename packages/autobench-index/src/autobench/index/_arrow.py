@@ -148,6 +148,7 @@ def _microseconds(value: Any) -> int:
 
 SetLookupOptions = _compute.SetLookupOptions
 MatchSubstringOptions = _compute.MatchSubstringOptions
+CastOptions = _compute.CastOptions
 
 
 def call(name: str, *args: Any, options: Any = None) -> Any:
@@ -187,3 +188,16 @@ def as_int64(values: Any) -> Any:
 _BOOLEANS = pa.Array.from_buffers(pa.bool_(), 2, [None, pa.py_buffer(bytes([0b10]))])
 FALSE: pa.Scalar = _BOOLEANS[0]
 TRUE: pa.Scalar = _BOOLEANS[1]
+
+
+def shared_pylist(values: pa.Array | pa.ChunkedArray) -> list[Any]:
+    """``values.to_pylist()`` with one Python object per distinct value (a column that
+    repeats a few texts costs a reference per row, not a string), by Arrow's dictionary
+    encoding."""
+    if isinstance(values, pa.ChunkedArray):  # one dictionary for all the chunks
+        values = values.combine_chunks()
+    encoded = call("dictionary_encode", values)
+    distinct = encoded.dictionary.to_pylist()
+    if encoded.null_count:
+        return [None if code is None else distinct[code] for code in encoded.indices.to_pylist()]
+    return [distinct[code] for code in encoded.indices.to_pylist()]

@@ -17,6 +17,7 @@ from autobench.index._layout import (
     FILES,
     FORMAT,
     MANIFEST,
+    PLAN,
     partition,
     records_version,
     remove_leftovers,
@@ -30,7 +31,7 @@ from autobench.index._sources import (
     side_files,
     sources_table,
 )
-from autobench.index._tables import TableRows
+from autobench.index._tables import TableRows, plan_table
 from autobench.records import (
     Case,
     ExperimentRecord,
@@ -146,15 +147,18 @@ def finish_index(
     problem: str | None,
 ) -> str | None:
     """Complete the index staged in ``staged`` (its tables written: ``counts`` rows each,
-    ``runs`` runs) with the ``files`` table of ``sources``, ``experiment.json`` and the
-    manifest, and put it in place of ``root``'s index. Returns why reports may not read it
+    ``runs`` runs) with the ``files`` table of ``sources``, ``experiment.json`` (without the
+    plan), the plan's table and the manifest, and put it in place of ``root``'s index. Returns why reports may not read it
     (``problem``, or the experiment record not reading back from JSON), else ``None``.
     Raises ``OSError`` (and pyarrow's errors) when a write fails; ``staged`` is then the
     caller's to remove."""
-    experiment_json = experiment.model_dump_json()
-    if problem is None and ExperimentRecord.model_validate_json(experiment_json) != experiment:
+    plan = experiment.plan
+    head = experiment.model_copy(update={"plan": ()})
+    experiment_json = head.model_dump_json()
+    if problem is None and ExperimentRecord.model_validate_json(experiment_json) != head:
         problem = "the experiment record does not read back identically from JSON"
     pq.write_table(sources_table(sources), staged / FILES)
+    pq.write_table(plan_table(plan), staged / PLAN)
     (staged / EXPERIMENT_JSON).write_text(experiment_json, encoding="utf-8")
     manifest = {
         "format": FORMAT,

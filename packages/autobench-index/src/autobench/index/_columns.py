@@ -13,14 +13,15 @@ from array import array
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from autobench.abp import AutobenchError, gc_paused, gc_paused_for, settle_long_lived
 from autobench.abp._gc import PAUSE_ABOVE
+from autobench.index._arrow import SetLookupOptions, as_int64, call, int64_scalar, shared_pylist
 from autobench.index._plain import plain_runs
 from autobench.records import (
-    ExperimentRecord,
     RunRecord,
     RunStatus,
     RunTable,
@@ -37,56 +38,60 @@ _RUN_COLUMNS = [
 ]
 
 
-def run_table(partition: Path, experiment: ExperimentRecord) -> RunTable:
-    """The runs of the index partition directory ``partition`` in plan order (a run the plan
-    does not name last, in stored order), as a :class:`RunTable`. Raises ``OSError``,
-    ``KeyError`` or ``ValueError`` (pyarrow's ``ArrowInvalid`` included) for a damaged
-    table; building a run whose stored JSON is not a valid run record raises
+def run_table(partition: Path, plan_ids: pa.Array) -> RunTable:
+    """The runs of the index partition directory ``partition`` in plan order (``plan_ids``:
+    the plan's run ids, in order; a run the plan does not name last, in stored order), as a
+    :class:`RunTable` that knows the planned runs without a record (``missing``). Raises
+    ``OSError``, ``KeyError`` or ``ValueError`` (pyarrow's ``ArrowInvalid`` included) for a
+    damaged table; building a run whose stored JSON is not a valid run record raises
     :class:`DamagedIndexError` (at once for a run without plain items, which is built
     here)."""
     runs_path = partition / "runs.parquet"
     # The columns are long-lived: read with the collector paused, then settled in its
     # oldest generation (see autobench.abp.settle_long_lived).
     with gc_paused():
-        table = _run_table(runs_path, partition, experiment)
+        table = _run_table(runs_path, partition, plan_ids)
         # The runs the columns do not hold plainly are read whole by any report: built now,
         # with the rest of what the load keeps, and settled with it.
         table.records(table.not_plain())
         settle_long_lived()
+    # Arrow's allocator keeps the pages of the tables read and sorted meanwhile (at a
+    # million runs, hundreds of MB the report would never use): given back now.
+    pa.default_memory_pool().release_unused()
     return table
 
 
-def _run_table(runs_path: Path, partition: Path, experiment: ExperimentRecord) -> RunTable:
+def _run_table(runs_path: Path, partition: Path, plan_ids: pa.Array) -> RunTable:
     with pq.ParquetFile(runs_path) as file:
-        table = file.read(columns=_RUN_COLUMNS)
+        stored = file.read(columns=_RUN_COLUMNS)
         group_rows = [file.metadata.row_group(i).num_rows for i in range(file.num_row_groups)]
-    ids, cases, variants, statuses, tasks, evaluations, durations = (
-        table.column(name).to_pylist() for name in _RUN_COLUMNS
-    )
-    position = {planned.id: index for index, planned in enumerate(experiment.plan)}
-    keys = [position.get(run_id, len(position)) for run_id in ids]
-    del position
-    order = sorted(range(len(ids)), key=keys.__getitem__)
-    del keys
+    ids = stored.column("run_id").combine_chunks()
+    # Plan order, in Arrow: each run's plan position (a run the plan does not name after
+    # every planned one), then a stable sort of the rows by it.
+    positions = as_int64(call("index_in", ids, options=SetLookupOptions(plan_ids)))
+    keys = call("coalesce", positions, int64_scalar(len(plan_ids)))
+    order = call("sort_indices", keys)
+    table = call("take", stored, order)
+    planned = call("is_in", plan_ids, options=SetLookupOptions(ids))
+    missing = call("filter", plan_ids, call("invert", planned)).to_pylist()
+    del stored, positions, keys, planned
+    ordered_ids = table.column("run_id").combine_chunks()
+    run_ids = tuple(ordered_ids.to_pylist())
+    pa.default_memory_pool().release_unused()  # what the sort used (see run_table)
+    plain = plain_runs(partition, ordered_ids)
+    # One Python object per distinct id and status (Arrow's dictionary encoding).
     status_of = {status.value: status for status in RunStatus}
-    # One string object per distinct id and status, the plan's own where it has them.
-    canon: dict[str, str] = {}
-    for planned in experiment.plan:
-        for text in (planned.id, planned.case, planned.variant):
-            canon.setdefault(text, text)
-    same = canon.setdefault
-    run_ids = tuple([same(ids[row], ids[row]) for row in order])
-    plain = plain_runs(partition, run_ids)
     return RunTable(
         run_ids=run_ids,
-        case_ids=tuple([same(cases[row], cases[row]) for row in order]),
-        variant_ids=tuple([same(variants[row], variants[row]) for row in order]),
-        statuses=tuple([status_of[statuses[row]] for row in order]),
-        task_statuses=tuple([same(tasks[row], tasks[row]) for row in order]),
-        evaluation_statuses=tuple([same(evaluations[row], evaluations[row]) for row in order]),
-        durations=tuple([durations[row] for row in order]),
+        case_ids=tuple(shared_pylist(table.column("case_id"))),
+        variant_ids=tuple(shared_pylist(table.column("variant_id"))),
+        statuses=tuple([status_of[text] for text in shared_pylist(table.column("status"))]),
+        task_statuses=tuple(shared_pylist(table.column("task_status"))),
+        evaluation_statuses=tuple(shared_pylist(table.column("evaluation_status"))),
+        durations=tuple(table.column("duration_s").to_pylist()),
         plain=tuple(plain),
-        load=_Loader(runs_path, array("q", order), group_rows),
+        load=_Loader(runs_path, array("q", order.to_pylist()), group_rows),
+        missing=tuple(missing),
     )
 
 

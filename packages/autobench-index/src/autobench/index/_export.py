@@ -56,22 +56,22 @@ class ParquetExporter:
             "benchmark": pa.array([report.benchmark] * len(rows), type=pa.string()),
             "experiment": pa.array([report.experiment] * len(rows), type=pa.string()),
         }
-        fixed = (
-            [row.run_id for row in rows],
-            [row.case_id for row in rows],
-            [row.variant_id for row in rows],
-            [row.status.value for row in rows],
-            [row.task_status for row in rows],
-            [row.evaluation_status for row in rows],
-            [row.reason for row in rows],
+        fixed = (  # read as columns: no row model per run
+            rows.run_ids,
+            rows.case_ids,
+            rows.variant_ids,
+            [status.value for status in rows.statuses],
+            rows.task_statuses,
+            rows.evaluation_statuses,
+            [rows.reason(index) for index in range(len(rows))],
         )
         for name, values in zip(FIXED_COLUMNS, fixed, strict=True):
             columns[name] = pa.array(values, type=pa.string())
         for semantic in semantics:
             label = metric_label(semantic, report.metric_units[semantic])
-            columns[label] = typed_column([row.metrics.get(semantic) for row in rows])
+            columns[label] = typed_column(rows.values(semantic))
         for name in policies:
-            columns[f"policy:{name}"] = typed_column([row.policies.get(name) for row in rows])
+            columns[f"policy:{name}"] = typed_column(rows.policy_values(name))
         sink = io.BytesIO()
         pq.write_table(pa.table(columns), sink)
         return sink.getvalue()

@@ -4,6 +4,8 @@ The index of the experiment recorded in ``DIR`` is ``DIR/index/``::
 
     DIR/index/manifest.json                       what the index was built from
     DIR/index/files.parquet                       every input file: path, stamp, sha256
+    DIR/index/experiment.json                     the experiment record, without its plan
+    DIR/index/plan.parquet                        the plan: one row per planned run
     DIR/index/benchmark=<b>/experiment=<e>/<table>.parquet
 
 The partition directories are hive-style, so one glob over many record directories
@@ -28,10 +30,17 @@ from urllib.parse import quote
 INDEX_DIR = "index"
 MANIFEST = "manifest.json"
 FILES = "files.parquet"
-FORMAT = 1
-"""The index format; an index of another format is rebuilt."""
+FORMAT = 2
+"""The index format; an index of another format is rebuilt (format 1 kept the plan inside
+``experiment.json``)."""
 EXPERIMENT_JSON = "experiment.json"
-"""The experiment record (the replayed ``experiment.yaml``) as JSON, in the index root."""
+"""The experiment record (the replayed ``experiment.yaml``) as JSON, in the index root, its
+``plan`` empty: the plan is :data:`PLAN`."""
+PLAN = "plan.parquet"
+"""The experiment's plan, in the index root: one row per planned run, in plan order, with
+the planned run's fields as string columns (``id``, ``case``, ``variant``, ``path``,
+``input``), so a reader of a million planned runs reads columns instead of building a
+model per run."""
 
 
 @functools.cache

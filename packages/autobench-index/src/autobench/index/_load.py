@@ -4,31 +4,33 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from autobench.abp import gc_paused
+from autobench.index._arrow import shared_pylist
 from autobench.index._columns import run_table
 from autobench.index._layout import (
     EXPERIMENT_JSON,
     FILES,
     FORMAT,
+    PLAN,
     index_root,
     read_manifest,
     records_version,
 )
-from autobench.index._sources import STAMP_COLUMNS, first_change, side_files, stored_stamps
+from autobench.index._sources import STAMP_COLUMNS, StampReader, side_files
+from autobench.index._tables import PLAN_SCHEMA
 from autobench.records import (
     DEFAULT_SEMANTIC_REGISTRY,
     ExperimentRecord,
     ExperimentResult,
+    PlanTable,
     RunRecord,
     apply_record_redaction,
     load_experiment_summary,
 )
-from autobench.records._fields_sets import share_flat_fields_sets
 
 
 def read_parquet(path: Path, columns: list[str] | None = None) -> pa.Table:
@@ -61,7 +63,45 @@ def index_status(record_dir: Path | str) -> IndexStatus:
     """The :class:`IndexStatus` of ``record_dir/index``: stats every source (and hashes
     those whose stamp changed; the stored hashes are read only then); never raises for a
     damaged index (it is then stale)."""
-    root = Path(record_dir)
+    check = _start_check(Path(record_dir))
+    return check if isinstance(check, IndexStatus) else check.finish()
+
+
+class _Check:
+    """A freshness check under way: the sources' stamps are being read (by a child process
+    for a large record, see :class:`~autobench.index._sources.StampReader`) while the
+    caller does other work; :meth:`finish` waits for them and gives the status."""
+
+    def __init__(self, root: Path, manifest: dict[str, Any], reader: StampReader) -> None:
+        self.root = root
+        self.manifest = manifest
+        self.reader = reader
+        self.side = side_files(root)
+
+    def finish(self) -> IndexStatus:
+        files = index_root(self.root) / FILES
+        try:
+            change, stored_side = self.reader.first_change(lambda: _digests(files), self.side)
+        except (OSError, ValueError, KeyError) as error:
+            return IndexStatus(False, f"index files table unreadable: {error}")
+        finally:
+            self.reader.close()
+        if change is None:
+            added = [path for path in self.side if path not in stored_side]
+            change = f"{added[0]} was added" if added else None
+        if change is not None:
+            return IndexStatus(False, change)
+        reportable = self.manifest.get("reportable") is True
+        reason = None if reportable else self.manifest.get("not_reportable_because")
+        return IndexStatus(True, reason, reportable)
+
+    def close(self) -> None:
+        self.reader.close()
+
+
+def _start_check(root: Path) -> IndexStatus | _Check:
+    """The status of an index that is surely stale (missing, of another format or version,
+    its files table unreadable), else the check of its sources, started."""
     manifest = read_manifest(root)
     if manifest is None:
         return IndexStatus(False, "no index")
@@ -69,25 +109,11 @@ def index_status(record_dir: Path | str) -> IndexStatus:
         return IndexStatus(False, f"index format {manifest.get('format')!r}, not {FORMAT}")
     if manifest.get("autobench_records") != records_version():
         return IndexStatus(False, f"built by autobench-records {manifest.get('autobench_records')}")
-    files = index_root(root) / FILES
     try:
-        stored = stored_stamps(read_parquet(files, STAMP_COLUMNS))
+        table = read_parquet(index_root(root) / FILES, STAMP_COLUMNS)
+        return _Check(root, manifest, StampReader(root, table))
     except (OSError, ValueError, KeyError) as error:
         return IndexStatus(False, f"index files table unreadable: {error}")
-    try:
-        change = first_change(root, stored, lambda: _digests(files))
-    except (OSError, ValueError, KeyError) as error:
-        return IndexStatus(False, f"index files table unreadable: {error}")
-    if change is None:
-        known = {path for path, _ in stored}
-        added = [path for path in side_files(root) if path not in known]
-        change = f"{added[0]} was added" if added else None
-    if change is not None:
-        return IndexStatus(False, change)
-    reportable = manifest.get("reportable") is True
-    return IndexStatus(
-        True, None if reportable else manifest.get("not_reportable_because"), reportable
-    )
 
 
 def load_index(record_dir: Path | str) -> ExperimentResult | None:
@@ -101,21 +127,26 @@ def load_index(record_dir: Path | str) -> ExperimentResult | None:
     is not a run record raises :class:`pydantic.ValidationError` then). Like replay, it
     adds the record's redaction rules to this process's."""
     root = Path(record_dir)
-    status = index_status(root)
-    if not status.reportable:
+    check = _start_check(root)
+    if isinstance(check, IndexStatus):
         return None
-    manifest = read_manifest(root)
-    assert manifest is not None
-    base = index_root(root)
+    # The sources' stamps are read meanwhile (another process, for a large record); nothing
+    # loaded is used unless they show the index fresh.
     try:
-        with gc_paused():
-            experiment = ExperimentRecord.model_validate_json(
-                (base / EXPERIMENT_JSON).read_text(encoding="utf-8")
-            )
-            share_flat_fields_sets(experiment.plan)  # one planned run per run: one shared set
-        runs = run_table(base / str(manifest["partition"]), experiment)
-    except (OSError, ValueError, KeyError):
-        return None
+        manifest = check.manifest
+        base = index_root(root)
+        try:
+            experiment, plan_ids = _experiment(base)
+            runs = run_table(base / str(manifest["partition"]), plan_ids)
+        except Exception as error:  # a stale index may hold anything: never an error then
+            if isinstance(error, OSError | ValueError | KeyError) or not check.finish().fresh:
+                return None
+            raise
+        if not check.finish().reportable:
+            return None
+    finally:
+        check.close()
+        pa.default_memory_pool().release_unused()  # the check's and the load's Arrow pages
     apply_record_redaction(experiment)
     return ExperimentResult(
         experiment=experiment,
@@ -125,3 +156,29 @@ def load_index(record_dir: Path | str) -> ExperimentResult | None:
         registry=DEFAULT_SEMANTIC_REGISTRY.merged(experiment.semantic_registry),
         evidence_only=True,
     )
+
+
+def _experiment(base: Path) -> tuple[ExperimentRecord, pa.Array]:
+    """The experiment record of the index root ``base``: ``experiment.json`` validated, its
+    plan a :class:`~autobench.records.PlanTable` over ``plan.parquet`` (whose columns are
+    read when first asked for), and the plan's run ids as an Arrow array. Raises
+    ``OSError``, ``ValueError`` (pydantic's and pyarrow's errors included) for a damaged
+    index."""
+    head = ExperimentRecord.model_validate_json(
+        (base / EXPERIMENT_JSON).read_text(encoding="utf-8")
+    )
+    path = base / PLAN
+    with pq.ParquetFile(path) as file:
+        if not file.schema_arrow.equals(PLAN_SCHEMA):
+            raise ValueError(f"{path}: not the plan's columns")
+        count = file.metadata.num_rows
+
+    def column(name: str) -> list[str | None]:
+        return shared_pylist(read_parquet(path, [name]).column(0))
+
+    plan = PlanTable(count, column)
+    ids = read_parquet(path, ["id"]).column(0).combine_chunks()
+    fields = {name: getattr(head, name) for name in ExperimentRecord.model_fields}
+    fields["plan"] = plan  # trusted: built from validated parts
+    experiment = ExperimentRecord.model_construct(head.model_fields_set, **fields)
+    return experiment, ids

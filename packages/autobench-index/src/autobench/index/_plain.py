@@ -15,7 +15,7 @@ semantic type, or when one of its value rows does not give back its value exactl
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,43 +48,83 @@ _BATCH_ROWS = 65536
 _SCORE = ObservationSource.SCORE.value
 
 
-def plain_runs(partition: Path, run_ids: Sequence[str]) -> list[tuple[PlainItem, ...] | None]:
-    """The plain items of each run of ``run_ids`` (plan order), from the tables of the index
-    partition directory ``partition``. Raises ``KeyError`` for a row of a run not in
-    ``run_ids``, ``OSError`` or pyarrow's errors for a damaged table."""
-    count = len(run_ids)
-    slot = {run_id: at for at, run_id in enumerate(run_ids)}
-    found: list[list[PlainItem]] = [[] for _ in range(count)]
-    whole: set[int] = set()
-    shared: dict[tuple[Any, ...], PlainItem | None] = {}
+def plain_runs(partition: Path, run_ids: pa.Array) -> list[tuple[PlainItem, ...] | None]:
+    """The plain items of each run of ``run_ids`` (an Arrow string array, plan order), from
+    the tables of the index partition directory ``partition``. Raises ``KeyError`` for a
+    row of a run not in ``run_ids``, ``OSError`` or pyarrow's errors for a damaged table.
+
+    The items of every row are gathered flat (one reference per row, its run position in an
+    Arrow array), then each run's items are a slice of them in run order: no list per run
+    while the rows are read."""
+    rows = _Rows()
+    lookup = SetLookupOptions(run_ids)
     for table in ("observations", "scores"):
         with pq.ParquetFile(partition / f"{table}.parquet") as file:
+            # Each row's run position, for the whole table at once (one hash of the run ids).
+            where = file.read(columns=["run_id"]).column(0)
+            positions = call("index_in", where, options=lookup).combine_chunks()
+            if positions.null_count:
+                raise KeyError(f"a row of the {table} table is of no run of the runs table")
+            positions = as_int64(positions)
+            del where
             names = [*_OTHER[table], *_KEYS[table]]
+            start = 0
             for batch in file.iter_batches(batch_size=_BATCH_ROWS, columns=names):
-                _gather(table, batch, slot, found, whole, shared)
-    return [None if at in whole else tuple(items) for at, items in enumerate(found)]
+                at = positions.slice(start, batch.num_rows)
+                start += batch.num_rows
+                _gather(table, batch, at, rows)
+    return rows.by_run(len(run_ids))
 
 
-def _gather(
-    table: str,
-    rows: pa.RecordBatch,
-    slot: dict[str, int],
-    found: list[list[PlainItem]],
-    whole: set[int],
-    shared: dict[tuple[Any, ...], PlainItem | None],
-) -> None:
-    """Append the items of ``rows`` (a batch of ``table``) to their runs in ``found``; add
-    to ``whole`` the positions of the runs that need their whole record."""
-    # Each row's run position: looked up once per distinct run id of the batch (a lookup
-    # in Arrow against every run id would hash all of them for each batch).
-    encoded = call("dictionary_encode", rows.column("run_id"))
-    try:
-        runs = int64_array([slot[run_id] for run_id in encoded.dictionary.to_pylist()])
-    except KeyError as error:
-        raise KeyError(
-            f"a row of the {table} table is of no run of the runs table: {error}"
-        ) from None
-    positions = call("take", runs, encoded.indices)
+class _Rows:
+    """The plain items of the rows read so far, flat: ``items[k]`` belongs to the run at
+    ``positions[k]`` (the chunks concatenated); ``whole``: the runs read whole;
+    ``shared``: one item per distinct row."""
+
+    def __init__(self) -> None:
+        self.positions: list[pa.Array] = []
+        self.items: list[PlainItem] = []
+        self.whole: set[int] = set()
+        self.shared: dict[tuple[Any, ...], PlainItem | None] = {}
+        self.texts: dict[str, str] = {}
+
+    def by_run(self, count: int) -> list[tuple[PlainItem, ...] | None]:
+        """Each of ``count`` runs' items: its observations' in stored order, then its
+        scores' (``None`` for a run read whole)."""
+        runs: list[tuple[PlainItem, ...] | None] = [()] * count
+        items, self.items = self.items, []
+        if items:
+            positions = pa.concat_arrays(self.positions)
+            self.positions = []
+            if not _ascending(positions):
+                order = call("sort_indices", positions)  # stable: each run's rows in order
+                positions = call("take", positions, order)
+                items = [items[k] for k in order.to_pylist()]
+                del order
+            encoded = call("run_end_encode", positions)
+            start = 0
+            for run, end in zip(
+                encoded.values.to_pylist(), encoded.run_ends.to_pylist(), strict=True
+            ):
+                runs[run] = tuple(items[start:end])
+                start = end
+        for run in self.whole:
+            runs[run] = None
+        return runs
+
+
+def _ascending(values: pa.Array) -> bool:
+    if len(values) < 2:
+        return True
+    later, earlier = values.slice(1), values.slice(0, len(values) - 1)
+    return bool(call("all", call("greater_equal", later, earlier)).as_py())
+
+
+def _gather(table: str, rows: pa.RecordBatch, positions: pa.Array, found: _Rows) -> None:
+    """Add the items of ``rows`` (a batch of ``table``; ``positions``: each row's run) to
+    ``found``, and to its ``whole`` the positions of the runs that need their whole
+    record."""
+    whole, shared = found.whole, found.shared
     valued = call("is_valid", rows.column("semantic_type"))
     if table == "observations":
         kind = rows.column("kind")
@@ -112,43 +152,76 @@ def _gather(
     kept = call("filter", rows.select(keys), keep)
     if kept.num_rows == 0:
         return
-    at = call("filter", positions, keep).to_pylist()
+    at = call("filter", positions, keep)
     codes = _group_codes(kept, keys)
-    make = _observation_item if table == "observations" else _score_item
-    firsts: list[int] = []  # each group's first row
-    for row, code in enumerate(codes):
-        if code == len(firsts):
-            firsts.append(row)
-    chosen = call("take", kept, int64_array(firsts))
+    make: Callable[..., PlainItem | None] = (
+        _observation_item if table == "observations" else _score_item
+    )
+    chosen = call("take", kept, _first_rows(codes))
     items: list[PlainItem | None] = []
+    texts = found.texts  # one string per distinct semantic type, name and unit
     for values in zip(*(chosen.column(key).to_pylist() for key in keys), strict=True):
         item = shared.get(values)
         if item is None and values not in shared:
-            item = shared[values] = make(*values)
+            semantic, name, *rest = values
+            unit = rest[4]
+            item = shared[values] = make(
+                texts.setdefault(semantic, semantic),
+                texts.setdefault(name, name),
+                *rest[:4],
+                unit if unit is None else texts.setdefault(unit, unit),
+                *rest[5:],
+            )
         items.append(item)
-    for position, code in zip(at, codes, strict=True):
-        item = items[code]
-        if item is None:
-            whole.add(position)
-        else:
-            found[position].append(item)
+    unknown = [code for code, item in enumerate(items) if item is None]
+    if unknown:  # rows whose value the columns do not give back: their runs are read whole
+        odd = call("is_in", codes, options=SetLookupOptions(int64_array(unknown)))
+        whole.update(call("filter", at, odd).to_pylist())
+        usual = call("invert", odd)
+        at, codes = call("filter", at, usual), call("filter", codes, usual)
+    found.positions.append(at)
+    found.items.extend([items[code] for code in codes.to_pylist()])
 
 
-def _group_codes(rows: pa.RecordBatch, keys: list[str]) -> list[int]:
+def _group_codes(rows: pa.RecordBatch, keys: list[str]) -> pa.Array:
     """For each row, the number of its group (rows equal in every column of ``keys``, a null
-    equal only to a null), numbered in order of first appearance. Each column is
-    dictionary-encoded and folded into the key of the columns before it, which is encoded
-    again to stay below the number of rows (no Acero, whose import costs a sixth of a
-    second)."""
+    equal only to a null), numbered in order of first appearance, as an int64 array. Each
+    column is dictionary-encoded and folded into the key of the columns before it, which is
+    encoded again before it could overflow (no Acero, whose import costs a sixth of a
+    second); a column of nulls only splits no group and is left out."""
     key = pa.repeat(_ZERO, rows.num_rows)
+    span = 1  # the key's values are below it
     for name in keys:
-        encoded = call("dictionary_encode", rows.column(name))
+        column = rows.column(name)
+        if column.null_count == len(column):
+            continue
+        encoded = call("dictionary_encode", column)
         index = call("add", call("coalesce", as_int64(encoded.indices), _MINUS_ONE), _ONE)
-        width = int64_scalar(len(encoded.dictionary) + 1)
-        key = call("add", call("multiply", key, width), index)
-        key = as_int64(call("dictionary_encode", key).indices)
-    codes: list[int] = key.to_pylist()
-    return codes
+        width = len(encoded.dictionary) + 1
+        if span * width >= _FOLD_LIMIT:
+            key = as_int64(call("dictionary_encode", key).indices)
+            span = len(key) + 1
+        key = call("add", call("multiply", key, int64_scalar(width)), index)
+        span *= width
+    return as_int64(call("dictionary_encode", key).indices)
+
+
+_FOLD_LIMIT = 1 << 62
+"""A key that could reach it is renumbered before the next column is folded in."""
+
+
+def _first_rows(codes: pa.Array) -> pa.Array:
+    """The first row of each group of ``codes`` (numbered in order of first appearance),
+    in group order: a stable sort by code, then the first row of each run of equal codes."""
+    order = call("sort_indices", codes)
+    ordered = call("take", codes, order)
+    if len(ordered) < 2:
+        return order
+    starts = call("not_equal", ordered.slice(1), ordered.slice(0, len(ordered) - 1))
+    return call("filter", order, pa.concat_arrays([_TRUE_ONLY, starts]))
+
+
+_TRUE_ONLY = pa.Array.from_buffers(pa.bool_(), 1, [None, pa.py_buffer(bytes([1]))])
 
 
 _ZERO, _ONE, _MINUS_ONE = int64_scalar(0), int64_scalar(1), int64_scalar(-1)
@@ -174,10 +247,17 @@ def _observation_item(
         name,
         value,
         unit,
-        None if role is None else ObservationRole(role),
-        None if direction is None else Direction(direction),
-        ObservationSource(source),
+        None if role is None else _ROLES[role],
+        None if direction is None else _DIRECTIONS[direction],
+        _SOURCES[source],
     )
+
+
+# The enums by value: a lookup, not an enum call, per distinct row (KeyError for an unknown
+# value, as the enum's ValueError, marks a damaged table).
+_ROLES = {member.value: member for member in ObservationRole}
+_DIRECTIONS = {member.value: member for member in Direction}
+_SOURCES = {member.value: member for member in ObservationSource}
 
 
 def _value(

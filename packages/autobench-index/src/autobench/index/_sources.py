@@ -11,17 +11,29 @@ a change.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import stat
+import subprocess
+import sys
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
-from autobench.index._arrow import column_array
+from autobench.index._arrow import (
+    FALSE,
+    CastOptions,
+    SetLookupOptions,
+    call,
+    column_array,
+    string_array,
+)
 
 EXPERIMENT_FILE = "experiment.yaml"
 _SIDE_PATTERNS = ("summary*.yaml", "post_derived*.yaml")
@@ -97,6 +109,7 @@ def read_stamped(path: Path | str) -> tuple[bytes, Stamp | None]:
     return data, (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
+_S_ISREG = stat.S_ISREG
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
 """Read-only, the bytes as stored (binary on Windows), not inherited by child processes."""
 _CHUNK = 1 << 20
@@ -173,29 +186,210 @@ def stored_stamps(table: pa.Table) -> list[tuple[str, Stamp | None]]:
     ]
 
 
+class StampReader:
+    """The stamps of the sources listed in a ``files`` table (``table``, read with at least
+    :data:`STAMP_COLUMNS`) as they are now under ``record_dir``, read while the caller
+    does other work: by a child process (:mod:`autobench.index._stat_child`, started here,
+    which makes the ``stat`` calls on another core), or in this process when it cannot be
+    started. :meth:`first_change` waits for them; :meth:`close` stops the child."""
+
+    def __init__(self, record_dir: Path, table: pa.Table) -> None:
+        self.root = Path(record_dir)
+        self.table = table
+        self.paths = table.column("path").combine_chunks()
+        self._child: subprocess.Popen[bytes] | None = None
+        if len(self.paths) >= CHILD_FROM:
+            self._child = _start_child(self.root, self.paths)
+
+    def close(self) -> None:
+        """Stop the child if it still runs (the caller no longer needs the stamps)."""
+        child, self._child = self._child, None
+        if child is not None:
+            with contextlib.suppress(OSError):
+                child.kill()
+            if child.stdout is not None:
+                with contextlib.suppress(OSError):
+                    child.stdout.close()
+            child.wait()
+
+    def _stamps(self) -> tuple[pa.Array, list[pa.Array]]:
+        """Per source: whether it is a regular file now, and its four stamp columns."""
+        count = len(self.paths)
+        answer = None
+        child, self._child = self._child, None
+        if child is not None:
+            try:
+                assert child.stdout is not None
+                with child.stdout:
+                    answer = child.stdout.read()
+            except OSError:
+                answer = None
+            if child.wait() != 0 or answer is None or len(answer) != 33 * count:
+                answer = None
+        if answer is None:  # no child, or it failed: the same reads in this process
+            answer = _stat_all(self.root, self.paths.to_pylist())
+        status = pa.Array.from_buffers(pa.uint8(), count, [None, pa.py_buffer(answer[:count])])
+        columns = [
+            pa.Array.from_buffers(
+                pa.int64(),
+                count,
+                [None, pa.py_buffer(answer[count + 8 * count * k : count + 8 * count * (k + 1)])],
+            )
+            for k in range(4)
+        ]
+        return call("cast", status, options=CastOptions.safe(pa.bool_())), columns
+
+    def first_change(
+        self, digests: Callable[[], Mapping[str, str | None]], side: Iterable[str] = ()
+    ) -> tuple[str | None, set[str]]:
+        """What differs first between the stored sources and the files now (a phrase
+        naming the file), or ``None`` when every stored source is unchanged; and which of
+        the paths ``side`` the table holds. A file whose stamp is unchanged is not read; one
+        whose stamp differs is hashed and compared with its stored sha256 (``digests()``,
+        called once, at the first such file)."""
+        wanted = set(side)
+        stored_side: set[str] = set()
+        if wanted:
+            held = call("is_in", self.paths, options=SetLookupOptions(string_array(sorted(wanted))))
+            stored_side = set(call("filter", self.paths, held).to_pylist())
+        regular, now = self._stamps()
+        present = self.table.column("present").combine_chunks()
+        same = call("equal", self.table.column("size"), now[0])
+        for name, column in zip(("mtime_ns", "ctime_ns", "inode"), now[1:], strict=True):
+            same = call("and_kleene", same, call("equal", self.table.column(name), column))
+        # A source is suspect when it appeared or vanished, or its stamp is another.
+        suspect = call(
+            "or",
+            call("xor", call("coalesce", present, FALSE), regular),
+            call("and", regular, call("invert", call("coalesce", same, FALSE))),
+        )
+        rows = call("indices_nonzero", suspect).to_pylist()
+        if not rows:
+            return None, stored_side
+        prefix = os.path.join(os.fspath(self.root), "")
+        known: list[Mapping[str, str | None]] = []
+        stored = self.table.select(STAMP_COLUMNS)
+        for row in rows:
+            relative = self.paths[row].as_py()
+            change = _confirmed(prefix, relative, _stored_stamp(stored, row), digests, known)
+            if change is not None:
+                return change, stored_side
+        return None, stored_side
+
+
+CHILD_FROM = 20_000
+"""Sources from which their stamps are read by a child process: below, starting it (some
+30 ms here) costs more than the ``stat`` calls it saves this process."""
+
+_CHILD = Path(__file__).with_name("_stat_child.py")
+_CHILD_POSSIBLE = (
+    bool(sys.executable)
+    and not getattr(sys, "frozen", False)  # a bundled application is not a plain interpreter
+    and os.stat in os.supports_dir_fd
+)
+"""Whether this interpreter can run the child: a plain Python whose ``os.stat`` takes a
+directory descriptor (not on Windows, where the stamps are read in this process)."""
+
+
+def _start_child(root: Path, paths: pa.Array) -> subprocess.Popen[bytes] | None:
+    """The stamp reader child for ``paths`` (a string array) under ``root``, its input
+    written; ``None`` when it cannot be started (the stamps are then read here)."""
+    if not isinstance(paths, pa.StringArray) or not _CHILD_POSSIBLE:
+        return None
+    count, offset = len(paths), paths.offset
+    buffers = paths.buffers()
+    offsets = array("i")
+    offsets.frombytes(memoryview(buffers[1])[4 * offset : 4 * (offset + count + 1)])
+    data = memoryview(buffers[2])[offsets[0] : offsets[count]] if count else b""
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-I", "-S", str(_CHILD), os.fspath(root)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+    except (OSError, ValueError):
+        return None
+    try:
+        assert child.stdin is not None
+        child.stdin.write(count.to_bytes(8, "little"))
+        child.stdin.write(offsets.tobytes())
+        child.stdin.write(data)
+        child.stdin.close()
+    except OSError:  # it died: the stamps are read here
+        child.kill()
+        child.wait()
+        return None
+    return child
+
+
+def _stat_all(root: Path, paths: list[str | None]) -> bytes:
+    """What the stamp reader child answers for ``paths``, read in this process."""
+    prefix = os.path.join(os.fspath(root), "")
+    count = len(paths)
+    status = bytearray(count)
+    columns = [array("q", bytes(8 * count)) for _ in range(4)]
+    size, mtime, ctime, inode = columns
+    lookup, regular = os.stat, _S_ISREG
+    for k, relative in enumerate(paths):
+        if not relative:
+            continue
+        try:
+            info = lookup(prefix + relative)
+        except (OSError, ValueError):
+            continue
+        if regular(info.st_mode):
+            status[k] = 1
+            size[k] = info.st_size
+            mtime[k] = info.st_mtime_ns
+            ctime[k] = info.st_ctime_ns
+            inode[k] = info.st_ino
+    return bytes(status) + b"".join(column.tobytes() for column in columns)
+
+
 def first_change(
     record_dir: Path,
-    stored: Iterable[tuple[str, Stamp | None]],
+    files: Path,
     digests: Callable[[], Mapping[str, str | None]],
+    side: Iterable[str] = (),
+) -> tuple[str | None, set[str]]:
+    """:meth:`StampReader.first_change` of the ``files`` table at ``files`` (read here).
+    Raises ``OSError``, ``KeyError`` or ``ValueError`` (pyarrow's errors) for a table that
+    cannot be read."""
+    with pq.ParquetFile(files) as file:
+        table = file.read(columns=STAMP_COLUMNS)
+    reader = StampReader(record_dir, table)
+    try:
+        return reader.first_change(digests, side)
+    finally:
+        reader.close()
+
+
+def _stored_stamp(table: pa.Table, row: int) -> Stamp | None:
+    here, size, mtime, ctime, inode = (table.column(k)[row].as_py() for k in range(1, 6))
+    return (size, mtime, ctime, inode) if here else None
+
+
+def _confirmed(
+    prefix: str,
+    relative: str,
+    was: Stamp | None,
+    digests: Callable[[], Mapping[str, str | None]],
+    known: list[Mapping[str, str | None]],
 ) -> str | None:
-    """What differs first between the ``stored`` ``(path, stamp)`` pairs and the files
-    under ``record_dir`` now (a phrase naming the file), or ``None`` when every stored
-    source is unchanged. A file whose stamp is unchanged is not read; one whose stamp
-    differs is hashed and compared with its stored sha256 (``digests()``, called once,
-    at the first such file: the hashes are not read while every stamp matches)."""
-    prefix = os.path.join(os.fspath(record_dir), "")
-    known: Mapping[str, str | None] | None = None
-    for relative, was in stored:
-        path = prefix + relative  # a string join: 10,000 ``Path / str`` cost more than the stats
-        stamp = stamp_of(path)
-        if stamp == was:
-            continue
-        if stamp is None:
-            return f"{relative} was removed"
-        if was is None:
-            return f"{relative} was added"
-        if known is None:
-            known = digests()
-        if sha256_of(path) != known.get(relative):
-            return f"{relative} changed"
+    """Whether the source ``relative``, stored with stamp ``was``, really changed: the
+    phrase naming the change, else ``None`` (its stamp is the stored one after all, or its
+    bytes hash to the stored sha256; ``known`` caches ``digests()``)."""
+    path = prefix + relative
+    stamp = stamp_of(path)
+    if stamp == was:
+        return None
+    if stamp is None:
+        return f"{relative} was removed"
+    if was is None:
+        return f"{relative} was added"
+    if not known:
+        known.append(digests())
+    if sha256_of(path) != known[0].get(relative):
+        return f"{relative} changed"
     return None

@@ -9,7 +9,7 @@ hive-style partition path, not in the files: readers that understand hive partit
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -17,7 +17,7 @@ import pyarrow as pa
 from autobench.abp import SpanRecord, Trace
 from autobench.index._arrow import column_array
 from autobench.index._values import to_json, value_columns
-from autobench.records import RunRecord
+from autobench.records import PLAN_COLUMNS, PlannedRun, RunRecord, plan_column
 
 _KEYS = [
     ("run_id", pa.string()),
@@ -330,3 +330,16 @@ def _append(columns: list[list[Any]], row: tuple[Any, ...]) -> None:
 
 def _arrays(columns: list[list[Any]], schema: pa.Schema) -> list[pa.Array]:
     return [column_array(column, field.type) for column, field in zip(columns, schema, strict=True)]
+
+
+PLAN_SCHEMA = pa.schema([(name, pa.string()) for name in PLAN_COLUMNS])
+"""The plan's table (``plan.parquet``): a planned run's fields, one row per planned run."""
+
+
+def plan_table(plan: Sequence[PlannedRun]) -> pa.Table:
+    """The plan's table of ``plan``, in plan order (columns as :func:`plan_column` gives
+    them, so a plan read from an index is written back as it is)."""
+    return pa.Table.from_arrays(
+        [column_array(plan_column(plan, field.name), field.type) for field in PLAN_SCHEMA],
+        schema=PLAN_SCHEMA,
+    )

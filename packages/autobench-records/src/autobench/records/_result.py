@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from autobench.records._enums import RunStatus
+from autobench.records._plan_table import plan_column
 from autobench.records._records import ExperimentRecord, ExperimentSummary, RunRecord, StatusCounts
 from autobench.records._run_table import RunTable
 from autobench.records._semantics import DEFAULT_SEMANTIC_REGISTRY, SemanticRegistry
@@ -61,8 +62,11 @@ class ExperimentResult:
     def missing_runs(self) -> tuple[str, ...]:
         """Ids of planned runs without a record."""
         runs = self.runs
+        if isinstance(runs, RunTable) and runs.missing is not None:
+            return runs.missing
         present = set(runs.run_ids if isinstance(runs, RunTable) else (r.run_id for r in runs))
-        return tuple(planned.id for planned in self.experiment.plan if planned.id not in present)
+        ids = plan_column(self.experiment.plan, "id")
+        return tuple(run_id for run_id in ids if run_id is not None and run_id not in present)
 
     def status_counts(self, variant_id: str | None = None) -> StatusCounts:
         """Run counts per final status, for all runs or one variant."""

@@ -72,7 +72,8 @@ class RunTable(Sequence[RunRecord]):
     """Runs as columns (each a tuple in run order: ids, statuses, the task's and the
     evaluation's status values, durations in seconds) plus ``load``, which builds the whole
     records of the given positions (a list in the same order). ``plain`` holds, per run,
-    its :data:`PlainRun`. Indexing and iteration build records through ``load`` (in
+    its :data:`PlainRun`. ``missing``, when the store computed it, holds the ids of the
+    planned runs without a record (``ExperimentResult.missing_runs``). Indexing and iteration build records through ``load`` (in
     batches of :data:`BATCH` when iterating), once: a record built is kept. Iterating
     costs what validating every run costs, and keeps them all: readers of many runs use
     the columns."""
@@ -91,6 +92,7 @@ class RunTable(Sequence[RunRecord]):
         durations: tuple[float | None, ...],
         plain: tuple[PlainRun, ...],
         load: Callable[[Sequence[int]], list[RunRecord]],
+        missing: tuple[str, ...] | None = None,
     ) -> None:
         count = len(run_ids)
         columns = (
@@ -113,6 +115,7 @@ class RunTable(Sequence[RunRecord]):
         self.durations = durations
         self.plain = plain
         self._load = load
+        self.missing = missing
         self._built: list[RunRecord | None] = [None] * count
 
     def __len__(self) -> int:

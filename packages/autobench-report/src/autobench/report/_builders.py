@@ -190,7 +190,7 @@ def build_reliability(
 def build_run_metric_rows(result: ExperimentResult) -> list[RunMetricRow]:
     """One row per run with every projected metric in its canonical unit and, for a run
     that did not pass, the reason."""
-    return run_rows(MetricTable(result))
+    return list(run_rows(MetricTable(result)))
 
 
 def _variant_summaries(table: MetricTable) -> tuple[VariantSummary, ...]:
@@ -248,7 +248,7 @@ def build_report(
         comparisons=tuple(comparisons),
         distributions=tuple(distributions),
         policies=tuple(policy_summaries(table)),
-        run_rows=tuple(rows),
+        run_rows=rows,
         metric_units={semantic: table.values(semantic).unit for semantic in table.semantic_types},
         diagnostics=(*table.diagnostics, *pairwise_problem, *problem),
         cassette=cassette_use(result, leave_out_replayed),

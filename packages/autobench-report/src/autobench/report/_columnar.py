@@ -13,8 +13,10 @@ projected independently of each other).
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from autobench.records import (
@@ -41,37 +43,48 @@ from autobench.records import (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class Chosen:
+    """A run's projected value of a semantic type that records' projection chose (from an
+    observation or a score): what a :class:`Column` keeps of it."""
+
+    value: Any
+    unit: str | None
+    role: ObservationRole | None
+    direction: Direction | None
+    scored: bool
+
+
 @dataclass(slots=True)
 class Column:
-    """The projected values of one semantic type, in run order: one ``(run index, value as
-    recorded, unit, from a score)`` entry per run that has one. ``messages`` are the per-run
-    notes (pool totals that differ, ambiguous sources) in run order, ``roles`` and
-    ``directions`` what the chosen observations declare."""
+    """The projected values of one semantic type, in run order: for each run that has one,
+    its index (``positions``) and the item chosen (``items``: the run's
+    :class:`~autobench.records.PlainItem` as it is, shared by every run that recorded the
+    same row, else a :class:`Chosen`), so a run costs two references, not an entry of its
+    own. ``messages`` are the per-run notes (pool totals that differ, ambiguous sources) in
+    run order; :meth:`roles` and :meth:`directions` what the chosen values declare."""
 
-    entries: list[tuple[int, Any, str | None, bool]] = field(default_factory=list)
+    positions: array[int] = field(default_factory=lambda: array("q"))
+    items: list[PlainItem | Chosen] = field(default_factory=list)
     messages: list[tuple[int, str]] = field(default_factory=list)
-    roles: set[ObservationRole] = field(default_factory=set)
-    directions: set[Direction] = field(default_factory=set)
+    _declared: tuple[frozenset[ObservationRole], frozenset[Direction]] | None = None
 
     def add(self, index: int, chosen: Observation | ScoreRecord | PlainItem) -> None:
         """Add run ``index``'s projected value, the one of ``chosen``."""
         if isinstance(chosen, PlainItem):
-            scored = chosen.scored
+            item: PlainItem | Chosen = chosen
         else:
             scored = isinstance(chosen, ScoreRecord) or chosen.source is _SCORE
-        self.entries.append((index, chosen.value, chosen.unit, scored))
-        if chosen.role is not None:
-            self.roles.add(chosen.role)
-        if chosen.direction is not None:
-            self.directions.add(chosen.direction)
+            item = Chosen(chosen.value, chosen.unit, chosen.role, chosen.direction, scored)
+        self.positions.append(index)
+        self.items.append(item)
+        self._declared = None
 
     def add_plain(self, index: int, item: PlainItem) -> None:
         """Add run ``index``'s projected value, ``item``'s (as :meth:`add`)."""
-        self.entries.append((index, item.value, item.unit, item.source is _SCORE))
-        if item.role is not None:
-            self.roles.add(item.role)
-        if item.direction is not None:
-            self.directions.add(item.direction)
+        self.positions.append(index)
+        self.items.append(item)
+        self._declared = None
 
     def add_projected(self, index: int, metric: ProjectedMetric) -> None:
         """Add run ``index``'s projected value as records' projection chose it."""
@@ -87,6 +100,26 @@ class Column:
                     f"the first ({chosen.name!r}) is used",
                 )
             )
+
+    def _declarations(self) -> tuple[frozenset[ObservationRole], frozenset[Direction]]:
+        if self._declared is None:
+            distinct = {id(item): item for item in self.items}.values()
+            roles = frozenset(item.role for item in distinct if item.role is not None)
+            directions = frozenset(
+                item.direction for item in distinct if item.direction is not None
+            )
+            self._declared = (roles, directions)
+        return self._declared
+
+    @property
+    def roles(self) -> frozenset[ObservationRole]:
+        """The roles the chosen values declare."""
+        return self._declarations()[0]
+
+    @property
+    def directions(self) -> frozenset[Direction]:
+        """The optimisation directions the chosen values declare."""
+        return self._declarations()[1]
 
 
 @dataclass(slots=True)
@@ -190,11 +223,32 @@ def project_runs(
     observed: list[tuple[int, Observation]] = []
     before_totals: list[int] = []
     shapes: dict[tuple[str, ...], tuple[Column, ...] | None] = {}  # see _project_plain
+    # Consecutive runs whose plain items have one simple shape are added to their columns
+    # together (each column's entries stay in run order: a batch is flushed before any
+    # other run adds to a column).
+    batch = _Batch()
     for index in range(len(runs)):
         items = None if plain is None else plain[index]
-        if items is not None and _project_plain(index, items, types, columns, shapes):
-            policies.append(_NO_POLICIES)
-            continue
+        if items is not None:
+            shape = tuple(map(_SEMANTIC_TYPE, items))
+            if shape == batch.shape:
+                batch.indices.append(index)
+                batch.rows.append(items)
+                policies.append(_NO_POLICIES)
+                continue
+            simple = shapes.get(shape, _UNSEEN)
+            if simple is _UNSEEN:
+                simple = shapes[shape] = _simple_shape(shape, types, columns)
+            batch.flush()
+            if simple is not None:  # one candidate per type, none additive or a policy
+                batch.start(shape, simple, index, items)
+                policies.append(_NO_POLICIES)
+                continue
+            if _project_plain(index, items, types, columns, shapes):
+                policies.append(_NO_POLICIES)
+                continue
+        else:
+            batch.flush()
         run = runs[index]
         recorded = run.observations
         if run.run.accounting is None and any(is_summary(o) for o in recorded):
@@ -221,7 +275,37 @@ def project_runs(
                 [_observation(candidate, run) for candidate in candidates], registry
             )
             column.add_projected(index, projected[semantic])
+    batch.flush()
     return Projection(columns, policies, observed, before_totals)
+
+
+_SEMANTIC_TYPE = attrgetter("semantic_type")
+_UNSEEN: Any = object()
+
+
+class _Batch:
+    """Consecutive runs of one simple shape (their positions and plain items), waiting to
+    be added to the shape's columns, one column at a time."""
+
+    def __init__(self) -> None:
+        self.shape: tuple[str, ...] | None = None
+        self.columns: tuple[Column, ...] = ()
+        self.indices: list[int] = []
+        self.rows: list[Sequence[PlainItem]] = []
+
+    def start(
+        self, shape: tuple[str, ...], columns: tuple[Column, ...], index: int, items: Any
+    ) -> None:
+        self.shape, self.columns = shape, columns
+        self.indices, self.rows = [index], [items]
+
+    def flush(self) -> None:
+        """Add the waiting runs' items to their columns (``Column.add_plain`` of each)."""
+        if self.indices:
+            for k, column in enumerate(self.columns):
+                column.positions.extend(self.indices)
+                column.items.extend(map(itemgetter(k), self.rows))
+        self.shape, self.columns, self.indices, self.rows = None, (), [], []
 
 
 def _project_plain(
@@ -241,7 +325,8 @@ def _project_plain(
         simple = shapes[shape] = _simple_shape(shape, types, columns)
     if simple is not None:  # one candidate per type, none additive or a policy result
         for column, item in zip(simple, items, strict=True):
-            column.add_plain(index, item)
+            column.positions.append(index)  # Column.add_plain, without a call per item
+            column.items.append(item)
         return True
     groups = _plain_groups(items, types)
     if groups is None:

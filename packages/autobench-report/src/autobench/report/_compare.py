@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from autobench.records import Direction, RunStatus, Variant
-from autobench.report._aggregates import aggregate_column
+from autobench.report._aggregates import aggregate_column, case_groups
 from autobench.report._directions import UNDIRECTED
 from autobench.report._metrics import MetricTable
 from autobench.report._model import (
@@ -93,10 +93,9 @@ class Side:
         """The runs of ``variant`` grouped by case (every repeat of a case together);
         raises :class:`~autobench.report.UnknownVariantError` for an unknown id."""
         table.check_variant(variant)
-        cases: dict[str, list[int]] = {}
-        for index in table.by_variant[variant]:
-            cases.setdefault(table.case_ids[index], []).append(index)
-        return cls(table, variant, cases)
+        # The leaderboard's grouping of the same runs (case_groups is memoised): one list
+        # per case for both, not two.
+        return cls(table, variant, case_groups(table, table.by_variant[variant]))
 
 
 def _statistics() -> Any:
@@ -173,8 +172,12 @@ def _is_pass_fail(side: Side, item: MetricColumn, cases: Sequence[str]) -> bool:
         return False
     if all(isinstance(by_run[i], bool) for i in runs):
         return True
+    if not all(by_run[i] in (0, 1) for i in runs):
+        return False
+    if side.table.all_scored(item.semantic_type):
+        return True
     scored = side.table.scored(item.semantic_type)
-    return all(by_run[i] in (0, 1) and i in scored for i in runs)
+    return all(i in scored for i in runs)
 
 
 _Paired = tuple[list[float], list[float], bool]
@@ -244,10 +247,20 @@ def compare_sides(
     unpaired: list[UnpairedCase] = []
     base_runs: list[int] = []
     cand_runs: list[int] = []
+    # The runs whose status leaves their case unpaired (usually none): a case without any
+    # pairs without building its statuses.
+    unpairable = {
+        index for index, status in enumerate(base.table.statuses) if status in _UNPAIRABLE
+    }
     for case in cases:
         before = base.cases.get(case, [])
         after = cand.cases.get(case, [])
         if not before and not after:
+            continue
+        if before and after and unpairable.isdisjoint(before) and unpairable.isdisjoint(after):
+            paired.append(case)
+            base_runs.extend(before)
+            cand_runs.extend(after)
             continue
         reason = _unpaired_reason(
             [base.table.statuses[i] for i in before], [cand.table.statuses[i] for i in after]

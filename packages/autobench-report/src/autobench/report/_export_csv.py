@@ -56,18 +56,24 @@ class CsvExporter:
                 *(f"policy:{name}" for name in policies),
             ]
         )
-        for row in report.run_rows:
+        rows = report.run_rows  # read as columns: no row model per run
+        values = [rows.values(semantic) for semantic in semantics]
+        verdicts = [rows.policy_values(name) for name in policies]
+        ids, statuses = rows.run_ids, rows.statuses
+        cases, variants = rows.case_ids, rows.variant_ids
+        tasks, evaluations = rows.task_statuses, rows.evaluation_statuses
+        for index in range(len(rows)):
             writer.writerow(
                 [
-                    row.run_id,
-                    row.case_id,
-                    row.variant_id,
-                    row.status.value,
-                    row.task_status,
-                    row.evaluation_status,
-                    row.reason or "",
-                    *(cell(row.metrics.get(semantic)) for semantic in semantics),
-                    *(cell(row.policies.get(name)) for name in policies),
+                    ids[index],
+                    cases[index],
+                    variants[index],
+                    statuses[index].value,
+                    tasks[index],
+                    evaluations[index],
+                    rows.reason(index) or "",
+                    *(cell(column[index]) for column in values),
+                    *(cell(column[index]) for column in verdicts),
                 ]
             )
         return stream.getvalue()

@@ -163,11 +163,14 @@ def _cost_latency_rows(report: Report) -> list[list[str]]:
     """Per variant: runs, pass rate, total and mean cost per run, median and p95 latency
     (canonical units; ``-`` where the runs recorded none)."""
     rows = []
+    table = report.run_rows  # read as columns: no row model per run
+    all_costs = table.values(Semantic.MONEY_COST)
+    all_latencies = table.values(Semantic.TIME_LATENCY)
     for variant in report.variants:
-        runs = [row for row in report.run_rows if row.variant_id == variant.id]
-        passed = sum(row.status is RunStatus.PASSED for row in runs)
-        costs = [row.metrics.get(Semantic.MONEY_COST) for row in runs]
-        latencies = [row.metrics.get(Semantic.TIME_LATENCY) for row in runs]
+        runs = [i for i, variant_id in enumerate(table.variant_ids) if variant_id == variant.id]
+        passed = sum(table.statuses[i] is RunStatus.PASSED for i in runs)
+        costs = [all_costs[i] for i in runs]
+        latencies = [all_latencies[i] for i in runs]
 
         def _agg(fn: str, values: list[object]) -> str:
             present = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
@@ -213,9 +216,10 @@ def _problems(report: Report) -> list[list[str]]:
     """Runs that did not pass, the repeats of a case that ended alike folded into one row
     (``runs`` counts them); errored runs first, then plan order."""
     folded: dict[tuple[str, str, str, str], int] = {}
-    for row in report.run_rows:
-        if row.status is not RunStatus.PASSED:
-            key = (row.case_id, row.variant_id, row.status.value, row.reason or "")
+    runs = report.run_rows  # read as columns: no row model per run
+    for i, status in enumerate(runs.statuses):
+        if status is not RunStatus.PASSED:
+            key = (runs.case_ids[i], runs.variant_ids[i], status.value, runs.reason(i) or "")
             folded[key] = folded.get(key, 0) + 1
     rows = [
         [case, variant, status, str(n), reason]

@@ -22,7 +22,7 @@ import xml.etree.ElementTree as ET
 
 from autobench.records import ExperimentResult, RunRecord, RunStatus, RunTable
 from autobench.report._format import metric_label, value_text
-from autobench.report._model import Report, RunMetricRow
+from autobench.report._model import Report
 
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
@@ -34,32 +34,34 @@ def _text(value: str) -> str:
 def _testcase(
     suite: ET.Element,
     report: Report,
-    row: RunMetricRow,
+    index: int,
     duration: float | None,
     run: RunRecord | None,
 ) -> None:
+    rows = report.run_rows  # read as columns: no row model per run
+    status = rows.statuses[index]
     duration = 0.0 if duration is None else duration
     case = ET.SubElement(
         suite,
         "testcase",
-        classname=_text(f"{report.benchmark}.{row.variant_id}"),
-        name=_text(row.case_id),
+        classname=_text(f"{report.benchmark}.{rows.variant_ids[index]}"),
+        name=_text(rows.case_ids[index]),
         time=f"{duration:.6f}",
     )
-    reason = _text(row.reason or "")
-    if row.status is RunStatus.FAILED:
+    reason = _text(rows.reason(index) or "")
+    if status is RunStatus.FAILED:
         ET.SubElement(case, "failure", message=reason, type="failed").text = reason
-    elif row.status is RunStatus.ERRORED:
+    elif status is RunStatus.ERRORED:
         error = run.error if run is not None else None
         element = ET.SubElement(
             case, "error", message=reason, type=_text(error.type if error else "error")
         )
         element.text = _text((error.traceback if error else None) or reason)
-    elif row.status is RunStatus.SKIPPED:
+    elif status is RunStatus.SKIPPED:
         ET.SubElement(case, "skipped", message=reason)
-    lines = [f"run: {row.run_id}"]
+    lines = [f"run: {rows.run_ids[index]}"]
     for semantic, unit in report.metric_units.items():
-        value = row.metrics.get(semantic)
+        value = rows.values(semantic)[index]
         shown = "no value" if value is None else value_text(value)
         lines.append(f"{metric_label(semantic, unit)} = {shown}")
     ET.SubElement(case, "system-out").text = _text("\n".join(lines))
@@ -90,8 +92,8 @@ def render_junit(report: Report, result: ExperimentResult) -> str:
         skipped=str(status.skipped),
         time=f"{total_time:.6f}",
     )
-    for row in report.run_rows:
-        _testcase(suite, report, row, durations.get(row.run_id), records.get(row.run_id))
+    for index, run_id in enumerate(report.run_rows.run_ids):
+        _testcase(suite, report, index, durations.get(run_id), records.get(run_id))
     for key in ("tests", "failures", "errors", "skipped", "time"):
         root.set(key, suite.get(key, ""))
     ET.indent(root)

@@ -251,15 +251,25 @@ def render_markdown(report: Report) -> str:
         lines += _comparison(comparison)
     for item in report.distributions:
         lines += _distribution(item)
-    problems = [row for row in report.run_rows if row.reason is not None]
+    rows = report.run_rows  # read as columns: no row model per run
+    problems = [index for index in range(len(rows)) if rows.reason(index) is not None]
     if problems:
         lines += ["## Runs that did not pass", ""]
         lines += table(
             ["case", "variant", "status", "reason"],
-            [[r.case_id, r.variant_id, r.status.value, r.reason or ""] for r in problems],
+            [
+                [
+                    rows.case_ids[i],
+                    rows.variant_ids[i],
+                    rows.statuses[i].value,
+                    rows.reason(i) or "",
+                ]
+                for i in problems
+            ],
         )
-    if report.run_rows and report.metric_units:
+    if rows and report.metric_units:
         semantic_types = list(report.metric_units)
+        values = [rows.values(s) for s in semantic_types]
         lines += ["## Run metrics", ""]
         lines += table(
             [
@@ -270,12 +280,12 @@ def render_markdown(report: Report) -> str:
             ],
             [
                 [
-                    row.case_id,
-                    row.variant_id,
-                    row.status.value,
-                    *(value_text(row.metrics.get(s)) for s in semantic_types),
+                    rows.case_ids[index],
+                    rows.variant_ids[index],
+                    rows.statuses[index].value,
+                    *(value_text(column[index]) for column in values),
                 ]
-                for row in report.run_rows
+                for index in range(len(rows))
             ],
         )
     if report.diagnostics:

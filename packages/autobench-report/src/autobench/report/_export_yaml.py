@@ -196,12 +196,14 @@ def report_document(report: Report) -> dict[str, Any]:
         for row in report.leaderboard.rows
     }
     cases: dict[str, dict[str, Any]] = {}
-    for run in report.run_rows:
-        entry: dict[str, Any] = {"status": run.status.value}
-        if run.reason is not None:
-            entry["reason"] = run.reason
-        entry["metrics"] = dict(run.metrics)
-        cases.setdefault(run.case_id, {})[run.variant_id] = entry
+    rows = report.run_rows  # read as columns: no row model per run
+    for index in range(len(rows)):
+        entry: dict[str, Any] = {"status": rows.statuses[index].value}
+        reason = rows.reason(index)
+        if reason is not None:
+            entry["reason"] = reason
+        entry["metrics"] = rows.metrics_of(index)
+        cases.setdefault(rows.case_ids[index], {})[rows.variant_ids[index]] = entry
     body["cases"] = cases
     if report.matrix is not None:
         matrix = report.matrix

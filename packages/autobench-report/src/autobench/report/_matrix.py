@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from autobench.records import RunStatus
-from autobench.report._aggregates import repeat_value
-from autobench.report._metrics import MetricTable
+from autobench.report._aggregates import has_repeats, repeat_value
+from autobench.report._metrics import MetricTable, MetricValues
 from autobench.report._model import CaseMatrix, MatrixCell
 
 _PLAIN = frozenset({type(None), bool, int, float, str})
@@ -21,6 +21,12 @@ def case_matrix(table: MetricTable, semantic_type: str) -> CaseMatrix:
     values = table.values(semantic_type)
     cells: dict[str, dict[str, MatrixCell]] = {case: {} for case in table.cases}
     alike: dict[tuple[Any, type, Any], MatrixCell] = {}
+    if not has_repeats(table):  # one run per case x variant: its cell
+        by_run, run_statuses = values.by_run, table.statuses
+        keys = zip(table.case_ids, table.variant_ids, strict=True)
+        for index, (case, variant) in enumerate(keys):
+            cells[case][variant] = _cell(alike, run_statuses[index], by_run[index])
+        return _matrix(table, values, cells)
     repeats: dict[tuple[str, str], list[int]] = {}
     for index, key in enumerate(zip(table.case_ids, table.variant_ids, strict=True)):
         repeats.setdefault(key, []).append(index)
@@ -32,7 +38,14 @@ def case_matrix(table: MetricTable, semantic_type: str) -> CaseMatrix:
             status = next(item for item in _WORST_FIRST if item in statuses)
             value = repeat_value("mean", [values.by_run[index] for index in indices])
         cells[case][variant] = _cell(alike, status, value)
-    return CaseMatrix(
+    return _matrix(table, values, cells)
+
+
+def _matrix(
+    table: MetricTable, values: MetricValues, cells: dict[str, dict[str, MatrixCell]]
+) -> CaseMatrix:
+    # Built from validated parts: validating would copy a dictionary per case.
+    return CaseMatrix.model_construct(
         semantic_type=values.semantic_type,
         unit=values.unit,
         variants=table.variants,

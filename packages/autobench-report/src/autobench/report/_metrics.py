@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from autobench.abp import AutobenchError
@@ -24,6 +25,7 @@ from autobench.records import (
     RunTable,
     StatusCounts,
     plain_run,
+    plan_column,
 )
 from autobench.report._columnar import common_unit, project_runs
 
@@ -132,8 +134,9 @@ class MetricTable:
             plain = tuple([plain_run(run) for run in runs])
         """Each run's ids and statuses, in run order (the columns of a
         :class:`~autobench.records.RunTable`, else read from the records)."""
-        self.run_labels: tuple[str, ...] = tuple(f"run {run_id}" for run_id in self.run_ids)
-        """``"run <id>"`` per run: how aggregates name a run's value in diagnostics."""
+        self.run_labels: Sequence[str] = _RunLabels(self.run_ids)
+        """``"run <id>"`` per run: how aggregates name a run's value in diagnostics (made
+        when read: only a diagnostic reads one)."""
         projection = project_runs(
             self.runs,
             self.registry,
@@ -161,7 +164,7 @@ class MetricTable:
             self.variant_ids,
         )
         self.cases: tuple[str, ...] = _ordered(
-            [planned.case for planned in result.experiment.plan],
+            plan_column(result.experiment.plan, "case"),  # type: ignore[arg-type]
             self.case_ids,
         )
         self.by_variant: dict[str, list[int]] = {variant: [] for variant in self.variants}
@@ -206,19 +209,21 @@ class MetricTable:
             return result
         for index, message in column.messages:
             self._diagnostics[f"run {self.run_ids[index]}: {message}"] = None
-        entries = column.entries
-        positions = [entry[0] for entry in entries]
+        positions, items = column.positions, column.items
         unit, converted, problems = common_unit(
             semantic,
             self.registry.unit_of(semantic),
-            [self.run_ids[index] for index in positions],
-            [entry[1] for entry in entries],
-            [entry[2] for entry in entries],
+            _Labels(self.run_ids, positions),
+            list(map(_VALUE, items)),
+            list(map(_UNIT, items)),
         )
         self.note(problems)
-        for index, value in zip(positions, converted, strict=True):
-            if value is not None and not (isinstance(value, float) and math.isnan(value)):
-                by_run[index] = value
+        if len(positions) == len(by_run):  # every run has one, in run order: 0, 1, 2, ...
+            by_run = [None if _is_nan(value) else value for value in converted]
+        else:
+            for index, value in zip(positions, converted, strict=True):
+                if value is not None and not _is_nan(value):
+                    by_run[index] = value
         result = MetricValues(semantic, unit, tuple(by_run), _as_numbers(by_run))
         self._values[semantic] = result
         return result
@@ -255,7 +260,57 @@ class MetricTable:
         column = self._columns.get(self.normalize(semantic_type))
         if column is None:
             return frozenset()
-        return frozenset(entry[0] for entry in column.entries if entry[3])
+        return frozenset(
+            index for index, item in zip(column.positions, column.items, strict=True) if item.scored
+        )
+
+    def all_scored(self, semantic_type: str) -> bool:
+        """Whether every run's value of ``semantic_type`` (there may be none) is a score's:
+        :meth:`scored` holds every run that has one."""
+        column = self._columns.get(self.normalize(semantic_type))
+        if column is None:
+            return True
+        distinct = {id(item): item for item in column.items}.values()
+        return all(item.scored for item in distinct)
+
+
+_VALUE = attrgetter("value")
+_UNIT = attrgetter("unit")
+
+
+def _is_nan(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+class _RunLabels(Sequence[str]):
+    """``"run <id>"`` of each of ``run_ids``."""
+
+    def __init__(self, run_ids: Sequence[str]) -> None:
+        self.run_ids = run_ids
+
+    def __len__(self) -> int:
+        return len(self.run_ids)
+
+    def __getitem__(self, k: Any) -> Any:
+        if isinstance(k, slice):
+            return [f"run {run_id}" for run_id in self.run_ids[k]]
+        return f"run {self.run_ids[k]}"
+
+
+class _Labels(Sequence[str]):
+    """The run id of each entry of a column (read only for the values a diagnostic names)."""
+
+    def __init__(self, run_ids: Sequence[str], positions: Sequence[int]) -> None:
+        self.run_ids = run_ids
+        self.positions = positions
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def __getitem__(self, k: Any) -> Any:
+        if isinstance(k, slice):
+            return [self.run_ids[p] for p in self.positions[k]]
+        return self.run_ids[self.positions[k]]
 
 
 def _as_numbers(values: Sequence[Any]) -> tuple[float | None, ...] | None:
@@ -267,6 +322,9 @@ def _as_numbers(values: Sequence[Any]) -> tuple[float | None, ...] | None:
             continue
         if value.__class__ not in _NUMERIC:
             return None
+        if value.__class__ is bool:  # one float object for all the booleans of a column
+            numbers.append(_ONE if value else _ZERO)
+            continue
         try:
             number = float(value)
         except OverflowError:
@@ -278,6 +336,7 @@ def _as_numbers(values: Sequence[Any]) -> tuple[float | None, ...] | None:
 
 
 _NUMERIC = (bool, int, float)
+_ONE, _ZERO = 1.0, 0.0
 
 
 def _ordered(declared: Sequence[str], seen: Sequence[str]) -> tuple[str, ...]:

@@ -12,13 +12,12 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
-from autobench.records import Direction, ErrorLocation, RunStatus, StatusCounts
-
-
-class ReportModel(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+from autobench.records import Direction, RunStatus, StatusCounts
+from autobench.report._run_row_table import ReportModel as ReportModel
+from autobench.report._run_row_table import RunMetricRow as RunMetricRow
+from autobench.report._run_row_table import RunRows
 
 
 class AggregateValue(ReportModel):
@@ -330,28 +329,6 @@ class PolicySummary(ReportModel):
     failed: dict[str, int] = Field(default_factory=dict)
 
 
-class RunMetricRow(ReportModel):
-    """One run with its projected metrics: ``metrics[semantic_type]`` in canonical units."""
-
-    run_id: str
-    case_id: str
-    variant_id: str
-    status: RunStatus
-    task_status: str
-    evaluation_status: str
-    metrics: dict[str, Any] = Field(default_factory=dict)
-    policies: dict[str, bool] = Field(default_factory=dict)
-    """Each policy's result for this run, by policy name."""
-    reason: str | None = None
-    location: ErrorLocation | None = None
-    """Where the error ``reason`` names was raised: the innermost frame of the user's code
-    (its file as the record names it: relative to the spec's directory when under it)."""
-    traceback_key: str | None = None
-    """The key of that error's full traceback in the run's record (``errors[0].traceback``)."""
-    record_path: str | None = None
-    """The run's record file, relative to the experiment directory."""
-
-
 class CassetteUse(ReportModel):
     """How the experiment used cassettes (``autobench run --cassette``): the mode, the source
     record it replayed from (directory and experiment id), how many runs had at least one
@@ -486,7 +463,9 @@ class Report(ReportModel):
     comparisons: tuple[Comparison, ...] = ()
     distributions: tuple[Distribution, ...] = ()
     policies: tuple[PolicySummary, ...] = ()
-    run_rows: tuple[RunMetricRow, ...] = ()
+    run_rows: RunRows = Field(default_factory=lambda: RunRows.of([]))
+    """One row per run (:class:`RunMetricRow` models on access; the readers of every row read
+    its columns)."""
     metric_units: dict[str, str | None] = Field(default_factory=dict)
     """Canonical unit of every semantic type in ``run_rows``."""
     diagnostics: tuple[str, ...] = ()

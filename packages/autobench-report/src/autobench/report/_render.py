@@ -44,6 +44,7 @@ from autobench.report._render_summary import (
     render_comparison,
     render_leaderboard,
 )
+from autobench.report._run_row_table import RunRows
 
 RunSelection = Literal["auto", "all", "failed", "none"]
 
@@ -142,16 +143,15 @@ def render_variants(report: Report) -> RenderableType:
 
 
 def _select_rows(
-    rows: tuple[RunMetricRow, ...], runs: RunSelection, max_rows: int
+    rows: RunRows, runs: RunSelection, max_rows: int
 ) -> tuple[list[RunMetricRow], str | None]:
     if runs == "none":
         return [], None
-    if runs == "all":
+    if runs == "all" or (runs == "auto" and len(rows) <= max_rows):
         return list(rows), None
-    failing = [row for row in rows if row.status is not RunStatus.PASSED]
-    if runs == "auto" and len(rows) <= max_rows:
-        return list(rows), None
-    chosen = failing[:max_rows]
+    # Only the rows shown are built: the runs that did not pass, from the status column.
+    failing = [index for index, status in enumerate(rows.statuses) if status is not _PASSED]
+    chosen = [rows[index] for index in failing[:max_rows]]
     left = len(rows) - len(chosen)
     what = "runs that did not pass" if runs == "failed" or len(rows) > max_rows else "runs"
     caption = (
@@ -160,6 +160,9 @@ def _select_rows(
         else None
     )
     return chosen, caption
+
+
+_PASSED = RunStatus.PASSED
 
 
 def _family(semantic_type: str) -> str:
@@ -246,11 +249,10 @@ def render_matrix(matrix: CaseMatrix, max_rows: int = 20, show_all: bool = False
             f"{len(shown)} shown (autobench report --runs all)"
         )
         cases = shown
-    number = number_format(
-        [cell.value for row in matrix.cells.values() for cell in row.values()],
-        matrix.unit,
-        scale=False,
-    )
+    # The format depends on the distinct values only; cells of equal plain values are one
+    # object (_matrix._cell), so a million cells hold a few distinct ones.
+    distinct = {id(cell): cell for row in matrix.cells.values() for cell in row.values()}
+    number = number_format([cell.value for cell in distinct.values()], matrix.unit, scale=False)
     variants = [
         Column(variant, [_matrix_cell(matrix, case, variant, number) for case in cases], "right")
         for variant in matrix.variants
@@ -271,7 +273,11 @@ def _matrix_cell(matrix: CaseMatrix, case: str, variant: str, number: NumberForm
 
 
 def _differs(matrix: CaseMatrix, case: str) -> bool:
-    cells = [matrix.cells.get(case, {}).get(variant) for variant in matrix.variants]
+    row = matrix.cells.get(case, {})
+    cells = [row.get(variant) for variant in matrix.variants]
+    first = cells[0] if cells else None
+    if first is not None and all(cell is first for cell in cells):
+        return False  # one cell object: the same status and value
     seen = {(None, None) if cell is None else (cell.status, repr(cell.value)) for cell in cells}
     return len(seen) > 1
 

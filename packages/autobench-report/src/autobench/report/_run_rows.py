@@ -4,7 +4,7 @@ did not pass."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from autobench.records import (
@@ -15,10 +15,10 @@ from autobench.records import (
     RunStatus,
     RunTable,
     TaskStatus,
+    plan_column,
 )
-from autobench.records._fields_sets import share_fields_sets, share_flat_fields_sets
 from autobench.report._metrics import MetricTable
-from autobench.report._model import RunMetricRow
+from autobench.report._run_row_table import RunRows
 
 
 def _fails(value: Any) -> bool:
@@ -120,54 +120,57 @@ def runs_not_passed(runs: Sequence[RunRecord]) -> list[RunRecord]:
     return [run for run in runs if run.status is not _PASSED]
 
 
-def _share_fields_sets(rows: list[RunMetricRow]) -> None:
-    """``share_fields_sets(rows)`` for the rows :func:`run_rows` builds, whose only models
-    inside are their error locations (metric values are recorded values, never models)."""
-    share_flat_fields_sets(rows)
-    for row in rows:
-        if row.location is not None:
-            share_fields_sets(row.location)
+class _Policies(Sequence[Mapping[str, bool]]):
+    """Each run's policy results by name (``True`` for a passed one), from the metric
+    table's policy observations, converted when asked for (nearly every run has none)."""
+
+    def __init__(self, verdicts: Sequence[Mapping[str, Any]]) -> None:
+        self.verdicts = verdicts
+
+    def __len__(self) -> int:
+        return len(self.verdicts)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[position] for position in range(len(self))[index]]
+        return {name: o.value is True for name, o in self.verdicts[index].items()}
 
 
-def run_rows(table: MetricTable) -> list[RunMetricRow]:
+def run_rows(table: MetricTable) -> RunRows:
     """One row per run (plan order) with ``metrics[semantic_type]`` for every projected type
     the run has a usable value of, its record path, and for a run that did not pass, the
     reason and (when an error with a traceback explains it) where the error was raised and
-    the key of its traceback."""
-    # Column by column: each run's metrics in the order of the table's semantic types.
-    metrics: list[dict[str, Any]] = [{} for _ in table.run_ids]
-    for semantic in table.semantic_types:
-        values = table.values(semantic)
-        for index, value in enumerate(values.by_run):
-            if value is not None:
-                metrics[index][values.semantic_type] = value
-    paths = {planned.id: planned.path for planned in table.result.experiment.plan}
+    the key of its traceback: as :class:`RunRows`, the columns of ``table`` (no model per
+    run)."""
+    metrics = {
+        values.semantic_type: values.by_run
+        for values in (table.values(semantic) for semantic in table.semantic_types)
+    }
     # Whole records only for the runs that did not pass (their reason and error).
     failing = [index for index, status in enumerate(table.statuses) if status is not _PASSED]
-    records = dict(zip(failing, _records(table.runs, failing), strict=True))
-    rows = []
-    for index, run_id in enumerate(table.run_ids):
-        run = records.get(index)
-        traced = None if run is None else traced_error(run)
-        # Validated in C: cheaper than model_construct...
-        rows.append(
-            RunMetricRow(
-                run_id=run_id,
-                case_id=table.case_ids[index],
-                variant_id=table.variant_ids[index],
-                status=table.statuses[index],
-                task_status=table.task_statuses[index],
-                evaluation_status=table.evaluation_statuses[index],
-                metrics=metrics[index],
-                policies={
-                    name: observation.value is True
-                    for name, observation in table.policies[index].items()
-                },
-                reason=None if run is None else run_reason(run),
-                location=None if traced is None else error_location(traced[1]),
-                traceback_key=None if traced is None else f"errors[{traced[0]}].traceback",
-                record_path=paths.get(run_id),
-            )
+    details: dict[int, tuple[str | None, ErrorLocation | None, str | None]] = {}
+    for index, run in zip(failing, _records(table.runs, failing), strict=True):
+        traced = traced_error(run)
+        details[index] = (
+            run_reason(run),
+            None if traced is None else error_location(traced[1]),
+            None if traced is None else f"errors[{traced[0]}].traceback",
         )
-    _share_fields_sets(rows)  # one row per run: one fields-set for all rows of a shape
-    return rows
+    plan = table.result.experiment.plan
+
+    def paths() -> dict[str, str]:
+        ids, where = plan_column(plan, "id"), plan_column(plan, "path")
+        return {i: p for i, p in zip(ids, where, strict=True) if i is not None and p is not None}
+
+    return RunRows(
+        run_ids=table.run_ids,
+        case_ids=table.case_ids,
+        variant_ids=table.variant_ids,
+        statuses=table.statuses,
+        task_statuses=table.task_statuses,
+        evaluation_statuses=table.evaluation_statuses,
+        metrics=metrics,
+        policies=_Policies(table.policies),
+        details=details,
+        paths=paths,
+    )
