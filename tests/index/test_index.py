@@ -450,3 +450,41 @@ def test_report_from_the_index_imports_no_runtime_scipy_or_duckdb(
         "autobench.core.runtime",
     )
     assert [name for name in unneeded if name in modules] == []
+
+
+NO_METRIC_TASK = """
+def run(ctx, case):
+    return {"value": case.input["n"] * 2}
+"""
+
+
+def test_a_report_from_an_index_with_empty_tables_imports_no_pandas(tmp_path: Path) -> None:
+    # Runs that record no metric leave the observations table without rows; reading it
+    # must not reach pyarrow's pandas shim (pa.array([]) imports pandas when installed).
+    (tmp_path / "no_metric_task.py").write_text(NO_METRIC_TASK)
+    cases = "\n".join(
+        f"        - {{id: case-{n}, input: {{n: {n}}}, expected: {{value: {2 * n}}}}}"
+        for n in range(6)
+    )
+    (tmp_path / "autobench.yaml").write_text(
+        "benchmark:\n  no-metric:\n    dataset:\n      cases:\n"
+        + cases
+        + "\n    run:\n      python: no_metric_task:run\n"
+        + "    variants:\n      a: {factors: {mode: a}}\n"
+        + "    score:\n      correct:\n"
+        + "        exact: {actual: output.value, expected: case.expected.value}\n"
+        + "        semantic: quality.correctness\n"
+    )
+    record_dir = tmp_path / "rec"
+    subprocess.run(
+        [sys.executable, "-c", _MODULES_AFTER, "run", "autobench.yaml", "--record", "rec"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )
+    assert index_status(record_dir).fresh
+    observations = list((record_dir / "index").rglob("observations.parquet"))
+    assert observations and pq.read_metadata(observations[0]).num_rows == 0
+    text, modules = _report_in_a_fresh_process(record_dir)
+    assert "pyarrow" in modules and "Leaderboard" in text
+    assert "pandas" not in modules

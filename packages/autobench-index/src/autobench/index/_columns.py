@@ -19,7 +19,14 @@ from pydantic import ValidationError
 
 from autobench.abp import AutobenchError, gc_paused, gc_paused_for, settle_long_lived
 from autobench.abp._gc import PAUSE_ABOVE
-from autobench.index._arrow import SetLookupOptions, as_int64, call, int64_scalar, shared_pylist
+from autobench.index._arrow import (
+    SetLookupOptions,
+    as_int64,
+    call,
+    combined,
+    int64_scalar,
+    shared_pylist,
+)
 from autobench.index._plain import plain_runs
 from autobench.records import (
     RunRecord,
@@ -65,7 +72,7 @@ def _run_table(runs_path: Path, partition: Path, plan_ids: pa.Array) -> RunTable
     with pq.ParquetFile(runs_path) as file:
         stored = file.read(columns=_RUN_COLUMNS)
         group_rows = [file.metadata.row_group(i).num_rows for i in range(file.num_row_groups)]
-    ids = stored.column("run_id").combine_chunks()
+    ids = combined(stored.column("run_id"))
     # Plan order, in Arrow: each run's plan position (a run the plan does not name after
     # every planned one), then a stable sort of the rows by it.
     positions = as_int64(call("index_in", ids, options=SetLookupOptions(plan_ids)))
@@ -75,7 +82,7 @@ def _run_table(runs_path: Path, partition: Path, plan_ids: pa.Array) -> RunTable
     planned = call("is_in", plan_ids, options=SetLookupOptions(ids))
     missing = call("filter", plan_ids, call("invert", planned)).to_pylist()
     del stored, positions, keys, planned
-    ordered_ids = table.column("run_id").combine_chunks()
+    ordered_ids = combined(table.column("run_id"))
     run_ids = tuple(ordered_ids.to_pylist())
     pa.default_memory_pool().release_unused()  # what the sort used (see run_table)
     plain = plain_runs(partition, ordered_ids)

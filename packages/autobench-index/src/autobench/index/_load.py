@@ -9,7 +9,7 @@ from typing import Any, cast
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from autobench.index._arrow import shared_pylist
+from autobench.index._arrow import combined, shared_pylist
 from autobench.index._columns import run_table
 from autobench.index._layout import (
     EXPERIMENT_JSON,
@@ -177,7 +177,7 @@ def _experiment(base: Path) -> tuple[ExperimentRecord, pa.Array]:
         return shared_pylist(read_parquet(path, [name]).column(0))
 
     plan = PlanTable(count, column)
-    ids = read_parquet(path, ["id"]).column(0).combine_chunks()
+    ids = combined(read_parquet(path, ["id"]).column(0))
     fields = {name: getattr(head, name) for name in ExperimentRecord.model_fields}
     fields["plan"] = plan  # trusted: built from validated parts
     experiment = ExperimentRecord.model_construct(head.model_fields_set, **fields)

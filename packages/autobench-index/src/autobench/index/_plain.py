@@ -29,6 +29,7 @@ from autobench.index._arrow import (
     SetLookupOptions,
     as_int64,
     call,
+    combined,
     int64_array,
     int64_scalar,
     string_array,
@@ -62,7 +63,7 @@ def plain_runs(partition: Path, run_ids: pa.Array) -> list[tuple[PlainItem, ...]
         with pq.ParquetFile(partition / f"{table}.parquet") as file:
             # Each row's run position, for the whole table at once (one hash of the run ids).
             where = file.read(columns=["run_id"]).column(0)
-            positions = call("index_in", where, options=lookup).combine_chunks()
+            positions = combined(call("index_in", where, options=lookup))
             if positions.null_count:
                 raise KeyError(f"a row of the {table} table is of no run of the runs table")
             positions = as_int64(positions)

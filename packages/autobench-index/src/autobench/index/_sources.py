@@ -32,6 +32,7 @@ from autobench.index._arrow import (
     SetLookupOptions,
     call,
     column_array,
+    combined,
     string_array,
 )
 
@@ -196,7 +197,7 @@ class StampReader:
     def __init__(self, record_dir: Path, table: pa.Table) -> None:
         self.root = Path(record_dir)
         self.table = table
-        self.paths = table.column("path").combine_chunks()
+        self.paths = combined(table.column("path"))
         self._child: subprocess.Popen[bytes] | None = None
         if len(self.paths) >= CHILD_FROM:
             self._child = _start_child(self.root, self.paths)
@@ -253,7 +254,7 @@ class StampReader:
             held = call("is_in", self.paths, options=SetLookupOptions(string_array(sorted(wanted))))
             stored_side = set(call("filter", self.paths, held).to_pylist())
         regular, now = self._stamps()
-        present = self.table.column("present").combine_chunks()
+        present = combined(self.table.column("present"))
         same = call("equal", self.table.column("size"), now[0])
         for name, column in zip(("mtime_ns", "ctime_ns", "inode"), now[1:], strict=True):
             same = call("and_kleene", same, call("equal", self.table.column(name), column))
