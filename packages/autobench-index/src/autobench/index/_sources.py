@@ -35,6 +35,7 @@ from autobench.index._arrow import (
     combined,
     string_array,
 )
+from autobench.index._stat_child import stamp_answer
 
 EXPERIMENT_FILE = "experiment.yaml"
 _SIDE_PATTERNS = ("summary*.yaml", "post_derived*.yaml")
@@ -110,7 +111,6 @@ def read_stamped(path: Path | str) -> tuple[bytes, Stamp | None]:
     return data, (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
-_S_ISREG = stat.S_ISREG
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
 """Read-only, the bytes as stored (binary on Windows), not inherited by child processes."""
 _CHUNK = 1 << 20
@@ -327,25 +327,9 @@ def _start_child(root: Path, paths: pa.Array) -> subprocess.Popen[bytes] | None:
 def _stat_all(root: Path, paths: list[str | None]) -> bytes:
     """What the stamp reader child answers for ``paths``, read in this process."""
     prefix = os.path.join(os.fspath(root), "")
-    count = len(paths)
-    status = bytearray(count)
-    columns = [array("q", bytes(8 * count)) for _ in range(4)]
-    size, mtime, ctime, inode = columns
-    lookup, regular = os.stat, _S_ISREG
-    for k, relative in enumerate(paths):
-        if not relative:
-            continue
-        try:
-            info = lookup(prefix + relative)
-        except (OSError, ValueError):
-            continue
-        if regular(info.st_mode):
-            status[k] = 1
-            size[k] = info.st_size
-            mtime[k] = info.st_mtime_ns
-            ctime[k] = info.st_ctime_ns
-            inode[k] = info.st_ino
-    return bytes(status) + b"".join(column.tobytes() for column in columns)
+    return stamp_answer(
+        len(paths), lambda k: prefix + relative if (relative := paths[k]) else None, os.stat
+    )
 
 
 def first_change(

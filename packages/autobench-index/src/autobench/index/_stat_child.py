@@ -16,7 +16,8 @@ import os
 import stat
 import sys
 from array import array
-from typing import BinaryIO
+from collections.abc import Callable
+from typing import Any, BinaryIO
 
 
 def main() -> None:
@@ -30,13 +31,34 @@ def main() -> None:
     data = _exactly(source, offsets[count] - offsets[0]) if count else b""
     base = offsets[0] if count else 0
     root = os.open(sys.argv[1], os.O_RDONLY)
+    answer = stamp_answer(
+        count,
+        lambda k: data[offsets[k] - base : offsets[k + 1] - base],
+        lambda path: os.stat(path, dir_fd=root),
+    )
+    out = sys.stdout.buffer
+    out.write(answer)
+    out.flush()
+
+
+def stamp_answer(
+    count: int,
+    path_at: Callable[[int], Any],
+    lookup: Callable[[Any], os.stat_result],
+) -> bytes:
+    """The answer for ``count`` paths (module docstring): ``path_at(k)`` gives the k-th path
+    (``None`` or empty: absent), ``lookup`` stats one. Also used by the reader itself when
+    it reads the stamps in its own process."""
     status = bytearray(count)
     columns = [array("q", bytes(8 * count)) for _ in range(4)]
     size, mtime, ctime, inode = columns
-    lookup, regular = os.stat, stat.S_ISREG
+    regular = stat.S_ISREG
     for k in range(count):
+        path = path_at(k)
+        if not path:
+            continue
         try:
-            info = lookup(data[offsets[k] - base : offsets[k + 1] - base], dir_fd=root)
+            info = lookup(path)
         except (OSError, ValueError):
             continue
         if regular(info.st_mode):
@@ -45,11 +67,7 @@ def main() -> None:
             mtime[k] = info.st_mtime_ns
             ctime[k] = info.st_ctime_ns
             inode[k] = info.st_ino
-    out = sys.stdout.buffer
-    out.write(status)
-    for column in columns:
-        out.write(column.tobytes())
-    out.flush()
+    return bytes(status) + b"".join(column.tobytes() for column in columns)
 
 
 def _exactly(source: BinaryIO, size: int) -> bytes:
