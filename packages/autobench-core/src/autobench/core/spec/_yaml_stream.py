@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ruamel.yaml.error import MarkedYAMLError
 from ruamel.yaml.events import (
@@ -52,6 +52,8 @@ from autobench.core.spec._yaml import (
 from autobench.records import construct_input
 from autobench.records._yaml_input import _InputBuilder, _InputLoader
 from autobench.records._yaml_limits import MAX_INPUT_NESTING
+
+CollectionT = TypeVar("CollectionT", SequenceNode, MappingNode)
 
 __all__ = [
     "DATASET_CASE_PATHS",
@@ -248,13 +250,7 @@ class _Skeleton:
             if self._matches(path, "full"):
                 assert path is not None
                 return self._skip(event, path, depth)
-            node = SequenceNode(
-                _tag_of(loader, event, SequenceNode),
-                [],
-                event.start_mark,
-                None,
-                flow_style=event.flow_style,
-            )
+            node = _opened(loader, event, SequenceNode)
             while True:
                 item = loader.get_event()
                 if type(item) is SequenceEndEvent:
@@ -262,13 +258,7 @@ class _Skeleton:
                     return node
                 node.value.append(self._node(item, None, depth + 1))
         if kind is MappingStartEvent:
-            mapping = MappingNode(
-                _tag_of(loader, event, MappingNode),
-                [],
-                event.start_mark,
-                None,
-                flow_style=event.flow_style,
-            )
+            mapping = _opened(loader, event, MappingNode)
             while True:
                 key_event = loader.get_event()
                 if type(key_event) is MappingEndEvent:
@@ -331,28 +321,27 @@ def _scalar(loader: Any, event: Any) -> ScalarNode:
     )
 
 
+def _opened(loader: Any, event: Any, kind: type[CollectionT]) -> CollectionT:
+    """The empty node of a collection started by ``event`` (its end mark set at its end)."""
+    return kind(
+        _tag_of(loader, event, kind), [], event.start_mark, None, flow_style=event.flow_style
+    )
+
+
 def _compose(loader: Any, event: Any) -> Node:
     """The node that starts with ``event`` (its depth was bounded by the first walk)."""
     kind = type(event)
     if kind is ScalarEvent:
         return _scalar(loader, event)
     if kind is SequenceStartEvent:
-        node = SequenceNode(
-            _tag_of(loader, event, SequenceNode),
-            [],
-            event.start_mark,
-            None,
-            flow_style=event.flow_style,
-        )
+        node = _opened(loader, event, SequenceNode)
         while True:
             item = loader.get_event()
             if type(item) is SequenceEndEvent:
                 node.end_mark = item.end_mark
                 return node
             node.value.append(_compose(loader, item))
-    mapping = MappingNode(
-        _tag_of(loader, event, MappingNode), [], event.start_mark, None, flow_style=event.flow_style
-    )
+    mapping = _opened(loader, event, MappingNode)
     while True:
         key = loader.get_event()
         if type(key) is MappingEndEvent:
