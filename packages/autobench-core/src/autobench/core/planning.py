@@ -165,7 +165,9 @@ class PlannedRuns(Sequence[MatrixRunSpec]):
             index += size
         if not 0 <= index < size:
             raise IndexError("run index out of range")
-        position = self.position(index)
+        return self._built(self.position(index))
+
+    def _built(self, position: int) -> MatrixRunSpec:
         case, variant, repeat = self._parts(position)
         built = self._cases[case]
         chosen = self._variants[variant]
@@ -179,8 +181,10 @@ class PlannedRuns(Sequence[MatrixRunSpec]):
         )
 
     def __iter__(self) -> Iterator[MatrixRunSpec]:
-        for index in range(len(self)):
-            yield self[index]
+        # The executor's loop over the plan: no length or bounds check per run.
+        positions = range(self.total) if self._positions is None else self._positions
+        for position in positions:
+            yield self._built(position)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str | bytes):
