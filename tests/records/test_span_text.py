@@ -47,12 +47,13 @@ from autobench.records._codec import (
 from autobench.records._records import EXPERIMENT_RECORD_VERSION
 from autobench.records._span_text import (
     _SPAN_FIELDS,
+    items_text,
     sections_text,
     span_text,
     trace_section_text,
 )
 from autobench.records._values import encode_value
-from autobench.records._yaml import dump_record, render_sections
+from autobench.records._yaml import dump_document, dump_record, render_sections
 
 AWKWARD = [
     *("yes", "No", "ON", "off", "y", "N", "true", "False", "NULL", "null", "~", "=", "<<"),
@@ -551,6 +552,35 @@ def test_an_experiment_file_is_written_directly_as_the_document_path_writes_it()
     text = experiment_record_to_yaml(experiment)
     assert text == dump_record("experiment", EXPERIMENT_RECORD_VERSION, sections)
     assert experiment_record_from_yaml(text) == experiment
+
+
+PLAN_KEYS = st.sampled_from(["id", "case", "variant", "path", "input"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(items=st.lists(st.dictionaries(PLAN_KEYS, TEXT, min_size=1) | VALUES, max_size=5))
+def test_a_list_written_directly_is_the_document_paths_text(items: list[Any]) -> None:
+    # experiment.yaml's planned runs: mappings of text, as ids and paths of any case give them
+    document = [encode_value(item, 1) for item in items]
+    text = items_text(document)
+    if text is not None:
+        assert text == dump_document(document)
+
+
+def test_planned_runs_of_common_ids_take_the_direct_path() -> None:
+    entries = [
+        {
+            "id": f"run_{index:04d}_case-{index}_a",
+            "case": f"case-{index}",
+            "variant": "a",
+            "path": f"runs/case-{index}/a/run.yaml",
+            "input": "0f" * 32,
+        }
+        for index in range(3)
+    ] + [{"id": "run_0003_yes_1", "case": "yes", "variant": "1.0", "path": "'q'", "input": ""}]
+    text = items_text(entries)
+    assert text is not None
+    assert text == dump_document(entries)
 
 
 def test_a_summary_file_reads_back_equal() -> None:

@@ -210,10 +210,16 @@ def experiment_record_to_yaml(experiment: ExperimentRecord) -> str:
     later = set(names[names.index("plan") + 1 :])
     before = {name: encode_value(value) for name, value in dumped.items() if name not in later}
     after = {name: encode_value(value) for name, value in dumped.items() if name in later}
+    from autobench.records._span_text import items_text  # see run_text
+
     parts = [_sections_body(before), "\nplan:\n"]
     for start in range(0, len(plan), PLAN_PART):
         entries = plan.entries(start, min(start + PLAN_PART, len(plan)))
-        parts.append(dump_document([encode_value(entry, 1) for entry in entries]))
+        # Entries of plain strings are their own document values, written directly.
+        text = items_text(entries)
+        parts.append(
+            dump_document([encode_value(entry, 1) for entry in entries]) if text is None else text
+        )
     parts.append(_sections_body(after))
     return record_text("experiment", EXPERIMENT_RECORD_VERSION, "".join(parts))
 

@@ -486,3 +486,13 @@ def sections_text(sections: dict[str, Any]) -> str | None:
         if not _entries({name: value}, 0, "", out, 0):
             return None
     return "".join(out)
+
+
+def items_text(items: list[Any]) -> str | None:
+    """The text :func:`~autobench.records._yaml.dump_document` gives for the non-empty list
+    ``items`` (document values: a block sequence at column 0, as ``experiment.yaml`` lists
+    its planned runs), or ``None`` when an item holds a value not written here."""
+    out: list[str] = []
+    if not items or not _items(items, 0, "", out, 0):
+        return None
+    return "".join(out)
