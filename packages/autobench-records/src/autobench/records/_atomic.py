@@ -26,6 +26,11 @@ and :meth:`AtomicFiles.publish` links one to its final name. On Linux a round is
 ``syncfs`` of the file system holding the root (it flushes every file and directory
 written there, and reports a write-back error of any of them since the writer opened the
 root); elsewhere it is an ``fdatasync`` of each file and an ``fsync`` of each directory.
+
+Paths are taken as :class:`~pathlib.Path` or text and handled as text inside (normalized as
+pathlib would: :func:`path_text`): a run's files cost several path operations each, and
+each ``pathlib`` operation parses and builds objects (a third of the record writer
+process's time on trivial runs went there).
 """
 
 from __future__ import annotations
@@ -73,6 +78,35 @@ def _load_syncfs() -> Any:
 _syncfs = _load_syncfs()
 
 
+PathLike = str | os.PathLike[str]
+
+
+def path_text(path: PathLike) -> str:
+    """``path`` as text, normalized as :class:`~pathlib.PurePosixPath` would write it (no
+    empty or ``.`` segment, no trailing slash), so that equal paths have equal text."""
+    text = os.fspath(path)
+    if "//" in text or "/./" in text or text.endswith(("/", "/.")) or text.startswith("./"):
+        return os.fspath(Path(text))
+    return text
+
+
+def parent_text(text: str) -> str:
+    """The parent of a normalized path's text (``"."`` for a bare name, as pathlib has it)."""
+    return text.rpartition("/")[0] or ("/" if text.startswith("/") else ".")
+
+
+def _beside(text: str, name: str) -> str:
+    """A sibling ``name`` of the file whose normalized text is ``text``."""
+    head, slash, _ = text.rpartition("/")
+    return f"{head}{slash}{name}"
+
+
+def _temporary_name(text: str) -> str:
+    """A new temporary name beside the file ``text`` (normalized)."""
+    name = text.rpartition("/")[2]
+    return _beside(text, f".{name[:120]}.{os.getpid()}.{next(_counter)}.tmp")
+
+
 KNOWN_DIRS = 4096
 """How many existing directories an :class:`AtomicFiles` remembers (``ensure_dir``)."""
 
@@ -85,49 +119,54 @@ class AtomicFiles:
         self.schema_root = root if schema_root is None else schema_root
         """Where the ``schemas/<version>/`` directory the files' headers name lives."""
         self.fsync = fsync
-        self._known_dirs: dict[Path, None] = {}
+        self._root_text = path_text(root)
+        self._known_dirs: dict[str, None] = {}
         """Directories that exist, the latest :data:`KNOWN_DIRS` made or met (oldest first):
         each run has directories of its own, so keeping every one would grow with the
         experiment; a directory forgotten and needed again costs one ``mkdir`` call."""
-        self._dirty: set[Path] = set()
+        self._dirty: set[str] = set()
         self._lock = threading.Lock()
         self._sync_lock = threading.Lock()
         self._schemas: set[Path] = set()
-        self._schema_root_parts = self.schema_root.parts
-        self._headers: dict[tuple[int, Path], bytes] = {}
+        schema_root_text = path_text(self.schema_root)
+        self._schema_prefix = schema_root_text.rstrip("/") + "/"
+        self._headers: dict[tuple[int, str, str], bytes] = {}
+        self._schema_files: dict[tuple[str, str], Path] = {}
+        """``(version, record type)`` -> the root's copy of that schema, once written."""
         self._schema_lock = threading.Lock()
         self._root_fd: int | None = None
         """The root, open from the first staged file on: what ``syncfs`` flushes."""
         self._root_closer: weakref.finalize[Any, Any] | None = None
 
-    def create(self, path: Path, data: bytes) -> None:
+    def create(self, path: PathLike, data: bytes) -> None:
         """Create ``path`` holding ``data``; raises :class:`RecordingError` if it exists or
         the storage fails (the message names ``path``). A leading ``$schema=urn:autobench:``
         line is written as a relative path to the root's copy of the schema."""
-        self._create(path, self.localize(path, data))
+        self._create(path_text(path), self.localize(path, data))
 
-    def replace(self, path: Path, data: bytes) -> None:
+    def replace(self, path: PathLike, data: bytes) -> None:
         """Replace ``path`` (or create it) with ``data`` atomically: a reader sees the old or
         the new file, never a mix. Only for the session files a resumed session rewrites
         after keeping the old one; raises :class:`RecordingError` naming ``path``."""
         data = self.localize(path, data)
-        temporary = path.parent / f".{path.name[:120]}.{os.getpid()}.{next(_counter)}.tmp"
+        text = path_text(path)
+        temporary = _temporary_name(text)
         try:
             with open(temporary, "xb") as stream:
                 stream.write(data)
                 stream.flush()
                 if self.fsync:
                     _sync_file(stream.fileno())
-            os.replace(temporary, path)
+            os.replace(temporary, text)
         except OSError as error:
-            raise _error(path, error) from error
+            raise _error(text, error) from error
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
         with self._lock:
-            self._dirty.add(path.parent)
+            self._dirty.add(parent_text(text))
 
-    def localize(self, path: Path, data: bytes) -> bytes:
+    def localize(self, path: PathLike, data: bytes) -> bytes:
         """``data`` as :meth:`create` writes it at ``path``: a leading
         ``$schema=urn:autobench:`` line replaced by a path relative to ``path`` to the
         root's copy of that schema, which is written first if missing (so hash what this
@@ -136,20 +175,25 @@ class AtomicFiles:
         if reference is None:
             return data
         version, record_type, end = reference
-        schema = record_schema_path(self.schema_root, version, record_type)
-        self._ensure_schema(schema, record_type)
-        return self._header(path, schema) + data[end:]
+        kind = (version, record_type)
+        schema = self._schema_files.get(kind)
+        if schema is None:
+            schema = record_schema_path(self.schema_root, version, record_type)
+            self._ensure_schema(schema, record_type)
+            self._schema_files[kind] = schema
+        return self._header(path, schema, kind) + data[end:]
 
-    def _header(self, path: Path, schema: Path) -> bytes:
+    def _header(self, path: PathLike, schema: Path, kind: tuple[str, str]) -> bytes:
         """:func:`relative_schema_header`, computed once per depth below the schema root (the
         relative path depends on nothing else there: one per run directory otherwise)."""
-        parts, root = path.parent.parts, self._schema_root_parts
-        if parts[: len(root)] != root or ".." in parts[len(root) :]:
-            return relative_schema_header(path, schema)
-        key = (len(parts), schema)
+        text = path_text(path)
+        prefix = self._schema_prefix
+        if not text.startswith(prefix) or "/.." in text[len(prefix) - 1 :]:
+            return relative_schema_header(Path(text), schema)
+        key = (text.count("/", len(prefix)), *kind)
         header = self._headers.get(key)
         if header is None:
-            header = self._headers[key] = relative_schema_header(path, schema)
+            header = self._headers[key] = relative_schema_header(Path(text), schema)
         return header
 
     def ensure_schemas(self, record_types: Iterable[str]) -> None:
@@ -165,24 +209,25 @@ class AtomicFiles:
                 return
             if not schema.is_file():
                 try:
-                    self._create(schema, record_schema_text(record_type).encode("utf-8"))
+                    self._create(path_text(schema), record_schema_text(record_type).encode("utf-8"))
                 except RecordingError:
                     if not schema.is_file():  # another process may have written it first
                         raise
             self._schemas.add(schema)
 
-    def _open_temporary(self, path: Path) -> tuple[Path, int]:
-        """A new temporary file beside ``path`` (whose directory exists), opened for
-        writing: its path and descriptor. Raises :class:`RecordingError` naming ``path``."""
-        temporary = path.parent / f".{path.name[:120]}.{os.getpid()}.{next(_counter)}.tmp"
+    def _open_temporary(self, path: str) -> tuple[str, int]:
+        """A new temporary file beside ``path`` (normalized text; its directory exists),
+        opened for writing: its path and descriptor. Raises :class:`RecordingError` naming
+        ``path``."""
+        temporary = _temporary_name(path)
         try:
             flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
             return temporary, os.open(temporary, flags, 0o644)
         except OSError as error:
             raise _error(path, error) from error
 
-    def _create(self, path: Path, data: bytes) -> None:
-        directory = path.parent
+    def _create(self, path: str, data: bytes) -> None:
+        directory = parent_text(path)
         self.ensure_dir(directory, for_path=path)
         temporary, descriptor = self._open_temporary(path)
         try:
@@ -201,16 +246,17 @@ class AtomicFiles:
         with self._lock:
             self._dirty.add(directory)
 
-    def stage(self, path: Path, data: bytes) -> Path:
+    def stage(self, path: PathLike, data: bytes) -> str:
         """Write ``data`` (localized as by :meth:`create`) to a new temporary file beside
         ``path``, without flushing it; return the temporary path, for :meth:`sync_data`
         and :meth:`publish`. Raises :class:`RecordingError` naming ``path`` (nothing is
         left behind then)."""
-        data = self.localize(path, data)
-        self.ensure_dir(path.parent, for_path=path)
+        text = path_text(path)
+        data = self.localize(text, data)
+        self.ensure_dir(parent_text(text), for_path=text)
         if self.fsync and _syncfs is not None and self._root_fd is None:
             self._open_root()
-        temporary, descriptor = self._open_temporary(path)
+        temporary, descriptor = self._open_temporary(text)
         try:
             try:
                 view = memoryview(data)
@@ -221,10 +267,10 @@ class AtomicFiles:
         except OSError as error:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
-            raise _error(path, error) from error
+            raise _error(text, error) from error
         return temporary
 
-    def sync_data(self, temporaries: Iterable[Path]) -> None:
+    def sync_data(self, temporaries: Iterable[PathLike]) -> None:
         """Make the data of files written by :meth:`stage` durable, in one round (see the
         module docstring). Raises :class:`RecordingError` naming the file that failed."""
         if not self.fsync:
@@ -242,19 +288,20 @@ class AtomicFiles:
             except OSError as error:
                 raise _error(_final_name(temporary), error) from error
 
-    def publish(self, temporary: Path, path: Path) -> None:
+    def publish(self, temporary: PathLike, path: PathLike) -> None:
         """Link a file written by :meth:`stage` to ``path`` (never over an existing name)
         and remove the temporary name; the directory is synced by :meth:`sync`. Raises
         :class:`RecordingError` naming ``path``."""
+        text = path_text(path)
         try:
-            self._publish(temporary, path)
+            self._publish(temporary, text)
         except OSError as error:
-            raise _error(path, error) from error
+            raise _error(text, error) from error
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
         with self._lock:
-            self._dirty.add(path.parent)
+            self._dirty.add(parent_text(text))
 
     def close(self) -> None:
         """Close the root's descriptor kept for ``syncfs`` (a later stage reopens it)."""
@@ -276,13 +323,13 @@ class AtomicFiles:
             code = ctypes.get_errno()
             raise _error(self.root, OSError(code, os.strerror(code)))
 
-    def _publish(self, temporary: Path, path: Path) -> None:
+    def _publish(self, temporary: PathLike, path: str) -> None:
         try:
             os.link(temporary, path)
         except FileExistsError:
             raise RecordingError(
                 f"cannot write {path}: it already exists and records are never overwritten",
-                path=path,
+                path=Path(path),
             ) from None
         except OSError as error:
             if error.errno not in _NO_LINK:
@@ -290,49 +337,46 @@ class AtomicFiles:
             if os.path.lexists(path):
                 raise RecordingError(
                     f"cannot write {path}: it already exists and records are never overwritten",
-                    path=path,
+                    path=Path(path),
                 ) from None
             os.replace(temporary, path)
 
-    def ensure_dir(self, directory: Path, *, for_path: Path | None = None) -> None:
+    def ensure_dir(self, directory: PathLike, *, for_path: PathLike | None = None) -> None:
         """Create ``directory`` and missing parents; their parents are synced later."""
-        if directory in self._known_dirs:
+        text = path_text(directory)
+        known = self._known_dirs
+        if text in known:
             return
         # Parents under the root this writer has not made yet are made first, and a directory
         # is looked at only when mkdir fails: a new run's directories cost one system call
         # each (the group-commit thread shares the interpreter per call).
-        missing = [directory]
-        depth = len(self.root.parts)
-        while (parent := missing[-1].parent) not in self._known_dirs and len(parent.parts) > depth:
+        named = text if for_path is None else for_path
+        missing = [text]
+        depth = self._root_text.count("/")
+        while (parent := parent_text(missing[-1])) not in known and parent.count("/") > depth:
             missing.append(parent)
         while missing:
             new = missing[-1]
             try:
                 os.mkdir(new)
             except FileExistsError:
-                if not new.is_dir():
-                    raise _dir_error(for_path or directory, new, "a file is in the way") from None
+                if not os.path.isdir(new):
+                    raise _dir_error(named, new, "a file is in the way") from None
             except FileNotFoundError as error:
-                if new.parent == new or new.parent in missing:
-                    raise _dir_error(
-                        for_path or directory, new, error.strerror or str(error)
-                    ) from error
-                if new.parent not in self._known_dirs:
-                    missing.append(new.parent)
+                parent = parent_text(new)
+                if parent == new or parent in missing:
+                    raise _dir_error(named, new, error.strerror or str(error)) from error
+                if parent not in known:
+                    missing.append(parent)
                     continue
-                raise _dir_error(
-                    for_path or directory, new, error.strerror or str(error)
-                ) from error
+                raise _dir_error(named, new, error.strerror or str(error)) from error
             except OSError as error:
-                raise _dir_error(
-                    for_path or directory, new, error.strerror or str(error)
-                ) from error
+                raise _dir_error(named, new, error.strerror or str(error)) from error
             else:
                 with self._lock:
-                    self._dirty.add(new.parent)
+                    self._dirty.add(parent_text(new))
             missing.pop()
             with self._lock:
-                known = self._known_dirs
                 known[new] = None
                 if len(known) > KNOWN_DIRS:
                     del known[next(iter(known))]
@@ -353,8 +397,8 @@ class AtomicFiles:
                 else:
                     self._sync_dirs(dirty)
 
-    def _sync_dirs(self, dirty: set[Path]) -> None:
-        for directory in sorted(dirty, key=lambda item: len(item.parts), reverse=True):
+    def _sync_dirs(self, dirty: set[str]) -> None:
+        for directory in sorted(dirty, key=lambda item: item.count("/"), reverse=True):
             try:
                 descriptor = os.open(directory, os.O_RDONLY)
             except OSError as error:
@@ -368,9 +412,10 @@ class AtomicFiles:
                 os.close(descriptor)
 
 
-def _final_name(temporary: Path) -> Path:
+def _final_name(temporary: PathLike) -> Path:
     """The final name a temporary ``.<name>.<pid>.<n>.tmp`` stands for."""
-    return temporary.with_name(temporary.name[1:].rsplit(".", 3)[0])
+    path = Path(temporary)
+    return path.with_name(path.name[1:].rsplit(".", 3)[0])
 
 
 def _close_quietly(descriptor: int) -> None:
@@ -378,12 +423,13 @@ def _close_quietly(descriptor: int) -> None:
         os.close(descriptor)
 
 
-def _error(path: Path, error: OSError) -> RecordingError:
+def _error(path: PathLike, error: OSError) -> RecordingError:
     reason = error.strerror or str(error)
-    return RecordingError(f"cannot write {path}: {reason}", path=path)
+    return RecordingError(f"cannot write {Path(path)}: {reason}", path=Path(path))
 
 
-def _dir_error(path: Path, directory: Path, reason: str) -> RecordingError:
+def _dir_error(path: PathLike, directory: PathLike, reason: str) -> RecordingError:
     return RecordingError(
-        f"cannot write {path}: cannot create directory {directory}: {reason}", path=path
+        f"cannot write {Path(path)}: cannot create directory {Path(directory)}: {reason}",
+        path=Path(path),
     )

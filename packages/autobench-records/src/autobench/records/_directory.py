@@ -690,7 +690,9 @@ class _SentRun:
             sections = run_sections(run)
         except Exception:  # rendered on the feeder instead, where its error fails it alone
             return
-        self.prepared = SectionsJob(self.run_dir, self.run_path, sections, self.files, facts)
+        self.prepared = SectionsJob(
+            self.run_dir, os.fspath(self.run_path), sections, self.files, facts
+        )
 
     def payload(self) -> SectionsJob | FilesJob:
         if self.prepared is None:

@@ -34,9 +34,9 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from pathlib import Path
+from typing import Protocol
 
-from autobench.records._atomic import AtomicFiles
+from autobench.records._atomic import AtomicFiles, PathLike
 
 MAX_GROUP = 512
 """Runs made durable together at most (a larger backlog is committed in several groups)."""
@@ -49,8 +49,20 @@ YIELD_AFTER = 0.002
 """Seconds of rendering and writing after which the thread yields the interpreter (between
 two runs), so the event loop never waits for it much longer than that."""
 
-RenderJob = Callable[[], Sequence[tuple[Path, bytes]]]
+RenderJob = Callable[[], Sequence[tuple[PathLike, bytes]]]
 """Renders the files of one run: ``[(final path, bytes), ...]``, ``run.yaml`` last."""
+
+
+class Outcome(Protocol):
+    """What :meth:`GroupCommitter.commit` needs of a job's future: a
+    :class:`concurrent.futures.Future`, or anything as simple that keeps the result
+    (the record writer process, which commits on its one thread, needs no lock)."""
+
+    def set_running_or_notify_cancel(self) -> bool: ...
+
+    def set_result(self, result: None) -> None: ...
+
+    def set_exception(self, exception: BaseException | None) -> None: ...
 
 
 class GroupCommitter:
@@ -132,17 +144,17 @@ class GroupCommitter:
                         future.set_exception(error)
             del group  # held while waiting, its futures would keep their writer alive
 
-    def commit(self, group: list[tuple[RenderJob, Future[None]]]) -> None:
+    def commit(self, group: Sequence[tuple[RenderJob, Outcome]]) -> None:
         """Make ``group`` durable on the calling thread (steps 1 to 6 of the module
         docstring), resolving each future; the thread's loop calls it, and so does the
         record writer process (:mod:`autobench.records._commit_worker`), which has no
         thread for it."""
-        staged: list[tuple[Future[None], list[tuple[Path, Path]]]] = []
+        staged: list[tuple[Outcome, list[tuple[str, PathLike]]]] = []
         held = time.perf_counter()
         for job, future in group:
             if not future.set_running_or_notify_cancel():
                 continue
-            written: list[tuple[Path, Path]] = []
+            written: list[tuple[str, PathLike]] = []
             try:
                 for path, data in job():
                     written.append((self._files.stage(path, data), path))
@@ -175,11 +187,11 @@ class GroupCommitter:
             self._after_group([job for job, future in group if id(future) in durable])
 
     def _publish(
-        self, staged: list[tuple[Future[None], list[tuple[Path, Path]]]], *, last: bool
-    ) -> list[tuple[Future[None], list[tuple[Path, Path]]]]:
+        self, staged: list[tuple[Outcome, list[tuple[str, PathLike]]]], *, last: bool
+    ) -> list[tuple[Outcome, list[tuple[str, PathLike]]]]:
         """Link every run's artifacts (``last=False``) or its ``run.yaml`` (``last=True``);
         return the runs still going."""
-        going: list[tuple[Future[None], list[tuple[Path, Path]]]] = []
+        going: list[tuple[Outcome, list[tuple[str, PathLike]]]] = []
         for future, written in staged:
             files = written[-1:] if last else written[:-1]
             try:
@@ -193,8 +205,8 @@ class GroupCommitter:
         return going
 
     def _flush_dirs(
-        self, staged: list[tuple[Future[None], list[tuple[Path, Path]]]]
-    ) -> list[tuple[Future[None], list[tuple[Path, Path]]]]:
+        self, staged: list[tuple[Outcome, list[tuple[str, PathLike]]]]
+    ) -> list[tuple[Outcome, list[tuple[str, PathLike]]]]:
         try:
             self._files.sync()
         except BaseException as error:
@@ -204,7 +216,7 @@ class GroupCommitter:
         return staged
 
 
-def _discard(written: Sequence[tuple[Path, Path]]) -> None:
+def _discard(written: Sequence[tuple[str, PathLike]]) -> None:
     for temporary, _ in written:
         with contextlib.suppress(OSError):
             os.unlink(temporary)

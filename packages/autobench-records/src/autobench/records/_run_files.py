@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from autobench.records._atomic import PathLike
 from autobench.records._codec import render_run
 from autobench.records._evidence import ArtifactRef
 from autobench.records._records import TRACE_MEDIA_TYPE, TRACE_RECORD_VERSION, TraceSummary
@@ -34,7 +35,7 @@ bytes)."""
 TRACE_FILE = "trace.yaml"
 TRACE_ARTIFACT_ID = "abp_trace"
 
-Localize = Callable[[Path, bytes], bytes]
+Localize = Callable[[PathLike, bytes], bytes]
 """``AtomicFiles.localize``: a file's bytes with its ``$schema`` line made relative to it."""
 
 
@@ -57,12 +58,13 @@ class FilesJob(NamedTuple):
 class SectionsJob(NamedTuple):
     """One run for the record writer process: ``files`` (its artifacts, rendered already:
     ``[(path, bytes), ...]``), then its ``run.yaml`` at ``run_path`` rendered from
-    ``sections`` (:func:`~autobench.records._codec.run_sections`, trace inline), the trace
+    ``sections`` (:func:`~autobench.records._codec.run_sections`, trace inline; the path as
+    text: a :class:`~pathlib.Path` costs a parse to unpickle), the trace
     stored apart under ``run_dir`` when too large (``trace`` says what its summary needs;
     ``None`` when the run has no inline trace)."""
 
     run_dir: str
-    run_path: Path
+    run_path: str
     sections: dict[str, Any]
     files: list[tuple[Path, bytes]]
     trace: TraceFacts | None
@@ -87,10 +89,12 @@ def trace_file(
     return summary, (path, data)
 
 
-def sections_files(localize: Localize, root: Path, job: SectionsJob) -> list[tuple[Path, bytes]]:
+def sections_files(
+    localize: Localize, root: Path, job: SectionsJob
+) -> list[tuple[PathLike, bytes]]:
     """The files of ``job``'s run, ``run.yaml`` last: the same bytes as the writer renders
     from the run's record (the trace stored apart past :data:`TRACE_INLINE_LIMIT`)."""
-    files = list(job.files)
+    files: list[tuple[PathLike, bytes]] = list(job.files)
     sections = job.sections
     text = render_run(sections)
     if job.trace is not None and len(text) > TRACE_INLINE_LIMIT:
