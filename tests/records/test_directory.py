@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from autobench.records import (
     TRACE_INLINE_LIMIT,
     TRACE_MEDIA_TYPE,
     ArtifactRef,
+    DurableRun,
     ExperimentSink,
     ExperimentSummary,
     RecordDirectoryWriter,
@@ -320,3 +322,44 @@ def test_a_plan_path_leaving_the_record_is_refused(tmp_path: Path, path: str) ->
     assert caught.value.path == Path(path)
     writer.close()
     assert not list(tmp_path.rglob("run.yaml"))
+
+
+class _Follower:
+    """A record listener keeping what it is told."""
+
+    def __init__(self, needs_data: bool) -> None:
+        self.needs_data = needs_data
+        self.runs: list[DurableRun] = []
+        self.summary: ExperimentSummary | None = None
+
+    def runs_durable(self, record_dir: Path, runs: Sequence[DurableRun]) -> None:
+        self.runs.extend(runs)
+
+    def finished(self, record_dir: Path, summary: ExperimentSummary) -> None:
+        self.summary = summary
+
+
+@pytest.mark.parametrize("needs", [(False,), (False, True), (True,)])
+def test_listeners_get_each_run_and_its_bytes_when_one_needs_them(
+    tmp_path: Path, record_writer: str, needs: tuple[bool, ...]
+) -> None:
+    root = tmp_path / "rec"
+    pairs = [("c1", "v"), ("c2", "v"), ("c3", "w")]
+    followers = [_Follower(each) for each in needs]
+    writer = RecordDirectoryWriter(root)
+    for follower in followers:
+        writer.add_listener(follower)
+    writer.start(experiment_for(pairs))
+    stored = [writer.run_finished(trivial_run(case, variant), {}) for case, variant in pairs]
+    writer.finish(ExperimentSummary(experiment=EXPERIMENT_ID, benchmark=BENCHMARK_ID, runs=3))
+    # The record writer process sends each run.yaml's bytes back only for a listener that
+    # needs them; the thread has them at hand.
+    sent = any(needs) or record_writer == "thread"
+    for follower in followers:
+        assert sorted(durable.path for durable in follower.runs) == [
+            run_record_path(case, variant) for case, variant in pairs
+        ]
+        for durable in follower.runs:
+            assert durable.data == ((root / durable.path).read_bytes() if sent else b"")
+            assert durable.run in stored
+        assert follower.summary is not None

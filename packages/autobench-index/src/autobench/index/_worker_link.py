@@ -140,6 +140,9 @@ class WorkerIndex:
     the record's earlier index (at most :data:`READY_TIMEOUT` seconds). Raises ``OSError``
     when the worker cannot be started."""
 
+    needs_data = False
+    """The worker reads each run file back from its path (a RecordListener's choice)."""
+
     def __init__(self, record_dir: Path, *, resumed: bool) -> None:
         self.root = Path(record_dir)
         self.process = subprocess.Popen(

@@ -281,7 +281,7 @@ class RecordDirectoryWriter:
             process = CommitProcess(
                 self._base,
                 fsync=self._files.fsync,
-                want_data=bool(self._listeners),
+                want_data=any(getattr(each, "needs_data", True) for each in self._listeners),
                 after_group=_weak(self._after_group),
                 fallback=_weak(self._fallback),
             )
@@ -452,10 +452,12 @@ class RecordDirectoryWriter:
     def _after_group(self, jobs: Sequence[object]) -> None:
         # On the group-commit thread (or the record writer process's reader thread), once
         # the group's runs are durable.
+        base = f"{self._base_text}/"
         runs = [
-            DurableRun(job.run, job.run_path.relative_to(self._base).as_posix(), job.data)
+            DurableRun(job.run, _relative(job.run_path, base, self._base), job.data or b"")
             for job in jobs
-            if isinstance(job, _RunJob | _SentRun) and job.data is not None
+            if isinstance(job, _RunJob | _SentRun)
+            and (job.data is not None or isinstance(job, _SentRun))
         ]
         if runs:
             self._notify("runs_durable", runs)
@@ -702,6 +704,14 @@ class _SentRun:
         if self.rendered:
             return FilesJob(self.files)
         return FilesJob(self.writer._render(self.run, self.run_dir, self.files))
+
+
+def _relative(path: Path, base: str, root: Path) -> str:
+    """``path`` relative to the record directory (``base``: its text and a slash), POSIX."""
+    text = os.fspath(path)
+    if text.startswith(base) and os.sep == "/":
+        return text[len(base) :]
+    return path.relative_to(root).as_posix()
 
 
 def _weak(method: Callable[..., Any]) -> Callable[..., Any]:

@@ -90,7 +90,8 @@ class DirectorySink(ExperimentSink, Protocol):
 
 class DurableRun(NamedTuple):
     """A run whose files are on disk: its record as stored, the path of its ``run.yaml``
-    (relative to the record directory, POSIX) and the bytes written there."""
+    (relative to the record directory, POSIX) and the bytes written there (empty when no
+    listener of the writer needs them: see :class:`RecordListener`)."""
 
     run: RunRecord
     path: str
@@ -106,7 +107,12 @@ class RecordListener(Protocol):
     each group of runs is durably stored (completion order, each run once);
     ``finished(record_dir, summary)`` once, after ``summary.yaml`` is stored and every
     write is done. A listener must never fail the recording: what it raises is logged as a
-    warning and the listener is not called again."""
+    warning and the listener is not called again.
+
+    A listener with ``needs_data = False`` reads what it needs from the paths: when no
+    listener needs them, a record writer process does not send each ``run.yaml``'s bytes
+    back to the recording process (its reader thread would unpickle them while the event
+    loop waits for the interpreter) and :attr:`DurableRun.data` is empty."""
 
     def runs_durable(self, record_dir: Path, runs: Sequence[DurableRun]) -> None: ...
 
