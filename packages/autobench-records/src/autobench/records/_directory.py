@@ -69,7 +69,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from autobench.abp import Trace
-from autobench.records._atomic import AtomicFiles
+from autobench.records._atomic import AtomicFiles, PathLike, path_text
 from autobench.records._codec import (
     artifact_payload_to_yaml,
     experiment_record_to_yaml,
@@ -320,7 +320,7 @@ class RecordDirectoryWriter:
         them: any thread may call it, for several runs at once (:class:`PreparingSink`).
         Raises :class:`RecordingError` before :meth:`start`."""
         run, run_dir, files = self._artifact_files(run, payloads)
-        return PreparedRun(run, self._run_path(run), self._render(run, run_dir, files))
+        return PreparedRun(run, Path(self._run_path(run)), self._render(run, run_dir, files))
 
     def _artifact_files(
         self, run: RunRecord, payloads: Mapping[str, Any]
@@ -372,7 +372,7 @@ class RecordDirectoryWriter:
                     summary = self._store_trace(run_dir, trace, files)
                     sections["trace"] = summary.model_dump(mode="python", exclude_defaults=True)
                     text = render_run(sections)
-        files.append((self._run_path(run), text.encode("utf-8")))
+        files.append((Path(self._run_path(run)), text.encode("utf-8")))
         return files
 
     def run_prepared(self, prepared: PreparedRun) -> RunRecord:
@@ -381,13 +381,14 @@ class RecordDirectoryWriter:
         :class:`RecordingError` when a write of an earlier run failed, or when the run's
         ``run.yaml`` exists or was claimed in this session."""
         self._raise_failed()
-        run, run_path, files = prepared
+        run, prepared_path, files = prepared
+        run_path = path_text(prepared_path)
         self._claim(run, run_path)
         if self._in_process:
             return self._sent(_SentRun(self, run, "", run_path, files, rendered=True))
         return self._submitted(run, run_path, lambda: files)
 
-    def _claim(self, run: RunRecord, run_path: Path) -> None:
+    def _claim(self, run: RunRecord, run_path: str) -> None:
         # A run of a compact plan is claimed by its plan position, one bit (its path is the
         # plan's); any other by its path's text.
         plans = self._plan_paths
@@ -397,12 +398,12 @@ class RecordDirectoryWriter:
             byte, bit = divmod(position, 8)
             claimed = bool(compact[byte] & (1 << bit))
         else:
-            key = os.fspath(run_path)
+            key = run_path
             claimed = key in self._claimed
-        if claimed or (self._resumed and run_path.exists()):
+        if claimed or (self._resumed and os.path.exists(run_path)):
             raise RecordingError(
                 f"cannot write {run_path}: it already exists and records are never overwritten",
-                path=run_path,
+                path=Path(run_path),
             )
         if position is not None and compact is not None:
             compact[byte] |= 1 << bit
@@ -410,14 +411,20 @@ class RecordDirectoryWriter:
             self._claimed.add(key)
 
     def _submitted(
-        self, run: RunRecord, run_path: Path, render: Callable[[], Sequence[tuple[Path, bytes]]]
+        self,
+        run: RunRecord,
+        run_path: str,
+        render: Callable[[], Sequence[tuple[PathLike, bytes]]],
     ) -> RunRecord:
         assert isinstance(self._committer, GroupCommitter)
         return self._follow(run, self._committer.submit(self._thread_job(render, run, run_path)))
 
     def _thread_job(
-        self, render: Callable[[], Sequence[tuple[Path, bytes]]], run: RunRecord, run_path: Path
-    ) -> Callable[[], Sequence[tuple[Path, bytes]]]:
+        self,
+        render: Callable[[], Sequence[tuple[PathLike, bytes]]],
+        run: RunRecord,
+        run_path: str,
+    ) -> Callable[[], Sequence[tuple[PathLike, bytes]]]:
         """The thread's job for ``render``: kept with its run (and its bytes as written)
         when listeners follow the writer."""
         if self._listeners:
@@ -548,16 +555,18 @@ class RecordDirectoryWriter:
         if done:
             del pending[:done]
 
-    def _run_path(self, run: RunRecord) -> Path:
+    def _run_path(self, run: RunRecord) -> str:
+        """The path of ``run``'s ``run.yaml`` (text, normalized as pathlib would: a path
+        object made and parsed per run cost more than the rest of this method)."""
         relative = self._plan_paths.get(run.run_id) or run_record_path(run.case_id, run.variant_id)
-        # PurePosixPath's rules, on the string (a path object parsed twice a run cost more
-        # than the rest of this method): absolute, any `..`, or no part at all is refused.
+        # PurePosixPath's rules, on the string: absolute, any `..`, or no part at all is
+        # refused.
         segments = relative.split("/")
         if relative.startswith("/") or ".." in segments or not set(segments) - {"", "."}:
             raise RecordingError(
                 f"run path {relative!r} of {run.run_id!r} leaves {self._base}", path=relative
             )
-        return Path(f"{self._base_text}/{relative}")
+        return path_text(f"{self._base_text}/{relative}")
 
     def _store_artifact(
         self,
@@ -600,17 +609,23 @@ class _PlanPaths:
     """The record paths of a compact plan, looked up in it (no mapping of every run), and
     which of its runs this writer claimed (one bit a run)."""
 
-    __slots__ = ("_plan", "claimed")
+    __slots__ = ("_last", "_plan", "claimed")
 
     def __init__(self, plan: PlanSequence) -> None:
         self._plan = plan
         self.claimed = bytearray((len(plan) + 7) // 8)
+        self._last: tuple[str, int | None] = ("", None)
+        """The last run looked up and its position: a run's path and then its claim ask
+        for the same run, and a lookup parses its id."""
 
     def get(self, run_id: str) -> str | None:
-        return self._plan.path_of(run_id)
+        place = self._plan.place_of(run_id)
+        self._last = (run_id, None if place is None else place[0])
+        return None if place is None else place[1]
 
     def position_of(self, run_id: str) -> int | None:
-        return self._plan.position_of(run_id)
+        last_id, position = self._last
+        return position if last_id == run_id else self._plan.position_of(run_id)
 
 
 def _plan_paths(experiment: ExperimentRecord) -> Mapping[str, str] | _PlanPaths:
@@ -631,15 +646,15 @@ class _RunJob:
 
     def __init__(
         self,
-        render: Callable[[], Sequence[tuple[Path, bytes]]],
+        render: Callable[[], Sequence[tuple[PathLike, bytes]]],
         run: RunRecord,
-        run_path: Path,
-        localize: Callable[[Path, bytes], bytes],
+        run_path: str,
+        localize: Callable[[PathLike, bytes], bytes],
     ) -> None:
         self.render, self.run, self.run_path, self.localize = render, run, run_path, localize
         self.data: bytes | None = None
 
-    def __call__(self) -> Sequence[tuple[Path, bytes]]:
+    def __call__(self) -> Sequence[tuple[PathLike, bytes]]:
         files = list(self.render())
         path, data = files[-1]
         self.data = self.localize(path, data)
@@ -668,7 +683,7 @@ class _SentRun:
         writer: RecordDirectoryWriter,
         run: RunRecord,
         run_dir: str,
-        run_path: Path,
+        run_path: str,
         files: list[tuple[Path, bytes]],
         *,
         rendered: bool = False,
@@ -692,9 +707,7 @@ class _SentRun:
             sections = run_sections(run)
         except Exception:  # rendered on the feeder instead, where its error fails it alone
             return
-        self.prepared = SectionsJob(
-            self.run_dir, os.fspath(self.run_path), sections, self.files, facts
-        )
+        self.prepared = SectionsJob(self.run_dir, self.run_path, sections, self.files, facts)
 
     def payload(self) -> SectionsJob | FilesJob:
         if self.prepared is None:
@@ -706,12 +719,11 @@ class _SentRun:
         return FilesJob(self.writer._render(self.run, self.run_dir, self.files))
 
 
-def _relative(path: Path, base: str, root: Path) -> str:
+def _relative(path: str, base: str, root: Path) -> str:
     """``path`` relative to the record directory (``base``: its text and a slash), POSIX."""
-    text = os.fspath(path)
-    if text.startswith(base) and os.sep == "/":
-        return text[len(base) :]
-    return path.relative_to(root).as_posix()
+    if path.startswith(base) and os.sep == "/":
+        return path[len(base) :]
+    return Path(path).relative_to(root).as_posix()
 
 
 def _weak(method: Callable[..., Any]) -> Callable[..., Any]:

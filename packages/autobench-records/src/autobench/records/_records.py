@@ -235,6 +235,13 @@ class PlanSequence(Sequence[PlannedRun]):
     def position_of(self, run_id: str) -> int | None:
         """The plan position of planned run ``run_id``; ``None`` when it is not planned."""
 
+    def place_of(self, run_id: str) -> tuple[int, str] | None:
+        """``(plan position, record path)`` of planned run ``run_id``, or ``None`` (a
+        subclass may find both at once)."""
+        position = self.position_of(run_id)
+        path = None if position is None else self.path_of(run_id)
+        return None if position is None or path is None else (position, path)
+
     @overload
     def __getitem__(self, index: int) -> PlannedRun: ...
 

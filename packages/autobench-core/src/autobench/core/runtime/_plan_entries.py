@@ -69,6 +69,10 @@ class PlanEntries(PlanSequence):
         position = self.position_of(run_id)
         return None if position is None else self._runs.path(position)
 
+    def place_of(self, run_id: str) -> tuple[int, str] | None:
+        position = self.position_of(run_id)
+        return None if position is None else (position, self._runs.path(position))
+
     def position_of(self, run_id: str) -> int | None:
         """The position a run id names (``run_<position>_...``), when the plan's run there
         has that id."""
