@@ -148,7 +148,8 @@ class CommitProcess:
                 number = next(self._numbers)
                 self._waiting[number] = (job, future)
                 self._outbox.append((number, job))
-                self._ready.notify()
+                if len(self._outbox) == 1:  # the feeder waits only for an empty outbox
+                    self._ready.notify()
                 return future
         assert self._fallback is not None  # the child never started: the thread stores it
         _chain(self._fallback(job), future)
