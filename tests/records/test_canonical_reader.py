@@ -9,6 +9,7 @@ rejects, and agree wherever both read), and hand-written texts for each construc
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -24,7 +25,7 @@ from autobench.records import (
     experiment_record_to_yaml,
     run_record_to_yaml,
 )
-from autobench.records._canonical import NOT_CANONICAL, read_canonical
+from autobench.records._canonical import _SLOT, NOT_CANONICAL, read_canonical
 from autobench.records._codec import run_record_from_yaml
 from autobench.records._yaml import dump_record, load_document
 
@@ -393,3 +394,20 @@ def test_the_writers_integers_and_times_take_the_short_path() -> None:
     )
     for other in ("0123", "1_000", "2026-13-07 10:07:58+00:00", "1.5", "x"):
         assert _canonical._written(other) is _canonical._UNKNOWN
+
+
+_BACKTRACKING_SLOT = re.compile(
+    r"(\n *(?:- )*(?:[A-Za-z_][\w.-]*|'[^'\n]*'|\"[^\"\\\n]*\"): )([^\n'\"|\[{ ][^\n]*)(?=\n)"
+)
+"""The skeleton's line pattern with ordinary (backtracking) repetitions: what ``_SLOT``'s
+possessive ones must split alike."""
+
+SLOT_LINES = st.lists(
+    st.text(alphabet=st.sampled_from(list(" -:'\"\\\n_.aZ9|[{#")), max_size=12), max_size=8
+).map("\n".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(SLOT_LINES, mutated(RECORD_TEXTS)))
+def test_the_skeleton_split_is_the_backtracking_patterns(text: str) -> None:
+    assert _SLOT.split("\n" + text) == _BACKTRACKING_SLOT.split("\n" + text)

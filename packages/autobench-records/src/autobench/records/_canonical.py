@@ -455,14 +455,17 @@ SKELETONS_MAX = 256
 """Skeletons remembered (seen once, or compiled): past this, all are forgotten at once."""
 
 _SLOT = re.compile(
-    r"(\n *(?:- )*(?:[A-Za-z_][\w.-]*|'[^'\n]*'|\"[^\"\\\n]*\"): )([^\n'\"|\[{ ][^\n]*)(?=\n)"
+    r"(\n *+(?:- )*+(?:[A-Za-z_][\w.-]*+|'[^'\n]*+'|\"[^\"\\\n]*+\"): )([^\n'\"|\[{ ][^\n]*+)(?=\n)"
 )
 """A line ``key: value`` whose key is a plain word (no ``": "`` in it) or quoted without
 quotes or escapes in it (so the key ends where the reader ends it), and whose value starts
 as a plain scalar may (after dashes of sequence items that start a mapping on their line):
 group 1 is the line break before the line and the line up to the value, group 2 the value
 (its trailing spaces included; no leading space). Matched after a line break (the text is
-split with one put before it), which the search finds far faster than a line start."""
+split with one put before it), which the search finds far faster than a line start.
+Its repetitions are possessive: each is followed by what it cannot match (a key never
+starts with a space or a dash; ``[\\w.-]`` holds no colon; a value runs to its line break),
+so giving characters back never finds another match, and not trying halves the split."""
 
 NEW_IN_A_ROW_MAX = 64
 """New skeletons in a row after which :data:`LINE_READS` texts are read line by line."""
