@@ -29,6 +29,7 @@ from autobench.records import (
     PlanSequence,
     RecordDirectoryWriter,
     RecordingError,
+    case_input_hash,
     load_experiment_record,
 )
 from autobench.records._codec import PLAN_PART, experiment_record_to_yaml
@@ -98,6 +99,10 @@ def test_a_plan_of_thousands_of_runs_is_written_as_when_listed_run_by_run(
     assert record.benchmark.dataset.hash == dataset_hash(tuple(spec.cases))
     whole = hashlib.sha256(canonical_json(spec.model_dump(mode="json")).encode()).hexdigest()
     assert spec_hash(spec) == whole
+    assert record.benchmark.spec is not None and record.benchmark.spec.hash == whole
+    cases = {case.id: case for case in spec.cases}
+    for planned in (as_list.plan[0], as_list.plan[777], as_list.plan[-1]):
+        assert planned.input == case_input_hash(cases[planned.case].input)
     for planned in (as_list.plan[0], as_list.plan[1_234], as_list.plan[-1]):
         assert record.plan.path_of(planned.id) == planned.path
     assert record.plan.path_of("run_0001_yes_a") is None

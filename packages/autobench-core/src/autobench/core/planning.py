@@ -18,7 +18,7 @@ import json
 import os
 import re
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, overload
@@ -250,12 +250,15 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str)
 
 
-def spec_hash(spec: BenchmarkSpec) -> str:
+def spec_hash(spec: BenchmarkSpec, *, each_case: Callable[[Case, str], None] | None = None) -> str:
     """sha256 hex digest of the canonical JSON of the spec (independent of file location).
 
     The cases of a :class:`~autobench.core.spec.CaseList` are dumped and hashed
     :data:`_HASH_PART` at a time (the digest of the same text): the dump of a large
-    dataset's every case at once is several times the list itself."""
+    dataset's every case at once is several times the list itself. ``each_case(case,
+    text)``, when given, is called with each case and its canonical JSON in case order
+    (what :func:`dataset_hash` hashes), so that digest costs no second dump; for a spec
+    hashed whole it is never called."""
     cases = spec.dataset.cases
     if not isinstance(cases, CaseList) or len(cases) <= _HASH_PART:
         return hashlib.sha256(canonical_json(spec.model_dump(mode="json")).encode()).hexdigest()
@@ -265,11 +268,18 @@ def spec_hash(spec: BenchmarkSpec) -> str:
     digest = hashlib.sha256(head.encode())
     digest.update(b'"cases":[')
     for start in range(0, len(cases), _HASH_PART):
-        part = DatasetSpec.model_construct(cases=cases[start : start + _HASH_PART])
-        listed = part.model_dump(mode="json", include={"cases"})["cases"]
+        built = cases[start : start + _HASH_PART]
+        part = DatasetSpec.model_construct(cases=built)
+        texts = [
+            canonical_json(case)
+            for case in part.model_dump(mode="json", include={"cases"})["cases"]
+        ]
         if start:
             digest.update(b",")
-        digest.update(",".join(canonical_json(case) for case in listed).encode())
+        digest.update(",".join(texts).encode())
+        if each_case is not None:
+            for case, text in zip(built, texts, strict=True):
+                each_case(case, text)
     digest.update(b"]")
     digest.update(tail.encode())
     return digest.hexdigest()

@@ -9,7 +9,7 @@ from typing import Any
 from autobench.abp import redaction_additions
 from autobench.core.distributions import __version__
 from autobench.core.planning import BenchmarkPlan, PlannedRuns, dataset_hash, spec_hash
-from autobench.core.runtime._plan_entries import PlanEntries, dataset_digests
+from autobench.core.runtime._plan_entries import PlanEntries, spec_digests
 from autobench.core.spec import BenchmarkSpec
 from autobench.records import (
     DEFAULT_SEMANTIC_REGISTRY,
@@ -46,9 +46,10 @@ def build_experiment_record(
     compact = isinstance(runs, PlannedRuns) and runs.whole
     if compact:
         assert isinstance(runs, PlannedRuns)
-        data_hash, inputs = dataset_digests(dataset.cases)
+        hashed, data_hash, inputs = spec_digests(spec)
         planned: Any = PlanEntries(runs, inputs)
     else:
+        hashed = spec_hash(spec)
         data_hash = dataset_hash(dataset.cases)
         input_hashes = {case.id: case_input_hash(case.input) for case in dataset.cases}
         # Plain mappings, validated into PlannedRun records in one pass with the record
@@ -82,7 +83,7 @@ def build_experiment_record(
             variants=spec.variants,
             cases=plan.case_count,
             runs=plan.run_count,
-            spec=SpecInfo(hash=spec_hash(spec), snapshot=_snapshot(spec)),
+            spec=SpecInfo(hash=hashed, snapshot=_snapshot(spec)),
         ),
         plan=planned,
         files=dict(files),

@@ -14,10 +14,32 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from autobench.core.planning import PlannedRuns, canonical_json, run_id_for
+from autobench.core.planning import PlannedRuns, canonical_json, run_id_for, spec_hash
+from autobench.core.spec import BenchmarkSpec
 from autobench.records import Case, PlanSequence, case_input_hash, run_record_path
 
-__all__ = ["PlanEntries", "dataset_digests"]
+__all__ = ["PlanEntries", "dataset_digests", "spec_digests"]
+
+
+def spec_digests(spec: BenchmarkSpec) -> tuple[str, str, bytes]:
+    """``(spec hash, dataset hash, input digests)``: :func:`~autobench.core.planning.spec_hash`
+    of ``spec`` and :func:`dataset_digests` of its cases, each case built and dumped once for
+    both (the spec's hash walks the same cases' canonical JSON)."""
+    digest = hashlib.sha256(b"[")
+    inputs = bytearray()
+
+    def each_case(case: Case, text: str) -> None:
+        nonlocal inputs
+        if inputs:
+            digest.update(b",")
+        digest.update(text.encode())
+        inputs += bytes.fromhex(case_input_hash(case.input))
+
+    whole = spec_hash(spec, each_case=each_case)
+    if len(inputs) != 32 * len(spec.dataset.cases):  # hashed whole: no case was walked
+        return (whole, *dataset_digests(spec.dataset.cases))
+    digest.update(b"]")
+    return whole, digest.hexdigest(), bytes(inputs)
 
 
 def dataset_digests(cases: Sequence[Case]) -> tuple[str, bytes]:
