@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 from hypothesis import given
 from hypothesis import strategies as st
 
 from autobench.records import run_record_path, safe_segment
+from autobench.records._atomic import parent_text, path_text
 
 _ALLOWED = set("abcdefghijklmnopqrstuvwxyz0123456789_.-")
 
@@ -39,3 +42,18 @@ def test_hostile_ids_stay_inside_and_plain_ids_stay_readable() -> None:
         assert path.startswith("cases/") and ".." not in path.split("/")
     assert safe_segment("refund_request") == "refund_request"
     assert safe_segment("Case") != safe_segment("case")
+
+
+PATH_TEXT = st.lists(
+    st.sampled_from(["", ".", "..", "a", "b.c", ".hidden", "x y"]), max_size=6
+).map("/".join) | st.text(alphabet="/.ab", max_size=12)
+
+
+@given(PATH_TEXT, st.booleans())
+def test_a_path_as_text_is_what_pathlib_makes_of_it(text: str, absolute: bool) -> None:
+    # The record writer handles its files' paths as text (autobench.records._atomic): the
+    # same text and the same parent as a PurePosixPath, whatever the slashes and dots.
+    text = "/" + text if absolute else text or "."
+    assert path_text(text) == str(PurePosixPath(text))
+    normal = path_text(text)
+    assert parent_text(normal) == str(PurePosixPath(normal).parent)

@@ -80,31 +80,38 @@ _syncfs = _load_syncfs()
 
 PathLike = str | os.PathLike[str]
 
+_SEP = os.sep
+_POSIX = os.sep == "/" and os.altsep is None
+"""Paths are handled with string operations where ``/`` is the only separator; elsewhere
+each is normalized by :class:`~pathlib.Path` first."""
+
 
 def path_text(path: PathLike) -> str:
-    """``path`` as text, normalized as :class:`~pathlib.PurePosixPath` would write it (no
-    empty or ``.`` segment, no trailing slash), so that equal paths have equal text."""
+    """``path`` as text, normalized as :class:`~pathlib.Path` would write it (no empty or
+    ``.`` segment, no trailing separator), so that equal paths have equal text."""
     text = os.fspath(path)
-    if "//" in text or "/./" in text or text.endswith(("/", "/.")) or text.startswith("./"):
+    if (
+        not _POSIX
+        or "//" in text
+        or "/./" in text
+        or text.endswith(("/", "/."))
+        or text.startswith("./")
+    ):
         return os.fspath(Path(text))
     return text
 
 
 def parent_text(text: str) -> str:
     """The parent of a normalized path's text (``"."`` for a bare name, as pathlib has it)."""
+    if not _POSIX or text.startswith("//"):  # (POSIX leaves a root of two slashes as it is)
+        return os.fspath(Path(text).parent)
     return text.rpartition("/")[0] or ("/" if text.startswith("/") else ".")
-
-
-def _beside(text: str, name: str) -> str:
-    """A sibling ``name`` of the file whose normalized text is ``text``."""
-    head, slash, _ = text.rpartition("/")
-    return f"{head}{slash}{name}"
 
 
 def _temporary_name(text: str) -> str:
     """A new temporary name beside the file ``text`` (normalized)."""
-    name = text.rpartition("/")[2]
-    return _beside(text, f".{name[:120]}.{os.getpid()}.{next(_counter)}.tmp")
+    head, sep, name = text.rpartition(_SEP)
+    return f"{head}{sep}.{name[:120]}.{os.getpid()}.{next(_counter)}.tmp"
 
 
 KNOWN_DIRS = 4096
@@ -129,7 +136,7 @@ class AtomicFiles:
         self._sync_lock = threading.Lock()
         self._schemas: set[Path] = set()
         schema_root_text = path_text(self.schema_root)
-        self._schema_prefix = schema_root_text.rstrip("/") + "/"
+        self._schema_prefix = schema_root_text.rstrip(_SEP) + _SEP
         self._headers: dict[tuple[int, str, str], bytes] = {}
         self._schema_files: dict[tuple[str, str], Path] = {}
         """``(version, record type)`` -> the root's copy of that schema, once written."""
@@ -188,9 +195,9 @@ class AtomicFiles:
         relative path depends on nothing else there: one per run directory otherwise)."""
         text = path_text(path)
         prefix = self._schema_prefix
-        if not text.startswith(prefix) or "/.." in text[len(prefix) - 1 :]:
+        if not text.startswith(prefix) or f"{_SEP}.." in text[len(prefix) - 1 :]:
             return relative_schema_header(Path(text), schema)
-        key = (text.count("/", len(prefix)), *kind)
+        key = (text.count(_SEP, len(prefix)), *kind)
         header = self._headers.get(key)
         if header is None:
             header = self._headers[key] = relative_schema_header(Path(text), schema)
@@ -352,8 +359,8 @@ class AtomicFiles:
         # each (the group-commit thread shares the interpreter per call).
         named = text if for_path is None else for_path
         missing = [text]
-        depth = self._root_text.count("/")
-        while (parent := parent_text(missing[-1])) not in known and parent.count("/") > depth:
+        depth = self._root_text.count(_SEP)
+        while (parent := parent_text(missing[-1])) not in known and parent.count(_SEP) > depth:
             missing.append(parent)
         while missing:
             new = missing[-1]
@@ -398,7 +405,7 @@ class AtomicFiles:
                     self._sync_dirs(dirty)
 
     def _sync_dirs(self, dirty: set[str]) -> None:
-        for directory in sorted(dirty, key=lambda item: item.count("/"), reverse=True):
+        for directory in sorted(dirty, key=lambda item: item.count(_SEP), reverse=True):
             try:
                 descriptor = os.open(directory, os.O_RDONLY)
             except OSError as error:
