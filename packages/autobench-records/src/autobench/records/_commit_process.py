@@ -37,6 +37,7 @@ import pickle
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -46,6 +47,10 @@ from typing import Any, Protocol
 from autobench.records._commit_frames import READY, FrameReader, write_frame
 from autobench.records._errors import RecordingError
 from autobench.records._group_commit import MAX_PENDING_RUNS
+
+YIELD_AFTER = 0.001
+"""Seconds of resolving answered runs after which the reader thread yields the interpreter
+(between two runs), so the event loop never waits for it much longer than that."""
 
 _log = logging.getLogger("autobench.records")
 
@@ -255,10 +260,14 @@ class CommitProcess:
                     self._process.wait(timeout=10)
 
     def _answered(self, answers: list[tuple[int, tuple[str, str | None] | None, Any]]) -> None:
+        # Resolving a run's future runs its callbacks (about 10 us a run here): a group of
+        # hundreds would hold the interpreter for milliseconds while the event loop waits,
+        # so the interpreter is handed back every YIELD_AFTER seconds.
         durable: list[SentJob] = []
         with self._ready:
             answered = [(self._waiting.pop(number), error, data) for number, error, data in answers]
-        for (job, future), error, data in answered:
+        held = time.perf_counter()
+        for index, ((job, future), error, data) in enumerate(answered):
             if error is None:
                 job.data = data
                 durable.append(job)
@@ -266,6 +275,9 @@ class CommitProcess:
             else:
                 message, path = error
                 future.set_exception(RecordingError(message, path=path))
+            if index % 16 == 15 and time.perf_counter() - held > YIELD_AFTER:
+                time.sleep(0)  # let the event loop's thread take the interpreter
+                held = time.perf_counter()
         if self._after_group is not None and durable:
             self._after_group(durable)
 
