@@ -135,6 +135,11 @@ def main(argv: list[str]) -> int:
     _die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.freeze()  # the imports: never garbage, walked by no collection from here on
+    # What this process allocates is plain document values and bytes, freed by reference
+    # counting when their group is answered: the cyclic collector only walked them (a
+    # collection every few hundred allocations). The one cycle it can make, a failed run's
+    # exception with its traceback, is collected after the group that failed.
+    gc.disable()
     files = AtomicFiles(root, fsync=fsync)
     committer = GroupCommitter(files, yields=False)
     reader = FrameReader(sys.stdin.fileno())
@@ -158,6 +163,8 @@ def main(argv: list[str]) -> int:
                     committer, files, jobs[start : start + MAX_GROUP], want_data=want_data
                 )
                 write_frame(out, pickle.dumps(answers, pickle.HIGHEST_PROTOCOL))
+                if any(error is not None for _, error, _ in answers):
+                    gc.collect()
             if closing:
                 write_frame(out, pickle.dumps(None))
                 return 0
