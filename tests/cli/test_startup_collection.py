@@ -17,7 +17,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from autobench.cli import cli
-from autobench.core.runtime._collection import freeze_survivors
+from autobench.core.runtime._collection import FULL_COLLECTION_EVERY, freeze_survivors
 
 TASK = """
 import gc
@@ -35,6 +35,7 @@ def observe(ctx, case):
         "frozen": frozen,
         "frozen_after_full": gc.get_freeze_count() - frozen,
         "kept": len(kept),
+        "full_every": gc.get_threshold()[2],
     }
 """
 
@@ -90,6 +91,7 @@ def test_the_console_script_runs_tasks_with_startup_frozen_and_collection_on(
         # The full collection froze what survived it: at least the thousand objects kept.
         assert isinstance(output["frozen_after_full"], int), output
         assert output["frozen_after_full"] >= 1_000, output
+        assert output["full_every"] == FULL_COLLECTION_EVERY, output  # rarer while runs go on
 
 
 def test_a_program_running_the_command_gets_its_collector_back_as_it_was(
@@ -100,6 +102,7 @@ def test_a_program_running_the_command_gets_its_collector_back_as_it_was(
     everything back at the end."""
     spec = _write(tmp_path)
     frozen_before = gc.get_freeze_count()
+    thresholds = gc.get_threshold()
     assert gc.isenabled()
     result = CliRunner().invoke(
         cli, ["run", str(spec), "--record", str(tmp_path / "rec"), "--no-progress", "--no-index"]
@@ -108,6 +111,7 @@ def test_a_program_running_the_command_gets_its_collector_back_as_it_was(
     assert gc.isenabled()
     assert gc.get_freeze_count() == frozen_before
     assert freeze_survivors not in gc.callbacks
+    assert gc.get_threshold() == thresholds
     for output in _outputs(tmp_path / "rec"):
         assert output["enabled"] is True
         assert isinstance(output["frozen"], int) and output["frozen"] > frozen_before, output

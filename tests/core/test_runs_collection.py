@@ -13,7 +13,7 @@ import pytest
 from runtime_support import make_spec, run, write_task_module
 
 from autobench.core.runtime import TaskInterrupted
-from autobench.core.runtime._collection import freeze_survivors
+from autobench.core.runtime._collection import FULL_COLLECTION_EVERY, freeze_survivors
 
 TASK = """
 import gc
@@ -29,6 +29,7 @@ def observe(ctx, case):
         "frozen_after_full": gc.get_freeze_count() - frozen,
         "managed": any(getattr(c, "__name__", "") == "freeze_survivors" for c in gc.callbacks),
         "kept": len(kept),
+        "thresholds": list(gc.get_threshold()),
     }
 
 
@@ -46,6 +47,7 @@ def _outputs(tmp_path: Path, target: str) -> list[dict[str, object]]:
 
 def test_the_runs_see_a_managed_collector_and_the_program_gets_it_back(tmp_path: Path) -> None:
     before = gc.get_freeze_count()
+    thresholds = gc.get_threshold()
     outputs = _outputs(tmp_path, "observe")
     assert len(outputs) == 2
     for output in outputs:
@@ -53,9 +55,12 @@ def test_the_runs_see_a_managed_collector_and_the_program_gets_it_back(tmp_path:
         assert isinstance(output["frozen"], int) and output["frozen"] > before + 10_000, output
         assert isinstance(output["frozen_after_full"], int), output
         assert output["frozen_after_full"] >= 1_000, output  # the task's kept lists, at least
+        # full collections ten times rarer while the runs go on
+        assert output["thresholds"] == [*thresholds[:2], FULL_COLLECTION_EVERY], output
     assert gc.isenabled()
     assert gc.get_freeze_count() == before
     assert freeze_survivors not in gc.callbacks
+    assert gc.get_threshold() == thresholds
 
 
 def test_a_program_with_its_collector_off_keeps_it_off_and_unfrozen(tmp_path: Path) -> None:
@@ -73,8 +78,10 @@ def test_a_program_with_its_collector_off_keeps_it_off_and_unfrozen(tmp_path: Pa
 
 def test_an_experiment_ended_by_its_task_hands_the_collector_back(tmp_path: Path) -> None:
     before = gc.get_freeze_count()
+    thresholds = gc.get_threshold()
     with pytest.raises(TaskInterrupted):
         _outputs(tmp_path, "interrupt")
+    assert gc.get_threshold() == thresholds
     assert gc.isenabled()
     assert gc.get_freeze_count() == before
     assert freeze_survivors not in gc.callbacks

@@ -14,7 +14,8 @@ for the summary and the closing report) pile up in the oldest generation, and ea
 collection walks all of them: 20,000 trivial runs saw full collections of up to a quarter of
 a second, each one a pause of the event loop. So after every full collection, what survived
 it (all of it reachable: the collection has just removed the cyclic garbage) is frozen too,
-and the next full collection walks only what was kept since. An object frozen while alive
+and the next full collection walks only what was kept since; full collections also come ten
+times less often while the runs go on (``rarer_full_collections``). An object frozen while alive
 that later dies is still freed by reference counting; only one that later becomes part of an
 unreachable cycle stays until exit.
 
@@ -45,6 +46,7 @@ def startup_collection() -> Iterator[Callable[[], None]]:
         gc.disable()
 
     installed: list[Callable[[str, dict[str, int]], None]] = []
+    restore: list[Callable[[], None]] = []
 
     def runs_begin() -> None:
         nonlocal paused
@@ -55,11 +57,15 @@ def startup_collection() -> Iterator[Callable[[], None]]:
         if owned and not installed:
             # The runtime's own (imported by now): the session, seeing it installed, leaves
             # the collector to this command until exit (no unfreeze before the report).
-            from autobench.core.runtime._collection import freeze_survivors
+            from autobench.core.runtime._collection import (
+                freeze_survivors,
+                rarer_full_collections,
+            )
 
             if freeze_survivors not in gc.callbacks:
                 gc.callbacks.append(freeze_survivors)
                 installed.append(freeze_survivors)
+                restore.append(rarer_full_collections())
 
     try:
         yield runs_begin
@@ -69,3 +75,5 @@ def startup_collection() -> Iterator[Callable[[], None]]:
         for callback in installed:
             if callback in gc.callbacks:
                 gc.callbacks.remove(callback)
+        for undo in restore:
+            undo()
