@@ -65,12 +65,16 @@ submitted them), so the event loop is never kept waiting for a large backlog's."
 class SentJob(Protocol):
     """A job :class:`CommitProcess` sends: ``payload()`` (called on the feeder thread)
     gives what crosses the pipe, best made beforehand when cheap (the feeder holds the
-    interpreter while it runs); ``data`` is set to the bytes of its
-    ``run.yaml`` as written when the child sends them."""
+    interpreter while it runs); ``sent()`` is called once it crossed, so the job can drop
+    what it made for it (held until the run is durable, it would only be walked by the
+    collector and count in memory); ``data`` is set to the bytes of its ``run.yaml`` as
+    written when the child sends them."""
 
     data: bytes | None
 
     def payload(self) -> Any: ...
+
+    def sent(self) -> None: ...
 
 
 class CommitProcess:
@@ -213,6 +217,8 @@ class CommitProcess:
                 continue
             if frame is not None:
                 write_frame(descriptor, frame)
+                for _, job in batch[start : start + FRAME_JOBS]:
+                    job.sent()
 
     def _fail(self, numbers: list[int], error: BaseException) -> None:
         """Fail the runs ``numbers`` (never sent to the child) with ``error``."""

@@ -709,6 +709,12 @@ class _SentRun:
             return
         self.prepared = SectionsJob(self.run_dir, self.run_path, sections, self.files, facts)
 
+    def sent(self) -> None:
+        """The payload crossed to the record writer process: its sections are no longer
+        needed here (the record stays, for the listeners, and the files, for a writer
+        process that never started: the thread then stores them)."""
+        self.prepared = None
+
     def payload(self) -> SectionsJob | FilesJob:
         if self.prepared is None:
             self.prepare()
