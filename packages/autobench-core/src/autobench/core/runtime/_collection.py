@@ -21,7 +21,7 @@ managed as below, 10 ms and 1.55 s: ``tools/bench_throughput.py``, docs/performa
   every few thousand trivial runs, which the event loop's lag showed;
 - on exit, everything frozen is handed back to the collector (``gc.unfreeze``), so cyclic
   garbage that formed among frozen objects is collected afterwards as it would have been,
-  and the thresholds are restored.
+  and the thresholds come back with the next full collection.
 
 Nothing is freed later than the end of the runs, and nothing is changed when the collector is
 off (the caller turned it off) or already managed this way (``autobench run`` installs
@@ -44,11 +44,27 @@ collections stayed at 1-3 ms (docs/performance.md, "Sixth round")."""
 
 def rarer_full_collections() -> Callable[[], None]:
     """Raise the collector's third threshold to :data:`FULL_COLLECTION_EVERY` (when it is
-    lower); returns the function that puts the thresholds back."""
+    lower); returns the function that gives the thresholds back.
+
+    They come back with the next full collection (a ``gc.callbacks`` entry puts them back
+    when it ends), not at once: the middle generation's collections counted meanwhile
+    would make the very next one a full collection, walking everything the runs kept (a
+    quarter of a second for 8,000 runs' records kept in process) in whatever the program
+    does next. A program that set thresholds of its own meanwhile keeps them."""
     thresholds = gc.get_threshold()
-    if len(thresholds) == 3 and 0 < thresholds[2] < FULL_COLLECTION_EVERY:
-        gc.set_threshold(thresholds[0], thresholds[1], FULL_COLLECTION_EVERY)
-    return lambda: gc.set_threshold(*thresholds)
+    if len(thresholds) != 3 or not 0 < thresholds[2] < FULL_COLLECTION_EVERY:
+        return lambda: None
+    raised = (thresholds[0], thresholds[1], FULL_COLLECTION_EVERY)
+    gc.set_threshold(*raised)
+
+    def give_back(phase: str, info: dict[str, int]) -> None:
+        if phase == "stop" and info["generation"] == 2:
+            if give_back in gc.callbacks:
+                gc.callbacks.remove(give_back)
+            if gc.get_threshold() == raised:
+                gc.set_threshold(*thresholds)
+
+    return lambda: gc.callbacks.append(give_back)
 
 
 def freeze_survivors(phase: str, info: dict[str, int]) -> None:
