@@ -42,29 +42,49 @@ of the event loop's thread during the runs; 100 made none, and the middle genera
 collections stayed at 1-3 ms (docs/performance.md, "Sixth round")."""
 
 
+_waiting_thresholds: tuple[int, int, int] | None = None
+"""The thresholds to give back with the next full collection (:func:`rarer_full_collections`)."""
+
+
 def rarer_full_collections() -> Callable[[], None]:
     """Raise the collector's third threshold to :data:`FULL_COLLECTION_EVERY` (when it is
     lower); returns the function that gives the thresholds back.
 
-    They come back with the next full collection (a ``gc.callbacks`` entry puts them back
-    when it ends), not at once: the middle generation's collections counted meanwhile
-    would make the very next one a full collection, walking everything the runs kept (a
-    quarter of a second for 8,000 runs' records kept in process) in whatever the program
-    does next. A program that set thresholds of its own meanwhile keeps them."""
-    thresholds = gc.get_threshold()
-    if len(thresholds) != 3 or not 0 < thresholds[2] < FULL_COLLECTION_EVERY:
+    They come back with the next full collection (:func:`_give_back`, a ``gc.callbacks``
+    entry installed once), not at once: the middle generation's collections counted
+    meanwhile would make the very next one a full collection, walking everything the runs
+    kept (a quarter of a second for 8,000 runs' records kept in process) in whatever the
+    program does next. A program that set thresholds of its own meanwhile keeps them."""
+    global _waiting_thresholds
+    current = gc.get_threshold()
+    waiting = _waiting_thresholds
+    if waiting is not None and current == (*waiting[:2], FULL_COLLECTION_EVERY):
+        current = waiting  # still raised by the last experiment: its thresholds stand
+    _waiting_thresholds = None
+    if len(current) != 3 or not 0 < current[2] < FULL_COLLECTION_EVERY:
         return lambda: None
-    raised = (thresholds[0], thresholds[1], FULL_COLLECTION_EVERY)
-    gc.set_threshold(*raised)
+    original: tuple[int, int, int] = (current[0], current[1], current[2])
+    gc.set_threshold(original[0], original[1], FULL_COLLECTION_EVERY)
 
-    def give_back(phase: str, info: dict[str, int]) -> None:
-        if phase == "stop" and info["generation"] == 2:
-            if give_back in gc.callbacks:
-                gc.callbacks.remove(give_back)
-            if gc.get_threshold() == raised:
-                gc.set_threshold(*thresholds)
+    def give_back() -> None:
+        global _waiting_thresholds
+        _waiting_thresholds = original
+        if _give_back not in gc.callbacks:
+            gc.callbacks.append(_give_back)
 
-    return lambda: gc.callbacks.append(give_back)
+    return give_back
+
+
+def _give_back(phase: str, info: dict[str, int]) -> None:
+    """A ``gc.callbacks`` entry: once a full collection ends, put back the thresholds an
+    experiment raised (unless the program set others meanwhile). It stays installed (a list
+    entry removed while the collector calls the list would make it skip the next one)."""
+    global _waiting_thresholds
+    waiting = _waiting_thresholds
+    if phase == "stop" and info["generation"] == 2 and waiting is not None:
+        _waiting_thresholds = None
+        if gc.get_threshold() == (*waiting[:2], FULL_COLLECTION_EVERY):
+            gc.set_threshold(*waiting)
 
 
 def freeze_survivors(phase: str, info: dict[str, int]) -> None:
