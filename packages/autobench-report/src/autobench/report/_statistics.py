@@ -328,6 +328,14 @@ def _exact_statistics(
     )
 
 
+def _floats(values: Sequence[float | bool] | np.ndarray) -> np.ndarray:
+    """``values`` as a new float64 array (each value's ``float``; an array of floats
+    copied)."""
+    if isinstance(values, np.ndarray) and values.dtype == np.float64:
+        return values.copy()
+    return np.asarray([float(value) for value in values], dtype=float)
+
+
 def paired_statistics(
     baseline: Sequence[float | bool],
     candidate: Sequence[float | bool],
@@ -351,8 +359,8 @@ def paired_statistics(
     ``fn``. ``p_adjusted``, the verdict and the note are provisional (a family of one) until
     :func:`adjust_family` applies Holm across the comparison's rows. Raises ``ValueError``
     for sides of different lengths."""
-    base = np.asarray([float(value) for value in baseline], dtype=float)
-    cand = np.asarray([float(value) for value in candidate], dtype=float)
+    base = _floats(baseline)
+    cand = _floats(candidate)
     if base.size != cand.size:
         raise ValueError(f"unpaired values: {base.size} baseline, {cand.size} candidate")
     n = int(base.size)
