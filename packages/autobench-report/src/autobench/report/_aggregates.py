@@ -110,7 +110,8 @@ def aggregate_column(
     if item.fn in OVER_RUNS or len(groups) == len(runs):
         result = None
         if numbers is not None:
-            present = [x for index in runs if (x := numbers[index]) is not None]
+            # NaN marks a run without a value (x != x): no value present is NaN.
+            present = [x for index in runs if (x := numbers[index]) == x]
             result = numeric_aggregate(item.fn, present, len(runs))
         if result is None:
             result = aggregate(

@@ -138,22 +138,18 @@ def _case_values(side: Side, item: MetricColumn, cases: Sequence[str]) -> _CaseV
     # without checking each value again.
     singles = _single_runs(side, cases)
     if singles is not None:  # one run per case: its value, as a sum of one value gives it
-        # The numbers as a float64 array (NaN where a run has none: no value present is
-        # NaN), once per table and type; a sum or a mean of one value is the value itself,
+        # The numbers are a float64 array (NaN where a run has none: no value present is
+        # NaN); a sum or a mean of one value is the value itself,
         # but for the sign of a zero: ``(0.0 + x) / 1`` and (on most Pythons) ``fsum`` make
         # -0.0 positive, which ``x + 0.0`` does too.
-        memo: dict[str, Any] = side.table.memo.setdefault("number_arrays", {})
-        key = side.table.normalize(item.semantic_type)
-        column = memo.get(key)
-        if column is None:
-            column = memo[key] = np.array(numbers, dtype=float)
+        column = np.frombuffer(numbers, dtype=float)  # the table's buffer, not a copy
         picked = column[np.asarray(singles, dtype=np.intp)]
         if item.fn != "sum" or not _FSUM_KEEPS_NEGATIVE_ZERO:
             picked = picked + 0.0
         return picked, ~np.isnan(picked)
     result: list[float | None] = []
     for case in cases:
-        present = [x for index in side.cases[case] if (x := numbers[index]) is not None]
+        present = [x for index in side.cases[case] if (x := numbers[index]) == x]
         if not present:
             result.append(None)
         elif item.fn == "sum":
