@@ -123,15 +123,22 @@ def _testcase(
 def render_junit(report: Report, result: ExperimentResult) -> str:
     """The JUnit XML text (with an XML declaration) of ``report``."""
     runs = result.runs
+    run_ids = report.run_rows.run_ids
+    duration_of: Callable[[int, str], float | None]
     if isinstance(runs, RunTable):  # whole records only for the errored runs
-        durations = dict(zip(runs.run_ids, runs.durations, strict=True))
         errored = [i for i, status in enumerate(runs.statuses) if status is RunStatus.ERRORED]
         records = {run.run_id: run for run in runs.records(errored)}
         times: Sequence[float | None] = runs.durations
+        if run_ids is runs.run_ids:  # the rows are the table's runs: by position
+            duration_of = lambda index, _: times[index]  # noqa: E731
+        else:
+            by_id = dict(zip(runs.run_ids, runs.durations, strict=True))
+            duration_of = lambda _, run_id: by_id.get(run_id)  # noqa: E731
     else:
         durations = {run.run_id: run.run.duration for run in runs}
         records = {run.run_id: run for run in runs}
         times = tuple(run.run.duration for run in runs)
+        duration_of = lambda _, run_id: durations.get(run_id)  # noqa: E731
     status = report.status
     total_time = sum(duration or 0.0 for duration in times)
     counts = (
@@ -146,7 +153,6 @@ def render_junit(report: Report, result: ExperimentResult) -> str:
     write("<?xml version='1.0' encoding='utf-8'?>\n")
     write(f"<testsuites{_attributes((('name', _text(report.experiment)), *counts))}>\n")
     suite = _attributes((("name", _text(report.benchmark)), *counts))
-    run_ids = report.run_rows.run_ids
     if not run_ids:
         write(f"  <testsuite{suite} />\n</testsuites>\n")
         return out.getvalue()
@@ -156,7 +162,7 @@ def render_junit(report: Report, result: ExperimentResult) -> str:
         for semantic, unit in report.metric_units.items()
     ]
     for index, run_id in enumerate(run_ids):
-        _testcase(write, report, index, durations.get(run_id), records.get(run_id), values)
+        _testcase(write, report, index, duration_of(index, run_id), records.get(run_id), values)
     write("  </testsuite>\n</testsuites>\n")
     return out.getvalue()
 
