@@ -274,8 +274,10 @@ def cases_needed_mcnemar(
     return max(math.ceil(needed), math.ceil(minimum_informative_pairs(alpha) / psi))
 
 
-def _is_binary(values: Sequence[float]) -> bool:
-    return all(value in (0, 1) for value in values)
+def _is_binary(values: NDArray[np.float64]) -> bool:
+    """Whether every value is 0 or 1 (``value in (0, 1)`` for each, in numpy: no Python
+    float per value)."""
+    return bool(np.all((values == 0) | (values == 1)))
 
 
 LOCATION_FUNCTIONS = frozenset({"mean", "ratio_true"})
@@ -369,7 +371,7 @@ def paired_statistics(
     bootstrap = fn not in LOCATION_FUNCTIONS and fn in intervals.AGGREGATE_FUNCTIONS
     if bootstrap and fn == "geomean" and (np.any(base <= 0) or np.any(cand <= 0)):
         bootstrap = False
-    binary = pass_fail and _is_binary(base.tolist()) and _is_binary(cand.tolist())
+    binary = pass_fail and _is_binary(base) and _is_binary(cand)
     if n >= 2:
         scale = float(max(np.max(np.abs(base)), np.max(np.abs(cand))))
         tolerance = EXACT_TOLERANCE * max(scale, 1e-300)
