@@ -86,7 +86,7 @@ class Side:
 
     table: MetricTable
     variant: str
-    cases: dict[str, list[int]]
+    cases: dict[str, Sequence[int]]
 
     @classmethod
     def of(cls, table: MetricTable, variant: str) -> Side:
