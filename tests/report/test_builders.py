@@ -299,3 +299,26 @@ def run(ctx, case):
         "c1": (float, 1.0), "c2": (float, 1.0), "c3": (int, 1), "c4": (bool, True),
         "c5": (float, 0.5), "c6": (float, 1.0),
     }  # fmt: skip
+
+
+def test_matrix_rows_of_equal_cells_are_one_row(run_bench: RunBench) -> None:
+    # Cases whose runs give the same cells share one row; the cells are each run's
+    # status and value, whatever the order the runs come in.
+    task = """
+def run(ctx, case):
+    ctx.metric("size", case.input["n"] % 2, semantic_type="workload.size")
+    return None
+"""
+    variants = [{"id": "a", "factors": {"m": 1}}, {"id": "b", "factors": {"m": 2}}]
+    cases = [{"id": f"c{n}", "input": {"n": n}} for n in range(6)]
+    result = run_bench(task, cases=cases, variants=variants)
+    matrix = build_case_matrix(result, "workload.size")
+    assert matrix is not None
+    by_run = {(run.case_id, run.variant_id): run for run in result.runs}
+    for case, row in matrix.cells.items():
+        assert list(row) == ["a", "b"]
+        for variant, cell in row.items():
+            assert cell.status is by_run[case, variant].status
+            assert cell.value == int(case[1:]) % 2
+    assert matrix.cells["c0"] is matrix.cells["c2"] and matrix.cells["c1"] is matrix.cells["c3"]
+    assert matrix.cells["c0"] is not matrix.cells["c1"]

@@ -5,7 +5,8 @@
 A row is a metric value of its run when it has a semantic type (and, for an observation, is a
 metric; for a score, has no error). Rows with the same fields (semantic type, name, value
 columns, unit, role, direction, source) share one :class:`~autobench.records.PlainItem`,
-built once per distinct row (the rows are numbered by Arrow's dictionary encoding), so the
+built once per distinct row of a batch (the rows are numbered by Arrow's dictionary
+encoding; rows of earlier batches are remembered while they are few), so the
 Python work per row is a lookup and an append. A run has no plain items (``None``: a projection reads its whole record) when one of
 its observation rows is a diagnostic, a cassette count or tagged ``accounting`` or
 ``cassette`` (any tags text naming either word: a cautious test), is of another kind with a
@@ -47,6 +48,9 @@ _CASSETTES = string_array(["cassette.replayed", "cassette.sent"])
 _CAUTIOUS_TAGS = "accounting|cassette"
 _BATCH_ROWS = 65536
 _SCORE = ObservationSource.SCORE.value
+_SHARED_ROWS = 4096
+"""The distinct rows remembered across batches (their items shared) before they are
+forgotten."""
 
 
 def plain_runs(partition: Path, run_ids: pa.Array) -> list[tuple[PlainItem, ...] | None]:
@@ -100,15 +104,25 @@ class _Rows:
             if not _ascending(positions):
                 order = call("sort_indices", positions)  # stable: each run's rows in order
                 positions = call("take", positions, order)
-                items = [items[k] for k in order.to_pylist()]
+                # Reordered a chunk of positions at a time: a Python int per row only for
+                # a chunk (3,000,000 of them at once were 100 MB at a million runs).
+                items = [
+                    items[k]
+                    for at in range(0, len(order), _BATCH_ROWS)
+                    for k in order.slice(at, _BATCH_ROWS).to_pylist()
+                ]
                 del order
             encoded = call("run_end_encode", positions)
+            del positions
+            # Each run's items a slice of the flat list; the runs and their ends read a
+            # chunk at a time (a Python int each, only for a chunk).
             start = 0
-            for run, end in zip(
-                encoded.values.to_pylist(), encoded.run_ends.to_pylist(), strict=True
-            ):
-                runs[run] = tuple(items[start:end])
-                start = end
+            for at in range(0, len(encoded.values), _BATCH_ROWS):
+                chunk_runs = encoded.values.slice(at, _BATCH_ROWS).to_pylist()
+                chunk_ends = encoded.run_ends.slice(at, _BATCH_ROWS).to_pylist()
+                for run, end in zip(chunk_runs, chunk_ends, strict=True):
+                    runs[run] = tuple(items[start:end])
+                    start = end
         for run in self.whole:
             runs[run] = None
         return runs
@@ -182,6 +196,12 @@ def _gather(table: str, rows: pa.RecordBatch, positions: pa.Array, found: _Rows)
         at, codes = call("filter", at, usual), call("filter", codes, usual)
     found.positions.append(at)
     found.items.extend([items[code] for code in codes.to_pylist()])
+    if len(shared) > _SHARED_ROWS:
+        # Rows of many distinct values (a metric of each case's own value) are shared by
+        # no later batch, and each key holds the row's texts as Python strings (about
+        # 600 bytes a row: 300 MB at a million runs). Forgetting them costs a later batch
+        # one new item per row it still shares.
+        shared.clear()
 
 
 def _group_codes(rows: pa.RecordBatch, keys: list[str]) -> pa.Array:

@@ -86,7 +86,7 @@ class Side:
 
     table: MetricTable
     variant: str
-    cases: dict[str, list[int]]
+    cases: dict[str, Sequence[int]]
 
     @classmethod
     def of(cls, table: MetricTable, variant: str) -> Side:
@@ -123,32 +123,60 @@ def _sum_of_numbers(values: Sequence[Any]) -> float | None:
     return math.fsum(numbers) if numbers else None
 
 
-def _case_values(side: Side, item: MetricColumn, cases: Sequence[str]) -> list[float | None]:
+def _case_values(side: Side, item: MetricColumn, cases: Sequence[str]) -> _CaseValues:
     """Per case, the mean of its runs' numeric values of ``item`` (their sum for a ``sum``
-    column: a case's share of the total over every run); ``None``: none."""
+    column: a case's share of the total over every run), as a float64 array, and which cases
+    have one (a boolean array; a case without one holds NaN)."""
+    np = _numpy()
     values = side.table.values(item.semantic_type)
     numbers = values.numbers
     if numbers is None:
         by_run = values.by_run
         reduce = _sum_of_numbers if item.fn == "sum" else _mean_of_numbers
-        return [reduce([by_run[index] for index in side.cases[case]]) for case in cases]
+        return _as_array([reduce([by_run[index] for index in side.cases[case]]) for case in cases])
     # Every value present is a number already (booleans as 1.0/0.0): the same sums,
     # without checking each value again.
     singles = _single_runs(side, cases)
     if singles is not None:  # one run per case: its value, as a sum of one value gives it
-        if item.fn == "sum":
-            return [None if (x := numbers[i]) is None else math.fsum((x,)) for i in singles]
-        return [None if (x := numbers[i]) is None else (0.0 + x) / 1 for i in singles]
+        # The numbers are a float64 array (NaN where a run has none: no value present is
+        # NaN); a sum or a mean of one value is the value itself,
+        # but for the sign of a zero: ``(0.0 + x) / 1`` and (on most Pythons) ``fsum`` make
+        # -0.0 positive, which ``x + 0.0`` does too.
+        column = np.frombuffer(numbers, dtype=float)  # the table's buffer, not a copy
+        picked = column[np.asarray(singles, dtype=np.intp)]
+        if item.fn != "sum" or not _FSUM_KEEPS_NEGATIVE_ZERO:
+            picked = picked + 0.0
+        return picked, ~np.isnan(picked)
     result: list[float | None] = []
     for case in cases:
-        present = [x for index in side.cases[case] if (x := numbers[index]) is not None]
+        present = [x for index in side.cases[case] if (x := numbers[index]) == x]
         if not present:
             result.append(None)
         elif item.fn == "sum":
             result.append(math.fsum(present))
         else:
             result.append(sum(present) / len(present))
-    return result
+    return _as_array(result)
+
+
+_FSUM_KEEPS_NEGATIVE_ZERO = math.copysign(1.0, math.fsum((-0.0,))) < 0
+"""Whether ``math.fsum`` gives back -0.0 for a sum of -0.0 alone (Pythons differ)."""
+
+_CaseValues = tuple[Any, Any]
+"""Per-case values (a float64 array) and which cases have one (a boolean array)."""
+
+
+def _as_array(values: Sequence[float | None]) -> _CaseValues:
+    """``values`` (``None``: none) as :data:`_CaseValues`: a value that is NaN (a sum of
+    infinities of both signs) stays a value."""
+    np = _numpy()
+    present = np.fromiter((value is not None for value in values), dtype=bool, count=len(values))
+    return np.array(values, dtype=float), present
+
+
+def _numpy() -> Any:
+    """numpy, imported on the first comparison (as the statistics are)."""
+    return importlib.import_module("numpy")
 
 
 def _single_runs(side: Side, cases: Sequence[str]) -> list[int] | None:
@@ -180,20 +208,21 @@ def _is_pass_fail(side: Side, item: MetricColumn, cases: Sequence[str]) -> bool:
     return all(i in scored for i in runs)
 
 
-_Paired = tuple[list[float], list[float], bool]
-"""Per-case paired values of a type (baseline, candidate) and whether they are pass/fail."""
+_Paired = tuple[Any, Any, bool]
+"""Per-case paired values of a type (baseline, candidate: float64 arrays) and whether they
+are pass/fail."""
 
 
 def _paired_values(
     base: Side, cand: Side, item: MetricColumn, cases: Sequence[str]
 ) -> _Paired | None:
-    before = _case_values(base, item, cases)
-    after = _case_values(cand, item, cases)
-    pairs = [(b, a) for b, a in zip(before, after, strict=True) if b is not None and a is not None]
-    if not pairs:
+    before, before_present = _case_values(base, item, cases)
+    after, after_present = _case_values(cand, item, cases)
+    both = before_present & after_present
+    if not both.any():
         return None
     pass_fail = _is_pass_fail(base, item, cases) and _is_pass_fail(cand, item, cases)
-    return [b for b, _ in pairs], [a for _, a in pairs], pass_fail
+    return before[both], after[both], pass_fail
 
 
 def metric_statistics(

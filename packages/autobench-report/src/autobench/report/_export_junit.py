@@ -11,14 +11,21 @@ and ``time`` (sum of run durations, seconds). Each run is a
 * ``<skipped>`` for a skipped run;
 
 and ``<system-out>`` listing the run id and its projected metrics
-(``semantic [unit] = value``; ``no value`` for none). Built with
-:mod:`xml.etree.ElementTree`; characters XML 1.0 cannot hold are replaced.
+(``semantic [unit] = value``; ``no value`` for none). Characters XML 1.0 cannot
+hold are replaced.
+
+The text is written run by run, as :mod:`xml.etree.ElementTree` would serialise the
+same tree after ``ET.indent`` (the same bytes: two-space indentation, attributes in
+order, ``<tag ... />`` for an element without text, ElementTree's escaping), without
+an element per run: at a million runs the tree alone took about a gigabyte.
 """
 
 from __future__ import annotations
 
+import io
 import re
-import xml.etree.ElementTree as ET
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from autobench.records import ExperimentResult, RunRecord, RunStatus, RunTable
 from autobench.report._format import metric_label, value_text
@@ -31,73 +38,133 @@ def _text(value: str) -> str:
     return _INVALID_XML.sub("\ufffd", value)
 
 
+def escape_text(text: str) -> str:
+    """``text`` as ElementTree writes character data: ``&``, ``<`` and ``>`` escaped."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    return text
+
+
+def escape_attribute(text: str) -> str:
+    """``text`` as ElementTree writes an attribute value: ``&``, ``<``, ``>`` and ``"``
+    escaped, carriage returns, line feeds and tabs as character references."""
+    text = escape_text(text)
+    if '"' in text:
+        text = text.replace('"', "&quot;")
+    if "\r" in text:
+        text = text.replace("\r", "&#13;")
+    if "\n" in text:
+        text = text.replace("\n", "&#10;")
+    if "\t" in text:
+        text = text.replace("\t", "&#09;")
+    return text
+
+
+def _attributes(pairs: Sequence[tuple[str, str]]) -> str:
+    return "".join(f' {key}="{escape_attribute(value)}"' for key, value in pairs)
+
+
+def _leaf(write: Callable[[str], Any], indent: str, tag: str, attributes: str, text: str) -> None:
+    """One element without children (a tail that is only indentation, as ``ET.indent``
+    sets); ``<tag ... />`` when ``text`` is empty, as ElementTree writes it."""
+    if text:
+        write(f"{indent}<{tag}{attributes}>{escape_text(text)}</{tag}>\n")
+    else:
+        write(f"{indent}<{tag}{attributes} />\n")
+
+
+_CASE = "    "
+_CHILD = "      "
+
+
 def _testcase(
-    suite: ET.Element,
+    write: Callable[[str], Any],
     report: Report,
     index: int,
     duration: float | None,
     run: RunRecord | None,
+    values: Sequence[tuple[str, Sequence[Any]]],
 ) -> None:
     rows = report.run_rows  # read as columns: no row model per run
     status = rows.statuses[index]
     duration = 0.0 if duration is None else duration
-    case = ET.SubElement(
-        suite,
-        "testcase",
-        classname=_text(f"{report.benchmark}.{rows.variant_ids[index]}"),
-        name=_text(rows.case_ids[index]),
-        time=f"{duration:.6f}",
+    head = _attributes(
+        (
+            ("classname", _text(f"{report.benchmark}.{rows.variant_ids[index]}")),
+            ("name", _text(rows.case_ids[index])),
+            ("time", f"{duration:.6f}"),
+        )
     )
+    write(f"{_CASE}<testcase{head}>\n")
     reason = _text(rows.reason(index) or "")
     if status is RunStatus.FAILED:
-        ET.SubElement(case, "failure", message=reason, type="failed").text = reason
+        _leaf(
+            write, _CHILD, "failure", _attributes((("message", reason), ("type", "failed"))), reason
+        )
     elif status is RunStatus.ERRORED:
         error = run.error if run is not None else None
-        element = ET.SubElement(
-            case, "error", message=reason, type=_text(error.type if error else "error")
-        )
-        element.text = _text((error.traceback if error else None) or reason)
+        kind = _text(error.type if error else "error")
+        text = _text((error.traceback if error else None) or reason)
+        _leaf(write, _CHILD, "error", _attributes((("message", reason), ("type", kind))), text)
     elif status is RunStatus.SKIPPED:
-        ET.SubElement(case, "skipped", message=reason)
+        _leaf(write, _CHILD, "skipped", _attributes((("message", reason),)), "")
     lines = [f"run: {rows.run_ids[index]}"]
-    for semantic, unit in report.metric_units.items():
-        value = rows.values(semantic)[index]
-        shown = "no value" if value is None else value_text(value)
-        lines.append(f"{metric_label(semantic, unit)} = {shown}")
-    ET.SubElement(case, "system-out").text = _text("\n".join(lines))
+    for label, column in values:
+        value = column[index]
+        lines.append(f"{label} = {'no value' if value is None else value_text(value)}")
+    _leaf(write, _CHILD, "system-out", "", _text("\n".join(lines)))
+    write(f"{_CASE}</testcase>\n")
 
 
 def render_junit(report: Report, result: ExperimentResult) -> str:
     """The JUnit XML text (with an XML declaration) of ``report``."""
     runs = result.runs
+    run_ids = report.run_rows.run_ids
+    duration_of: Callable[[int, str], float | None]
     if isinstance(runs, RunTable):  # whole records only for the errored runs
-        durations = dict(zip(runs.run_ids, runs.durations, strict=True))
         errored = [i for i, status in enumerate(runs.statuses) if status is RunStatus.ERRORED]
         records = {run.run_id: run for run in runs.records(errored)}
-        times = runs.durations
+        times: Sequence[float | None] = runs.durations
+        if run_ids is runs.run_ids:  # the rows are the table's runs: by position
+            duration_of = lambda index, _: times[index]  # noqa: E731
+        else:
+            by_id = dict(zip(runs.run_ids, runs.durations, strict=True))
+            duration_of = lambda _, run_id: by_id.get(run_id)  # noqa: E731
     else:
         durations = {run.run_id: run.run.duration for run in runs}
         records = {run.run_id: run for run in runs}
         times = tuple(run.run.duration for run in runs)
+        duration_of = lambda _, run_id: durations.get(run_id)  # noqa: E731
     status = report.status
     total_time = sum(duration or 0.0 for duration in times)
-    root = ET.Element("testsuites", name=_text(report.experiment))
-    suite = ET.SubElement(
-        root,
-        "testsuite",
-        name=_text(report.benchmark),
-        tests=str(len(report.run_rows)),
-        failures=str(status.failed),
-        errors=str(status.errored),
-        skipped=str(status.skipped),
-        time=f"{total_time:.6f}",
+    counts = (
+        ("tests", str(len(report.run_rows))),
+        ("failures", str(status.failed)),
+        ("errors", str(status.errored)),
+        ("skipped", str(status.skipped)),
+        ("time", f"{total_time:.6f}"),
     )
-    for index, run_id in enumerate(report.run_rows.run_ids):
-        _testcase(suite, report, index, durations.get(run_id), records.get(run_id))
-    for key in ("tests", "failures", "errors", "skipped", "time"):
-        root.set(key, suite.get(key, ""))
-    ET.indent(root)
-    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+    out = io.StringIO()
+    write = out.write
+    write("<?xml version='1.0' encoding='utf-8'?>\n")
+    write(f"<testsuites{_attributes((('name', _text(report.experiment)), *counts))}>\n")
+    suite = _attributes((("name", _text(report.benchmark)), *counts))
+    if not run_ids:
+        write(f"  <testsuite{suite} />\n</testsuites>\n")
+        return out.getvalue()
+    write(f"  <testsuite{suite}>\n")
+    values = [
+        (metric_label(semantic, unit), report.run_rows.values(semantic))
+        for semantic, unit in report.metric_units.items()
+    ]
+    for index, run_id in enumerate(run_ids):
+        _testcase(write, report, index, duration_of(index, run_id), records.get(run_id), values)
+    write("  </testsuite>\n</testsuites>\n")
+    return out.getvalue()
 
 
 class JunitExporter:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
 from autobench.records import ExperimentResult
 from autobench.report._builders import build_report
@@ -25,7 +26,6 @@ def write_export(path: Path | str, content: str | bytes) -> int:
     new file (0666 less the umask), creating missing parent directories; return the bytes
     written. Raises ``OSError`` as the file system does (the target is left as it was)."""
     target = Path(path)
-    data = content.encode("utf-8") if isinstance(content, str) else content
     target.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(
         dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
@@ -35,14 +35,33 @@ def write_export(path: Path | str, content: str | bytes) -> int:
     os.chmod(temporary, 0o666 & ~umask)
     try:
         with os.fdopen(descriptor, "wb") as stream:
-            stream.write(data)
+            size = _write(stream, content)
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-    return len(data)
+    return size
+
+
+_CHUNK = 1 << 22
+"""Characters of a text encoded at a time by :func:`write_export`."""
+
+
+def _write(stream: BinaryIO, content: str | bytes) -> int:
+    """Write ``content`` (text as UTF-8, a chunk of :data:`_CHUNK` characters encoded at a
+    time: a large export is not held twice, as text and as bytes) and return the bytes
+    written."""
+    if isinstance(content, bytes):
+        stream.write(content)
+        return len(content)
+    size = 0
+    for start in range(0, len(content), _CHUNK):
+        data = content[start : start + _CHUNK].encode("utf-8")
+        stream.write(data)
+        size += len(data)
+    return size
 
 
 def export_runs_csv(

@@ -9,6 +9,7 @@ semantic type are converted to one unit once, however many views use them.
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import attrgetter
@@ -49,9 +50,10 @@ class MetricValues:
     semantic_type: str
     unit: str | None
     by_run: tuple[Any, ...]
-    numbers: tuple[float | None, ...] | None = None
-    """``by_run`` as floats (booleans as ``1.0``/``0.0``) when every value present is a
-    boolean or a number finite as a float; ``None`` otherwise."""
+    numbers: array[float] | None = None
+    """``by_run`` as a float64 array (booleans as ``1.0``/``0.0``, NaN for a run without a
+    value) when every value present is a boolean or a number finite as a float; ``None``
+    otherwise. 8 bytes a run, where a tuple of floats took 40."""
 
 
 REPLAYED_SPEND = ("llm.", "money.")
@@ -313,30 +315,29 @@ class _Labels(Sequence[str]):
         return self.run_ids[self.positions[k]]
 
 
-def _as_numbers(values: Sequence[Any]) -> tuple[float | None, ...] | None:
-    """``values`` as floats when each is ``None``, a boolean or a number finite as a float."""
-    numbers: list[float | None] = []
+def _as_numbers(values: Sequence[Any]) -> array[float] | None:
+    """``values`` as a float64 array when each is ``None``, a boolean or a number finite as
+    a float (``None`` as NaN, which no such number is; booleans as ``1.0``/``0.0``)."""
+    numbers = array("d")
+    append = numbers.append
     for value in values:
         if value is None:
-            numbers.append(None)
+            append(_NAN)
             continue
         if value.__class__ not in _NUMERIC:
             return None
-        if value.__class__ is bool:  # one float object for all the booleans of a column
-            numbers.append(_ONE if value else _ZERO)
-            continue
         try:
             number = float(value)
         except OverflowError:
             return None
         if not math.isfinite(number):
             return None
-        numbers.append(number)
-    return tuple(numbers)
+        append(number)
+    return numbers
 
 
+_NAN = math.nan
 _NUMERIC = (bool, int, float)
-_ONE, _ZERO = 1.0, 0.0
 
 
 def _ordered(declared: Sequence[str], seen: Sequence[str]) -> tuple[str, ...]:

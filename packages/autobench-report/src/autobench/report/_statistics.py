@@ -274,8 +274,10 @@ def cases_needed_mcnemar(
     return max(math.ceil(needed), math.ceil(minimum_informative_pairs(alpha) / psi))
 
 
-def _is_binary(values: Sequence[float]) -> bool:
-    return all(value in (0, 1) for value in values)
+def _is_binary(values: NDArray[np.float64]) -> bool:
+    """Whether every value is 0 or 1 (``value in (0, 1)`` for each, in numpy: no Python
+    float per value)."""
+    return bool(np.all((values == 0) | (values == 1)))
 
 
 LOCATION_FUNCTIONS = frozenset({"mean", "ratio_true"})
@@ -328,6 +330,14 @@ def _exact_statistics(
     )
 
 
+def _floats(values: Sequence[float | bool] | np.ndarray) -> np.ndarray:
+    """``values`` as a new float64 array (each value's ``float``; an array of floats
+    copied)."""
+    if isinstance(values, np.ndarray) and values.dtype == np.float64:
+        return values.copy()
+    return np.asarray([float(value) for value in values], dtype=float)
+
+
 def paired_statistics(
     baseline: Sequence[float | bool],
     candidate: Sequence[float | bool],
@@ -351,8 +361,8 @@ def paired_statistics(
     ``fn``. ``p_adjusted``, the verdict and the note are provisional (a family of one) until
     :func:`adjust_family` applies Holm across the comparison's rows. Raises ``ValueError``
     for sides of different lengths."""
-    base = np.asarray([float(value) for value in baseline], dtype=float)
-    cand = np.asarray([float(value) for value in candidate], dtype=float)
+    base = _floats(baseline)
+    cand = _floats(candidate)
     if base.size != cand.size:
         raise ValueError(f"unpaired values: {base.size} baseline, {cand.size} candidate")
     n = int(base.size)
@@ -361,7 +371,7 @@ def paired_statistics(
     bootstrap = fn not in LOCATION_FUNCTIONS and fn in intervals.AGGREGATE_FUNCTIONS
     if bootstrap and fn == "geomean" and (np.any(base <= 0) or np.any(cand <= 0)):
         bootstrap = False
-    binary = pass_fail and _is_binary(base.tolist()) and _is_binary(cand.tolist())
+    binary = pass_fail and _is_binary(base) and _is_binary(cand)
     if n >= 2:
         scale = float(max(np.max(np.abs(base)), np.max(np.abs(cand))))
         tolerance = EXACT_TOLERANCE * max(scale, 1e-300)
