@@ -28,6 +28,7 @@ from autobench.core.runtime._plan_entries import PlanEntries
 from autobench.core.spec import load_benchmark_spec
 from autobench.records import RecordDirectoryWriter, RunTable, safe_segment
 from autobench.records import _span_text as span_text
+from autobench.records._yaml import dump_document
 
 TASK = """\
 def run(ctx, case):
@@ -163,3 +164,19 @@ def test_writing_the_plan_of_a_larger_experiment_takes_no_more_memory(tmp_path: 
     small, small_peak = _plan_written_peak(tmp_path / "small", 4_200)
     large, large_peak = _plan_written_peak(tmp_path / "large", 12_600)
     assert (large_peak - small_peak) / (large - small) < 20, (small_peak, large_peak)
+
+
+def test_writing_a_document_leaves_no_cyclic_garbage() -> None:
+    """A YAML dumper refers to itself; once it has written its document it holds nothing,
+    so nothing is left for the collector (which ``autobench run`` freezes while the runs go
+    on, and which is off while it starts up): each part of a large plan dies as written."""
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        texts = [dump_document({"plan": [{"id": f"run_{n}", "n": n}]}) for n in range(3)]
+        assert gc.collect() == 0
+    finally:
+        if was_enabled:
+            gc.enable()
+    assert texts[2] == "plan:\n- id: run_2\n  'n': 2\n"  # YAML 1.1 would read n as false
