@@ -96,6 +96,14 @@ def test_a_plan_of_thousands_of_runs_is_written_as_when_listed_run_by_run(
     (tmp_path / "exp").mkdir()
     (tmp_path / "exp" / "experiment.yaml").write_text(text, encoding="utf-8")
     assert load_experiment_record(tmp_path / "exp") == as_list
+    # The writer renders a compact plan part by part as it writes it: the same bytes as
+    # the plan listed run by run, written whole.
+    for name, written in (("parts", record), ("whole", as_list)):
+        RecordDirectoryWriter(tmp_path / name).start(written)
+    parts = (tmp_path / "parts" / "experiment.yaml").read_bytes()
+    assert parts == (tmp_path / "whole" / "experiment.yaml").read_bytes()
+    assert parts.split(b"\n", 1)[1] == text.encode().split(b"\n", 1)[1]
+    assert load_experiment_record(tmp_path / "parts") == as_list
     assert record.benchmark.dataset.hash == dataset_hash(tuple(spec.cases))
     whole = hashlib.sha256(canonical_json(spec.model_dump(mode="json")).encode()).hexdigest()
     assert spec_hash(spec) == whole

@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -29,7 +29,8 @@ from autobench.records import (
     run_record_from_yaml,
     run_record_path,
 )
-from autobench.records._schemas import autobench_version
+from autobench.records._atomic import AtomicFiles
+from autobench.records._schemas import autobench_version, schema_url
 
 
 def files_under(root: Path) -> list[str]:
@@ -277,6 +278,32 @@ def test_failed_write_leaves_nothing_under_the_final_name(tmp_path: Path) -> Non
     assert not target.exists()
     assert os.listdir(target.parent) == []
     assert not (root / run_record_path("c", "v")).exists()
+
+
+def test_a_file_written_in_parts_is_whole_or_absent(tmp_path: Path) -> None:
+    files = AtomicFiles(tmp_path)
+    target = tmp_path / "sub" / "experiment.yaml"
+    header = f"# yaml-language-server: $schema={schema_url('experiment')}\nrecord: {{}}\n".encode()
+    files.create_parts(target, iter([header, b"a: 1\n", b"", b"b: 2\n"]))
+    whole = tmp_path / "sub" / "whole.yaml"
+    files.create(whole, header + b"a: 1\nb: 2\n")
+    assert target.read_bytes() == whole.read_bytes()
+    assert target.read_bytes().endswith(b"record: {}\na: 1\nb: 2\n")
+    assert b"urn:autobench" not in target.read_bytes()  # the schema line made relative
+
+    def failing() -> Iterator[bytes]:
+        yield header
+        yield b"a: 1\n"
+        raise ValueError("a part could not be rendered")
+
+    broken = tmp_path / "sub" / "broken.yaml"
+    with pytest.raises(ValueError, match="could not be rendered"):
+        files.create_parts(broken, failing())
+    assert sorted(os.listdir(broken.parent)) == ["experiment.yaml", "whole.yaml"]
+    with pytest.raises(RecordingError, match="already exists"):
+        files.create_parts(target, [b"again\n"])
+    files.create_parts(tmp_path / "empty.txt", [])
+    assert (tmp_path / "empty.txt").read_bytes() == b""
 
 
 def test_run_before_start_is_an_error(tmp_path: Path) -> None:

@@ -373,14 +373,18 @@ def _run(
                 )
         except KeyboardInterrupt as interrupt:
             raise _interrupted(session, interrupt) from None
+    # The closing report holds nothing of the running phase: the result read back (or
+    # kept) is the report's input; the spec's cases and the plan go now.
+    spec_dir = spec.base_dir
+    del session, spec
     _warn_overruns(result)
     with user_errors():
         report = build_report(result)
     records = None if result.root_dir is None else str(result.root_dir)
     console = stdout_console(output_policy(result))
-    console.print(render_report(report, records=records, runs=runs, spec_dir=spec.base_dir))
+    console.print(render_report(report, records=records, runs=runs, spec_dir=spec_dir))
     if records is None:
-        show_first_traceback(console, result, spec.base_dir)
+        show_first_traceback(console, result, spec_dir)
     exit_for_gate(gate_failures(result, fail_on))
 
 

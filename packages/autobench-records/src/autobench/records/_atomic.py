@@ -43,7 +43,7 @@ import os
 import sys
 import threading
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -149,7 +149,23 @@ class AtomicFiles:
         """Create ``path`` holding ``data``; raises :class:`RecordingError` if it exists or
         the storage fails (the message names ``path``). A leading ``$schema=urn:autobench:``
         line is written as a relative path to the root's copy of the schema."""
-        self._create(path_text(path), self.localize(path, data))
+        self._create(path_text(path), (self.localize(path, data),))
+
+    def create_parts(self, path: PathLike, parts: Iterable[bytes]) -> None:
+        """Create ``path`` holding the concatenation of ``parts``, each written as it is
+        taken (a large file, such as the plan of a million runs, is never whole in memory);
+        otherwise as :meth:`create`, the first part starting with the file's schema line
+        when it has one. An exception raised while taking ``parts`` leaves nothing under
+        ``path`` and is raised as it is; a storage failure is a :class:`RecordingError`."""
+        self._create(path_text(path), self._localized(path, parts))
+
+    def _localized(self, path: PathLike, parts: Iterable[bytes]) -> Iterator[bytes]:
+        chunks = iter(parts)
+        first = next(chunks, None)
+        if first is None:
+            return
+        yield self.localize(path, first)
+        yield from chunks
 
     def replace(self, path: PathLike, data: bytes) -> None:
         """Replace ``path`` (or create it) with ``data`` atomically: a reader sees the old or
@@ -216,7 +232,9 @@ class AtomicFiles:
                 return
             if not schema.is_file():
                 try:
-                    self._create(path_text(schema), record_schema_text(record_type).encode("utf-8"))
+                    self._create(
+                        path_text(schema), (record_schema_text(record_type).encode("utf-8"),)
+                    )
                 except RecordingError:
                     if not schema.is_file():  # another process may have written it first
                         raise
@@ -233,14 +251,15 @@ class AtomicFiles:
         except OSError as error:
             raise _error(path, error) from error
 
-    def _create(self, path: str, data: bytes) -> None:
+    def _create(self, path: str, parts: Iterable[bytes]) -> None:
         directory = parent_text(path)
         self.ensure_dir(directory, for_path=path)
         temporary, descriptor = self._open_temporary(path)
         try:
             try:
                 with os.fdopen(descriptor, "wb") as stream:
-                    stream.write(data)
+                    for data in parts:
+                        stream.write(data)
                     stream.flush()
                     if self.fsync:
                         _sync_file(stream.fileno())

@@ -22,7 +22,7 @@ value's, found by composing the text again (:mod:`autobench.records._locate`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -198,13 +198,22 @@ def _trace_head(trace: Trace) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def experiment_record_to_yaml(experiment: ExperimentRecord) -> str:
-    """The ``experiment.yaml`` text of ``experiment``. A plan kept compactly
-    (:class:`~autobench.records.PlanSequence`) is written :data:`PLAN_PART` planned runs at a
-    time: no document value or node tree of the whole plan at once (a million planned
-    runs, several hundred bytes each). The text is the same."""
+    """The ``experiment.yaml`` text of ``experiment``: the parts of
+    :func:`experiment_record_parts` joined."""
+    return "".join(experiment_record_parts(experiment))
+
+
+def experiment_record_parts(experiment: ExperimentRecord) -> Iterator[str]:
+    """The ``experiment.yaml`` text of ``experiment`` in consecutive parts, the first
+    holding the header and every section before the plan. A plan kept compactly
+    (:class:`~autobench.records.PlanSequence`) is rendered :data:`PLAN_PART` planned runs
+    per part, as the parts are taken: no document value, node tree or text of the whole
+    plan at once (a million planned runs, about 170 MB of text); any other record is one
+    part. Joined, the parts are the same text whatever the plan."""
     plan = experiment.plan
     if not isinstance(plan, PlanSequence) or len(plan) <= PLAN_PART:
-        return _record_file("experiment", EXPERIMENT_RECORD_VERSION, model_sections(experiment))
+        yield _record_file("experiment", EXPERIMENT_RECORD_VERSION, model_sections(experiment))
+        return
     dumped = experiment.model_dump(mode="python", exclude_defaults=True, exclude={"plan"})
     names = list(type(experiment).model_fields)
     later = set(names[names.index("plan") + 1 :])
@@ -212,20 +221,18 @@ def experiment_record_to_yaml(experiment: ExperimentRecord) -> str:
     after = {name: encode_value(value) for name, value in dumped.items() if name in later}
     from autobench.records._span_text import items_text  # see run_text
 
-    parts = [_sections_body(before), "\nplan:\n"]
+    head = _sections_body(before) + "\nplan:\n"
+    yield record_text("experiment", EXPERIMENT_RECORD_VERSION, head)
     for start in range(0, len(plan), PLAN_PART):
         entries = plan.entries(start, min(start + PLAN_PART, len(plan)))
         # Entries of plain strings are their own document values, written directly.
         text = items_text(entries)
-        parts.append(
-            dump_document([encode_value(entry, 1) for entry in entries]) if text is None else text
-        )
-    parts.append(_sections_body(after))
-    return record_text("experiment", EXPERIMENT_RECORD_VERSION, "".join(parts))
+        yield dump_document([encode_value(entry, 1) for entry in entries]) if text is None else text
+    yield _sections_body(after)
 
 
 PLAN_PART = 2048
-"""Planned runs written at a time by :func:`experiment_record_to_yaml`."""
+"""Planned runs in each part of :func:`experiment_record_parts`."""
 
 
 def _sections_body(sections: dict[str, Any]) -> str:

@@ -72,7 +72,7 @@ from autobench.abp import Trace
 from autobench.records._atomic import AtomicFiles, PathLike, path_text
 from autobench.records._codec import (
     artifact_payload_to_yaml,
-    experiment_record_to_yaml,
+    experiment_record_parts,
     experiment_summary_to_yaml,
     post_derived_to_yaml,
     render_run,
@@ -245,7 +245,8 @@ class RecordDirectoryWriter:
         self._plan_paths = _plan_paths(experiment)
         self._experiment_id = experiment.experiment_id
         self._files.ensure_schemas(("run", "summary"))  # every experiment writes them
-        self._write(root / "experiment.yaml", experiment_record_to_yaml(experiment))
+        parts = experiment_record_parts(experiment)  # a large plan is rendered as it is written
+        self._files.create_parts(root / "experiment.yaml", (part.encode() for part in parts))
         self._files.sync()
         self._choose_committer(len(experiment.plan))
         self._started = True

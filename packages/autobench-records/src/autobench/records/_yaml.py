@@ -434,10 +434,17 @@ def dump_document(document: Any, *, dumper: type[Any] | None = None) -> str:
 def _dump(document: Any, kind: type[Any]) -> str:
     stream = io.StringIO()
     dumper = kind(stream)
-    dumper.open()
-    dumper.represent(document)
-    dumper.close()
-    return stream.getvalue()
+    try:
+        dumper.open()
+        dumper.represent(document)
+        dumper.close()
+        return stream.getvalue()
+    finally:
+        # A dumper refers to itself (as its emitter, representer and resolver): left so, it
+        # is cyclic garbage holding its stream's text until a collection finds it, never
+        # when the collector is off or has frozen it alive (``autobench run``), so the
+        # parts of a million-run plan piled up. Its attributes dropped, it dies here.
+        dumper.__dict__.clear()
 
 
 def render_sections(sections: dict[str, Any], *, dumper: type[Any] | None = None) -> str:

@@ -69,7 +69,7 @@ class RunHandoff:
         self._preparing = sink if isinstance(sink, PreparingSink) else None
         self._durable = sink if isinstance(sink, DurableSink) else None
         self._progress = progress
-        self._results: list[RunRecord | None] = [None] * len(runs)
+        self._results: list[RunRecord | None] | None = None  # a slot a run, once one is kept
         self.payloads: dict[tuple[str, str], Any] = {}
         self.completed = 0
         self._reported = 0
@@ -83,6 +83,8 @@ class RunHandoff:
     def records(self) -> tuple[RunRecord, ...]:
         """The records of the runs finished so far (as handed to the sink, or what ``keep``
         made of them; none when it returns ``None``), in plan order."""
+        if self._results is None:
+            return ()
         return tuple(record for record in self._results if record is not None)
 
     def awaiting_storage(self) -> int:
@@ -107,7 +109,11 @@ class RunHandoff:
         # From here on only what is kept is held: a report waiting for the sink (runs can end
         # far ahead of the disk) holds what the progress callback is told, not the record.
         shown = None if self._progress is None else _shown(record)
-        self._results[position] = record if self._keep is None else self._keep(record)
+        kept = record if self._keep is None else self._keep(record)
+        if kept is not None:
+            if self._results is None:
+                self._results = [None] * len(self._runs)
+            self._results[position] = kept
         self.completed += 1
         if self._durable is not None:
             loop = asyncio.get_running_loop()

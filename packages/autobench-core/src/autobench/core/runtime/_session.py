@@ -543,6 +543,9 @@ class RunSession:
         )
         if read_back:
             assert self.root_dir is not None  # lean: checked above
+            # Nothing of the running phase is held while the record is read back (the
+            # executor's slot per planned run, the runs' shared setup).
+            del executor, setup, keep, session
             return recorded_result(self.root_dir, prepared.plugins, derived=listeners)
         return ExperimentResult(
             experiment=experiment,
