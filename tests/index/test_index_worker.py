@@ -302,3 +302,37 @@ def test_paths_past_the_bound_are_dropped_and_the_index_is_built_from_the_yaml(
     order = pq.read_table(where / "runs.parquet").column("run_id").to_pylist()
     assert order == [run.run_id for run in replay_experiment(record_dir).runs]  # plan order
     assert not workers_in(tmp_path)
+
+
+def test_a_worker_stopped_takes_the_processes_it_started_with_it(tmp_path: Path) -> None:
+    # A worker past its finish deadline may be building the index from the YAML, whose
+    # replay runs a pool of processes: stopping the worker stops them too (they used to
+    # go on replaying the record after the command had ended).
+    from autobench.index._worker_link import stop_worker
+
+    started = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import subprocess, sys, time\n"
+            "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+            "print(child.pid, flush=True)\n"
+            "time.sleep(120)\n",
+        ],
+        stdout=subprocess.PIPE,
+        process_group=0,  # as the worker is started
+    )
+    assert started.stdout is not None
+    child = int(started.stdout.readline())
+    started.stdout.close()
+    stop_worker(started)
+    assert started.returncode is not None
+    for _ in range(500):  # the orphan is reaped by init once killed
+        if (
+            not Path(f"/proc/{child}").exists()
+            or "State:\tZ" in Path(f"/proc/{child}/status").read_text()
+        ):
+            break
+        time.sleep(0.01)
+    else:
+        pytest.fail(f"process {child} started by the worker is still running")

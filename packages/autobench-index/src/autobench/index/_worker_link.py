@@ -22,6 +22,7 @@ import os
 import select
 import selectors
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -118,6 +119,18 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+def stop_worker(process: subprocess.Popen[bytes]) -> None:
+    """Kill the worker and every process it started (its own process group: a replay's
+    pool of processes, when it builds the index from the YAML), and reap it. Killing the
+    worker alone left those processes replaying the record after the command had ended."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (AttributeError, OSError):  # no process groups here, or it is gone already
+        with contextlib.suppress(OSError):
+            process.kill()
+    process.wait()
+
+
 def _abandon(channel: _Channel, feeder: threading.Thread) -> None:
     """The listener was collected (or the process exits) without :meth:`finished`: the
     worker's input ends, so it discards its staging directory and exits; reap it."""
@@ -127,8 +140,7 @@ def _abandon(channel: _Channel, feeder: threading.Thread) -> None:
     try:
         process.wait(timeout=5)
     except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+        stop_worker(process)
     if process.stdout is not None:
         process.stdout.close()
 
@@ -212,8 +224,7 @@ class WorkerIndex:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=max(0.1, deadline - time.monotonic()))
         if self.process.returncode is None:  # still running past the deadline
-            self.process.kill()
-            self.process.wait()
+            stop_worker(self.process)
             shutil.rmtree(self.root / f".index.live-{os.getpid()}", ignore_errors=True)
             self._warn(f"its worker did not finish within {FINISH_TIMEOUT:g} s")
         else:
