@@ -272,12 +272,13 @@ def test_a_worker_that_dies_is_one_warning_and_the_record_is_complete(tmp_path: 
     assert not index_root(record_dir).exists() and not workers_in(tmp_path)
 
 
-def test_paths_past_the_bound_are_dropped_and_the_index_is_built_from_the_yaml(
+def test_paths_past_the_bound_are_dropped_and_the_worker_reads_the_rest_from_the_plan(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # In process (run_experiment records so), with a bound smaller than one group's paths,
     # as a worker far behind would meet: the recording process keeps no more, tells the
-    # worker, and the worker builds the index from the YAML at the end.
+    # worker, and at the end the worker reads the planned run files it has not seen (one
+    # file at a time, not a replay of the whole record).
     import autobench.index._worker_link as link
 
     monkeypatch.setattr(link, "MAX_PENDING_BYTES", 8)
@@ -300,7 +301,8 @@ def test_paths_past_the_bound_are_dropped_and_the_index_is_built_from_the_yaml(
     manifest = json.loads((index_root(record_dir) / "manifest.json").read_text())
     where = index_root(record_dir) / manifest["partition"]
     order = pq.read_table(where / "runs.parquet").column("run_id").to_pylist()
-    assert order == [run.run_id for run in replay_experiment(record_dir).runs]  # plan order
+    assert sorted(order) == sorted(run.run_id for run in replay_experiment(record_dir).runs)
+    assert len(order) == len(set(order))  # each run once, the live ones and those read after
     assert not workers_in(tmp_path)
 
 

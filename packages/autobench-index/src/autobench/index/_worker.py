@@ -7,8 +7,8 @@ array a line:
 
 - ``["G", [path, ...]]``: these run files (relative to the record directory) are durable;
   they are read from disk, hashed and parsed, their rows added;
-- ``["O"]``: the recording process dropped paths it could not hand over fast enough; the
-  index is built from the YAML at the end instead;
+- ``["O"]``: the recording process dropped paths it could not hand over fast enough; at
+  the end the worker reads every planned run file it has not seen from disk;
 - ``["F"]``: the experiment is finished (``summary.yaml`` stored); the index is completed
   and put in place, then the worker says ``D`` and exits.
 

@@ -6,8 +6,8 @@ finished; the worker reads, parses and writes. Nothing here waits on the worker 
 go on: :meth:`WorkerIndex.runs_durable` (on the group-commit thread) appends one line of
 paths to a queue that a feeder thread writes to the worker's pipe. A worker that falls so
 far behind that the queue would hold more than :data:`MAX_PENDING_BYTES` loses the
-queued paths and is told so (it then builds the index from the YAML at the end), so the
-recording process's memory stays small whatever the worker does. :meth:`finished` waits
+queued paths and is told so (at the end it reads the planned run files it has not seen
+from disk), so the recording process's memory stays small whatever the worker does. :meth:`finished` waits
 for the worker (at most :data:`FINISH_TIMEOUT` seconds) so the index is in place when
 the experiment returns, and reaps it. Importing this module imports neither pyarrow nor
 the worker's code.
@@ -40,7 +40,7 @@ _log = logging.getLogger("autobench.index")
 
 MAX_PENDING_BYTES = 4 * 1024 * 1024
 """Bytes of paths the recording process holds for a worker that does not keep up (about
-60,000 runs' paths) before it drops them and lets the worker build from the YAML."""
+60,000 runs' paths) before it drops them and lets the worker find the rest from the plan."""
 
 FINISH_TIMEOUT = 600.0
 """Seconds :meth:`WorkerIndex.finished` waits for the worker to complete the index."""
