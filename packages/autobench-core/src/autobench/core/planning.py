@@ -159,13 +159,8 @@ class PlannedRuns(Sequence[MatrixRunSpec]):
 
     def __getitem__(self, index: int | slice) -> MatrixRunSpec | tuple[MatrixRunSpec, ...]:
         if isinstance(index, slice):
-            return tuple(self[i] for i in range(*index.indices(len(self))))
-        size = len(self)
-        if index < 0:
-            index += size
-        if not 0 <= index < size:
-            raise IndexError("run index out of range")
-        return self._built(self.position(index))
+            return tuple(self._built(self.position(i)) for i in range(len(self))[index])
+        return self._built(self.position(range(len(self))[index]))  # IndexError as a tuple's
 
     def _built(self, position: int) -> MatrixRunSpec:
         case, variant, repeat = self._parts(position)

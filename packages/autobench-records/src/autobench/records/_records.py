@@ -250,12 +250,8 @@ class PlanSequence(Sequence[PlannedRun]):
 
     def __getitem__(self, index: int | slice) -> PlannedRun | tuple[PlannedRun, ...]:
         if isinstance(index, slice):
-            return tuple(self[i] for i in range(*index.indices(len(self))))
-        size = len(self)
-        if index < 0:
-            index += size
-        if not 0 <= index < size:
-            raise IndexError("planned run index out of range")
+            return tuple(self[i] for i in range(len(self))[index])
+        index = range(len(self))[index]  # IndexError as a tuple's
         (entry,) = self.entries(index, index + 1)
         return PlannedRun.model_validate(entry)
 

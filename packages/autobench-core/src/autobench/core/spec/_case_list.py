@@ -73,13 +73,8 @@ class CaseList(Sequence[Case]):
 
     def __getitem__(self, index: int | slice) -> Case | tuple[Case, ...]:
         if isinstance(index, slice):
-            return tuple(self._case(i) for i in range(*index.indices(len(self))))
-        size = len(self._ends)
-        if index < 0:
-            index += size
-        if not 0 <= index < size:
-            raise IndexError("case index out of range")
-        return self._case(index)
+            return tuple(self._case(i) for i in range(len(self))[index])
+        return self._case(range(len(self))[index])  # IndexError as a tuple's
 
     def _case(self, index: int) -> Case:
         last = self._last
