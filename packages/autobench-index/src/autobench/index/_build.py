@@ -24,6 +24,7 @@ from autobench.index._layout import (
     replace_index,
     staging_dir,
 )
+from autobench.index._round_trip import reads_back_from_json
 from autobench.index._sources import (
     EXPERIMENT_FILE,
     Source,
@@ -73,7 +74,7 @@ def _evidence_only(runs: Sequence[RunRecord]) -> list[RunRecord]:
 
 def _round_trip_problem(runs: Sequence[RunRecord], texts: list[str]) -> str | None:
     for run, text in zip(runs, texts, strict=True):
-        if RunRecord.model_validate_json(text) != run:
+        if not reads_back_from_json(run, text):
             return f"run {run.run_id} does not read back identically from JSON"
     return None
 

@@ -43,6 +43,7 @@ from autobench.abp import Trace
 from autobench.index._build import build_index, finish_index
 from autobench.index._layout import INDEX_DIR, index_root, partition, read_manifest
 from autobench.index._load import index_status, read_parquet
+from autobench.index._round_trip import reads_back_from_json
 from autobench.index._sources import (
     EXPERIMENT_FILE,
     Source,
@@ -58,7 +59,6 @@ from autobench.records import (
     DurableRun,
     ExperimentRecord,
     ExperimentSummary,
-    RunRecord,
     TraceSummary,
     experiment_record_from_yaml,
     load_run_record,
@@ -252,7 +252,7 @@ class LiveIndex:
         digest = hashlib.sha256(data).hexdigest()
         self._sources[path] = Source(path, stamp, digest)
         record_json = run.model_dump_json()
-        if self._problem is None and RunRecord.model_validate_json(record_json) != run:
+        if self._problem is None and not reads_back_from_json(run, record_json):
             self._problem = f"run {run.run_id} does not read back identically from JSON"
         self._rows.add_run(
             run,
