@@ -36,6 +36,7 @@ import shutil
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 import pyarrow.parquet as pq
 
@@ -60,8 +61,9 @@ from autobench.records import (
     ExperimentRecord,
     ExperimentSummary,
     TraceSummary,
-    experiment_record_from_yaml,
+    experiment_record_with_plan_columns,
     load_run_record,
+    plan_column,
     run_record_from_yaml,
 )
 
@@ -104,7 +106,8 @@ class LiveIndex:
         self._owner = os.getpid() if owner is None else owner
         self._yields = yields
         self._partition = partition(experiment.benchmark.id, experiment.experiment.id)
-        self._planned = [planned.path for planned in experiment.plan]
+        self._plan = experiment.plan
+        self._plan_paths: Sequence[str] | None = None
         self._base: dict[str, Source] = {}  # the earlier runs' sources, from a fresh index
         # Whether the rows will cover the record: this session's runs, and the earlier ones
         # through a fresh index of them.
@@ -148,11 +151,18 @@ class LiveIndex:
         ``record_dir``, written for the recording process ``owner`` by the index worker
         (which has no event loop to yield to). Raises ``OSError`` / ``RecordFormatError``
         when that file cannot be read."""
-        path = Path(record_dir) / EXPERIMENT_FILE
-        experiment = experiment_record_from_yaml(path.read_text(encoding="utf-8"), source=path)
+        experiment = experiment_record_with_plan_columns(Path(record_dir) / EXPERIMENT_FILE)
         live = cls(record_dir, experiment, resumed=resumed, owner=owner, yields=False)
         live._experiment = experiment
         return live
+
+    @property
+    def _planned(self) -> Sequence[str]:
+        """The planned runs' record paths, in plan order (read when first needed: at the
+        end, from a plan read as columns)."""
+        if self._plan_paths is None:
+            self._plan_paths = cast(Sequence[str], plan_column(self._plan, "path"))
+        return self._plan_paths
 
     @property
     def staging(self) -> Path:
@@ -266,8 +276,7 @@ class LiveIndex:
         """The experiment record as ``experiment.yaml`` gives it back (the index's copy);
         unlike ``load_experiment_record``, it changes no state of the process (the
         redaction rules the record names are the run's own)."""
-        path = self.root / EXPERIMENT_FILE
-        return experiment_record_from_yaml(path.read_text(encoding="utf-8"), source=path)
+        return experiment_record_with_plan_columns(self.root / EXPERIMENT_FILE)
 
     def _write_rows(self) -> None:
         where = self._stage() / self._partition

@@ -1,0 +1,236 @@
+"""``experiment.yaml`` read with its plan as columns: :func:`experiment_record_with_plan_columns`.
+
+A plan read as models takes about 1.5 KB and 20 us of CPU a planned run (at a million
+planned runs, 1.5 GB and 20 s), where the index worker, which reads the experiment record
+while the runs go on, needs only the plan's count until the end and then its columns. The
+plan section the record writer writes (``autobench.records._span_text``) is one item of
+four or five ``key: value`` lines a planned run::
+
+    plan:
+    - id: run_0000_case_0_a
+      case: case-0
+      variant: a
+      path: cases/case-0/a/run.yaml
+      input: f3013f...
+
+In that layout the record is read without its plan (the section replaced by ``plan: []``;
+a record that does not read is read whole, for the line and column of its error) and the
+plan becomes a
+:class:`~autobench.records.PlanTable` whose columns are read from the file, in one pass of
+regular expressions, when first asked for. Each value is read as the YAML reader reads it:
+a plain scalar that can only be a string (it starts with a letter, ``_`` or ``/``, is not
+``true``, ``false`` or ``null`` in one of their spellings and holds no ``: ``, `` #`` or
+trailing ``:``, YAML 1.2's core schema: https://yaml.org/spec/1.2.2/#1032-tag-resolution),
+or a sha256 in hex with a letter other than ``e`` (no number or time), is taken as it is;
+any other value is read by the record reader itself. A plan section in another layout is
+read as models (:func:`~autobench.records.experiment_record_from_yaml`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from autobench.records._canonical import _OUTSIDE_TEXT, NOT_CANONICAL, read_canonical
+from autobench.records._codec import experiment_record_from_yaml
+from autobench.records._errors import RecordFormatError
+from autobench.records._plan_table import PLAN_COLUMNS, PlanTable
+from autobench.records._records import ExperimentRecord
+from autobench.records._yaml import load_document
+
+_START = "\nplan:\n"
+_END = re.compile(r"\n(?![ -])")
+"""The line break after the plan's last item line (the next line starts a top-level key)."""
+
+_KEYS = ("- id: ", "  case: ", "  variant: ", "  path: ", "  input: ")
+"""The start of each line of a planned run, in :data:`~autobench.records.PLAN_COLUMNS`
+order (the ``input`` line is left out for a run recorded without one)."""
+_ITEMS = re.compile(
+    r"(?:- id: [^\n]*\n  case: [^\n]*\n  variant: [^\n]*\n  path: [^\n]*\n"
+    r"(?:  input: [^\n]*\n)?)*"
+)
+_STRING = (
+    r"(?:[ABCDEGHIJKLMOPQRSUVWXYZabcdeghijklmopqrsuvwxyz_/tTfFnN][^\n]*|[0-9e]*[a-df][0-9a-f]*)"
+)
+"""A plain scalar that can only be a string, save :data:`_WORD_VALUE` and the texts
+:func:`_plainly_strings` rules out: a first character that starts no YAML 1.2 core-schema
+pattern (``t``, ``f`` and ``n`` only ``true``, ``false`` and ``null``), or a hex text
+with a letter other than ``e`` (no number or time)."""
+_STRING_ITEMS = re.compile(
+    f"(?:- id: {_STRING}\n  case: {_STRING}\n  variant: {_STRING}\n  path: {_STRING}\n"
+    f"(?:  input: {_STRING}\n)?)*"
+)
+_WORD_VALUE = re.compile(r": (?:true|True|TRUE|false|False|FALSE|null|Null|NULL)\n")
+_GROUPS = re.compile(
+    r"- id: ([^\n]*)\n  case: ([^\n]*)\n  variant: ([^\n]*)\n  path: ([^\n]*)\n"
+    r"(?:  input: ([^\n]*)\n)?"
+)
+_CHUNK = 4 * 1024 * 1024
+"""Characters of plan lines split at a time (about 24,000 planned runs)."""
+_UNIQUE = frozenset({"id", "path"})
+"""Columns whose values are each a planned run's own (the others' repeated values are
+shared)."""
+
+
+@dataclass(frozen=True)
+class _Layout:
+    start: int
+    end: int
+    count: int
+    plain: bool
+    """Whether every value is a plain scalar that can only be a string."""
+
+
+def experiment_record_with_plan_columns(path: Path | str) -> ExperimentRecord:
+    """The experiment record stored at ``path`` (an ``experiment.yaml``), its plan a
+    :class:`~autobench.records.PlanTable` whose columns are read from the file when first
+    asked for (module docstring); a plan in another layout is read as models. Raises
+    ``OSError`` when the file cannot be read and
+    :class:`~autobench.records.RecordFormatError` as
+    :func:`~autobench.records.experiment_record_from_yaml` does; a column read later raises
+    ``OSError``, or ``ValueError`` when the file's plan no longer has ``len(plan)`` runs
+    in that layout (the file changed)."""
+    source = Path(path)
+    stamp = _stamp(source)
+    text = source.read_text(encoding="utf-8")
+    layout = _layout(text)
+    if layout is None:
+        return experiment_record_from_yaml(text, source=source)
+    head = text[: layout.start - 1] + " []\n" + text[layout.end :]
+    try:
+        experiment = experiment_record_from_yaml(head, source=source)
+    except RecordFormatError:  # read whole, for the line and column of the file
+        return experiment_record_from_yaml(text, source=source)
+    del text, head
+    if experiment.plan:  # a second plan section: not the writer's layout
+        return experiment_record_from_yaml(source.read_text(encoding="utf-8"), source=source)
+    columns = _Columns(source, stamp, layout)
+    return experiment.model_copy(update={"plan": PlanTable(layout.count, columns.column)})
+
+
+def _stamp(path: Path) -> tuple[int, int, int]:
+    info = os.stat(path)
+    return info.st_size, info.st_mtime_ns, info.st_ino
+
+
+def _layout(text: str) -> _Layout | None:
+    """Where the plan's item lines are in ``text`` and what they hold, when they are in
+    the writer's layout; else ``None``."""
+    at = text.find(_START)
+    if at < 0:
+        return None
+    start = at + len(_START)
+    found = _END.search(text, start - 1)
+    end = len(text) if found is None else found.start() + 1
+    if end <= start or _OUTSIDE_TEXT.search(text, start, end) is not None:
+        return None
+    count = text.count("\n- id: ", start - 1, end)
+    if _whole(_STRING_ITEMS, text, start, end) and _plainly_strings(text, start, end):
+        return _Layout(start, end, count, plain=True)
+    if _whole(_ITEMS, text, start, end):
+        return _Layout(start, end, count, plain=False)
+    return None
+
+
+def _whole(items: re.Pattern[str], text: str, start: int, end: int) -> bool:
+    """Whether ``items`` matches all of ``text[start:end]``, tried a chunk of whole items
+    at a time (a repetition matched over a million items at once kept a backtracking
+    entry for each: about 600 MB)."""
+    return all(items.fullmatch(text, a, b) is not None for a, b in _chunks(text, start, end))
+
+
+def _plainly_strings(text: str, start: int, end: int) -> bool:
+    """Whether no value of the item lines is a word YAML reads as a boolean or null, nor
+    holds ``: `` or `` #``, nor ends with ``:`` or a space (the plain scalars of
+    :data:`_STRING` then all read as the texts they are)."""
+    lines = text.count("\n", start, end)
+    return (
+        text.count(": ", start, end) == lines  # each line's only one follows its key
+        and text.find(" #", start, end) < 0
+        and text.find(":\n", start, end) < 0
+        and text.find(" \n", start, end) < 0
+        and _WORD_VALUE.search(text, start, end) is None
+    )
+
+
+class _Columns:
+    """The plan's columns read from the file at once, when the first is asked for."""
+
+    def __init__(self, source: Path, stamp: tuple[int, int, int], layout: _Layout) -> None:
+        self.source = source
+        self.stamp = stamp
+        self.layout = layout
+        self._read: dict[str, list[str | None]] | None = None
+
+    def column(self, name: str) -> list[str | None]:
+        if self._read is None:
+            self._read = self._columns()
+        return self._read.pop(name)  # the table keeps it; this object keeps nothing
+
+    def _columns(self) -> dict[str, list[str | None]]:
+        layout = self.layout
+        unchanged = _stamp(self.source) == self.stamp
+        text = self.source.read_text(encoding="utf-8")
+        if not unchanged:  # read the layout again: the counts must hold
+            changed = _layout(text)
+            if changed is None or changed.count != layout.count:
+                raise ValueError(
+                    f"{self.source}: the plan changed since it was read ({layout.count} runs)"
+                )
+            layout = changed
+        found: list[list[str]] = [[] for _ in _KEYS]
+        whole = text.count("\n  input: ", layout.start, layout.end) == layout.count
+        for start, end in _chunks(text, layout.start, layout.end):
+            if whole:  # every run has its five lines: each column is every fifth line
+                lines = text[start:end].split("\n")
+                for position, key in enumerate(_KEYS):
+                    found[position] += [line[len(key) :] for line in lines[position:-1:5]]
+            else:  # "" for a run without an input line
+                items = _GROUPS.findall(text, start, end)
+                for position in range(5):
+                    found[position] += [item[position] for item in items]
+        del text
+        if any(len(values) != layout.count for values in found):
+            raise ValueError(f"{self.source}: the plan's items are not whole")
+        return {
+            name: _strings(values, plain=layout.plain, share=name not in _UNIQUE)
+            for name, values in zip(PLAN_COLUMNS, found, strict=True)
+        }
+
+
+def _chunks(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """``text[start:end]`` (whole items) cut into pieces of whole items of about
+    :data:`_CHUNK` characters, so reading the columns of a large plan never holds a copy
+    of its lines."""
+    while start < end:
+        cut = text.find("\n- id: ", min(start + _CHUNK, end) - 1, end)
+        stop = end if cut < 0 else cut + 1
+        yield start, stop
+        start = stop
+
+
+def _strings(values: list[str], *, plain: bool, share: bool) -> list[str | None]:
+    """The values of scalars ``values`` as the record reader reads them (an empty value,
+    or a line not written, is ``None``: YAML's null); each other value must be a string.
+    ``plain``: each is a plain scalar that reads as the text it is. ``share``: one string
+    for each distinct value."""
+    if not plain:
+        return [_read(value) if value else None for value in values]
+    if share:
+        shared: dict[str, str] = {}
+        return [shared.setdefault(value, value) if value else None for value in values]
+    return [value or None for value in values]
+
+
+def _read(value: str) -> str:
+    """``value`` (a scalar as written after ``key: ``) read by the record reader."""
+    document = read_canonical(f"key: {value}\n")
+    if document is NOT_CANONICAL:
+        document = load_document(f"key: {value}\n")
+    read = document.get("key") if isinstance(document, dict) else None
+    if not isinstance(read, str):
+        raise ValueError(f"a planned run's field holds {value!r}, not a string")
+    return read
