@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from autobench.abp import Trace, gc_paused
@@ -142,13 +143,14 @@ def finish_index(
     root: Path,
     staged: Path,
     experiment: ExperimentRecord,
-    sources: list[Source],
+    sources: list[Source] | pa.Table,
     runs: int,
     counts: dict[str, int],
     problem: str | None,
 ) -> str | None:
     """Complete the index staged in ``staged`` (its tables written: ``counts`` rows each,
-    ``runs`` runs) with the ``files`` table of ``sources``, ``experiment.json`` (without the
+    ``runs`` runs) with the ``files`` table of ``sources`` (or ``sources`` itself, a
+    ``files`` table), ``experiment.json`` (without the
     plan), the plan's table and the manifest, and put it in place of ``root``'s index. Returns why reports may not read it
     (``problem``, or the experiment record not reading back from JSON), else ``None``.
     Raises ``OSError`` (and pyarrow's errors) when a write fails; ``staged`` is then the
@@ -158,7 +160,8 @@ def finish_index(
     experiment_json = head.model_dump_json()
     if problem is None and ExperimentRecord.model_validate_json(experiment_json) != head:
         problem = "the experiment record does not read back identically from JSON"
-    pq.write_table(sources_table(sources), staged / FILES)
+    files = sources if isinstance(sources, pa.Table) else sources_table(sources)
+    pq.write_table(files, staged / FILES)
     pq.write_table(plan_table(plan), staged / PLAN)
     (staged / EXPERIMENT_JSON).write_text(experiment_json, encoding="utf-8")
     manifest = {

@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import cast
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from autobench.abp import Trace
@@ -45,12 +46,14 @@ from autobench.index._build import build_index, finish_index
 from autobench.index._layout import INDEX_DIR, index_root, partition, read_manifest
 from autobench.index._load import index_status, read_parquet
 from autobench.index._round_trip import reads_back_from_json
+from autobench.index._run_sources import RunSources
 from autobench.index._sources import (
     EXPERIMENT_FILE,
     Source,
     read_sources,
     read_stamped,
     side_files,
+    sources_table,
     stamp_of,
     stored_stamps,
 )
@@ -115,7 +118,7 @@ class LiveIndex:
         self._rows = TableRows()
         self._writers: dict[str, pq.ParquetWriter] = {}
         self._counts = dict.fromkeys(SCHEMAS, 0)
-        self._sources: dict[str, Source] = {}
+        self._runs = RunSources(len(experiment.plan))
         self._problem: str | None = None
         self._staged: Path | None = None
         self._experiment: ExperimentRecord | None = None  # as experiment.yaml gives it back
@@ -233,8 +236,8 @@ class LiveIndex:
         :meth:`give_up_rows`)."""
         missing = [
             path
-            for path in self._planned
-            if path not in self._sources and os.path.exists(self._prefix + path)
+            for position, path in enumerate(self._planned)
+            if not self._runs.read(position) and os.path.exists(self._prefix + path)
         ]
         for start in range(0, len(missing), ROW_GROUP_RUNS):
             self._add_each([(path, None, None) for path in missing[start : start + ROW_GROUP_RUNS]])
@@ -259,8 +262,9 @@ class LiveIndex:
         else:
             run = run_record_from_yaml(data.decode("utf-8"), source=source, skip=EVIDENCE_ONLY)
             stamp = stamp_of(source)
-        digest = hashlib.sha256(data).hexdigest()
-        self._sources[path] = Source(path, stamp, digest)
+        raw = hashlib.sha256(data).digest()
+        digest = raw.hex()
+        self._runs.add(run.run.index, path, stamp, raw)
         record_json = run.model_dump_json()
         if self._problem is None and not reads_back_from_json(run, record_json):
             self._problem = f"run {run.run_id} does not read back identically from JSON"
@@ -304,11 +308,15 @@ class LiveIndex:
         """Whether the rows cover the record: every run file present was written through
         this listener, and nothing but summaries lies beside them (no post-derived or
         derived record, whose observations the runs' rows would lack)."""
+        if self._runs.misplaced:
+            return False
         if any(not name.startswith(_SUMMARIES) for name in side_files(self.root)):
             return False
-        for path in self._planned:
-            if path in self._sources:
+        for position, path in enumerate(self._planned):
+            if self._runs.read_at(position, path):
                 continue
+            if self._runs.misplaced:  # a run file read at another planned run's path
+                return False
             stamp = stamp_of(self.root / path)
             earlier = self._base.get(path)
             if stamp is None:
@@ -328,23 +336,35 @@ class LiveIndex:
         self._writers.clear()
         assert self._staged is not None
         experiment = self._experiment or self._read_experiment()
-        for path in self._planned:
-            if path not in self._sources and path in self._base:
-                self._sources[path] = self._base[path]
-        absent = [path for path in self._planned if path not in self._sources]
-        sources = [
-            *read_sources(self.root, [EXPERIMENT_FILE]),
-            *(self._sources[path] for path in self._planned if path in self._sources),
-            *(Source(path, None, None) for path in absent),
-            *read_sources(self.root, side_files(self.root)),
-        ]
-        runs = len(self._planned) - len(absent)
+        files, runs = self._files()
         staged, self._staged = self._staged, None
         try:
-            finish_index(self.root, staged, experiment, sources, runs, self._counts, self._problem)
+            finish_index(self.root, staged, experiment, files, runs, self._counts, self._problem)
         except BaseException:
             shutil.rmtree(staged, ignore_errors=True)
             raise
+
+    def _files(self) -> tuple[pa.Table, int]:
+        """The ``files`` table (the experiment record, the planned runs in plan order, the
+        summaries) and how many planned runs it has present."""
+        planned = self._planned
+        if self._base:  # a resumed session: the earlier index's sources fill the gaps
+            runs = [
+                self._runs.source(position, path)
+                if self._runs.read(position)
+                else self._base.get(path, Source(path, None, None))
+                for position, path in enumerate(planned)
+            ]
+            plan = sources_table(runs)
+        else:
+            plan = self._runs.table(planned)
+        present = len(planned) - plan.column("sha256").null_count
+        tables = [
+            sources_table(read_sources(self.root, [EXPERIMENT_FILE])),
+            plan,
+            sources_table(read_sources(self.root, side_files(self.root))),
+        ]
+        return pa.concat_tables(tables), present
 
     def _copy_base_rows(self) -> None:
         """Append the rows of the earlier index (this session's runs are not in it) to
