@@ -488,3 +488,29 @@ def test_a_report_from_an_index_with_empty_tables_imports_no_pandas(tmp_path: Pa
     text, modules = _report_in_a_fresh_process(record_dir)
     assert "pyarrow" in modules and "Leaderboard" in text
     assert "pandas" not in modules
+
+
+def test_a_streamed_index_holds_the_tables_of_a_replayed_one(record: Record) -> None:
+    """``build_index`` reads a record with only summaries beside its runs a group of run
+    files at a time (flat memory); its tables are those of the whole replay, an absent run
+    included."""
+    from autobench.index._build import replay_index
+    from autobench.index._live import stream_index
+
+    record_dir = record([case(1, llm=True), case(2, 2.5, boom=True), case(3, True), case(4)])
+    experiment = replay_experiment(record_dir).experiment
+    (record_dir / experiment.plan[3].path).unlink()  # as an interrupted experiment leaves it
+    streamed = stream_index(record_dir)
+    assert streamed is not None and streamed.reportable, streamed
+    partition = _partition(record_dir)
+    tables = {
+        path.name: pq.read_table(path)
+        for path in [*partition.glob("*.parquet"), *index_root(record_dir).glob("*.parquet")]
+    }
+    replayed = replay_index(record_dir)
+    assert (streamed.runs, streamed.rows) == (replayed.runs, replayed.rows) == (7, streamed.rows)
+    for name, table in tables.items():
+        where = partition if (partition / name).exists() else index_root(record_dir)
+        assert pq.read_table(where / name).equals(table), name
+    (record_dir / "post_derived.yaml").write_text("")  # a post-derived record: replayed
+    assert stream_index(record_dir) is None

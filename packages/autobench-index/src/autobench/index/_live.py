@@ -42,8 +42,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from autobench.abp import Trace
-from autobench.index._build import build_index, finish_index
-from autobench.index._layout import INDEX_DIR, index_root, partition, read_manifest
+from autobench.index._build import IndexBuilt, build_index, finish_index, replay_index
+from autobench.index._layout import INDEX_DIR, index_root, partition, read_manifest, staging_dir
 from autobench.index._load import index_status, read_parquet
 from autobench.index._round_trip import reads_back_from_json
 from autobench.index._run_sources import RunSources
@@ -123,6 +123,9 @@ class LiveIndex:
         self._staged: Path | None = None
         self._experiment: ExperimentRecord | None = None  # as experiment.yaml gives it back
         self._failed = False
+        self._streamed = False  # built by stream_index: errors raise, a rebuild replays
+        self.built: IndexBuilt | None = None
+        """What the index holds once put in place."""
         self._missed = False  # some runs' paths were dropped on the way (give_up_rows)
 
     def _fresh_base(self) -> bool:
@@ -219,7 +222,7 @@ class LiveIndex:
                 self._complete()
             else:
                 self._discard()
-                build_index(self.root)
+                self.built = (replay_index if self._streamed else build_index)(self.root)
         except Exception as error:
             self._fail(error)
 
@@ -296,6 +299,8 @@ class LiveIndex:
                 time.sleep(0)
 
     def _stage(self) -> Path:
+        if self._staged is None and self._streamed:  # as any rebuilt index is staged
+            self._staged = staging_dir(self.root)
         if self._staged is None:
             staged = self.staging
             if staged.exists():  # left by a killed process that had this pid
@@ -339,10 +344,15 @@ class LiveIndex:
         files, runs = self._files()
         staged, self._staged = self._staged, None
         try:
-            finish_index(self.root, staged, experiment, files, runs, self._counts, self._problem)
+            problem = finish_index(
+                self.root, staged, experiment, files, runs, self._counts, self._problem
+            )
         except BaseException:
             shutil.rmtree(staged, ignore_errors=True)
             raise
+        self.built = IndexBuilt(
+            self.root / INDEX_DIR, runs, dict(self._counts), problem is None, problem
+        )
 
     def _files(self) -> tuple[pa.Table, int]:
         """The ``files`` table (the experiment record, the planned runs in plan order, the
@@ -393,6 +403,8 @@ class LiveIndex:
         self._failed = True
         with contextlib.suppress(Exception):  # the warning below says enough
             self._discard()
+        if self._streamed:
+            raise error
         _log.warning(
             "Warning: the columnar index of %s was not written (%s: %s); the record is "
             "complete, `autobench index %s` builds the index",
@@ -401,3 +413,23 @@ class LiveIndex:
             error,
             self.root,
         )
+
+
+def stream_index(root: Path) -> IndexBuilt | None:
+    """Build the index of the experiment recorded in ``root`` as the live index writes it
+    (every planned run file present read from disk, a group of :data:`ROW_GROUP_RUNS` at a
+    time, its rows written as a row group), so the memory it takes does not grow with the
+    runs; ``None`` when files other than summaries lie beside the runs, or no
+    ``experiment.yaml`` (:func:`~autobench.index._build.replay_index` then builds it, or
+    says what is missing). A run file changed while it is read sends it to the replay too.
+    Raises ``OSError`` and :class:`~autobench.records.RecordFormatError` (the file, line and
+    column of a record that does not read)."""
+    if not (root / EXPERIMENT_FILE).is_file():
+        return None
+    if any(not name.startswith(_SUMMARIES) for name in side_files(root)):
+        return None
+    live = LiveIndex.of_record(root, resumed=False, owner=os.getpid())
+    live._streamed = True
+    live.give_up_rows()  # every planned run file is read at the end
+    live.finish()
+    return live.built
