@@ -52,9 +52,9 @@ ANY = st.one_of(JSON_OWN, JSON_OWN, JSON_OWN, VALUES)
 NAMES = st.text(alphabet="abcdefgh", min_size=1, max_size=6)
 
 
-@st.composite
-def runs(draw: st.DrawFn) -> RunRecord:
-    base = RunRecord.model_validate(
+def _run(*, variant: Any = None, scores: Any = (), **info: Any) -> RunRecord:
+    """A passed run of case ``c`` and variant ``v``; ``info``: more fields of its ``run``."""
+    return RunRecord.model_validate(
         {
             "run": {
                 "id": "run_0000_c_v",
@@ -65,13 +65,18 @@ def runs(draw: st.DrawFn) -> RunRecord:
                 "index": 0,
                 "status": "passed",
                 "outcome": {"task": "passed", "evaluation": "passed"},
-                "started_at": draw(st.none() | WHEN),
-                "duration": draw(st.none() | FLOATS),
+                **info,
             },
             "case": {"id": "c"},
-            "variant": {"id": "v"},
+            "variant": variant or {"id": "v"},
+            "scores": list(scores),
         }
     )
+
+
+@st.composite
+def runs(draw: st.DrawFn) -> RunRecord:
+    base = _run(started_at=draw(st.none() | WHEN), duration=draw(st.none() | FLOATS))
     return base.model_copy(
         update={
             "case": Case(
@@ -133,23 +138,10 @@ def test_a_record_vouched_for_reads_back_identically(run: RunRecord) -> None:
 
 
 def test_both_answers_come_from_the_values() -> None:
-    plain = RunRecord.model_validate(
-        {
-            "run": {
-                "id": "r",
-                "experiment": "e",
-                "benchmark": "b",
-                "case": "c",
-                "variant": "v",
-                "index": 0,
-                "status": "passed",
-                "outcome": {"task": "passed", "evaluation": "passed"},
-                "duration": 0.5,
-            },
-            "case": {"id": "c"},
-            "variant": {"id": "v", "factors": {"model": "m", "size": 3}},
-            "scores": [{"name": "s", "value": 1.0, "actual": [1, {"a": None}], "expected": 2}],
-        }
+    plain = _run(
+        duration=0.5,
+        variant={"id": "v", "factors": {"model": "m", "size": 3}},
+        scores=[{"name": "s", "value": 1.0, "actual": [1, {"a": None}], "expected": 2}],
     )
     assert vouched(plain) and _reads_back(plain)
     for update in (
