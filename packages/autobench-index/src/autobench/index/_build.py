@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,7 +33,7 @@ from autobench.index._sources import (
     side_files,
     sources_table,
 )
-from autobench.index._tables import TableRows, plan_table
+from autobench.index._tables import PLAN_SCHEMA, TableRows, plan_table
 from autobench.records import (
     Case,
     ExperimentRecord,
@@ -162,11 +162,14 @@ def finish_index(
     runs: int,
     counts: dict[str, int],
     problem: str | None,
+    *,
+    plan_columns: Mapping[str, pa.ChunkedArray] | None = None,
 ) -> str | None:
     """Complete the index staged in ``staged`` (its tables written: ``counts`` rows each,
     ``runs`` runs) with the ``files`` table of ``sources`` (or ``sources`` itself, a
     ``files`` table), ``experiment.json`` (without the
-    plan), the plan's table and the manifest, and put it in place of ``root``'s index. Returns why reports may not read it
+    plan), the plan's table (of ``plan_columns``, the plan's columns by name, when given)
+    and the manifest, and put it in place of ``root``'s index. Returns why reports may not read it
     (``problem``, or the experiment record not reading back from JSON), else ``None``.
     Raises ``OSError`` (and pyarrow's errors) when a write fails; ``staged`` is then the
     caller's to remove."""
@@ -177,7 +180,14 @@ def finish_index(
         problem = "the experiment record does not read back identically from JSON"
     files = sources if isinstance(sources, pa.Table) else sources_table(sources)
     pq.write_table(files, staged / FILES)
-    pq.write_table(plan_table(plan), staged / PLAN)
+    plan_rows = (
+        plan_table(plan)
+        if plan_columns is None
+        else pa.Table.from_arrays(
+            [plan_columns[name] for name in PLAN_SCHEMA.names], schema=PLAN_SCHEMA
+        )
+    )
+    pq.write_table(plan_rows, staged / PLAN)
     (staged / EXPERIMENT_JSON).write_text(experiment_json, encoding="utf-8")
     manifest = {
         "format": FORMAT,

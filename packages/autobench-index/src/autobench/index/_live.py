@@ -34,14 +34,14 @@ import logging
 import os
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import cast
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from autobench.abp import Trace
+from autobench.index._arrow import column_array
 from autobench.index._build import IndexBuilt, build_index, finish_index, replay_index
 from autobench.index._layout import INDEX_DIR, index_root, partition, read_manifest, staging_dir
 from autobench.index._load import index_status, read_parquet
@@ -60,13 +60,14 @@ from autobench.index._sources import (
 from autobench.index._tables import SCHEMAS, TableRows
 from autobench.records import (
     EVIDENCE_ONLY,
+    PLAN_COLUMNS,
     DurableRun,
     ExperimentRecord,
     ExperimentSummary,
     TraceSummary,
     experiment_record_with_plan_columns,
     load_run_record,
-    plan_column,
+    plan_column_chunks,
     run_record_from_yaml,
 )
 
@@ -110,7 +111,7 @@ class LiveIndex:
         self._yields = yields
         self._partition = partition(experiment.benchmark.id, experiment.experiment.id)
         self._plan = experiment.plan
-        self._plan_paths: Sequence[str] | None = None
+        self._plan_arrays: dict[str, pa.ChunkedArray] | None = None
         self._base: dict[str, Source] = {}  # the earlier runs' sources, from a fresh index
         # Whether the rows will cover the record: this session's runs, and the earlier ones
         # through a fresh index of them.
@@ -162,13 +163,24 @@ class LiveIndex:
         live._experiment = experiment
         return live
 
-    @property
-    def _planned(self) -> Sequence[str]:
-        """The planned runs' record paths, in plan order (read when first needed: at the
-        end, from a plan read as columns)."""
-        if self._plan_paths is None:
-            self._plan_paths = cast(Sequence[str], plan_column(self._plan, "path"))
-        return self._plan_paths
+    def _plan_columns(self) -> dict[str, pa.ChunkedArray]:
+        """The plan's columns as Arrow arrays (read when first needed, at the end, a stretch
+        of planned runs at a time: a plan read as columns is never held as Python
+        strings)."""
+        if self._plan_arrays is None:
+            chunks: dict[str, list[pa.Array]] = {name: [] for name in PLAN_COLUMNS}
+            for stretch in plan_column_chunks(self._plan):
+                for name, values in stretch.items():
+                    chunks[name].append(column_array(values, pa.string()))
+            self._plan_arrays = {
+                name: pa.chunked_array(arrays, pa.string()) for name, arrays in chunks.items()
+            }
+        return self._plan_arrays
+
+    def _planned(self) -> Iterator[str]:
+        """The planned runs' record paths, in plan order."""
+        for chunk in self._plan_columns()["path"].chunks:
+            yield from chunk.to_pylist()
 
     @property
     def staging(self) -> Path:
@@ -239,7 +251,7 @@ class LiveIndex:
         :meth:`give_up_rows`)."""
         missing = [
             path
-            for position, path in enumerate(self._planned)
+            for position, path in enumerate(self._planned())
             if not self._runs.read(position) and os.path.exists(self._prefix + path)
         ]
         for start in range(0, len(missing), ROW_GROUP_RUNS):
@@ -317,7 +329,7 @@ class LiveIndex:
             return False
         if any(not name.startswith(_SUMMARIES) for name in side_files(self.root)):
             return False
-        for position, path in enumerate(self._planned):
+        for position, path in enumerate(self._planned()):
             if self._runs.read_at(position, path):
                 continue
             if self._runs.misplaced:  # a run file read at another planned run's path
@@ -345,7 +357,14 @@ class LiveIndex:
         staged, self._staged = self._staged, None
         try:
             problem = finish_index(
-                self.root, staged, experiment, files, runs, self._counts, self._problem
+                self.root,
+                staged,
+                experiment,
+                files,
+                runs,
+                self._counts,
+                self._problem,
+                plan_columns=self._plan_columns(),
             )
         except BaseException:
             shutil.rmtree(staged, ignore_errors=True)
@@ -357,18 +376,17 @@ class LiveIndex:
     def _files(self) -> tuple[pa.Table, int]:
         """The ``files`` table (the experiment record, the planned runs in plan order, the
         summaries) and how many planned runs it has present."""
-        planned = self._planned
         if self._base:  # a resumed session: the earlier index's sources fill the gaps
             runs = [
                 self._runs.source(position, path)
                 if self._runs.read(position)
                 else self._base.get(path, Source(path, None, None))
-                for position, path in enumerate(planned)
+                for position, path in enumerate(self._planned())
             ]
             plan = sources_table(runs)
         else:
-            plan = self._runs.table(planned)
-        present = len(planned) - plan.column("sha256").null_count
+            plan = self._runs.table(self._plan_columns()["path"])
+        present = self._runs.count - plan.column("sha256").null_count
         tables = [
             sources_table(read_sources(self.root, [EXPERIMENT_FILE])),
             plan,

@@ -93,7 +93,7 @@ class RunSources:
         digest = self._digests[_DIGEST * position : _DIGEST * (position + 1)].hex()
         return Source(path, stamp, digest)
 
-    def table(self, paths: Sequence[str | None]) -> pa.Table:
+    def table(self, paths: Sequence[str | None] | pa.ChunkedArray) -> pa.Table:
         """The ``files`` rows of the plan whose record paths are ``paths`` (plan order):
         a read run's stamp and sha256, an unread one absent (``present`` false, nulls)."""
         count = self.count
@@ -110,5 +110,7 @@ class RunSources:
             count,
             [read_valid, pa.py_buffer(offsets), pa.py_buffer(self._digests.hex().encode("ascii"))],
         )
-        columns = [column_array(paths, pa.string()), stamped, *stamps, digests]
+        if not isinstance(paths, pa.ChunkedArray):
+            paths = pa.chunked_array([column_array(paths, pa.string())], pa.string())
+        columns = [paths, stamped, *stamps, digests]
         return pa.Table.from_arrays(columns, schema=SCHEMA)

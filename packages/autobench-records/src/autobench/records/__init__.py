@@ -122,6 +122,7 @@ from autobench.records._plan_columns import (
 from autobench.records._plan_table import PLAN_COLUMNS as PLAN_COLUMNS
 from autobench.records._plan_table import PlanTable as PlanTable
 from autobench.records._plan_table import plan_column as plan_column
+from autobench.records._plan_table import plan_column_chunks as plan_column_chunks
 from autobench.records._post_derived import POST_DERIVED_FILE as POST_DERIVED_FILE
 from autobench.records._post_derived import (
     POST_DERIVED_RECORD_VERSION as POST_DERIVED_RECORD_VERSION,

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,7 +108,8 @@ def experiment_record_with_plan_columns(path: Path | str) -> ExperimentRecord:
     if experiment.plan:  # a second plan section: not the writer's layout
         return experiment_record_from_yaml(source.read_text(encoding="utf-8"), source=source)
     columns = _Columns(source, stamp, layout)
-    return experiment.model_copy(update={"plan": PlanTable(layout.count, columns.column)})
+    plan = PlanTable(layout.count, columns.column, columns.chunks)
+    return experiment.model_copy(update={"plan": plan})
 
 
 def _stamp(path: Path) -> tuple[int, int, int]:
@@ -171,6 +172,15 @@ class _Columns:
         return self._read.pop(name)  # the table keeps it; this object keeps nothing
 
     def _columns(self) -> dict[str, list[str | None]]:
+        columns: dict[str, list[str | None]] = {name: [] for name in PLAN_COLUMNS}
+        for chunk in self.chunks():
+            for name, values in chunk.items():
+                columns[name].extend(values)
+        return columns
+
+    def chunks(self) -> Iterator[dict[str, Sequence[str | None]]]:
+        """The columns a stretch of whole items (about :data:`_CHUNK` characters) at a
+        time, read from the file: the plan's text is held, its values only a stretch's."""
         layout = self.layout
         unchanged = _stamp(self.source) == self.stamp
         text = self.source.read_text(encoding="utf-8")
@@ -181,24 +191,23 @@ class _Columns:
                     f"{self.source}: the plan changed since it was read ({layout.count} runs)"
                 )
             layout = changed
-        found: list[list[str]] = [[] for _ in _KEYS]
-        whole = text.count("\n  input: ", layout.start, layout.end) == layout.count
+        read = 0
         for start, end in _chunks(text, layout.start, layout.end):
-            if whole:  # every run has its five lines: each column is every fifth line
-                lines = text[start:end].split("\n")
-                for position, key in enumerate(_KEYS):
-                    found[position] += [line[len(key) :] for line in lines[position:-1:5]]
+            if text.count("\n  input: ", start - 1, end) == text.count("\n- id: ", start - 1, end):
+                lines = text[start:end].split("\n")  # five lines a run: every fifth line
+                found = [
+                    [line[len(key) :] for line in lines[at:-1:5]] for at, key in enumerate(_KEYS)
+                ]
             else:  # "" for a run without an input line
                 items = _GROUPS.findall(text, start, end)
-                for position in range(5):
-                    found[position] += [item[position] for item in items]
-        del text
-        if any(len(values) != layout.count for values in found):
+                found = [[item[at] for item in items] for at in range(5)]
+            read += len(found[0])
+            yield {
+                name: _strings(values, plain=layout.plain, share=name not in _UNIQUE)
+                for name, values in zip(PLAN_COLUMNS, found, strict=True)
+            }
+        if read != layout.count:
             raise ValueError(f"{self.source}: the plan's items are not whole")
-        return {
-            name: _strings(values, plain=layout.plain, share=name not in _UNIQUE)
-            for name, values in zip(PLAN_COLUMNS, found, strict=True)
-        }
 
 
 def _chunks(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
