@@ -514,3 +514,31 @@ def test_a_streamed_index_holds_the_tables_of_a_replayed_one(record: Record) -> 
         assert pq.read_table(where / name).equals(table), name
     (record_dir / "post_derived.yaml").write_text("")  # a post-derived record: replayed
     assert stream_index(record_dir) is None
+
+
+def test_run_files_swapped_between_two_planned_runs_are_indexed_as_replay_reads_them(
+    record: Record,
+) -> None:
+    """A tampered record whose two run files traded places: the streamed build finds the
+    runs at other planned runs' paths and leaves the record to the replay, so the index
+    says what replay says (or fails as replay fails)."""
+    from autobench.index._build import replay_index
+
+    record_dir = record([case(1), case(2, 2.5)])
+    plan = replay_experiment(record_dir).experiment.plan
+    first, second = record_dir / plan[0].path, record_dir / plan[2].path
+    first_bytes, second_bytes = first.read_bytes(), second.read_bytes()
+    first.write_bytes(second_bytes)
+    second.write_bytes(first_bytes)
+    try:
+        replayed = replay_index(record_dir)
+    except Exception as error:  # replay refuses the record: so does the build
+        with pytest.raises(type(error)):
+            build_index(record_dir)
+        return
+    built = build_index(record_dir)
+    assert (built.runs, built.rows, built.reportable) == (
+        replayed.runs,
+        replayed.rows,
+        replayed.reportable,
+    )
