@@ -13,6 +13,7 @@ builds the index from the YAML instead.
 
 from __future__ import annotations
 
+import binascii
 from array import array
 from collections.abc import Sequence
 
@@ -108,7 +109,7 @@ class RunSources:
         digests = pa.Array.from_buffers(
             pa.string(),
             count,
-            [read_valid, pa.py_buffer(offsets), pa.py_buffer(self._digests.hex().encode("ascii"))],
+            [read_valid, pa.py_buffer(offsets), pa.py_buffer(binascii.hexlify(self._digests))],
         )
         if not isinstance(paths, pa.ChunkedArray):
             paths = pa.chunked_array([column_array(paths, pa.string())], pa.string())

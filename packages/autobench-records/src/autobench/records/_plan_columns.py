@@ -69,7 +69,11 @@ _GROUPS = re.compile(
     r"(?:  input: ([^\n]*)\n)?"
 )
 _CHUNK = 4 * 1024 * 1024
-"""Characters of plan lines split at a time (about 24,000 planned runs)."""
+"""Bytes of the file read, and of plan lines checked or split, at a time (about 24,000
+planned runs)."""
+_START_BYTES = _START.encode()
+_END_BYTES = re.compile(rb"\n(?![ -])")
+_ITEM_BYTES = b"\n- id: "
 _UNIQUE = frozenset({"id", "path"})
 """Columns whose values are each a planned run's own (the others' repeated values are
 shared)."""
@@ -95,21 +99,23 @@ def experiment_record_with_plan_columns(path: Path | str) -> ExperimentRecord:
     in that layout (the file changed)."""
     source = Path(path)
     stamp = _stamp(source)
-    text = source.read_text(encoding="utf-8")
-    layout = _layout(text)
-    if layout is None:
-        return experiment_record_from_yaml(text, source=source)
-    head = text[: layout.start - 1] + " []\n" + text[layout.end :]
+    scanned = _scan(source)
+    if scanned is None:
+        return _whole_record(source)
+    head, layout = scanned
     try:
         experiment = experiment_record_from_yaml(head, source=source)
     except RecordFormatError:  # read whole, for the line and column of the file
-        return experiment_record_from_yaml(text, source=source)
-    del text, head
+        return _whole_record(source)
     if experiment.plan:  # a second plan section: not the writer's layout
-        return experiment_record_from_yaml(source.read_text(encoding="utf-8"), source=source)
+        return _whole_record(source)
     columns = _Columns(source, stamp, layout)
     plan = PlanTable(layout.count, columns.column, columns.chunks)
     return experiment.model_copy(update={"plan": plan})
+
+
+def _whole_record(source: Path) -> ExperimentRecord:
+    return experiment_record_from_yaml(source.read_text(encoding="utf-8"), source=source)
 
 
 def _stamp(path: Path) -> tuple[int, int, int]:
@@ -117,30 +123,85 @@ def _stamp(path: Path) -> tuple[int, int, int]:
     return info.st_size, info.st_mtime_ns, info.st_ino
 
 
-def _layout(text: str) -> _Layout | None:
-    """Where the plan's item lines are in ``text`` and what they hold, when they are in
-    the writer's layout; else ``None``."""
-    at = text.find(_START)
-    if at < 0:
+def _scan(source: Path) -> tuple[str, _Layout] | None:
+    """Read ``source`` a block at a time: its text without the plan's items (``plan: []``)
+    and where those items are (byte offsets) and what they hold, when they are in the
+    writer's layout; else ``None``. Only a block's worth of the plan is held at a time."""
+    with open(source, "rb") as file:
+        head = bytearray()
+        data = b""
+        offset = 0  # the file offset of data[0]
+        while True:
+            block = file.read(_CHUNK)
+            data += block
+            at = data.find(_START_BYTES)
+            if at >= 0:
+                break
+            if not block:
+                return None
+            keep = max(0, len(data) - len(_START_BYTES) + 1)
+            head += data[:keep]
+            data, offset = data[keep:], offset + keep
+        head += data[:at] + b"\nplan: []\n"
+        start = offset + at + len(_START_BYTES)
+        data = data[at + len(_START_BYTES) :]
+        pieces = _Pieces(start)
+        ended = False
+        while True:
+            found = _END_BYTES.search(data)
+            if found is not None and (found.end() < len(data) or ended):
+                stop = found.start() + 1
+                if not pieces.add(data[:stop]):
+                    return None
+                head += data[stop:] + file.read()
+                break
+            if ended:
+                return None  # a file not ending in a line break
+            cut = data.rfind(_ITEM_BYTES)
+            if cut > 0 and len(data) > _CHUNK:
+                if not pieces.add(data[: cut + 1]):
+                    return None
+                data = data[cut + 1 :]
+            block = file.read(_CHUNK)
+            ended = not block
+            data += block
+    if pieces.count == 0:
         return None
-    start = at + len(_START)
-    found = _END.search(text, start - 1)
-    end = len(text) if found is None else found.start() + 1
-    if end <= start or _OUTSIDE_TEXT.search(text, start, end) is not None:
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
         return None
-    count = text.count("\n- id: ", start - 1, end)
-    if _whole(_STRING_ITEMS, text, start, end) and _plainly_strings(text, start, end):
-        return _Layout(start, end, count, plain=True)
-    if _whole(_ITEMS, text, start, end):
-        return _Layout(start, end, count, plain=False)
-    return None
+    return text, _Layout(start, pieces.offset, pieces.count, pieces.plain)
 
 
-def _whole(items: re.Pattern[str], text: str, start: int, end: int) -> bool:
-    """Whether ``items`` matches all of ``text[start:end]``, tried a chunk of whole items
-    at a time (a repetition matched over a million items at once kept a backtracking
-    entry for each: about 600 MB)."""
-    return all(items.fullmatch(text, a, b) is not None for a, b in _chunks(text, start, end))
+class _Pieces:
+    """The plan's item lines checked a piece of whole items at a time (:func:`_scan`)."""
+
+    def __init__(self, start: int) -> None:
+        self.offset = start  # the file offset after the pieces added
+        self.count = 0
+        self.plain = True
+
+    def add(self, piece: bytes) -> bool:
+        """Check ``piece`` (whole items, from the file offset :attr:`offset`); whether
+        they are in the writer's layout."""
+        if not piece.startswith(b"- id: "):
+            return False
+        try:
+            text = piece.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        if _OUTSIDE_TEXT.search(text) is not None:
+            return False
+        if self.plain:
+            self.plain = _STRING_ITEMS.fullmatch(text) is not None and _plainly_strings(
+                text, 0, len(text)
+            )
+        if not self.plain and _ITEMS.fullmatch(text) is None:
+            return False
+        self.count += text.count("\n- id: ") + 1
+        self.offset += len(piece)
+        return True
 
 
 def _plainly_strings(text: str, start: int, end: int) -> bool:
@@ -179,27 +240,25 @@ class _Columns:
         return columns
 
     def chunks(self) -> Iterator[dict[str, Sequence[str | None]]]:
-        """The columns a stretch of whole items (about :data:`_CHUNK` characters) at a
-        time, read from the file: the plan's text is held, its values only a stretch's."""
+        """The columns a piece of whole items (about :data:`_CHUNK` bytes) at a time, read
+        from the file: only a piece of the plan is held at a time."""
         layout = self.layout
-        unchanged = _stamp(self.source) == self.stamp
-        text = self.source.read_text(encoding="utf-8")
-        if not unchanged:  # read the layout again: the counts must hold
-            changed = _layout(text)
-            if changed is None or changed.count != layout.count:
+        if _stamp(self.source) != self.stamp:  # read the layout again: the count must hold
+            scanned = _scan(self.source)
+            if scanned is None or scanned[1].count != layout.count:
                 raise ValueError(
                     f"{self.source}: the plan changed since it was read ({layout.count} runs)"
                 )
-            layout = changed
+            layout = scanned[1]
         read = 0
-        for start, end in _chunks(text, layout.start, layout.end):
-            if text.count("\n  input: ", start - 1, end) == text.count("\n- id: ", start - 1, end):
-                lines = text[start:end].split("\n")  # five lines a run: every fifth line
+        for text in _items(self.source, layout):
+            if text.count("\n  input: ") == text.count("\n- id: ") + 1:
+                lines = text.split("\n")  # five lines a run: a column is every fifth line
                 found = [
                     [line[len(key) :] for line in lines[at:-1:5]] for at, key in enumerate(_KEYS)
                 ]
             else:  # "" for a run without an input line
-                items = _GROUPS.findall(text, start, end)
+                items = _GROUPS.findall(text)
                 found = [[item[at] for item in items] for at in range(5)]
             read += len(found[0])
             yield {
@@ -210,15 +269,25 @@ class _Columns:
             raise ValueError(f"{self.source}: the plan's items are not whole")
 
 
-def _chunks(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    """``text[start:end]`` (whole items) cut into pieces of whole items of about
-    :data:`_CHUNK` characters, so reading the columns of a large plan never holds a copy
-    of its lines."""
-    while start < end:
-        cut = text.find("\n- id: ", min(start + _CHUNK, end) - 1, end)
-        stop = end if cut < 0 else cut + 1
-        yield start, stop
-        start = stop
+def _items(source: Path, layout: _Layout) -> Iterator[str]:
+    """The plan's item lines of ``source`` (at ``layout``'s byte offsets), a piece of
+    whole items of about :data:`_CHUNK` bytes at a time."""
+    with open(source, "rb") as file:
+        file.seek(layout.start)
+        left = layout.end - layout.start
+        data = b""
+        while left > 0 or data:
+            block = file.read(min(_CHUNK, left)) if left > 0 else b""
+            left -= len(block)
+            data += block
+            if left > 0 and block:
+                cut = data.rfind(_ITEM_BYTES)
+                if cut <= 0:
+                    continue
+                piece, data = data[: cut + 1], data[cut + 1 :]
+            else:
+                piece, data = data, b""
+            yield piece.decode("utf-8")
 
 
 def _strings(values: list[str], *, plain: bool, share: bool) -> list[str | None]:
