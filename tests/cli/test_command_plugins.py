@@ -4,7 +4,7 @@ as its click object: export formats and trace extractors come from them, not the
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -64,10 +64,36 @@ class RunCountExporter:
         return f"runs: {len(result.runs)}\n"
 
 
+class LostConnectionError(RuntimeError):
+    """What the failing test format raises after its first piece."""
+
+
+class FailingExporter:
+    """A test-only format made in pieces (``chunks``) that fails after the first one, as
+    an exporter reading from a source that goes away midway would."""
+
+    name = "halfway"
+    extension = "txt"
+    description = "one line per run, then a failure"
+
+    def export(self, report: Report, result: ExperimentResult) -> str:
+        return "".join(self.chunks(report, result))
+
+    def chunks(self, report: Report, result: ExperimentResult) -> Iterator[str]:
+        yield "".join(f"{run_id}\n" for run_id in report.run_rows.run_ids)
+        raise LostConnectionError("the source went away after 2 runs")
+
+
 class RunCountPlugin:
     @hookimpl
     def autobench_exporters(self) -> Sequence[Exporter]:
         return (RunCountExporter(),)
+
+
+class FailingPlugin:
+    @hookimpl
+    def autobench_exporters(self) -> Sequence[Exporter]:
+        return (FailingExporter(),)
 
 
 def test_export_uses_the_commands_plugins(runner: CliRunner, record: Path, tmp_path: Path) -> None:
@@ -101,6 +127,34 @@ def test_export_without_the_plugins_does_not_know_the_format(
     assert result.exit_code == 2
     assert "known formats: runcount" in result.output
     assert not target.exists()
+
+
+@pytest.mark.parametrize("existing", [None, "the previous export\n"])
+def test_an_export_that_fails_midway_leaves_no_half_file(
+    runner: CliRunner, record: Path, tmp_path: Path, existing: str | None
+) -> None:
+    plugins = AutobenchPlugins(FailingPlugin(), load_entry_points=False)
+    out = tmp_path / "out"
+    out.mkdir()
+    target = out / "runs.txt"
+    if existing is not None:
+        target.write_text(existing)
+    args = ["export", str(record), "--format", "halfway", "--path", str(target)]
+    result = runner.invoke(cli, args, obj=plugins)
+    assert result.exit_code == 1, result.output
+    assert not isinstance(result.exception, LostConnectionError)  # shown, not a traceback
+    shown = " ".join(result.output.split())
+    assert "Export failed" in shown
+    assert (
+        "the halfway export failed after 1 pieces: LostConnectionError: the source went away"
+        in shown
+    )
+    if existing is None:
+        assert f"{target} was not written" in shown
+        assert list(out.iterdir()) == []  # neither the file nor its temporary file
+    else:
+        assert f"{target} was left as it was" in shown
+        assert list(out.iterdir()) == [target] and target.read_text() == existing
 
 
 def _usage_tokens(record: Path, derived: str) -> dict[str, object]:
