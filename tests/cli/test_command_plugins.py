@@ -4,6 +4,7 @@ as its click object: export formats and trace extractors come from them, not the
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -143,18 +144,24 @@ def test_an_export_that_fails_midway_leaves_no_half_file(
     result = runner.invoke(cli, args, obj=plugins)
     assert result.exit_code == 1, result.output
     assert not isinstance(result.exception, LostConnectionError)  # shown, not a traceback
-    shown = " ".join(result.output.split())
-    assert "Export failed" in shown
+    shown = _unboxed(result.output)
+    assert "Exportfailed" in shown
     assert (
-        "the halfway export failed after 1 pieces: LostConnectionError: the source went away"
+        _unboxed("the halfway export failed after 1 pieces: LostConnectionError: the source")
         in shown
     )
     if existing is None:
-        assert f"{target} was not written" in shown
+        assert _unboxed(f"{target} was not written") in shown
         assert list(out.iterdir()) == []  # neither the file nor its temporary file
     else:
-        assert f"{target} was left as it was" in shown
+        assert _unboxed(f"{target} was left as it was") in shown
         assert list(out.iterdir()) == [target] and target.read_text() == existing
+
+
+def _unboxed(text: str) -> str:
+    """``text`` without white space and the error panel's borders (a long path is folded
+    across the panel's lines, at a place that moves with the temporary path's length)."""
+    return re.sub(r"[\s│╭╮╰╯─]+", "", text)
 
 
 def _usage_tokens(record: Path, derived: str) -> dict[str, object]:
