@@ -38,7 +38,8 @@ def _head(stream: TextIO) -> tuple[list[str], int, int, int]:
     """What the preview needs of the text ``stream`` holds, read :data:`READ_SIZE`
     characters at a time: its first :data:`PREVIEW_LINES` + 1 lines as ``str.splitlines``
     cuts them (each to its first :data:`READ_SIZE` characters), its number of lines, the
-    length of its first line and its number of characters."""
+    length of its first line and its number of characters. Past the first lines, lines
+    are counted, not looked at (a million-run JUnit file has six million)."""
     head: list[str] = []
     lines = first = characters = 0
     pending = ""  # the line being read, to its first READ_SIZE characters, with its line end
@@ -47,13 +48,12 @@ def _head(stream: TextIO) -> tuple[list[str], int, int, int]:
         characters += len(block)
         parts = (pending + block).splitlines(keepends=True)
         pending = parts.pop()  # the line going on into the next block (or a "\r" of a "\r\n")
-        for part in parts:
-            body = part.splitlines()[0]
+        if parts:
             if lines == 0:
-                first = len(body) + dropped
-            lines += 1
-            if len(head) <= PREVIEW_LINES:
-                head.append(body[:READ_SIZE])
+                first = len(parts[0].splitlines()[0]) + dropped
+            room = PREVIEW_LINES + 1 - len(head)
+            head += [part.splitlines()[0][:READ_SIZE] for part in parts[: max(room, 0)]]
+            lines += len(parts)
             dropped = 0
         body = pending.splitlines()[0]
         if len(body) > READ_SIZE:
