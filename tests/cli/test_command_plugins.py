@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from autobench.abp import AutobenchError
 from autobench.cli import cli
 from autobench.core.plugins import AutobenchPlugins, hookimpl
 from autobench.core.runtime import run_benchmark_spec
@@ -91,10 +92,24 @@ class RunCountPlugin:
         return (RunCountExporter(),)
 
 
+class SourceGoneError(AutobenchError):
+    """An error a format raises on purpose (its panel keeps its own title)."""
+
+
+class RefusingExporter(FailingExporter):
+    """``halfway`` failing with an Autobench error instead."""
+
+    name = "refusing"
+
+    def chunks(self, report: Report, result: ExperimentResult) -> Iterator[str]:
+        yield "one piece\n"
+        raise SourceGoneError("the source is gone; export it again later")
+
+
 class FailingPlugin:
     @hookimpl
     def autobench_exporters(self) -> Sequence[Exporter]:
-        return (FailingExporter(),)
+        return (FailingExporter(), RefusingExporter())
 
 
 def test_export_uses_the_commands_plugins(runner: CliRunner, record: Path, tmp_path: Path) -> None:
@@ -156,6 +171,19 @@ def test_an_export_that_fails_midway_leaves_no_half_file(
     else:
         assert _unboxed(f"{target} was left as it was") in shown
         assert list(out.iterdir()) == [target] and target.read_text() == existing
+
+
+def test_an_error_a_format_raises_on_purpose_keeps_its_panel(
+    runner: CliRunner, record: Path, tmp_path: Path
+) -> None:
+    plugins = AutobenchPlugins(FailingPlugin(), load_entry_points=False)
+    target = tmp_path / "out" / "runs.txt"
+    args = ["export", str(record), "--format", "refusing", "--path", str(target)]
+    result = runner.invoke(cli, args, obj=plugins)
+    assert result.exit_code == 1, result.output
+    shown = _unboxed(result.output)
+    assert "Sourcegoneerror" in shown and "thesourceisgone;exportitagainlater" in shown
+    assert list(target.parent.iterdir()) == []
 
 
 def _unboxed(text: str) -> str:

@@ -280,8 +280,10 @@ class _ExporterFailed(Exception):
 
 class _Pieces:
     """The pieces of an export as they are written, noting how many were made and whether
-    any was binary; an error of the exporter comes out as :class:`_ExporterFailed` (an
-    error of the file system, while a piece is written, comes out as it is)."""
+    any was binary. An error the exporter raises comes out as :class:`_ExporterFailed`,
+    but an ``AutobenchError`` (raised on purpose: a missing baseline, say) as it is, for
+    the command's panel of that error; an error of the file system, while a piece is
+    written, comes out as it is."""
 
     def __init__(self, pieces: Iterator[str | bytes]) -> None:
         self._pieces = pieces
@@ -289,11 +291,15 @@ class _Pieces:
         self.binary = False
 
     def __iter__(self) -> Iterator[str | bytes]:
+        from autobench.abp import AutobenchError
+
         while True:
             try:
                 piece = next(self._pieces)
             except StopIteration:
                 return
+            except AutobenchError:
+                raise
             except Exception as error:
                 raise _ExporterFailed() from error
             self.binary = self.binary or isinstance(piece, bytes)
