@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 from autobench.abp._lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from autobench.index._build import IndexBuilt, build_index
+    from autobench.index._build import IndexBuilt
     from autobench.index._layout import index_root
+    from autobench.index._live import build_index
     from autobench.index._load import IndexStatus, index_status, load_index
     from autobench.index._query import QueryError, QueryResult, query
     from autobench.index._restamp import restamp_index
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
 _WHERE = {
     "IndexBuilt": "_build",
-    "build_index": "_build",
+    "build_index": "_live",
     "index_root": "_layout",
     "IndexStatus": "_load",
     "index_status": "_load",

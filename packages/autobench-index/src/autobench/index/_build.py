@@ -80,24 +80,12 @@ def _round_trip_problem(runs: Sequence[RunRecord], texts: list[str]) -> str | No
     return None
 
 
-def build_index(record_dir: Path | str) -> IndexBuilt:
-    """Build (or rebuild, whole) the index of the experiment recorded in ``record_dir``
-    and put it in place atomically (``record_dir/index``, see :mod:`._layout`).
-
-    A record whose only files beside its runs are summaries is read one group of run files
-    at a time, as the live index reads runs that land
-    (:func:`~autobench.index._live.stream_index`: memory flat in the number of runs); any
-    other (a post-derived or derived record changes what its runs read back as) is
-    replayed whole (:func:`replay_index`). Raises as :func:`replay_index` does.
-    """
-    from autobench.index._live import stream_index  # (the live index builds on this module)
-
-    built = stream_index(Path(record_dir))
-    return built if built is not None else replay_index(record_dir)
-
-
 def replay_index(record_dir: Path | str) -> IndexBuilt:
-    """:func:`build_index` by replaying the record whole (its runs held at once).
+    """Build (or rebuild, whole) the index of the experiment recorded in ``record_dir`` by
+    replaying the record whole (its runs held at once), and put it in place atomically
+    (``record_dir/index``, see :mod:`._layout`); what
+    :func:`~autobench.index.build_index` does for a record with post-derived or derived
+    records beside its runs.
 
     The sources are stamped and hashed first, then replayed (evidence only, as reports
     read them) and each run's trace read for the ``spans`` and ``llm_calls`` tables; a

@@ -42,7 +42,7 @@ import pyarrow.parquet as pq
 
 from autobench.abp import Trace
 from autobench.index._arrow import column_array
-from autobench.index._build import IndexBuilt, build_index, finish_index, replay_index
+from autobench.index._build import IndexBuilt, finish_index, replay_index
 from autobench.index._layout import INDEX_DIR, index_root, partition, read_manifest, staging_dir
 from autobench.index._load import index_status, read_parquet
 from autobench.index._round_trip import reads_back_from_json
@@ -451,3 +451,18 @@ def stream_index(root: Path) -> IndexBuilt | None:
     live.give_up_rows()  # every planned run file is read at the end
     live.finish()
     return live.built
+
+
+def build_index(record_dir: Path | str) -> IndexBuilt:
+    """Build (or rebuild, whole) the index of the experiment recorded in ``record_dir``
+    and put it in place atomically (``record_dir/index``, see :mod:`._layout`).
+
+    A record whose only files beside its runs are summaries is read one group of run files
+    at a time, as the live index reads runs that land
+    (:func:`stream_index`: memory flat in the number of runs); any
+    other (a post-derived or derived record changes what its runs read back as) is
+    replayed whole (:func:`~autobench.index._build.replay_index`). Raises as that does.
+    """
+    root = Path(record_dir)
+    built = stream_index(root)
+    return built if built is not None else replay_index(root)

@@ -17,8 +17,8 @@ from typing import Any
 import duckdb
 
 from autobench.abp import AutobenchError
-from autobench.index._build import build_index
 from autobench.index._layout import index_root, read_manifest
+from autobench.index._live import build_index
 from autobench.index._load import index_status
 from autobench.index._tables import TABLES
 
