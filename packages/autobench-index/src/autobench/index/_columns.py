@@ -12,6 +12,7 @@ import bisect
 from array import array
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -29,6 +30,7 @@ from autobench.index._arrow import (
 )
 from autobench.index._plain import plain_runs
 from autobench.records import (
+    ChunkedColumn,
     RunRecord,
     RunStatus,
     RunTable,
@@ -83,22 +85,30 @@ def _run_table(runs_path: Path, partition: Path, plan_ids: pa.Array) -> RunTable
     missing = call("filter", plan_ids, call("invert", planned)).to_pylist()
     del stored, positions, keys, planned
     ordered_ids = combined(table.column("run_id"))
-    run_ids = tuple(ordered_ids.to_pylist())
     pa.default_memory_pool().release_unused()  # what the sort used (see run_table)
     plain = plain_runs(partition, ordered_ids)
     # One Python object per distinct id and status (Arrow's dictionary encoding).
     status_of = {status.value: status for status in RunStatus}
     return RunTable(
-        run_ids=run_ids,
+        run_ids=arrow_column(ordered_ids),
         case_ids=tuple(shared_pylist(table.column("case_id"))),
         variant_ids=tuple(shared_pylist(table.column("variant_id"))),
         statuses=tuple([status_of[text] for text in shared_pylist(table.column("status"))]),
         task_statuses=tuple(shared_pylist(table.column("task_status"))),
         evaluation_statuses=tuple(shared_pylist(table.column("evaluation_status"))),
-        durations=tuple(table.column("duration_s").to_pylist()),
-        plain=tuple(plain),
+        durations=arrow_column(combined(table.column("duration_s"))),
+        plain=plain,
         load=_Loader(runs_path, array("q", order.to_pylist()), group_rows),
         missing=tuple(missing),
+    )
+
+
+def arrow_column(values: pa.Array) -> ChunkedColumn[Any]:
+    """The values of ``values`` (one array, not chunked) as a :class:`ChunkedColumn`: each
+    made as a Python object (``to_pylist``'s, ``None`` for a null) when a chunk of them is
+    read; the array's buffers are all it keeps."""
+    return ChunkedColumn(
+        len(values), lambda start, stop: values.slice(start, stop - start).to_pylist()
     )
 
 

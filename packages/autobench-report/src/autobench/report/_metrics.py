@@ -21,6 +21,7 @@ from autobench.records import (
     ExperimentResult,
     Observation,
     ObservationRole,
+    PlainRuns,
     RunRecord,
     RunStatus,
     RunTable,
@@ -115,15 +116,16 @@ class MetricTable:
         self.runs: Sequence[RunRecord] = result.runs
         runs = self.runs
         if isinstance(runs, RunTable):
-            self.run_ids: tuple[str, ...] = runs.run_ids
-            self.case_ids: tuple[str, ...] = runs.case_ids
-            self.variant_ids: tuple[str, ...] = runs.variant_ids
-            self.statuses: tuple[RunStatus, ...] = runs.statuses
-            self.task_statuses: tuple[str, ...] = runs.task_statuses
-            self.evaluation_statuses: tuple[str, ...] = runs.evaluation_statuses
-            plain = runs.plain
+            self.run_ids: Sequence[str] = runs.run_ids
+            self.case_ids: Sequence[str] = runs.case_ids
+            self.variant_ids: Sequence[str] = runs.variant_ids
+            self.statuses: Sequence[RunStatus] = runs.statuses
+            self.task_statuses: Sequence[str] = runs.task_statuses
+            self.evaluation_statuses: Sequence[str] = runs.evaluation_statuses
+            held = runs.plain
+            plain = held if isinstance(held, PlainRuns) else PlainRuns.of(held)
             # The runs the columns do not hold plainly are read whole: in one batch.
-            runs.records([index for index, items in enumerate(plain) if items is None])
+            runs.records(sorted(plain.whole))
         else:
             infos = [run.run for run in runs]
             self.run_ids = tuple(info.id for info in infos)
@@ -133,7 +135,7 @@ class MetricTable:
             self.task_statuses = tuple(info.outcome.task.value for info in infos)
             self.evaluation_statuses = tuple(info.outcome.evaluation.value for info in infos)
             # The same input a run table gives: one projection path for both.
-            plain = tuple([plain_run(run) for run in runs])
+            plain = PlainRuns.of(plain_run(run) for run in runs)
         """Each run's ids and statuses, in run order (the columns of a
         :class:`~autobench.records.RunTable`, else read from the records)."""
         self.run_labels: Sequence[str] = _RunLabels(self.run_ids)

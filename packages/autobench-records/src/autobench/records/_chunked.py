@@ -1,0 +1,82 @@
+"""A column of values made as Python objects a chunk at a time, only when read.
+
+A columnar store holds a run table's per-run texts and numbers in its own buffers (an Arrow
+array: about 34 bytes a run id, 8 a duration); as Python objects, a tuple of a million run
+ids is about 88 MB and of a million durations 32 MB, for values a report reads only for
+the few runs it shows. :class:`ChunkedColumn` is the sequence a reader sees instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar, overload
+
+T = TypeVar("T")
+
+
+class ChunkedColumn(Sequence[T]):
+    """``length`` values, read through ``fetch(start, stop)`` (the values at positions
+    ``start`` to ``stop - 1`` as a list, made by the store) a chunk of :attr:`CHUNK`
+    positions at a time. The last chunk read is kept, so reading the values in order costs a
+    list lookup each; iterating and slicing fetch what they cover. Equal to any sequence
+    (a tuple, a list, another column) of the same values in the same order; never
+    hashable."""
+
+    CHUNK = 4096
+
+    __slots__ = ("_at", "_chunk", "_fetch", "_length")
+
+    def __init__(self, length: int, fetch: Callable[[int, int], list[T]]) -> None:
+        if length < 0:
+            raise ValueError("a column's length is never negative")
+        self._length = length
+        self._fetch = fetch
+        self._at = -1
+        self._chunk: list[T] = []
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self._length)
+            if step == 1:
+                return self._fetch(start, stop) if start < stop else []
+            return [self[position] for position in range(start, stop, step)]
+        position = index.__index__()
+        if position < 0:
+            position += self._length
+        if not 0 <= position < self._length:
+            raise IndexError("column index out of range")
+        at = position - position % self.CHUNK
+        if at != self._at:
+            self._chunk = self._fetch(at, min(at + self.CHUNK, self._length))
+            self._at = at
+        return self._chunk[position - at]
+
+    def __iter__(self) -> Iterator[T]:
+        step = self.CHUNK * 16
+        for start in range(0, self._length, step):
+            yield from self._fetch(start, min(start + step, self._length))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ChunkedColumn(length={self._length})"
+
+
+def chunked(values: Sequence[Any]) -> ChunkedColumn[Any]:
+    """``values`` as a :class:`ChunkedColumn` (slices of the sequence: for tests and for
+    stores that hold a list already)."""
+    return ChunkedColumn(len(values), lambda start, stop: list(values[start:stop]))
