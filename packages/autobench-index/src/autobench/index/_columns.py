@@ -22,6 +22,7 @@ from autobench.abp import AutobenchError, gc_paused, gc_paused_for, settle_long_
 from autobench.abp._gc import PAUSE_ABOVE
 from autobench.index._arrow import (
     SetLookupOptions,
+    as_int32,
     as_int64,
     call,
     combined,
@@ -31,6 +32,7 @@ from autobench.index._arrow import (
 from autobench.index._plain import plain_runs
 from autobench.records import (
     ChunkedColumn,
+    CodedColumn,
     RunRecord,
     RunStatus,
     RunTable,
@@ -91,8 +93,9 @@ def _run_table(runs_path: Path, partition: Path, plan_ids: pa.Array) -> RunTable
     status_of = {status.value: status for status in RunStatus}
     return RunTable(
         run_ids=arrow_column(ordered_ids),
-        case_ids=tuple(shared_pylist(table.column("case_id"))),
-        variant_ids=tuple(shared_pylist(table.column("variant_id"))),
+        case_ids=coded_column(table.column("case_id")),
+        variant_ids=coded_column(table.column("variant_id")),
+        # Read by position per run in several views: tuples (a reference a run each).
         statuses=tuple([status_of[text] for text in shared_pylist(table.column("status"))]),
         task_statuses=tuple(shared_pylist(table.column("task_status"))),
         evaluation_statuses=tuple(shared_pylist(table.column("evaluation_status"))),
@@ -110,6 +113,21 @@ def arrow_column(values: pa.Array) -> ChunkedColumn[Any]:
     return ChunkedColumn(
         len(values), lambda start, stop: values.slice(start, stop - start).to_pylist()
     )
+
+
+def coded_column(values: pa.ChunkedArray) -> Sequence[Any]:
+    """The values of ``values`` as a :class:`CodedColumn` (Arrow's dictionary encoding: each
+    distinct value once; a 4-byte code a row, which readers grouping by value use), or as a
+    tuple sharing one object per distinct value when the column has nulls."""
+    if values.null_count:
+        return tuple(shared_pylist(values))
+    encoded = call("dictionary_encode", combined(values))
+    names = encoded.dictionary.to_pylist()
+    indices = as_int32(encoded.indices)
+    start = 4 * indices.offset
+    codes = array("i")
+    codes.frombytes(memoryview(indices.buffers()[1])[start : start + 4 * len(indices)])
+    return CodedColumn(names, codes)
 
 
 class DamagedIndexError(AutobenchError, ValueError):

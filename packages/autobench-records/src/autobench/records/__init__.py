@@ -17,6 +17,7 @@ from autobench.records._aggregate import UnknownAggregationError as UnknownAggre
 from autobench.records._aggregate import aggregate as aggregate
 from autobench.records._changes import experiment_changes as experiment_changes
 from autobench.records._chunked import ChunkedColumn as ChunkedColumn
+from autobench.records._chunked import CodedColumn as CodedColumn
 from autobench.records._codec import EVIDENCE_ONLY as EVIDENCE_ONLY
 from autobench.records._codec import artifact_payload_from_yaml as artifact_payload_from_yaml
 from autobench.records._codec import artifact_payload_to_yaml as artifact_payload_to_yaml

@@ -1,4 +1,6 @@
-"""A column of values made as Python objects a chunk at a time, only when read.
+"""Columns of a run table held compactly: values made as Python objects a chunk at a time,
+only when read (:class:`ChunkedColumn`), and values of few distinct texts as codes
+(:class:`CodedColumn`).
 
 A columnar store holds a run table's per-run texts and numbers in its own buffers (an Arrow
 array: about 34 bytes a run id, 8 a duration); as Python objects, a tuple of a million run
@@ -8,8 +10,9 @@ the few runs it shows. :class:`ChunkedColumn` is the sequence a reader sees inst
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar, overload
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TypeVar, overload
 
 T = TypeVar("T")
 
@@ -76,7 +79,52 @@ class ChunkedColumn(Sequence[T]):
         return f"ChunkedColumn(length={self._length})"
 
 
-def chunked(values: Sequence[Any]) -> ChunkedColumn[Any]:
-    """``values`` as a :class:`ChunkedColumn` (slices of the sequence: for tests and for
-    stores that hold a list already)."""
-    return ChunkedColumn(len(values), lambda start, stop: list(values[start:stop]))
+class CodedColumn(Sequence[T]):
+    """A column of few distinct values: ``names[codes[i]]`` is the value at ``i``
+    (``codes``: an ``array`` of ints, 4 or 8 bytes a value, where a tuple holds 8 bytes of
+    reference; ``names``: each distinct value once, as one object). Readers that group
+    by value (the report's cases) use the codes themselves. Equal to any sequence of the
+    same values in the same order; never hashable."""
+
+    __slots__ = ("codes", "names")
+
+    def __init__(self, names: Sequence[T], codes: array[int]) -> None:
+        if len(codes) and not 0 <= min(codes) <= max(codes) < len(names):
+            raise ValueError("a code names no value of the column")
+        self.names = names
+        self.codes = codes
+
+    @classmethod
+    def of(cls, values: Iterable[T]) -> CodedColumn[T]:
+        """The :class:`CodedColumn` of ``values`` (hashable), numbered in order of first
+        appearance."""
+        number: dict[T, int] = {}
+        codes = array("q", [number.setdefault(value, len(number)) for value in values])
+        return cls(list(number), codes)
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            return [self.names[code] for code in self.codes[index]]
+        return self.names[self.codes[index]]
+
+    def __iter__(self) -> Iterator[T]:
+        return map(self.names.__getitem__, self.codes)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"CodedColumn(length={len(self.codes)}, distinct={len(self.names)})"

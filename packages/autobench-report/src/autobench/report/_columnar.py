@@ -17,10 +17,7 @@ from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from autobench.records import (
     ConvertedValues,
@@ -44,6 +41,10 @@ from autobench.records import (
     score_observation,
     to_common_unit,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +300,8 @@ def _segments(plain: PlainRuns) -> Iterator[tuple[int, int, bool]]:
     order. Each run's shape is numbered in numpy: its items' types, numbered ``1..D``, as the
     digits of a number in base ``D + 1`` (one number per shape; ``0``: no items; ``-1``:
     read whole), or in Python per run when that number could pass 2**62."""
+    import numpy as np
+
     count = len(plain)
     if count == 0:
         return
@@ -311,6 +314,8 @@ def _segments(plain: PlainRuns) -> Iterator[tuple[int, int, bool]]:
 
 
 def _shape_codes(plain: PlainRuns) -> npt.NDArray[np.int64]:
+    import numpy as np
+
     kinds: dict[str, int] = {}
     number = kinds.setdefault
     digits = np.fromiter(

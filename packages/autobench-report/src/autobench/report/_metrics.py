@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any
+from typing import Any, cast
 
 from autobench.abp import AutobenchError
 from autobench.records import (
+    CodedColumn,
     Direction,
     ExperimentResult,
     Observation,
@@ -36,6 +37,16 @@ _RECORDED_BEFORE_TOTALS = (
     "now by the current rules, while what it derived (a token_cost) and its policy results "
     "are as recorded"
 )
+
+
+@dataclass(frozen=True, slots=True)
+class CaseCoding:
+    """The runs' case ids as numbers: ``codes[i]`` is run ``i``'s case's number (a numpy
+    int array), ``names[code]`` its id, ``code_of`` the number of an id."""
+
+    names: Sequence[str]
+    codes: Any
+    code_of: Mapping[str, int]
 
 
 class UnknownVariantError(AutobenchError, ValueError):
@@ -171,9 +182,27 @@ class MetricTable:
             plan_column(result.experiment.plan, "case"),  # type: ignore[arg-type]
             self.case_ids,
         )
-        self.by_variant: dict[str, list[int]] = {variant: [] for variant in self.variants}
+        # Each variant's run indices as an ``array``: 8 bytes a run, where a list held a
+        # reference and an int object (36 bytes) per run.
+        self.by_variant: dict[str, array[int]] = {variant: array("q") for variant in self.variants}
         for index, variant_id in enumerate(self.variant_ids):
             self.by_variant[variant_id].append(index)
+
+    def case_coding(self) -> CaseCoding:
+        """The :class:`CaseCoding` of the runs (the run table's own codes when it has them);
+        made once."""
+        import numpy as np
+
+        coding = self.memo.get("case_coding")
+        if coding is None:
+            cases = self.case_ids
+            if not isinstance(cases, CodedColumn):
+                cases = CodedColumn.of(cases)
+            codes = np.frombuffer(cases.codes, dtype=np.dtype(f"i{cases.codes.itemsize}"))
+            names = cases.names
+            code_of = {name: code for code, name in enumerate(names)}
+            coding = self.memo["case_coding"] = CaseCoding(names, codes, code_of)
+        return cast(CaseCoding, coding)
 
     @property
     def diagnostics(self) -> tuple[str, ...]:
