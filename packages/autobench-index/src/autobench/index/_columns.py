@@ -87,22 +87,28 @@ def _run_table(runs_path: Path, partition: Path, plan_ids: pa.Array) -> RunTable
     missing = call("filter", plan_ids, call("invert", planned)).to_pylist()
     del stored, positions, keys, planned
     ordered_ids = combined(table.column("run_id"))
-    pa.default_memory_pool().release_unused()  # what the sort used (see run_table)
-    plain = plain_runs(partition, ordered_ids)
-    # One Python object per distinct id and status (Arrow's dictionary encoding).
+    # One Python object per distinct id and status (Arrow's dictionary encoding). Made
+    # before the plain values are read, so the sorted table is not held meanwhile.
     status_of = {status.value: status for status in RunStatus}
+    columns: dict[str, Any] = {
+        "case_ids": coded_column(table.column("case_id")),
+        "variant_ids": coded_column(table.column("variant_id")),
+        # Read by position per run in several views: tuples (a reference a run each).
+        "statuses": tuple([status_of[text] for text in shared_pylist(table.column("status"))]),
+        "task_statuses": tuple(shared_pylist(table.column("task_status"))),
+        "evaluation_statuses": tuple(shared_pylist(table.column("evaluation_status"))),
+        "durations": arrow_column(combined(table.column("duration_s"))),
+    }
+    rows = array("q")
+    rows.frombytes(as_int64(order).buffers()[1].to_pybytes()[: 8 * len(order)])
+    del table, order
+    pa.default_memory_pool().release_unused()  # what the sort used (see run_table)
     return RunTable(
         run_ids=arrow_column(ordered_ids),
-        case_ids=coded_column(table.column("case_id")),
-        variant_ids=coded_column(table.column("variant_id")),
-        # Read by position per run in several views: tuples (a reference a run each).
-        statuses=tuple([status_of[text] for text in shared_pylist(table.column("status"))]),
-        task_statuses=tuple(shared_pylist(table.column("task_status"))),
-        evaluation_statuses=tuple(shared_pylist(table.column("evaluation_status"))),
-        durations=arrow_column(combined(table.column("duration_s"))),
-        plain=plain,
-        load=_Loader(runs_path, array("q", order.to_pylist()), group_rows),
+        plain=plain_runs(partition, ordered_ids),
+        load=_Loader(runs_path, rows, group_rows),
         missing=tuple(missing),
+        **columns,
     )
 
 

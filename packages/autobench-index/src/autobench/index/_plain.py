@@ -49,7 +49,7 @@ _KEYS = {
     "observations": ["semantic_type", "name", *_VALUES, "unit", "role", "direction", "source"],
     "scores": ["semantic_type", "name", *_VALUES, "unit", "role", "direction"],
 }
-_OTHER = {"observations": ["run_id", "kind", "tags_json"], "scores": ["run_id", "error"]}
+_OTHER = {"observations": ["kind", "tags_json"], "scores": ["error"]}
 _CASSETTES = string_array(["cassette.replayed", "cassette.sent"])
 _CAUTIOUS_TAGS = "accounting|cassette"
 _BATCH_ROWS = 65536

@@ -19,20 +19,21 @@ T = TypeVar("T")
 
 class ChunkedColumn(Sequence[T]):
     """``length`` values, read through ``fetch(start, stop)`` (the values at positions
-    ``start`` to ``stop - 1`` as a list, made by the store) a chunk of :attr:`CHUNK`
-    positions at a time. The last chunk read is kept, so reading the values in order costs a
+    ``start`` to ``stop - 1`` as a list, made by the store) a chunk of ``chunk`` positions
+    at a time. The last chunk read is kept, so reading the values in order costs a
     list lookup each; iterating and slicing fetch what they cover. Equal to any sequence
     (a tuple, a list, another column) of the same values in the same order; never
     hashable."""
 
-    CHUNK = 4096
+    __slots__ = ("_at", "_chunk", "_fetch", "_length", "_size")
 
-    __slots__ = ("_at", "_chunk", "_fetch", "_length")
-
-    def __init__(self, length: int, fetch: Callable[[int, int], list[T]]) -> None:
-        if length < 0:
-            raise ValueError("a column's length is never negative")
+    def __init__(
+        self, length: int, fetch: Callable[[int, int], list[T]], *, chunk: int = 4096
+    ) -> None:
+        if length < 0 or chunk < 1:
+            raise ValueError("a column's length is never negative, its chunks never empty")
         self._length = length
+        self._size = chunk
         self._fetch = fetch
         self._at = -1
         self._chunk: list[T] = []
@@ -57,14 +58,14 @@ class ChunkedColumn(Sequence[T]):
             position += self._length
         if not 0 <= position < self._length:
             raise IndexError("column index out of range")
-        at = position - position % self.CHUNK
+        at = position - position % self._size
         if at != self._at:
-            self._chunk = self._fetch(at, min(at + self.CHUNK, self._length))
+            self._chunk = self._fetch(at, min(at + self._size, self._length))
             self._at = at
         return self._chunk[position - at]
 
     def __iter__(self) -> Iterator[T]:
-        step = self.CHUNK * 16
+        step = self._size * 16
         for start in range(0, self._length, step):
             yield from self._fetch(start, min(start + step, self._length))
 

@@ -234,12 +234,17 @@ class MetricTable:
         if cached is not None:
             return cached
         column = self._columns.get(semantic)
-        by_run: list[Any] = [None] * len(self.runs)
         if column is None:
             unit = self.registry.unit_of(semantic)
-            result = MetricValues(semantic, unit, tuple(by_run))
+            # Every type no run has shares one tuple of ``None`` (a million runs: 8 MB
+            # each, and views ask for several).
+            nothing = self.memo.get("no_values")
+            if nothing is None:
+                nothing = self.memo["no_values"] = (None,) * len(self.runs)
+            result = MetricValues(semantic, unit, nothing)
             self._values[semantic] = result
             return result
+        by_run: list[Any] = [None] * len(self.runs)
         for index, message in column.messages:
             self._diagnostics[f"run {self.run_ids[index]}: {message}"] = None
         positions, items = column.positions, column.items
