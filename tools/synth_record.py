@@ -289,15 +289,11 @@ def _summary(record: Path, experiment_id: str, counts: dict[str, dict[str, int]]
 
 
 def _index(record: Path) -> None:
-    from autobench.index._live import ROW_GROUP_RUNS, LiveIndex
+    from autobench.index import build_index  # a plain record: read a group of runs at a time
 
-    live = LiveIndex.of_record(record, resumed=False, owner=os.getpid())
-    paths = live._planned
-    for start in range(0, len(paths), ROW_GROUP_RUNS):
-        live.runs_stored(paths[start : start + ROW_GROUP_RUNS])
-    live.finish()
-    if not (record / "index" / "manifest.json").is_file():
-        raise SystemExit(f"{record}: the index was not written (see the warning above)")
+    built = build_index(record)
+    if not built.reportable:
+        raise SystemExit(f"{record}: the index is not reportable: {built.reason}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,12 +4,14 @@ as its click object: export formats and trace extractors come from them, not the
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from autobench.abp import AutobenchError
 from autobench.cli import cli
 from autobench.core.plugins import AutobenchPlugins, hookimpl
 from autobench.core.runtime import run_benchmark_spec
@@ -64,10 +66,50 @@ class RunCountExporter:
         return f"runs: {len(result.runs)}\n"
 
 
+class LostConnectionError(RuntimeError):
+    """What the failing test format raises after its first piece."""
+
+
+class FailingExporter:
+    """A test-only format made in pieces (``chunks``) that fails after the first one, as
+    an exporter reading from a source that goes away midway would."""
+
+    name = "halfway"
+    extension = "txt"
+    description = "one line per run, then a failure"
+
+    def export(self, report: Report, result: ExperimentResult) -> str:
+        return "".join(self.chunks(report, result))
+
+    def chunks(self, report: Report, result: ExperimentResult) -> Iterator[str]:
+        yield "".join(f"{run_id}\n" for run_id in report.run_rows.run_ids)
+        raise LostConnectionError("the source went away after 2 runs")
+
+
 class RunCountPlugin:
     @hookimpl
     def autobench_exporters(self) -> Sequence[Exporter]:
         return (RunCountExporter(),)
+
+
+class SourceGoneError(AutobenchError):
+    """An error a format raises on purpose (its panel keeps its own title)."""
+
+
+class RefusingExporter(FailingExporter):
+    """``halfway`` failing with an Autobench error instead."""
+
+    name = "refusing"
+
+    def chunks(self, report: Report, result: ExperimentResult) -> Iterator[str]:
+        yield "one piece\n"
+        raise SourceGoneError("the source is gone; export it again later")
+
+
+class FailingPlugin:
+    @hookimpl
+    def autobench_exporters(self) -> Sequence[Exporter]:
+        return (FailingExporter(), RefusingExporter())
 
 
 def test_export_uses_the_commands_plugins(runner: CliRunner, record: Path, tmp_path: Path) -> None:
@@ -101,6 +143,53 @@ def test_export_without_the_plugins_does_not_know_the_format(
     assert result.exit_code == 2
     assert "known formats: runcount" in result.output
     assert not target.exists()
+
+
+@pytest.mark.parametrize("existing", [None, "the previous export\n"])
+def test_an_export_that_fails_midway_leaves_no_half_file(
+    runner: CliRunner, record: Path, tmp_path: Path, existing: str | None
+) -> None:
+    plugins = AutobenchPlugins(FailingPlugin(), load_entry_points=False)
+    out = tmp_path / "out"
+    out.mkdir()
+    target = out / "runs.txt"
+    if existing is not None:
+        target.write_text(existing)
+    args = ["export", str(record), "--format", "halfway", "--path", str(target)]
+    result = runner.invoke(cli, args, obj=plugins)
+    assert result.exit_code == 1, result.output
+    assert not isinstance(result.exception, LostConnectionError)  # shown, not a traceback
+    shown = _unboxed(result.output)
+    assert "Exportfailed" in shown
+    assert (
+        _unboxed("the halfway export failed after 1 pieces: LostConnectionError: the source")
+        in shown
+    )
+    if existing is None:
+        assert _unboxed(f"{target} was not written") in shown
+        assert list(out.iterdir()) == []  # neither the file nor its temporary file
+    else:
+        assert _unboxed(f"{target} was left as it was") in shown
+        assert list(out.iterdir()) == [target] and target.read_text() == existing
+
+
+def test_an_error_a_format_raises_on_purpose_keeps_its_panel(
+    runner: CliRunner, record: Path, tmp_path: Path
+) -> None:
+    plugins = AutobenchPlugins(FailingPlugin(), load_entry_points=False)
+    target = tmp_path / "out" / "runs.txt"
+    args = ["export", str(record), "--format", "refusing", "--path", str(target)]
+    result = runner.invoke(cli, args, obj=plugins)
+    assert result.exit_code == 1, result.output
+    shown = _unboxed(result.output)
+    assert "Sourcegoneerror" in shown and "thesourceisgone;exportitagainlater" in shown
+    assert list(target.parent.iterdir()) == []
+
+
+def _unboxed(text: str) -> str:
+    """``text`` without white space and the error panel's borders (a long path is folded
+    across the panel's lines, at a place that moves with the temporary path's length)."""
+    return re.sub(r"[\s│╭╮╰╯─]+", "", text)
 
 
 def _usage_tokens(record: Path, derived: str) -> dict[str, object]:

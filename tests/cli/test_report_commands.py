@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import re
 from pathlib import Path
 
@@ -202,7 +203,7 @@ def test_the_csv_preview_counts_every_row_and_shows_the_first() -> None:
     lines = ["case,variant,status,quality.score"]
     lines += [f'case-{n},a,failed,"line one\nline two {n}"' for n in range(20)]
     console = Console(width=120, record=True)
-    console.print(_csv_preview("\n".join(lines) + "\n"))
+    console.print(_csv_preview(io.StringIO("\n".join(lines) + "\n")))
     shown = console.export_text()
     assert "20 rows, 4 columns in the file; showing 8 rows and 4 columns" in shown
     assert "case-7" in shown and "case-8" not in shown

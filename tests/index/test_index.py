@@ -488,3 +488,57 @@ def test_a_report_from_an_index_with_empty_tables_imports_no_pandas(tmp_path: Pa
     text, modules = _report_in_a_fresh_process(record_dir)
     assert "pyarrow" in modules and "Leaderboard" in text
     assert "pandas" not in modules
+
+
+def test_a_streamed_index_holds_the_tables_of_a_replayed_one(record: Record) -> None:
+    """``build_index`` reads a record with only summaries beside its runs a group of run
+    files at a time (flat memory); its tables are those of the whole replay, an absent run
+    included."""
+    from autobench.index._build import replay_index
+    from autobench.index._live import stream_index
+
+    record_dir = record([case(1, llm=True), case(2, 2.5, boom=True), case(3, True), case(4)])
+    experiment = replay_experiment(record_dir).experiment
+    (record_dir / experiment.plan[3].path).unlink()  # as an interrupted experiment leaves it
+    streamed = stream_index(record_dir)
+    assert streamed is not None and streamed.reportable, streamed
+    partition = _partition(record_dir)
+    tables = {
+        path.name: pq.read_table(path)
+        for path in [*partition.glob("*.parquet"), *index_root(record_dir).glob("*.parquet")]
+    }
+    replayed = replay_index(record_dir)
+    assert (streamed.runs, streamed.rows) == (replayed.runs, replayed.rows) == (7, streamed.rows)
+    for name, table in tables.items():
+        where = partition if (partition / name).exists() else index_root(record_dir)
+        assert pq.read_table(where / name).equals(table), name
+    (record_dir / "post_derived.yaml").write_text("")  # a post-derived record: replayed
+    assert stream_index(record_dir) is None
+
+
+def test_run_files_swapped_between_two_planned_runs_are_indexed_as_replay_reads_them(
+    record: Record,
+) -> None:
+    """A tampered record whose two run files traded places: the streamed build finds the
+    runs at other planned runs' paths and leaves the record to the replay, so the index
+    says what replay says (or fails as replay fails)."""
+    from autobench.index._build import replay_index
+
+    record_dir = record([case(1), case(2, 2.5)])
+    plan = replay_experiment(record_dir).experiment.plan
+    first, second = record_dir / plan[0].path, record_dir / plan[2].path
+    first_bytes, second_bytes = first.read_bytes(), second.read_bytes()
+    first.write_bytes(second_bytes)
+    second.write_bytes(first_bytes)
+    try:
+        replayed = replay_index(record_dir)
+    except Exception as error:  # replay refuses the record: so does the build
+        with pytest.raises(type(error)):
+            build_index(record_dir)
+        return
+    built = build_index(record_dir)
+    assert (built.runs, built.rows, built.reportable) == (
+        replayed.runs,
+        replayed.rows,
+        replayed.reportable,
+    )

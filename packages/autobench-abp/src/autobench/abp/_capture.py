@@ -245,7 +245,9 @@ class CapturePolicy:
 
     def text(self, text: str) -> str:
         """``text`` with secret values redacted and truncated like any recorded string: for
-        error messages and tracebacks, which may quote credentials."""
+        error messages and tracebacks, which may quote credentials. Applies the patterns
+        :func:`~autobench.abp.extend_redaction` added since this policy last ran."""
+        self._current()
         return self._string(text)
 
     def apply_mapping(self, values: dict[str, Any]) -> dict[str, Any]:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import csv
 import difflib
-import io
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, TextIO, cast
 from urllib.parse import urlsplit
 
 import click
@@ -35,23 +34,56 @@ LONG_LINE = 2_000
 RECORD_FILES = frozenset({"experiment.yaml", "summary.yaml", "run.yaml"})
 
 
-def _preview(name: str, content: str | bytes) -> RenderableType:
-    """A short view of the exported file for the terminal (never the whole file)."""
-    if isinstance(content, bytes):
-        return Text(f"{len(content)} bytes of binary content", style="dim")
-    if name == "csv":
-        return _csv_preview(content)
-    lines = content.splitlines()
-    if len(lines) == 1 and len(lines[0]) > LONG_LINE:  # one long line (OTLP JSON): not for reading
-        return Text(f"{len(content):,} characters on one line", style="dim")
-    shown = "\n".join(lines[:PREVIEW_LINES])
+def _head(stream: TextIO) -> tuple[list[str], int, int, int]:
+    """What the preview needs of the text ``stream`` holds, read :data:`READ_SIZE`
+    characters at a time: its first :data:`PREVIEW_LINES` + 1 lines as ``str.splitlines``
+    cuts them (each to its first :data:`READ_SIZE` characters), its number of lines, the
+    length of its first line and its number of characters. Past the first lines, lines
+    are counted, not looked at (a million-run JUnit file has six million)."""
+    head: list[str] = []
+    lines = first = characters = 0
+    pending = ""  # the line being read, to its first READ_SIZE characters, with its line end
+    dropped = 0  # the characters of that line left out of ``pending``
+    while block := stream.read(READ_SIZE):
+        characters += len(block)
+        parts = (pending + block).splitlines(keepends=True)
+        pending = parts.pop()  # the line going on into the next block (or a "\r" of a "\r\n")
+        if parts:
+            if lines == 0:
+                first = len(parts[0].splitlines()[0]) + dropped
+            room = PREVIEW_LINES + 1 - len(head)
+            head += [part.splitlines()[0][:READ_SIZE] for part in parts[: max(room, 0)]]
+            lines += len(parts)
+            dropped = 0
+        body = pending.splitlines()[0]
+        if len(body) > READ_SIZE:
+            dropped += len(body) - READ_SIZE
+            pending = body[:READ_SIZE] + pending[len(body) :]
+    if pending:
+        body = pending.splitlines()[0]
+        if lines == 0:
+            first = len(body) + dropped
+        lines += 1
+        if len(head) <= PREVIEW_LINES:
+            head.append(body)
+    return head, lines, first, characters
+
+
+def _text_preview(
+    name: str, head: list[str], lines: int, first: int, characters: int
+) -> RenderableType:
+    """The preview of a text of ``lines`` lines and ``characters`` characters whose first
+    lines are ``head`` and whose first line is ``first`` characters long."""
+    if lines == 1 and first > LONG_LINE:  # one long line (OTLP JSON): not for reading
+        return Text(f"{characters:,} characters on one line", style="dim")
+    shown = "\n".join(head[:PREVIEW_LINES])
     more = (
-        Text(f"... {len(lines) - PREVIEW_LINES} more lines in the file", style="dim")
-        if len(lines) > PREVIEW_LINES
+        Text(f"... {lines - PREVIEW_LINES} more lines in the file", style="dim")
+        if lines > PREVIEW_LINES
         else Text("")
     )
     if name == "html":  # a page of markup and embedded scripts: nothing to read in a terminal
-        return Text(f"{len(lines):,} lines of HTML; open the file in a browser", style="dim")
+        return Text(f"{lines:,} lines of HTML; open the file in a browser", style="dim")
     if name in ("markdown", "github"):
         return Group(Markdown(shown), more)
     lexer = {"yaml": "yaml", "junit": "xml"}.get(name, "text")
@@ -62,10 +94,11 @@ CSV_PREVIEW_ROWS = 8
 CSV_PREVIEW_COLUMNS = ("case", "variant", "status")
 
 
-def _csv_preview(content: str) -> RenderableType:
-    """The first rows of a CSV export: case, variant, status and the first metric columns
-    (the other rows are counted, not kept: a million-run export is a million rows)."""
-    reader = csv.reader(io.StringIO(content))
+def _csv_preview(stream: TextIO) -> RenderableType:
+    """The first rows of a CSV export read from ``stream``: case, variant, status and the
+    first metric columns (the other rows are counted, not kept: a million-run export is a
+    million rows)."""
+    reader = csv.reader(stream)
     header = next(reader, None)
     if header is None:
         return Text("empty file", style="dim")
@@ -202,7 +235,7 @@ def export_command(
         return
     assert target is not None
     from autobench.cli._replayed import replayed
-    from autobench.report import build_report, export_content, write_export
+    from autobench.report import build_report, export_chunks, write_export
 
     with user_errors():
         if target.name in RECORD_FILES or (
@@ -217,9 +250,19 @@ def export_command(
             record_dir, evidence_only=not traces, meanwhile=getattr(exporter, "prepare", None)
         )
         report = build_report(result)
-        content = export_content(exporter, report, result)
+        pieces = _Pieces(export_chunks(exporter, report, result))
+        existed = target.exists()
         try:
-            size = write_export(target, content)
+            size = write_export(target, pieces)
+        except _ExporterFailed as failed:
+            error = failed.__cause__
+            assert error is not None
+            left = "left as it was" if existed else "not written"
+            raise show_error(
+                "Export failed",
+                f"the {format_name} export failed after {pieces.written:,} pieces: "
+                f"{type(error).__name__}: {error}; {target} was {left}",
+            ) from None
         except OSError as error:
             raise show_error(
                 "Export failed", f"cannot write {target}: {error.strerror or error}"
@@ -227,7 +270,57 @@ def export_command(
     header = Text.assemble(
         ("wrote ", "green"), (str(target), "bold"), f" ({format_name}, {size:,} bytes)"
     )
-    stdout_console().print(Panel(_preview(format_name, content), title=header, title_align="left"))
+    preview = _preview_file(format_name, target, size, binary=pieces.binary)
+    stdout_console().print(Panel(preview, title=header, title_align="left"))
+
+
+class _ExporterFailed(Exception):
+    """The exporter raised while it made a piece (its error is the ``__cause__``)."""
+
+
+class _Pieces:
+    """The pieces of an export as they are written, noting how many were made and whether
+    any was binary. An error the exporter raises comes out as :class:`_ExporterFailed`,
+    but an ``AutobenchError`` (raised on purpose: a missing baseline, say) as it is, for
+    the command's panel of that error; an error of the file system, while a piece is
+    written, comes out as it is."""
+
+    def __init__(self, pieces: Iterator[str | bytes]) -> None:
+        self._pieces = pieces
+        self.written = 0
+        self.binary = False
+
+    def __iter__(self) -> Iterator[str | bytes]:
+        from autobench.abp import AutobenchError
+
+        while True:
+            try:
+                piece = next(self._pieces)
+            except StopIteration:
+                return
+            except AutobenchError:
+                raise
+            except Exception as error:
+                raise _ExporterFailed() from error
+            self.binary = self.binary or isinstance(piece, bytes)
+            yield piece
+            self.written += 1
+
+
+READ_SIZE = 1 << 20
+"""Characters read from the written file at a time for its preview."""
+
+
+def _preview_file(name: str, path: Path, size: int, *, binary: bool) -> RenderableType:
+    """:func:`_preview` of the file just written at ``path`` (``size`` bytes), read back a
+    block at a time: the first lines are kept, the others only counted."""
+    if binary:
+        return Text(f"{size} bytes of binary content", style="dim")
+    if name == "csv":
+        with path.open(encoding="utf-8", newline="") as stream:
+            return _csv_preview(stream)
+    with path.open(encoding="utf-8", newline="") as stream:
+        return _text_preview(name, *_head(stream))
 
 
 def _configured(exporter: Exporter, items: tuple[str, ...]) -> Exporter:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from autobench.abp import Trace, gc_paused
@@ -24,6 +25,7 @@ from autobench.index._layout import (
     replace_index,
     staging_dir,
 )
+from autobench.index._round_trip import reads_back_from_json
 from autobench.index._sources import (
     EXPERIMENT_FILE,
     Source,
@@ -31,7 +33,7 @@ from autobench.index._sources import (
     side_files,
     sources_table,
 )
-from autobench.index._tables import TableRows, plan_table
+from autobench.index._tables import PLAN_SCHEMA, TableRows, plan_table
 from autobench.records import (
     Case,
     ExperimentRecord,
@@ -73,7 +75,7 @@ def _evidence_only(runs: Sequence[RunRecord]) -> list[RunRecord]:
 
 def _round_trip_problem(runs: Sequence[RunRecord], texts: list[str]) -> str | None:
     for run, text in zip(runs, texts, strict=True):
-        if RunRecord.model_validate_json(text) != run:
+        if not reads_back_from_json(run, text):
             return f"run {run.run_id} does not read back identically from JSON"
     return None
 
@@ -81,6 +83,21 @@ def _round_trip_problem(runs: Sequence[RunRecord], texts: list[str]) -> str | No
 def build_index(record_dir: Path | str) -> IndexBuilt:
     """Build (or rebuild, whole) the index of the experiment recorded in ``record_dir``
     and put it in place atomically (``record_dir/index``, see :mod:`._layout`).
+
+    A record whose only files beside its runs are summaries is read one group of run files
+    at a time, as the live index reads runs that land
+    (:func:`~autobench.index._live.stream_index`: memory flat in the number of runs); any
+    other (a post-derived or derived record changes what its runs read back as) is
+    replayed whole (:func:`replay_index`). Raises as :func:`replay_index` does.
+    """
+    from autobench.index._live import stream_index  # (the live index builds on this module)
+
+    built = stream_index(Path(record_dir))
+    return built if built is not None else replay_index(record_dir)
+
+
+def replay_index(record_dir: Path | str) -> IndexBuilt:
+    """:func:`build_index` by replaying the record whole (its runs held at once).
 
     The sources are stamped and hashed first, then replayed (evidence only, as reports
     read them) and each run's trace read for the ``spans`` and ``llm_calls`` tables; a
@@ -141,14 +158,18 @@ def finish_index(
     root: Path,
     staged: Path,
     experiment: ExperimentRecord,
-    sources: list[Source],
+    sources: list[Source] | pa.Table,
     runs: int,
     counts: dict[str, int],
     problem: str | None,
+    *,
+    plan_columns: Mapping[str, pa.ChunkedArray] | None = None,
 ) -> str | None:
     """Complete the index staged in ``staged`` (its tables written: ``counts`` rows each,
-    ``runs`` runs) with the ``files`` table of ``sources``, ``experiment.json`` (without the
-    plan), the plan's table and the manifest, and put it in place of ``root``'s index. Returns why reports may not read it
+    ``runs`` runs) with the ``files`` table of ``sources`` (or ``sources`` itself, a
+    ``files`` table), ``experiment.json`` (without the
+    plan), the plan's table (of ``plan_columns``, the plan's columns by name, when given)
+    and the manifest, and put it in place of ``root``'s index. Returns why reports may not read it
     (``problem``, or the experiment record not reading back from JSON), else ``None``.
     Raises ``OSError`` (and pyarrow's errors) when a write fails; ``staged`` is then the
     caller's to remove."""
@@ -157,8 +178,16 @@ def finish_index(
     experiment_json = head.model_dump_json()
     if problem is None and ExperimentRecord.model_validate_json(experiment_json) != head:
         problem = "the experiment record does not read back identically from JSON"
-    pq.write_table(sources_table(sources), staged / FILES)
-    pq.write_table(plan_table(plan), staged / PLAN)
+    files = sources if isinstance(sources, pa.Table) else sources_table(sources)
+    pq.write_table(files, staged / FILES)
+    plan_rows = (
+        plan_table(plan)
+        if plan_columns is None
+        else pa.Table.from_arrays(
+            [plan_columns[name] for name in PLAN_SCHEMA.names], schema=PLAN_SCHEMA
+        )
+    )
+    pq.write_table(plan_rows, staged / PLAN)
     (staged / EXPERIMENT_JSON).write_text(experiment_json, encoding="utf-8")
     manifest = {
         "format": FORMAT,

@@ -34,34 +34,40 @@ import logging
 import os
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from autobench.abp import Trace
-from autobench.index._build import build_index, finish_index
-from autobench.index._layout import INDEX_DIR, index_root, partition, read_manifest
+from autobench.index._arrow import column_array
+from autobench.index._build import IndexBuilt, build_index, finish_index, replay_index
+from autobench.index._layout import INDEX_DIR, index_root, partition, read_manifest, staging_dir
 from autobench.index._load import index_status, read_parquet
+from autobench.index._round_trip import reads_back_from_json
+from autobench.index._run_sources import RunSources
 from autobench.index._sources import (
     EXPERIMENT_FILE,
     Source,
     read_sources,
     read_stamped,
     side_files,
+    sources_table,
     stamp_of,
     stored_stamps,
 )
 from autobench.index._tables import SCHEMAS, TableRows
 from autobench.records import (
     EVIDENCE_ONLY,
+    PLAN_COLUMNS,
     DurableRun,
     ExperimentRecord,
     ExperimentSummary,
-    RunRecord,
     TraceSummary,
-    experiment_record_from_yaml,
+    experiment_record_with_plan_columns,
     load_run_record,
+    plan_column_chunks,
     run_record_from_yaml,
 )
 
@@ -104,7 +110,8 @@ class LiveIndex:
         self._owner = os.getpid() if owner is None else owner
         self._yields = yields
         self._partition = partition(experiment.benchmark.id, experiment.experiment.id)
-        self._planned = [planned.path for planned in experiment.plan]
+        self._plan = experiment.plan
+        self._plan_arrays: dict[str, pa.ChunkedArray] | None = None
         self._base: dict[str, Source] = {}  # the earlier runs' sources, from a fresh index
         # Whether the rows will cover the record: this session's runs, and the earlier ones
         # through a fresh index of them.
@@ -112,11 +119,14 @@ class LiveIndex:
         self._rows = TableRows()
         self._writers: dict[str, pq.ParquetWriter] = {}
         self._counts = dict.fromkeys(SCHEMAS, 0)
-        self._sources: dict[str, Source] = {}
+        self._runs = RunSources(len(experiment.plan))
         self._problem: str | None = None
         self._staged: Path | None = None
         self._experiment: ExperimentRecord | None = None  # as experiment.yaml gives it back
         self._failed = False
+        self._streamed = False  # built by stream_index: errors raise, a rebuild replays
+        self.built: IndexBuilt | None = None
+        """What the index holds once put in place."""
         self._missed = False  # some runs' paths were dropped on the way (give_up_rows)
 
     def _fresh_base(self) -> bool:
@@ -148,11 +158,29 @@ class LiveIndex:
         ``record_dir``, written for the recording process ``owner`` by the index worker
         (which has no event loop to yield to). Raises ``OSError`` / ``RecordFormatError``
         when that file cannot be read."""
-        path = Path(record_dir) / EXPERIMENT_FILE
-        experiment = experiment_record_from_yaml(path.read_text(encoding="utf-8"), source=path)
+        experiment = experiment_record_with_plan_columns(Path(record_dir) / EXPERIMENT_FILE)
         live = cls(record_dir, experiment, resumed=resumed, owner=owner, yields=False)
         live._experiment = experiment
         return live
+
+    def _plan_columns(self) -> dict[str, pa.ChunkedArray]:
+        """The plan's columns as Arrow arrays (read when first needed, at the end, a stretch
+        of planned runs at a time: a plan read as columns is never held as Python
+        strings)."""
+        if self._plan_arrays is None:
+            chunks: dict[str, list[pa.Array]] = {name: [] for name in PLAN_COLUMNS}
+            for stretch in plan_column_chunks(self._plan):
+                for name, values in stretch.items():
+                    chunks[name].append(column_array(values, pa.string()))
+            self._plan_arrays = {
+                name: pa.chunked_array(arrays, pa.string()) for name, arrays in chunks.items()
+            }
+        return self._plan_arrays
+
+    def _planned(self) -> Iterator[str]:
+        """The planned runs' record paths, in plan order."""
+        for chunk in self._plan_columns()["path"].chunks:
+            yield from chunk.to_pylist()
 
     @property
     def staging(self) -> Path:
@@ -206,7 +234,7 @@ class LiveIndex:
                 self._complete()
             else:
                 self._discard()
-                build_index(self.root)
+                self.built = (replay_index if self._streamed else build_index)(self.root)
         except Exception as error:
             self._fail(error)
 
@@ -223,8 +251,8 @@ class LiveIndex:
         :meth:`give_up_rows`)."""
         missing = [
             path
-            for path in self._planned
-            if path not in self._sources and os.path.exists(self._prefix + path)
+            for position, path in enumerate(self._planned())
+            if not self._runs.read(position) and os.path.exists(self._prefix + path)
         ]
         for start in range(0, len(missing), ROW_GROUP_RUNS):
             self._add_each([(path, None, None) for path in missing[start : start + ROW_GROUP_RUNS]])
@@ -249,10 +277,11 @@ class LiveIndex:
         else:
             run = run_record_from_yaml(data.decode("utf-8"), source=source, skip=EVIDENCE_ONLY)
             stamp = stamp_of(source)
-        digest = hashlib.sha256(data).hexdigest()
-        self._sources[path] = Source(path, stamp, digest)
+        raw = hashlib.sha256(data).digest()
+        digest = raw.hex()
+        self._runs.add(run.run.index, path, stamp, raw)
         record_json = run.model_dump_json()
-        if self._problem is None and RunRecord.model_validate_json(record_json) != run:
+        if self._problem is None and not reads_back_from_json(run, record_json):
             self._problem = f"run {run.run_id} does not read back identically from JSON"
         self._rows.add_run(
             run,
@@ -266,8 +295,7 @@ class LiveIndex:
         """The experiment record as ``experiment.yaml`` gives it back (the index's copy);
         unlike ``load_experiment_record``, it changes no state of the process (the
         redaction rules the record names are the run's own)."""
-        path = self.root / EXPERIMENT_FILE
-        return experiment_record_from_yaml(path.read_text(encoding="utf-8"), source=path)
+        return experiment_record_with_plan_columns(self.root / EXPERIMENT_FILE)
 
     def _write_rows(self) -> None:
         where = self._stage() / self._partition
@@ -283,6 +311,8 @@ class LiveIndex:
                 time.sleep(0)
 
     def _stage(self) -> Path:
+        if self._staged is None and self._streamed:  # as any rebuilt index is staged
+            self._staged = staging_dir(self.root)
         if self._staged is None:
             staged = self.staging
             if staged.exists():  # left by a killed process that had this pid
@@ -295,11 +325,15 @@ class LiveIndex:
         """Whether the rows cover the record: every run file present was written through
         this listener, and nothing but summaries lies beside them (no post-derived or
         derived record, whose observations the runs' rows would lack)."""
+        if self._runs.misplaced:
+            return False
         if any(not name.startswith(_SUMMARIES) for name in side_files(self.root)):
             return False
-        for path in self._planned:
-            if path in self._sources:
+        for position, path in enumerate(self._planned()):
+            if self._runs.read_at(position, path):
                 continue
+            if self._runs.misplaced:  # a run file read at another planned run's path
+                return False
             stamp = stamp_of(self.root / path)
             earlier = self._base.get(path)
             if stamp is None:
@@ -319,23 +353,46 @@ class LiveIndex:
         self._writers.clear()
         assert self._staged is not None
         experiment = self._experiment or self._read_experiment()
-        for path in self._planned:
-            if path not in self._sources and path in self._base:
-                self._sources[path] = self._base[path]
-        absent = [path for path in self._planned if path not in self._sources]
-        sources = [
-            *read_sources(self.root, [EXPERIMENT_FILE]),
-            *(self._sources[path] for path in self._planned if path in self._sources),
-            *(Source(path, None, None) for path in absent),
-            *read_sources(self.root, side_files(self.root)),
-        ]
-        runs = len(self._planned) - len(absent)
+        files, runs = self._files()
         staged, self._staged = self._staged, None
         try:
-            finish_index(self.root, staged, experiment, sources, runs, self._counts, self._problem)
+            problem = finish_index(
+                self.root,
+                staged,
+                experiment,
+                files,
+                runs,
+                self._counts,
+                self._problem,
+                plan_columns=self._plan_columns(),
+            )
         except BaseException:
             shutil.rmtree(staged, ignore_errors=True)
             raise
+        self.built = IndexBuilt(
+            self.root / INDEX_DIR, runs, dict(self._counts), problem is None, problem
+        )
+
+    def _files(self) -> tuple[pa.Table, int]:
+        """The ``files`` table (the experiment record, the planned runs in plan order, the
+        summaries) and how many planned runs it has present."""
+        if self._base:  # a resumed session: the earlier index's sources fill the gaps
+            runs = [
+                self._runs.source(position, path)
+                if self._runs.read(position)
+                else self._base.get(path, Source(path, None, None))
+                for position, path in enumerate(self._planned())
+            ]
+            plan = sources_table(runs)
+        else:
+            plan = self._runs.table(self._plan_columns()["path"])
+        present = self._runs.count - plan.column("sha256").null_count
+        tables = [
+            sources_table(read_sources(self.root, [EXPERIMENT_FILE])),
+            plan,
+            sources_table(read_sources(self.root, side_files(self.root))),
+        ]
+        return pa.concat_tables(tables), present
 
     def _copy_base_rows(self) -> None:
         """Append the rows of the earlier index (this session's runs are not in it) to
@@ -364,6 +421,8 @@ class LiveIndex:
         self._failed = True
         with contextlib.suppress(Exception):  # the warning below says enough
             self._discard()
+        if self._streamed:
+            raise error
         _log.warning(
             "Warning: the columnar index of %s was not written (%s: %s); the record is "
             "complete, `autobench index %s` builds the index",
@@ -372,3 +431,23 @@ class LiveIndex:
             error,
             self.root,
         )
+
+
+def stream_index(root: Path) -> IndexBuilt | None:
+    """Build the index of the experiment recorded in ``root`` as the live index writes it
+    (every planned run file present read from disk, a group of :data:`ROW_GROUP_RUNS` at a
+    time, its rows written as a row group), so the memory it takes does not grow with the
+    runs; ``None`` when files other than summaries lie beside the runs, or no
+    ``experiment.yaml`` (:func:`~autobench.index._build.replay_index` then builds it, or
+    says what is missing). A run file changed while it is read sends it to the replay too.
+    Raises ``OSError`` and :class:`~autobench.records.RecordFormatError` (the file, line and
+    column of a record that does not read)."""
+    if not (root / EXPERIMENT_FILE).is_file():
+        return None
+    if any(not name.startswith(_SUMMARIES) for name in side_files(root)):
+        return None
+    live = LiveIndex.of_record(root, resumed=False, owner=os.getpid())
+    live._streamed = True
+    live.give_up_rows()  # every planned run file is read at the end
+    live.finish()
+    return live.built

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -148,6 +148,11 @@ class _LazyParquetExporter:
         from autobench.index._export import ParquetExporter
 
         return ParquetExporter().export(report, result)  # type: ignore[arg-type]
+
+    def chunks(self, report: object, result: object) -> Iterator[bytes]:
+        from autobench.index._export import ParquetExporter
+
+        return ParquetExporter().chunks(report, result)  # type: ignore[arg-type]
 
 
 @hookimpl

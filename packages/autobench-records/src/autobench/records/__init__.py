@@ -118,9 +118,13 @@ from autobench.records._parsed_runs import ParsedRuns as ParsedRuns
 from autobench.records._paths import artifact_dir as artifact_dir
 from autobench.records._paths import run_record_path as run_record_path
 from autobench.records._paths import safe_segment as safe_segment
+from autobench.records._plan_columns import (
+    experiment_record_with_plan_columns as experiment_record_with_plan_columns,
+)
 from autobench.records._plan_table import PLAN_COLUMNS as PLAN_COLUMNS
 from autobench.records._plan_table import PlanTable as PlanTable
 from autobench.records._plan_table import plan_column as plan_column
+from autobench.records._plan_table import plan_column_chunks as plan_column_chunks
 from autobench.records._post_derived import POST_DERIVED_FILE as POST_DERIVED_FILE
 from autobench.records._post_derived import (
     POST_DERIVED_RECORD_VERSION as POST_DERIVED_RECORD_VERSION,

@@ -76,7 +76,7 @@ def is_legacy_trace(document: Mapping[str, Any]) -> bool:
     spans = document.get("spans")
     if isinstance(spans, list) and spans and isinstance(spans[0], Mapping):
         first = spans[0]  # a trace is written in one shape: its first span tells which
-        return any(key in first for key in _SPAN_RENAMES) or isinstance(first.get("scope"), Mapping)
+        return not first.keys().isdisjoint(_SPAN_RENAMES) or isinstance(first.get("scope"), Mapping)
     return False
 
 
@@ -180,7 +180,7 @@ def _legacy_scope() -> dict[str, Any]:
 def is_legacy_run_body(body: Mapping[str, Any]) -> bool:
     """Whether parsed ``run.yaml`` sections use any legacy shape (see the module docstring)."""
     return (
-        any(section in body for section in _LEGACY_RUN_SECTIONS)
+        not body.keys().isdisjoint(_LEGACY_RUN_SECTIONS)
         or isinstance(body.get("scores"), Mapping)
         or isinstance(body.get("artifacts"), Mapping)
         or (isinstance(body.get("trace"), Mapping) and is_legacy_trace(body["trace"]))

@@ -17,6 +17,9 @@ from autobench.records._records import PlannedRun
 PLAN_COLUMNS = ("id", "case", "variant", "path", "input")
 """The fields of a planned run, in order: the columns of a :class:`PlanTable`."""
 
+CHUNK_RUNS = 65536
+"""Planned runs a chunk of :func:`plan_column_chunks` holds (from a plan's columns)."""
+
 
 class PlanTable(Sequence[PlannedRun]):
     """``count`` planned runs whose fields are the columns ``column(name)`` gives (each a
@@ -24,10 +27,28 @@ class PlanTable(Sequence[PlannedRun]):
     name, when first needed). Indexing builds (and validates) one :class:`PlannedRun`;
     iteration builds them one at a time and keeps none."""
 
-    def __init__(self, count: int, column: Callable[[str], Sequence[str | None]]) -> None:
+    def __init__(
+        self,
+        count: int,
+        column: Callable[[str], Sequence[str | None]],
+        chunks: Callable[[], Iterator[dict[str, Sequence[str | None]]]] | None = None,
+    ) -> None:
         self._count = count
         self._fetch = column
+        self._chunks = chunks
         self._columns: dict[str, Sequence[str | None]] = {}
+
+    def column_chunks(self) -> Iterator[dict[str, Sequence[str | None]]]:
+        """Every column a stretch of planned runs at a time (each a mapping of every name of
+        :data:`PLAN_COLUMNS` to that stretch's values, in plan order): from the store's
+        ``chunks`` when it gives them, so the whole columns are never held at once, else
+        from :meth:`column`."""
+        if self._chunks is not None and not self._columns:
+            yield from self._chunks()
+            return
+        for start in range(0, self._count, CHUNK_RUNS):
+            stop = min(start + CHUNK_RUNS, self._count)
+            yield {name: self.column(name)[start:stop] for name in PLAN_COLUMNS}
 
     def column(self, name: str) -> Sequence[str | None]:
         """The values of field ``name`` of every planned run, in plan order. Raises
@@ -85,3 +106,15 @@ def plan_column(plan: Sequence[PlannedRun], name: str) -> Sequence[str | None]:
     if name not in PLAN_COLUMNS:
         raise KeyError(name)
     return [getattr(planned, name) for planned in plan]
+
+
+def plan_column_chunks(plan: Sequence[PlannedRun]) -> Iterator[dict[str, Sequence[str | None]]]:
+    """Every column of ``plan`` a stretch of planned runs at a time (see
+    :meth:`PlanTable.column_chunks`); a plan of models gives stretches of
+    :data:`CHUNK_RUNS` runs."""
+    if isinstance(plan, PlanTable):
+        yield from plan.column_chunks()
+        return
+    for start in range(0, len(plan), CHUNK_RUNS):
+        stretch = plan[start : start + CHUNK_RUNS]
+        yield {name: [getattr(run, name) for run in stretch] for name in PLAN_COLUMNS}

@@ -23,7 +23,9 @@ from autobench.report._experiments import compare_experiments as compare_experim
 from autobench.report._exporters import Exporter as Exporter
 from autobench.report._exporters import ExporterRegistry as ExporterRegistry
 from autobench.report._exporters import ExportOptionError as ExportOptionError
+from autobench.report._exporters import StreamingExporter as StreamingExporter
 from autobench.report._exporters import UnknownExportFormatError as UnknownExportFormatError
+from autobench.report._exporters import export_chunks as export_chunks
 from autobench.report._exporters import export_content as export_content
 from autobench.report._exporters import exporter_registry
 from autobench.report._exporters import with_options as configure_exporter  # for the CLI

@@ -8,15 +8,17 @@ booleans ``True``/``False`` (pandas reads a gap-free column of them as
 (``repr``), infinities as ``inf``/``-inf``; mappings and lists as JSON;
 anything else as ``str``. Written with the :mod:`csv` module (RFC 4180
 quoting, ``\\r\\n`` line ends), a column at a time: the writer is given whole columns
-and formats the usual values itself, so a million rows cost no Python call per cell.
+and formats the usual values itself, so a million rows cost no Python call per cell. The
+text is made a few thousand rows at a time (:meth:`CsvExporter.chunks`), never whole.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from autobench.records import ExperimentResult
@@ -40,13 +42,19 @@ def cell(value: Any) -> str:
 
 
 class CsvExporter:
-    """``csv``: a flat run-and-metric table for analysis tools (see the module docstring)."""
+    """``csv``: a flat run-and-metric table for analysis tools (see the module docstring).
+
+    ``chunks`` gives the file as pieces of :data:`ROWS_PER_PIECE` whole rows (the header
+    with the first), made as they are asked for; ``export`` joins them."""
 
     name = "csv"
     extension = "csv"
     description = "One row per run with its projected metrics, for analysis tools."
 
     def export(self, report: Report, result: ExperimentResult) -> str:
+        return "".join(self.chunks(report, result))
+
+    def chunks(self, report: Report, result: ExperimentResult) -> Iterator[str]:
         semantics = list(report.metric_units)
         policies = [policy.name for policy in report.policies]
         stream = io.StringIO()
@@ -75,8 +83,20 @@ class CsvExporter:
             *(cells(rows.values(semantic)) for semantic in semantics),
             *(cells(rows.policy_values(name)) for name in policies),
         ]
-        writer.writerows(zip(*columns, strict=True))
-        return stream.getvalue()
+        records = zip(*columns, strict=True)
+        while True:  # the header, then ROWS_PER_PIECE rows a piece: a piece ends with a row
+            writer.writerows(itertools.islice(records, ROWS_PER_PIECE))
+            piece = stream.getvalue()
+            if not piece:
+                return
+            yield piece
+            stream.seek(0)
+            stream.truncate()
+
+
+ROWS_PER_PIECE = 4_096
+"""Rows of the ``csv`` export in one piece of :meth:`CsvExporter.chunks` (about 300 KB of
+text for the runs of a trivial benchmark)."""
 
 
 _WRITTEN_AS_CELL = frozenset({type(None), bool, int, float, str})

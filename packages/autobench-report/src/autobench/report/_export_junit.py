@@ -17,14 +17,14 @@ hold are replaced.
 The text is written run by run, as :mod:`xml.etree.ElementTree` would serialise the
 same tree after ``ET.indent`` (the same bytes: two-space indentation, attributes in
 order, ``<tag ... />`` for an element without text, ElementTree's escaping), without
-an element per run: at a million runs the tree alone took about a gigabyte.
+an element per run: at a million runs the tree alone took about a gigabyte. It is made a
+thousand test cases at a time (:func:`junit_pieces`), never whole.
 """
 
 from __future__ import annotations
 
-import io
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from autobench.records import ExperimentResult, RunRecord, RunStatus, RunTable
@@ -121,7 +121,20 @@ def _testcase(
 
 
 def render_junit(report: Report, result: ExperimentResult) -> str:
-    """The JUnit XML text (with an XML declaration) of ``report``."""
+    """The JUnit XML text (with an XML declaration) of ``report``: :func:`junit_pieces`
+    joined."""
+    return "".join(junit_pieces(report, result))
+
+
+CASES_PER_PIECE = 1_024
+"""``<testcase>`` elements in one piece of :func:`junit_pieces` (about 250 KB of text for
+the runs of a trivial benchmark)."""
+
+
+def junit_pieces(report: Report, result: ExperimentResult) -> Iterator[str]:
+    """The JUnit XML text of ``report`` in pieces, made as they are asked for: the
+    declaration and the opening elements with the first :data:`CASES_PER_PIECE` whole
+    ``<testcase>`` elements, then as many a piece, the closing elements with the last."""
     runs = result.runs
     run_ids = report.run_rows.run_ids
     duration_of: Callable[[int, str], float | None]
@@ -148,14 +161,15 @@ def render_junit(report: Report, result: ExperimentResult) -> str:
         ("skipped", str(status.skipped)),
         ("time", f"{total_time:.6f}"),
     )
-    out = io.StringIO()
-    write = out.write
+    out: list[str] = []
+    write = out.append
     write("<?xml version='1.0' encoding='utf-8'?>\n")
     write(f"<testsuites{_attributes((('name', _text(report.experiment)), *counts))}>\n")
     suite = _attributes((("name", _text(report.benchmark)), *counts))
     if not run_ids:
         write(f"  <testsuite{suite} />\n</testsuites>\n")
-        return out.getvalue()
+        yield "".join(out)
+        return
     write(f"  <testsuite{suite}>\n")
     values = [
         (metric_label(semantic, unit), report.run_rows.values(semantic))
@@ -163,12 +177,16 @@ def render_junit(report: Report, result: ExperimentResult) -> str:
     ]
     for index, run_id in enumerate(run_ids):
         _testcase(write, report, index, duration_of(index, run_id), records.get(run_id), values)
+        if index % CASES_PER_PIECE == CASES_PER_PIECE - 1:  # a piece ends with a </testcase>
+            yield "".join(out)
+            out.clear()
     write("  </testsuite>\n</testsuites>\n")
-    return out.getvalue()
+    yield "".join(out)
 
 
 class JunitExporter:
-    """``junit``: JUnit XML for CI (see the module docstring)."""
+    """``junit``: JUnit XML for CI (see the module docstring); ``chunks`` gives the text
+    in pieces of whole ``<testcase>`` elements (:func:`junit_pieces`)."""
 
     name = "junit"
     extension = "xml"
@@ -176,3 +194,6 @@ class JunitExporter:
 
     def export(self, report: Report, result: ExperimentResult) -> str:
         return render_junit(report, result)
+
+    def chunks(self, report: Report, result: ExperimentResult) -> Iterator[str]:
+        return junit_pieces(report, result)

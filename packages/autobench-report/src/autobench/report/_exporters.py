@@ -43,6 +43,17 @@ class Exporter(ExportFormat, Protocol):
     the reason (the command shows it and exits 1). ``autobench export`` calls
     ``send`` for such a format, which then takes ``--endpoint`` and no
     ``--path``; its ``export`` still returns the content it would send.
+
+    An exporter whose content may be large also defines
+    ``chunks(report, result) -> Iterable[str] | Iterable[bytes]`` (see
+    :class:`StreamingExporter`): the same content as ``export``, in pieces made as
+    they are asked for, so the whole text is never held. ``autobench export``, the
+    Python helpers and :func:`export_chunks` prefer it when present; an exporter
+    that defines only ``export`` works as before. Every piece is redacted on its own
+    (:func:`export_chunks`), so a piece must end where a unit of the format ends (a
+    row, a record, an element; a multi-line cell with its row): a secret that
+    straddled two pieces would be seen by no pattern. Pieces are all ``str`` (written
+    as UTF-8) or all ``bytes``.
     """
 
     name: str
@@ -50,6 +61,27 @@ class Exporter(ExportFormat, Protocol):
     description: str
 
     def export(self, report: Report, result: ExperimentResult) -> str | bytes: ...
+
+
+@runtime_checkable
+class StreamingExporter(Exporter, Protocol):
+    """An :class:`Exporter` that also makes its content in pieces (``chunks``).
+
+    ``chunks(report, result)`` gives the content ``export`` returns, in order, as
+    ``str`` pieces (written as UTF-8) or ``bytes`` pieces, never both; ``"".join`` (or
+    ``b"".join``) of the pieces is ``export``'s content. It is a generator, or any
+    iterable: nothing needs to be made before the first piece is asked for, and a piece
+    need not be kept once the next is asked for. Each piece is redacted on its own
+    (:func:`export_chunks`), so a piece ends where a unit of the format ends (whole rows
+    of a CSV file, whole elements of an XML file, whole lines of JSON lines): the secret
+    patterns never see across two pieces. A few hundred kilobytes a piece is a good size
+    (a piece is a write and a redaction pass). A failure raises from the iterator; the
+    file being written is then removed and the target left as it was.
+    """
+
+    def chunks(
+        self, report: Report, result: ExperimentResult
+    ) -> Iterable[str] | Iterable[bytes]: ...
 
 
 class ExportOptionError(AutobenchError, ValueError):
@@ -126,6 +158,41 @@ def exporter_registry() -> ExporterRegistry:
 
 def export_content(exporter: Exporter, report: Report, result: ExperimentResult) -> str | bytes:
     """What ``exporter`` makes of ``report`` and ``result``, redacted by
-    :func:`output_policy` of ``result``: the content ``autobench export`` and the Python
-    export helpers write. Raises what the exporter raises."""
+    :func:`output_policy` of ``result``: the whole content, as one ``str`` or ``bytes``
+    (the pieces of :func:`export_chunks` joined). Raises what the exporter raises."""
     return redact_content(exporter.export(report, result), output_policy(result))
+
+
+def streams(exporter: Exporter) -> bool:
+    """Whether ``exporter`` makes its content in pieces (defines a callable ``chunks``)."""
+    return callable(getattr(exporter, "chunks", None))
+
+
+def export_chunks(
+    exporter: Exporter, report: Report, result: ExperimentResult
+) -> Iterator[str | bytes]:
+    """What ``exporter`` makes of ``report`` and ``result``, as pieces to write one after
+    the other, each redacted by :func:`output_policy` of ``result``: the pieces of
+    ``chunks(report, result)`` when the exporter defines it (:class:`StreamingExporter`;
+    each made when the next is asked for), else the whole redacted content as one piece
+    (:func:`export_content`). This is what ``autobench export`` and the Python export
+    helpers write (:func:`~autobench.report.write_export` takes the iterator). Raises
+    what the exporter raises, when the piece it was making is asked for; ``TypeError``
+    for a piece that is neither ``str`` nor ``bytes``.
+
+    Redaction is per piece, with the rule of :func:`~autobench.report.redact_content`
+    (text as :func:`~autobench.report.redact_text`; bytes by the secret patterns over the
+    raw bytes): a secret inside a piece is always found, which is why an exporter's
+    pieces end where its rows or records end."""
+    policy = output_policy(result)
+    if not streams(exporter):
+        yield redact_content(exporter.export(report, result), policy)
+        return
+    pieces = cast(StreamingExporter, exporter).chunks(report, result)
+    for piece in pieces:
+        if not isinstance(piece, str | bytes):
+            raise TypeError(
+                f"export format {exporter.name!r} made a piece of type {type(piece).__name__}; "
+                "chunks() must give str or bytes"
+            )
+        yield redact_content(piece, policy)
