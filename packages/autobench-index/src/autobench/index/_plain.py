@@ -65,8 +65,8 @@ def plain_runs(partition: Path, run_ids: pa.Array) -> PlainRuns:
     row of a run not in ``run_ids``, ``OSError`` or pyarrow's errors for a damaged table.
 
     The items of every row are gathered flat (one reference per row, its run position in an
-    Arrow array), then each run's items are a slice of them in run order: no list per run
-    while the rows are read."""
+    Arrow array), then put in run order and kept flat (:class:`PlainRuns`: each run's
+    items a span of them, its end found in numpy): no list or tuple per run."""
     rows = _Rows()
     lookup = SetLookupOptions(run_ids)
     for table in ("observations", "scores"):

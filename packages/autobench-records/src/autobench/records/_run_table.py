@@ -71,7 +71,7 @@ back exactly): the projection then reads the whole run."""
 
 class PlainRuns(Sequence[PlainRun]):
     """Every run's :data:`PlainRun`, held flat: ``items`` holds the items of every run, run
-    after run (``ends[i]``: where run ``i``'s end, so its items are
+    after run (``ends[i]``: where run ``i``'s items end, so they are
     ``items[ends[i - 1]:ends[i]]``, from 0 for the first run); ``whole``: the positions whose
     :data:`PlainRun` is ``None`` (any items in their span are not theirs to use). Indexing
     builds the run's tuple; a reader of many runs (the projection) reads the flat items by
