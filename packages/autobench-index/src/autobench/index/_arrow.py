@@ -185,6 +185,11 @@ def as_int64(values: Any) -> Any:
     return call("cast", values, options=_compute.CastOptions.safe(pa.int64()))
 
 
+def as_int32(values: Any) -> Any:
+    """``values`` (an integer array whose values fit) cast to int32."""
+    return call("cast", values, options=_compute.CastOptions.safe(pa.int32()))
+
+
 _BOOLEANS = pa.Array.from_buffers(pa.bool_(), 2, [None, pa.py_buffer(bytes([0b10]))])
 FALSE: pa.Scalar = _BOOLEANS[0]
 TRUE: pa.Scalar = _BOOLEANS[1]

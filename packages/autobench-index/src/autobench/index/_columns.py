@@ -12,6 +12,7 @@ import bisect
 from array import array
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -21,6 +22,7 @@ from autobench.abp import AutobenchError, gc_paused, gc_paused_for, settle_long_
 from autobench.abp._gc import PAUSE_ABOVE
 from autobench.index._arrow import (
     SetLookupOptions,
+    as_int32,
     as_int64,
     call,
     combined,
@@ -29,6 +31,8 @@ from autobench.index._arrow import (
 )
 from autobench.index._plain import plain_runs
 from autobench.records import (
+    ChunkedColumn,
+    CodedColumn,
     RunRecord,
     RunStatus,
     RunTable,
@@ -83,23 +87,53 @@ def _run_table(runs_path: Path, partition: Path, plan_ids: pa.Array) -> RunTable
     missing = call("filter", plan_ids, call("invert", planned)).to_pylist()
     del stored, positions, keys, planned
     ordered_ids = combined(table.column("run_id"))
-    run_ids = tuple(ordered_ids.to_pylist())
-    pa.default_memory_pool().release_unused()  # what the sort used (see run_table)
-    plain = plain_runs(partition, ordered_ids)
-    # One Python object per distinct id and status (Arrow's dictionary encoding).
+    # One Python object per distinct id and status (Arrow's dictionary encoding). Made
+    # before the plain values are read, so the sorted table is not held meanwhile.
     status_of = {status.value: status for status in RunStatus}
+    columns: dict[str, Any] = {
+        "case_ids": coded_column(table.column("case_id")),
+        "variant_ids": coded_column(table.column("variant_id")),
+        # Read by position per run in several views: tuples (a reference a run each).
+        "statuses": tuple([status_of[text] for text in shared_pylist(table.column("status"))]),
+        "task_statuses": tuple(shared_pylist(table.column("task_status"))),
+        "evaluation_statuses": tuple(shared_pylist(table.column("evaluation_status"))),
+        "durations": arrow_column(combined(table.column("duration_s"))),
+    }
+    rows = array("q")
+    rows.frombytes(as_int64(order).buffers()[1].to_pybytes()[: 8 * len(order)])
+    del table, order
+    pa.default_memory_pool().release_unused()  # what the sort used (see run_table)
     return RunTable(
-        run_ids=run_ids,
-        case_ids=tuple(shared_pylist(table.column("case_id"))),
-        variant_ids=tuple(shared_pylist(table.column("variant_id"))),
-        statuses=tuple([status_of[text] for text in shared_pylist(table.column("status"))]),
-        task_statuses=tuple(shared_pylist(table.column("task_status"))),
-        evaluation_statuses=tuple(shared_pylist(table.column("evaluation_status"))),
-        durations=tuple(table.column("duration_s").to_pylist()),
-        plain=tuple(plain),
-        load=_Loader(runs_path, array("q", order.to_pylist()), group_rows),
+        run_ids=arrow_column(ordered_ids),
+        plain=plain_runs(partition, ordered_ids),
+        load=_Loader(runs_path, rows, group_rows),
         missing=tuple(missing),
+        **columns,
     )
+
+
+def arrow_column(values: pa.Array) -> ChunkedColumn[Any]:
+    """The values of ``values`` (one array, not chunked) as a :class:`ChunkedColumn`: each
+    made as a Python object (``to_pylist``'s, ``None`` for a null) when a chunk of them is
+    read; the array's buffers are all it keeps."""
+    return ChunkedColumn(
+        len(values), lambda start, stop: values.slice(start, stop - start).to_pylist()
+    )
+
+
+def coded_column(values: pa.ChunkedArray) -> Sequence[Any]:
+    """The values of ``values`` as a :class:`CodedColumn` (Arrow's dictionary encoding: each
+    distinct value once; a 4-byte code a row, which readers grouping by value use), or as a
+    tuple sharing one object per distinct value when the column has nulls."""
+    if values.null_count:
+        return tuple(shared_pylist(values))
+    encoded = call("dictionary_encode", combined(values))
+    names = encoded.dictionary.to_pylist()
+    indices = as_int32(encoded.indices)
+    start = 4 * indices.offset
+    codes = array("i")
+    codes.frombytes(memoryview(indices.buffers()[1])[start : start + 4 * len(indices)])
+    return CodedColumn(names, codes)
 
 
 class DamagedIndexError(AutobenchError, ValueError):

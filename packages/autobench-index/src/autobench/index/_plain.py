@@ -16,6 +16,7 @@ semantic type, or when one of its value rows does not give back its value exactl
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,20 +31,25 @@ from autobench.index._arrow import (
     SetLookupOptions,
     as_int64,
     call,
-    combined,
     int64_array,
     int64_scalar,
     string_array,
     string_scalar,
 )
-from autobench.records import Direction, ObservationRole, ObservationSource, PlainItem
+from autobench.records import (
+    Direction,
+    ObservationRole,
+    ObservationSource,
+    PlainItem,
+    PlainRuns,
+)
 
 _VALUES = ["value_num", "value_bool", "value_text", "value_json"]
 _KEYS = {
     "observations": ["semantic_type", "name", *_VALUES, "unit", "role", "direction", "source"],
     "scores": ["semantic_type", "name", *_VALUES, "unit", "role", "direction"],
 }
-_OTHER = {"observations": ["run_id", "kind", "tags_json"], "scores": ["run_id", "error"]}
+_OTHER = {"observations": ["kind", "tags_json"], "scores": ["error"]}
 _CASSETTES = string_array(["cassette.replayed", "cassette.sent"])
 _CAUTIOUS_TAGS = "accounting|cassette"
 _BATCH_ROWS = 65536
@@ -53,25 +59,22 @@ _SHARED_ROWS = 4096
 forgotten."""
 
 
-def plain_runs(partition: Path, run_ids: pa.Array) -> list[tuple[PlainItem, ...] | None]:
+def plain_runs(partition: Path, run_ids: pa.Array) -> PlainRuns:
     """The plain items of each run of ``run_ids`` (an Arrow string array, plan order), from
     the tables of the index partition directory ``partition``. Raises ``KeyError`` for a
     row of a run not in ``run_ids``, ``OSError`` or pyarrow's errors for a damaged table.
 
     The items of every row are gathered flat (one reference per row, its run position in an
-    Arrow array), then each run's items are a slice of them in run order: no list per run
-    while the rows are read."""
+    Arrow array), then put in run order and kept flat (:class:`PlainRuns`: each run's
+    items a span of them, its end found in numpy): no list or tuple per run."""
     rows = _Rows()
     lookup = SetLookupOptions(run_ids)
     for table in ("observations", "scores"):
-        with pq.ParquetFile(partition / f"{table}.parquet") as file:
-            # Each row's run position, for the whole table at once (one hash of the run ids).
-            where = file.read(columns=["run_id"]).column(0)
-            positions = combined(call("index_in", where, options=lookup))
+        path = partition / f"{table}.parquet"
+        with pq.ParquetFile(path, read_dictionary=["run_id"]) as file:
+            positions = _run_positions(file.read(columns=["run_id"]).column(0), lookup)
             if positions.null_count:
                 raise KeyError(f"a row of the {table} table is of no run of the runs table")
-            positions = as_int64(positions)
-            del where
             names = [*_OTHER[table], *_KEYS[table]]
             start = 0
             for batch in file.iter_batches(batch_size=_BATCH_ROWS, columns=names):
@@ -79,6 +82,22 @@ def plain_runs(partition: Path, run_ids: pa.Array) -> list[tuple[PlainItem, ...]
                 start += batch.num_rows
                 _gather(table, batch, at, rows)
     return rows.by_run(len(run_ids))
+
+
+def _run_positions(where: pa.ChunkedArray, lookup: SetLookupOptions) -> pa.Array:
+    """Each row's run position (int64; null for a run id not in ``lookup``'s), from the
+    ``run_id`` column read dictionary-encoded: the chunks' dictionaries are unified and
+    each distinct id is looked up once, not once per row, and no row holds its id's text
+    (at a million runs the 3,000,000 rows' ids as strings were most of Arrow's 448 MB
+    while the rows were read)."""
+    if where.num_chunks == 0:
+        return int64_array([])
+    if not pa.types.is_dictionary(where.type):  # a reader that did not encode it
+        where = pa.chunked_array([call("dictionary_encode", chunk) for chunk in where.chunks])
+    where = where.unify_dictionaries()
+    known = as_int64(call("index_in", where.chunk(0).dictionary, options=lookup))
+    parts = [call("take", known, chunk.indices) for chunk in where.chunks]
+    return parts[0] if len(parts) == 1 else pa.concat_arrays(parts)
 
 
 class _Rows:
@@ -93,11 +112,13 @@ class _Rows:
         self.shared: dict[tuple[Any, ...], PlainItem | None] = {}
         self.texts: dict[str, str] = {}
 
-    def by_run(self, count: int) -> list[tuple[PlainItem, ...] | None]:
+    def by_run(self, count: int) -> PlainRuns:
         """Each of ``count`` runs' items: its observations' in stored order, then its
-        scores' (``None`` for a run read whole)."""
-        runs: list[tuple[PlainItem, ...] | None] = [()] * count
+        scores' (``None`` for a run read whole), held flat (:class:`PlainRuns`)."""
+        import numpy as np  # not at import: the index worker keeps numpy out
+
         items, self.items = self.items, []
+        ends = array("q", bytes(8 * count))
         if items:
             positions = pa.concat_arrays(self.positions)
             self.positions = []
@@ -112,20 +133,18 @@ class _Rows:
                     for k in order.slice(at, _BATCH_ROWS).to_pylist()
                 ]
                 del order
-            encoded = call("run_end_encode", positions)
-            del positions
-            # Each run's items a slice of the flat list; the runs and their ends read a
-            # chunk at a time (a Python int each, only for a chunk).
-            start = 0
-            for at in range(0, len(encoded.values), _BATCH_ROWS):
-                chunk_runs = encoded.values.slice(at, _BATCH_ROWS).to_pylist()
-                chunk_ends = encoded.run_ends.slice(at, _BATCH_ROWS).to_pylist()
-                for run, end in zip(chunk_runs, chunk_ends, strict=True):
-                    runs[run] = tuple(items[start:end])
-                    start = end
-        for run in self.whole:
-            runs[run] = None
-        return runs
+            # Run i's items end after every row of a run up to i: no Python per run.
+            # (the buffer as it is: Array.to_numpy imports pandas when it is installed)
+            flat = np.frombuffer(
+                positions.buffers()[1],
+                dtype=np.int64,
+                count=len(positions),
+                offset=8 * positions.offset,
+            )
+            found = np.searchsorted(flat, np.arange(count), side="right")
+            ends = array("q", found.astype(np.int64).tobytes())
+            del positions, flat, found
+        return PlainRuns(items, ends, frozenset(self.whole))
 
 
 def _ascending(values: pa.Array) -> bool:

@@ -16,6 +16,8 @@ from autobench.records._aggregate import Aggregate as Aggregate
 from autobench.records._aggregate import UnknownAggregationError as UnknownAggregationError
 from autobench.records._aggregate import aggregate as aggregate
 from autobench.records._changes import experiment_changes as experiment_changes
+from autobench.records._chunked import ChunkedColumn as ChunkedColumn
+from autobench.records._chunked import CodedColumn as CodedColumn
 from autobench.records._codec import EVIDENCE_ONLY as EVIDENCE_ONLY
 from autobench.records._codec import artifact_payload_from_yaml as artifact_payload_from_yaml
 from autobench.records._codec import artifact_payload_to_yaml as artifact_payload_to_yaml
@@ -204,6 +206,7 @@ from autobench.records._run_accounting import pool_of as pool_of
 from autobench.records._run_accounting import pool_total as pool_total
 from autobench.records._run_table import PlainItem as PlainItem
 from autobench.records._run_table import PlainRun as PlainRun
+from autobench.records._run_table import PlainRuns as PlainRuns
 from autobench.records._run_table import RunTable as RunTable
 from autobench.records._run_table import plain_run as plain_run
 from autobench.records._schemas import RECORD_VERSIONS as RECORD_VERSIONS

@@ -25,41 +25,178 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
-from typing import Any
+from array import array
+from collections.abc import ItemsView, Iterator, Mapping, Sequence, ValuesView
+from typing import TYPE_CHECKING, Any
 
 from autobench.records import aggregate
-from autobench.report._metrics import MetricTable
+from autobench.report._metrics import CaseCoding, MetricTable
 from autobench.report._model import AggregateValue, MetricColumn
 from autobench.report._numeric import numeric_aggregate
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 OVER_RUNS = frozenset({"count", "sum"})
 """Aggregates taken over every recorded run, never reduced per case first."""
 
 
-def case_groups(table: MetricTable, runs: Sequence[int]) -> dict[str, Sequence[int]]:
+def case_groups(table: MetricTable, runs: Sequence[int]) -> CaseGroups:
     """The run indices ``runs`` grouped by case id, in first-seen order (the repeats of a
     case, in plan order, together); computed once per set of runs, as every column of a
-    leaderboard row or comparison side aggregates the same runs. A case of one run holds a
-    tuple (48 bytes, where a list took about 90: 40 MB per grouping of a million runs), of
-    several a list. Do not modify the result."""
-    memo: dict[tuple[int, ...], dict[str, Sequence[int]]]
+    leaderboard row or comparison side aggregates the same runs. Do not modify the
+    result."""
+    memo: dict[bytes, CaseGroups]
     memo = table.memo.setdefault("case_groups", {})
-    key = tuple(runs)
+    key = (runs if isinstance(runs, array) else array("q", runs)).tobytes()
     groups = memo.get(key)
     if groups is None:
-        groups = memo[key] = {}
-        case_ids = table.case_ids
-        for index in runs:
-            case = case_ids[index]
-            found = groups.get(case)
-            if found is None:
-                groups[case] = (index,)
-            elif isinstance(found, tuple):
-                groups[case] = [*found, index]
-            else:
-                found.append(index)  # type: ignore[attr-defined]
+        groups = memo[key] = CaseGroups.of(table.case_coding(), runs)
     return groups
+
+
+class CaseGroups(Mapping[str, Sequence[int]]):
+    """Runs grouped by case id, in order of each case's first run, held as arrays rather
+    than a dictionary of lists (a million runs in half a million cases took about 84 MB
+    per grouping that way; this, 20 MB): group ``g`` is case ``names[g]``, its runs
+    ``order[ends[g - 1]:ends[g]]`` in the order given (an ``array`` of ints); a case id is
+    found through the table's codes (``coding``: :meth:`MetricTable.case_coding`)."""
+
+    __slots__ = ("_code_of", "_group_of", "ends", "names", "order")
+
+    def __init__(
+        self,
+        names: list[str],
+        order: array[int],
+        ends: array[int],
+        group_of: array[int],
+        code_of: Mapping[str, int],
+    ) -> None:
+        self.names = names
+        self.order = order
+        self.ends = ends
+        self._group_of = group_of
+        self._code_of = code_of
+
+    @classmethod
+    def of(cls, coding: CaseCoding, runs: Sequence[int]) -> CaseGroups:
+        """The groups of ``runs`` (run indices) by the case codes of ``coding``."""
+        import numpy as np
+
+        picked = np.fromiter(runs, dtype=np.int64, count=len(runs))
+        codes = coding.codes[picked]
+        distinct, first = np.unique(codes, return_index=True)
+        seen = distinct[np.argsort(first, kind="stable")]  # codes in first-seen order
+        group_of = np.full(len(coding.names), -1, dtype=np.int64)
+        group_of[seen] = np.arange(len(seen), dtype=np.int64)
+        group = group_of[codes]
+        order = picked[np.argsort(group, kind="stable")]  # each group's runs as given
+        ends = np.cumsum(np.bincount(group, minlength=len(seen)), dtype=np.int64)
+        names = coding.names
+        return cls(
+            [names[code] for code in seen.tolist()],
+            _ints(order),
+            _ints(ends),
+            _ints(group_of),
+            coding.code_of,
+        )
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __contains__(self, case: object) -> bool:
+        code = self._code_of.get(case) if isinstance(case, str) else None
+        return code is not None and self._group_of[code] >= 0
+
+    def __getitem__(self, case: str) -> Sequence[int]:
+        code = self._code_of.get(case) if isinstance(case, str) else None
+        group = -1 if code is None else self._group_of[code]
+        if group < 0:
+            raise KeyError(case)
+        return self.group(group)
+
+    def get(self, case: str, default: Any = None) -> Any:
+        code = self._code_of.get(case)
+        group = -1 if code is None else self._group_of[code]
+        return default if group < 0 else self.group(group)
+
+    def groups_of(self, cases: Sequence[str]) -> npt.NDArray[np.int64]:
+        """The group number of each of ``cases`` (``-1``: a case without runs here)."""
+        import numpy as np
+
+        code_of, group_of = self._code_of.get, np.frombuffer(self._group_of, dtype=np.int64)
+        codes = np.fromiter((code_of(case, -1) for case in cases), dtype=np.int64, count=len(cases))
+        found = codes >= 0
+        if not len(group_of):  # no run has a case
+            return np.full(len(cases), -1, dtype=np.int64)
+        return np.where(found, group_of[np.where(found, codes, 0)], -1)
+
+    def runs_of(self, groups: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """The runs of ``groups`` (group numbers, none ``-1``), one group after the other."""
+        import numpy as np
+
+        ends = np.frombuffer(self.ends, dtype=np.int64)
+        order = np.frombuffer(self.order, dtype=np.int64)
+        stops = ends[groups]
+        starts = stops - np.diff(ends, prepend=0)[groups]
+        lengths = stops - starts
+        if len(lengths) == 0 or bool((lengths == 1).all()):
+            return order[starts]
+        offsets = np.cumsum(lengths) - lengths
+        at = np.arange(int(lengths.sum()), dtype=np.int64)
+        return order[at - np.repeat(offsets, lengths) + np.repeat(starts, lengths)]
+
+    def single_runs(self, cases: Sequence[str]) -> Sequence[int] | None:
+        """The one run of each of ``cases`` when each has exactly one, else ``None``; raises
+        ``KeyError`` for a case without runs here."""
+        import numpy as np
+
+        groups = self.groups_of(cases)
+        if bool((groups < 0).any()):
+            raise KeyError(cases[int(np.flatnonzero(groups < 0)[0])])
+        ends = np.frombuffer(self.ends, dtype=np.int64)
+        if not bool((np.diff(ends, prepend=0)[groups] == 1).all()):
+            return None
+        return _ints(self.runs_of(groups))
+
+    def group(self, group: int) -> Sequence[int]:
+        """The runs of group ``group`` (in first-seen order of the cases)."""
+        return self.order[self.ends[group - 1] if group else 0 : self.ends[group]]
+
+    def values(self) -> ValuesView[Sequence[int]]:
+        return _Groups(self)
+
+    def items(self) -> ItemsView[str, Sequence[int]]:
+        return _GroupItems(self)
+
+
+class _Groups(ValuesView[Sequence[int]]):
+    _mapping: CaseGroups
+
+    def __iter__(self) -> Iterator[Sequence[int]]:
+        groups = self._mapping
+        return map(groups.group, range(len(groups)))
+
+
+class _GroupItems(ItemsView[str, Sequence[int]]):
+    _mapping: CaseGroups
+
+    def __iter__(self) -> Iterator[tuple[str, Sequence[int]]]:
+        groups = self._mapping
+        return zip(groups.names, map(groups.group, range(len(groups))), strict=True)
+
+
+def _ints(values: npt.NDArray[np.int64]) -> array[int]:
+    """An int64 numpy array as an ``array`` (its items read back as Python ints)."""
+    import numpy as np
+
+    held = array("q")
+    held.frombytes(values.astype(np.int64, copy=False).tobytes())
+    return held
 
 
 def has_repeats(table: MetricTable) -> bool:

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter, itemgetter
-from typing import Any
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any
 
 from autobench.records import (
     ConvertedValues,
@@ -27,7 +27,7 @@ from autobench.records import (
     ObservationRole,
     ObservationSource,
     PlainItem,
-    PlainRun,
+    PlainRuns,
     ProjectedMetric,
     RunRecord,
     ScoreRecord,
@@ -41,6 +41,10 @@ from autobench.records import (
     score_observation,
     to_common_unit,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +210,7 @@ def project_runs(
     registry: SemanticRegistry,
     *,
     leave_out: Callable[[Sequence[Observation]], Sequence[Observation]] | None = None,
-    plain: Sequence[PlainRun] | None = None,
+    plain: PlainRuns | None = None,
 ) -> Projection:
     """The :class:`Projection` of ``runs`` (see the module docstring). With ``leave_out``
     (``_metrics.without_replayed_spend``), a run that used cassettes is projected from
@@ -216,39 +220,23 @@ def project_runs(
     (records' projection over observations built from them for a type with several
     candidates) unless a type is additive and has several candidates or one that needs the
     accounting rules, or a value is a policy result; then from ``runs[index]`` (so only
-    those runs are built)."""
+    those runs are built).
+
+    Consecutive runs whose plain items have one shape (the same semantic types in the same
+    order: :func:`_segments`) are projected together: when each type has one candidate
+    that needs no accounting, a column takes the k-th item of every run of the segment as
+    one strided slice of the flat items, without Python per run."""
     types = _Types(registry)
     columns: dict[str, Column] = {}
     policies: list[dict[str, Observation]] = []
     observed: list[tuple[int, Observation]] = []
     before_totals: list[int] = []
     shapes: dict[tuple[str, ...], tuple[Column, ...] | None] = {}  # see _project_plain
-    # Consecutive runs whose plain items have one simple shape are added to their columns
-    # together (each column's entries stay in run order: a batch is flushed before any
-    # other run adds to a column).
-    batch = _Batch()
-    for index in range(len(runs)):
-        items = None if plain is None else plain[index]
-        if items is not None:
-            shape = tuple(map(_SEMANTIC_TYPE, items))
-            if shape == batch.shape:
-                batch.indices.append(index)
-                batch.rows.append(items)
-                policies.append(_NO_POLICIES)
-                continue
-            simple = shapes.get(shape, _UNSEEN)
-            if simple is _UNSEEN:
-                simple = shapes[shape] = _simple_shape(shape, types, columns)
-            batch.flush()
-            if simple is not None:  # one candidate per type, none additive or a policy
-                batch.start(shape, simple, index, items)
-                policies.append(_NO_POLICIES)
-                continue
-            if _project_plain(index, items, types, columns, shapes):
-                policies.append(_NO_POLICIES)
-                continue
-        else:
-            batch.flush()
+    if plain is None:
+        plain = PlainRuns([], array("q", bytes(8 * len(runs))), frozenset(range(len(runs))))
+    items, ends = plain.items, plain.ends
+
+    def whole(index: int) -> None:
         run = runs[index]
         recorded = run.observations
         if run.run.accounting is None and any(is_summary(o) for o in recorded):
@@ -275,7 +263,30 @@ def project_runs(
                 [_observation(candidate, run) for candidate in candidates], registry
             )
             column.add_projected(index, projected[semantic])
-    batch.flush()
+
+    for first, stop, read_whole in _segments(plain):
+        if read_whole:
+            for index in range(first, stop):
+                whole(index)
+            continue
+        start, end = plain.span(first)
+        shape = tuple(map(_SEMANTIC_TYPE, items[start:end]))
+        simple = shapes.get(shape, _UNSEEN)
+        if simple is _UNSEEN:
+            simple = shapes[shape] = _simple_shape(shape, types, columns)
+        if simple is not None:  # one candidate per type, none additive or a policy
+            width, last = end - start, ends[stop - 1]
+            for k, column in enumerate(simple):  # Column.add_plain of each run's k-th item
+                column.positions.extend(range(first, stop))
+                column.items.extend(items[start + k : last : width])
+            policies.extend([_NO_POLICIES] * (stop - first))
+            continue
+        for index in range(first, stop):
+            start, end = plain.span(index)
+            if _project_plain(index, items[start:end], types, columns, shapes):
+                policies.append(_NO_POLICIES)
+            else:
+                whole(index)
     return Projection(columns, policies, observed, before_totals)
 
 
@@ -283,29 +294,63 @@ _SEMANTIC_TYPE = attrgetter("semantic_type")
 _UNSEEN: Any = object()
 
 
-class _Batch:
-    """Consecutive runs of one simple shape (their positions and plain items), waiting to
-    be added to the shape's columns, one column at a time."""
+def _segments(plain: PlainRuns) -> Iterator[tuple[int, int, bool]]:
+    """``(first, stop, whole)`` for each stretch of consecutive runs of ``plain`` whose items
+    have the same shape (semantic types, in order), or that are all read whole, in run
+    order. Each run's shape is numbered in numpy: its items' types, numbered ``1..D``, as the
+    digits of a number in base ``D + 1`` (one number per shape; ``0``: no items; ``-1``:
+    read whole), or in Python per run when that number could pass 2**62."""
+    import numpy as np
 
-    def __init__(self) -> None:
-        self.shape: tuple[str, ...] | None = None
-        self.columns: tuple[Column, ...] = ()
-        self.indices: list[int] = []
-        self.rows: list[Sequence[PlainItem]] = []
+    count = len(plain)
+    if count == 0:
+        return
+    codes = _shape_codes(plain)
+    bounds = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+    first = 0
+    for stop in [*bounds.tolist(), count]:
+        yield first, stop, bool(codes[first] == -1)
+        first = stop
 
-    def start(
-        self, shape: tuple[str, ...], columns: tuple[Column, ...], index: int, items: Any
-    ) -> None:
-        self.shape, self.columns = shape, columns
-        self.indices, self.rows = [index], [items]
 
-    def flush(self) -> None:
-        """Add the waiting runs' items to their columns (``Column.add_plain`` of each)."""
-        if self.indices:
-            for k, column in enumerate(self.columns):
-                column.positions.extend(self.indices)
-                column.items.extend(map(itemgetter(k), self.rows))
-        self.shape, self.columns, self.indices, self.rows = None, (), [], []
+def _shape_codes(plain: PlainRuns) -> npt.NDArray[np.int64]:
+    import numpy as np
+
+    kinds: dict[str, int] = {}
+    number = kinds.setdefault
+    digits = np.fromiter(
+        (number(kind, len(kinds) + 1) for kind in map(_SEMANTIC_TYPE, plain.items)),
+        dtype=np.int64,
+        count=len(plain.items),
+    )
+    ends = np.frombuffer(plain.ends, dtype=np.int64)
+    starts = np.concatenate([np.zeros(1, dtype=np.int64), ends[:-1]])
+    lengths = ends - starts
+    longest = int(lengths.max()) if len(lengths) else 0
+    base = len(kinds) + 1
+    if longest and longest * math.log2(base) >= 62:
+        # Too many items or types for one int64 per shape: numbered per run in Python.
+        numbered: dict[tuple[str, ...], int] = {}
+        codes = np.fromiter(
+            (
+                numbered.setdefault(
+                    tuple(map(_SEMANTIC_TYPE, plain.items[start:end])), len(numbered)
+                )
+                for start, end in zip(starts.tolist(), ends.tolist(), strict=True)
+            ),
+            dtype=np.int64,
+            count=len(plain),
+        )
+    else:
+        rank = np.arange(len(digits), dtype=np.int64) - np.repeat(starts, lengths)
+        weighted = digits * np.power(np.int64(base), rank)
+        # Sums of consecutive items by differences of one running sum (wrapping in int64
+        # is harmless: each difference is below 2**62).
+        total = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(weighted)])
+        codes = total[ends] - total[starts]
+    if plain.whole:
+        codes[np.fromiter(plain.whole, dtype=np.int64, count=len(plain.whole))] = -1
+    return codes
 
 
 def _project_plain(

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import importlib
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from autobench.records import Direction, RunStatus, Variant
-from autobench.report._aggregates import aggregate_column, case_groups
+from autobench.report._aggregates import CaseGroups, aggregate_column, case_groups
 from autobench.report._directions import UNDIRECTED
 from autobench.report._metrics import MetricTable
 from autobench.report._model import (
@@ -86,7 +86,7 @@ class Side:
 
     table: MetricTable
     variant: str
-    cases: dict[str, Sequence[int]]
+    cases: Mapping[str, Sequence[int]]
 
     @classmethod
     def of(cls, table: MetricTable, variant: str) -> Side:
@@ -179,23 +179,34 @@ def _numpy() -> Any:
     return importlib.import_module("numpy")
 
 
-def _single_runs(side: Side, cases: Sequence[str]) -> list[int] | None:
+def _single_runs(side: Side, cases: Sequence[str]) -> Sequence[int] | None:
     """The run of each of ``cases`` on ``side`` when each has exactly one (no repeats), else
     ``None``; computed once per side and cases."""
-    memo: dict[tuple[str, tuple[str, ...]], list[int] | None]
+    memo: dict[tuple[str, tuple[str, ...]], Sequence[int] | None]
     memo = side.table.memo.setdefault("single_runs", {})
     key = (side.variant, tuple(cases))
     if key not in memo:
-        groups = [side.cases[case] for case in cases]
-        memo[key] = [g[0] for g in groups] if all(len(g) == 1 for g in groups) else None
+        if isinstance(side.cases, CaseGroups):
+            memo[key] = side.cases.single_runs(cases)
+        else:
+            groups = [side.cases[case] for case in cases]
+            memo[key] = [g[0] for g in groups] if all(len(g) == 1 for g in groups) else None
     return memo[key]
 
 
 def _is_pass_fail(side: Side, item: MetricColumn, cases: Sequence[str]) -> bool:
     """Whether ``item`` is pass/fail on ``side``: every value is a boolean, or every value
     is a score of 0 or 1 (what pass/fail scorers such as ``exact`` record)."""
+    np = _numpy()
     by_run = side.table.values(item.semantic_type).by_run
-    runs = [i for case in cases for i in side.cases[case] if by_run[i] is not None]
+    if isinstance(side.cases, CaseGroups):
+        groups = side.cases.groups_of(cases)
+        if bool((groups < 0).any()):
+            raise KeyError(cases[int(np.flatnonzero(groups < 0)[0])])
+        every = side.cases.runs_of(groups).tolist()
+    else:
+        every = [i for case in cases for i in side.cases[case]]
+    runs = [i for i in every if by_run[i] is not None]
     if not runs:
         return False
     if all(isinstance(by_run[i], bool) for i in runs):
@@ -271,6 +282,7 @@ def compare_sides(
 ) -> Comparison:
     """Compare ``cand`` against ``base`` over ``cases`` (in this order); see :func:`compare`.
     ``labels`` name the sides (default: the variant ids)."""
+    np = _numpy()
     baseline, candidate = labels or (base.variant, cand.variant)
     paired: list[str] = []
     unpaired: list[UnpairedCase] = []
@@ -281,6 +293,22 @@ def compare_sides(
     unpairable = {
         index for index, status in enumerate(base.table.statuses) if status in _UNPAIRABLE
     }
+    fast = isinstance(base.cases, CaseGroups) and isinstance(cand.cases, CaseGroups)
+    if fast and not unpairable:
+        # Every case with runs on both sides pairs: found in numpy, not case by case.
+        assert isinstance(base.cases, CaseGroups) and isinstance(cand.cases, CaseGroups)
+        before_groups, after_groups = base.cases.groups_of(cases), cand.cases.groups_of(cases)
+        has_before, has_after = before_groups >= 0, after_groups >= 0
+        both = has_before & has_after
+        for k in np.flatnonzero(has_before ^ has_after).tolist():
+            missing = "baseline" if has_after[k] else "candidate"
+            unpaired.append(UnpairedCase(case=cases[k], reason=f"missing in {missing}"))
+        paired = (
+            list(cases) if bool(both.all()) else [cases[k] for k in np.flatnonzero(both).tolist()]
+        )
+        base_runs = base.cases.runs_of(before_groups[both]).tolist()
+        cand_runs = cand.cases.runs_of(after_groups[both]).tolist()
+        cases = ()
     for case in cases:
         before = base.cases.get(case, [])
         after = cand.cases.get(case, [])

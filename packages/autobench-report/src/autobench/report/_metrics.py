@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any
+from typing import Any, cast
 
 from autobench.abp import AutobenchError
 from autobench.records import (
+    CodedColumn,
     Direction,
     ExperimentResult,
     Observation,
     ObservationRole,
+    PlainRuns,
     RunRecord,
     RunStatus,
     RunTable,
@@ -35,6 +37,16 @@ _RECORDED_BEFORE_TOTALS = (
     "now by the current rules, while what it derived (a token_cost) and its policy results "
     "are as recorded"
 )
+
+
+@dataclass(frozen=True, slots=True)
+class CaseCoding:
+    """The runs' case ids as numbers: ``codes[i]`` is run ``i``'s case's number (a numpy
+    int array), ``names[code]`` its id, ``code_of`` the number of an id."""
+
+    names: Sequence[str]
+    codes: Any
+    code_of: Mapping[str, int]
 
 
 class UnknownVariantError(AutobenchError, ValueError):
@@ -115,15 +127,16 @@ class MetricTable:
         self.runs: Sequence[RunRecord] = result.runs
         runs = self.runs
         if isinstance(runs, RunTable):
-            self.run_ids: tuple[str, ...] = runs.run_ids
-            self.case_ids: tuple[str, ...] = runs.case_ids
-            self.variant_ids: tuple[str, ...] = runs.variant_ids
-            self.statuses: tuple[RunStatus, ...] = runs.statuses
-            self.task_statuses: tuple[str, ...] = runs.task_statuses
-            self.evaluation_statuses: tuple[str, ...] = runs.evaluation_statuses
-            plain = runs.plain
+            self.run_ids: Sequence[str] = runs.run_ids
+            self.case_ids: Sequence[str] = runs.case_ids
+            self.variant_ids: Sequence[str] = runs.variant_ids
+            self.statuses: Sequence[RunStatus] = runs.statuses
+            self.task_statuses: Sequence[str] = runs.task_statuses
+            self.evaluation_statuses: Sequence[str] = runs.evaluation_statuses
+            held = runs.plain
+            plain = held if isinstance(held, PlainRuns) else PlainRuns.of(held)
             # The runs the columns do not hold plainly are read whole: in one batch.
-            runs.records([index for index, items in enumerate(plain) if items is None])
+            runs.records(sorted(plain.whole))
         else:
             infos = [run.run for run in runs]
             self.run_ids = tuple(info.id for info in infos)
@@ -133,7 +146,7 @@ class MetricTable:
             self.task_statuses = tuple(info.outcome.task.value for info in infos)
             self.evaluation_statuses = tuple(info.outcome.evaluation.value for info in infos)
             # The same input a run table gives: one projection path for both.
-            plain = tuple([plain_run(run) for run in runs])
+            plain = PlainRuns.of(plain_run(run) for run in runs)
         """Each run's ids and statuses, in run order (the columns of a
         :class:`~autobench.records.RunTable`, else read from the records)."""
         self.run_labels: Sequence[str] = _RunLabels(self.run_ids)
@@ -169,9 +182,27 @@ class MetricTable:
             plan_column(result.experiment.plan, "case"),  # type: ignore[arg-type]
             self.case_ids,
         )
-        self.by_variant: dict[str, list[int]] = {variant: [] for variant in self.variants}
+        # Each variant's run indices as an ``array``: 8 bytes a run, where a list held a
+        # reference and an int object (36 bytes) per run.
+        self.by_variant: dict[str, array[int]] = {variant: array("q") for variant in self.variants}
         for index, variant_id in enumerate(self.variant_ids):
             self.by_variant[variant_id].append(index)
+
+    def case_coding(self) -> CaseCoding:
+        """The :class:`CaseCoding` of the runs (the run table's own codes when it has them);
+        made once."""
+        import numpy as np
+
+        coding = self.memo.get("case_coding")
+        if coding is None:
+            cases = self.case_ids
+            if not isinstance(cases, CodedColumn):
+                cases = CodedColumn.of(cases)
+            codes = np.frombuffer(cases.codes, dtype=np.dtype(f"i{cases.codes.itemsize}"))
+            names = cases.names
+            code_of = {name: code for code, name in enumerate(names)}
+            coding = self.memo["case_coding"] = CaseCoding(names, codes, code_of)
+        return cast(CaseCoding, coding)
 
     @property
     def diagnostics(self) -> tuple[str, ...]:
@@ -203,12 +234,17 @@ class MetricTable:
         if cached is not None:
             return cached
         column = self._columns.get(semantic)
-        by_run: list[Any] = [None] * len(self.runs)
         if column is None:
             unit = self.registry.unit_of(semantic)
-            result = MetricValues(semantic, unit, tuple(by_run))
+            # Every type no run has shares one tuple of ``None`` (a million runs: 8 MB
+            # each, and views ask for several).
+            nothing = self.memo.get("no_values")
+            if nothing is None:
+                nothing = self.memo["no_values"] = (None,) * len(self.runs)
+            result = MetricValues(semantic, unit, nothing)
             self._values[semantic] = result
             return result
+        by_run: list[Any] = [None] * len(self.runs)
         for index, message in column.messages:
             self._diagnostics[f"run {self.run_ids[index]}: {message}"] = None
         positions, items = column.positions, column.items
