@@ -24,7 +24,6 @@ to finish the index too.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import json
 import logging
@@ -33,10 +32,6 @@ import signal
 import sys
 from pathlib import Path
 from typing import IO
-
-NICE = 10
-"""How much lower the worker's scheduling priority is than the recording process's: on a
-busy machine the cores go to the runs first, and the worker catches up in their waits."""
 
 
 class _Forward(logging.Handler):
@@ -63,8 +58,12 @@ def main(argv: list[str]) -> int:
     """Run the worker (module docstring); ``argv``: record directory, the recording
     process's pid, ``1`` when the session resumes a record. Returns the exit status."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    with contextlib.suppress(OSError):  # the recording process's event loop comes first
-        os.nice(NICE)
+    # The worker runs at the recording process's priority. At a lower one (nice 10) it
+    # gained nothing on a quiet machine (8,000 trivial runs in process, 2,000 x 50 ms
+    # through the command: the same throughput and loop lag) and, with other CPU-bound
+    # work in the same session, it was starved: the recording process then waited 15 to
+    # 21 s for the index of 8,000 runs, against 0.4 to 1.6 s at the same priority
+    # (docs/performance.md, "Seventh round").
     root, owner, resumed = argv[0], int(argv[1]), argv[2] == "1"
     out = sys.stdout.buffer
     log = logging.getLogger("autobench.index")
