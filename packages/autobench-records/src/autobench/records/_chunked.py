@@ -14,6 +14,8 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar, overload
 
+from autobench.records._sequences import equal_as_sequence
+
 T = TypeVar("T")
 
 
@@ -69,10 +71,7 @@ class ChunkedColumn(Sequence[T]):
         for start in range(0, self._length, step):
             yield from self._fetch(start, min(start + step, self._length))
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+    __eq__ = equal_as_sequence
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -120,10 +119,7 @@ class CodedColumn(Sequence[T]):
     def __iter__(self) -> Iterator[T]:
         return map(self.names.__getitem__, self.codes)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+    __eq__ = equal_as_sequence
 
     __hash__ = None  # type: ignore[assignment]
 

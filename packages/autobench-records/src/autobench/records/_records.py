@@ -34,6 +34,7 @@ from autobench.records._evidence import (
     Variant,
 )
 from autobench.records._semantics import SemanticRegistry
+from autobench.records._sequences import equal_as_sequence
 
 RUN_RECORD_VERSION = 2
 """Version 2 added ``run.accounting`` (run totals of additive evidence); version 1 records
@@ -260,10 +261,7 @@ class PlanSequence(Sequence[PlannedRun]):
             for entry in self.entries(start, min(start + 1024, len(self))):
                 yield PlannedRun.model_validate(entry)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+    __eq__ = equal_as_sequence
 
     __hash__ = None  # type: ignore[assignment]
 

@@ -24,6 +24,7 @@ from autobench.records._enums import (
 )
 from autobench.records._evidence import Observation
 from autobench.records._records import RunRecord
+from autobench.records._sequences import equal_as_sequence
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,10 +126,7 @@ class PlainRuns(Sequence[PlainRun]):
         start, end = self.span(position)
         return tuple(self.items[start:end])
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+    __eq__ = equal_as_sequence
 
     __hash__ = None  # type: ignore[assignment]
 
