@@ -9,6 +9,9 @@ from __future__ import annotations
 import hashlib
 import os
 import string
+import tracemalloc
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -26,6 +29,7 @@ from autobench.records import (
     experiment_record_with_plan_columns,
     plan_column,
 )
+from autobench.records._plan_columns import _CHUNK
 
 # Texts YAML reads as booleans, null, numbers and times when written plainly, texts that
 # need quotes, and ordinary ids.
@@ -167,3 +171,35 @@ def test_a_plan_value_that_is_not_a_text_is_refused(tmp_path: Path, value: str) 
     read = experiment_record_with_plan_columns(path)
     with pytest.raises(ValueError, match="not a string"):
         plan_column(read.plan, "case")
+
+
+def _traced_peak(read: Callable[[], object]) -> int:
+    tracemalloc.start()
+    try:
+        kept = read()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    del kept
+    return peak
+
+
+def test_reading_the_plan_as_columns_holds_a_block_of_it_not_all_of_it(tmp_path: Path) -> None:
+    """The index worker reads ``experiment.yaml`` while the runs go on: with the plan as
+    columns, the traced peak is a few blocks of the file (read a block at a time, the
+    columns not read), where reading the plan as models holds about a kilobyte a planned
+    run."""
+    whole, columns = {}, {}
+    for runs in (40_000, 120_000, 240_000):
+        experiment = experiment_for([(f"case-{n}", "a") for n in range(runs)])
+        path = _written(tmp_path, experiment)
+        del experiment
+        if runs < 240_000:
+            text = path.read_text(encoding="utf-8")
+            whole[runs] = _traced_peak(partial(experiment_record_from_yaml, text, source=path))
+            del text
+        columns[runs] = _traced_peak(partial(experiment_record_with_plan_columns, path))
+    assert whole[120_000] - whole[40_000] > 500 * 80_000  # models: over 500 bytes a run
+    # past a few blocks of the file (8 MB, then 16 MB of plan), nothing more is held
+    assert columns[240_000] < 8 * _CHUNK, columns
+    assert columns[240_000] - columns[120_000] < 2 * 1024 * 1024, columns
