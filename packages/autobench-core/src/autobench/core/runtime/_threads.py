@@ -76,9 +76,9 @@ _STARTED, _FINISHED, _RAISED, _INTERRUPTED = "started", "finished", "raised", "i
 class RunThreads:
     """Executes the runs of a sync task in worker threads (see the module docstring).
 
-    The plan iterator and the outbox are shared without a lock: ``next`` on
-    the plan iterator and ``deque.append``/``popleft`` are single operations
-    under the GIL.
+    The outbox is shared without a lock (``deque.append``/``popleft`` are single
+    operations under the GIL); the plan iterator, which may be a generator, is read
+    under one (two threads in a generator's ``next`` at once raise ``ValueError``).
     """
 
     def __init__(
@@ -95,6 +95,9 @@ class RunThreads:
         self._setup = setup
         self._backlog = backlog
         self._pending = pending
+        # The plan's iterator may be a generator: two threads in next() at once raise
+        # "generator already executing" (seen in the suite), so they take turns.
+        self._pending_lock = threading.Lock()
         self._limit = threads
         self._remaining = runs
         self._on_started = on_started
@@ -170,7 +173,8 @@ class RunThreads:
                 if self._stopped:
                     return
                 time.sleep(_POLL_FIRST)
-            item = next(self._pending, None)
+            with self._pending_lock:
+                item = next(self._pending, None)
             if item is None:
                 self._exhausted = True
                 return
