@@ -22,7 +22,9 @@ twice, each time in a fresh process, output discarded:
          the size then), and the peak of each phase after it: running until the runs are
          recorded (``MB ran``: up to the session's ``experiment_finished`` progress event,
          after ``sink.finish``; ``B/run`` its slope), reading the result back (``MB read``:
-         until ``execute`` returned) and building and rendering the closing report
+         until the result was read, the session and the spec dropped before it as
+         ``autobench run`` drops them; until ``execute`` returned on a checkout without
+         ``RunSession.execute_detached``) and building and rendering the closing report
          (``MB report``). ``close s``: seconds from the runs recorded to the report
          rendered. Run it with another checkout's interpreter to compare
          (``/path/to/other/.venv/bin/python tools/bench_memory.py --only phases``): the
@@ -116,7 +118,12 @@ _PHASES = textwrap.dedent(
     spec = load_benchmark_spec(Path(sys.argv[1]))
     session = RunSession.start(spec, record_dir=Path(sys.argv[2]))
     marks["start"] = point()
-    result = asyncio.run(session.execute(progress=progress, lean=True))
+    if hasattr(session, "execute_detached"):  # as autobench run: the spec and session go first
+        executed = asyncio.run(session.execute_detached(progress=progress, lean=True))
+        del session, spec
+        result = executed.result()
+    else:  # a checkout from before it
+        result = asyncio.run(session.execute(progress=progress, lean=True))
     marks["read"] = point()
     console = Console(file=io.StringIO(), width=100, color_system=None)
     console.print(render_report(build_report(result), records=sys.argv[2], runs="none"))
