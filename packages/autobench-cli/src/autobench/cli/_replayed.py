@@ -26,7 +26,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import click
 
@@ -105,8 +105,7 @@ def arrow_pool() -> None:
         return
     if "ARROW_DEFAULT_MEMORY_POOL" in os.environ:
         return
-    import pyarrow
-
+    pyarrow: Any = sys.modules["pyarrow"]  # imported by autobench-index, never from here
     try:
         pyarrow.set_memory_pool(pyarrow.jemalloc_memory_pool())
     except NotImplementedError:  # a build without jemalloc: Arrow's default stays
