@@ -194,6 +194,32 @@ def test_the_worker_starts_without_numpy(tmp_path: Path) -> None:
     assert status == 0
 
 
+PRELOAD = """
+import select, sys
+from pathlib import Path
+from autobench.index._worker_link import WorkerIndex
+link = WorkerIndex(Path(sys.argv[1]), resumed=False)
+select.select([link.process.stdout], [], [], 60)  # the worker said it is ready: R
+link._preload_while_busy()
+print("autobench.index._load" in sys.modules)
+link._finalizer()  # abandoned: the worker's input ends and it exits
+"""
+
+
+def test_the_closing_preloads_the_index_reader_while_a_ready_worker_works(
+    tmp_path: Path,
+) -> None:
+    """At the end of a new experiment the worker's "ready" line is still unread: that is
+    not its answer, so the recording process imports what reading the index back needs
+    (pyarrow) while the worker completes the index. (The check took any output for an
+    answer and never preloaded.) In a fresh interpreter, where nothing imported it yet."""
+    done = subprocess.run(
+        [sys.executable, "-c", PRELOAD, str(tmp_path)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True"]
+
+
 def test_a_trace_stored_as_an_artifact_is_read_back_by_the_worker(tmp_path: Path) -> None:
     write_spec(tmp_path, [case(1, llm=True, wide=SURELY_LARGE_TRACE + 5), case(2, llm=True)])
     done = run_cli(tmp_path, "--record", "rec")

@@ -237,12 +237,26 @@ class WorkerIndex:
         what reading the index back needs (pyarrow: about 0.15 s of CPU), as the closing
         report of ``autobench run`` does next (:func:`~autobench.index._load.load_index`).
         Not when the worker has already answered: then the import would only add to the
-        closing of an experiment that may never read its index."""
-        stdout = self.process.stdout
-        assert stdout is not None
-        if "autobench.index._load" in sys.modules or select.select([stdout], [], [], 0)[0]:
+        closing of an experiment that may never read its index. (The worker says it is
+        ready, ``R``, once its imports are done, and no one reads that line of a new
+        experiment's worker before now: the line alone is no answer; the preload was
+        skipped at every closing while the check took any output for one.)"""
+        if "autobench.index._load" in sys.modules or self._answered():
             return
         import autobench.index._load  # noqa: F401  (pyarrow, with the worker still busy)
+
+    def _answered(self) -> bool:
+        """Whether the worker has said it is done (``D``) or ended its output, from what it
+        has said so far (read without waiting, kept for :meth:`_read_until`)."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        fd = stdout.fileno()
+        while select.select([fd], [], [], 0)[0]:
+            data = os.read(fd, 65536)
+            if not data:
+                return True
+            self._said += data
+        return b"D" in self._said.splitlines()
 
     def _report(self) -> None:
         """Log the worker's warnings; one warning of its own when it ended without a word."""
