@@ -34,6 +34,24 @@ def test_text_keeps_names_that_only_begin_like_the_spec_directory(tmp_path: Path
     assert second.endswith("benchx/t.py") and second != "x/t.py"
 
 
+def test_the_home_directory_is_the_one_of_the_moment_of_each_rewrite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The places are made once per spec directory, home and temporary directory (a run
+    with errors rewrites three texts): a later home is still rewritten as ``~``, and the
+    earlier one no longer is."""
+    base = tmp_path / "bench"
+    first, second = tmp_path / "first", tmp_path / "second"
+    text = f"{first}/notes.txt and {second}/notes.txt"
+    monkeypatch.setenv("HOME", str(first))
+    for _ in range(2):
+        home, other = portable_text(text, base).split(" and ")
+        assert home == "~/notes.txt" and other.endswith("/second/notes.txt")
+    monkeypatch.setenv("HOME", str(second))
+    other, home = portable_text(text, base).split(" and ")
+    assert home == "~/notes.txt" and other.endswith("/first/notes.txt")
+
+
 def test_a_task_module_beside_the_spec_directory_is_keyed_relative_to_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

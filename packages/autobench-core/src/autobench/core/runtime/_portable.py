@@ -61,7 +61,7 @@ def spellings(directory: str | Path) -> set[str]:
     return {name.rstrip(_SEPARATORS) for name in found if len(name.rstrip(_SEPARATORS)) > 1}
 
 
-def _places(base_dir: Path | None) -> list[tuple[str, str]]:
+def _places(base_dir: Path | None, home: str, tmp: str) -> tuple[tuple[str, str], ...]:
     """Every ``(directory, replacement)``, the longest directory first. The spec's
     directory is replaced by nothing (its files become relative paths)."""
     places: list[tuple[str, str]] = []
@@ -69,24 +69,43 @@ def _places(base_dir: Path | None) -> list[tuple[str, str]]:
         places += [(name, "") for name in spellings(base_dir)]
     for directory, placeholder in interpreter_places():
         places += [(name, placeholder) for name in spellings(directory)]
-    places += [(name, "~") for name in spellings(Path.home())]
-    places += [(name, "<tmp>") for name in spellings(tempfile.gettempdir())]
+    places += [(name, "~") for name in spellings(home)]
+    places += [(name, "<tmp>") for name in spellings(tmp)]
     chosen: dict[str, str] = {}
     for directory, replacement in places:
         chosen.setdefault(directory, replacement)
-    return sorted(chosen.items(), key=lambda item: len(item[0]), reverse=True)
+    return tuple(sorted(chosen.items(), key=lambda item: len(item[0]), reverse=True))
 
 
-def portable_text(text: str, base_dir: Path | None) -> str:
-    """``text`` (a traceback, a message) with every path of this machine rewritten as the
-    module docstring describes."""
-    places = _places(base_dir)
+def _matcher(base_dir: Path | None) -> tuple[tuple[tuple[str, str], ...], re.Pattern[str]]:
+    """The places and their one pattern for ``base_dir``, the home and the temporary
+    directory as they are now (each may change in a process: tests and programs set
+    ``HOME`` and ``TMPDIR``)."""
+    return _matcher_of(base_dir, str(Path.home()), tempfile.gettempdir())
+
+
+@functools.lru_cache(maxsize=16)
+def _matcher_of(
+    base_dir: Path | None, home: str, tmp: str
+) -> tuple[tuple[tuple[str, str], ...], re.Pattern[str]]:
+    # Made once per directories: resolving two dozen directories' links (a stat of each
+    # part of each) and compiling their pattern took about 1.8 ms, three times for each
+    # run with an error, on the event loop's thread (docs/performance.md, "Errored runs").
+    places = _places(base_dir, home, tmp)
     pattern = re.compile(
         "|".join(
             f"(?<![\\w.\\-])({re.escape(directory)})(?:([{re.escape(_SEPARATORS)}])|(?![\\w.\\-]))"
             for directory, _ in places
         )
     )
+    return places, pattern
+
+
+def portable_text(text: str, base_dir: Path | None) -> str:
+    """``text`` (a traceback, a message) with every path of this machine rewritten as the
+    module docstring describes. The directories' spellings (links resolved) are read once
+    per spec directory, home and temporary directory in a process."""
+    places, pattern = _matcher(base_dir)
 
     def replace(match: re.Match[str]) -> str:
         groups = match.groups()  # (directory, separator) of each place, in order
