@@ -283,13 +283,12 @@ def test_runs_the_columns_do_not_hold_plainly_are_read_whole_with_the_same_bytes
 def test_plain_values_read_in_small_batches_are_the_records(
     record: Record, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Batches of three rows, at most two distinct rows remembered across batches: the
-    # runs' rows are reordered and sliced a chunk at a time, and items are shared by
-    # fewer runs; each run's plain values are still its record's.
+    # Batches of three rows: each batch numbers its own distinct rows and fields, the
+    # rows' item numbers are offset by the items of the batches before and put in run
+    # order across batches; each run's plain values are still its record's.
     from autobench.index import _plain
 
     monkeypatch.setattr(_plain, "_BATCH_ROWS", 3)
-    monkeypatch.setattr(_plain, "_SHARED_ROWS", 2)
     generated = [case(n, value=n % 3 if n % 2 else float(n) / 4) for n in range(1, 12)]
     record_dir = record(generated, name="small", variants=VARIANTS, repeats=2)
     build_index(record_dir)

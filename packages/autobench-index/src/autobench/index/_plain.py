@@ -6,20 +6,20 @@ A row is a metric value of its run when it has a semantic type (and, for an obse
 metric; for a score, has no error). Rows with the same fields (semantic type, name, value
 columns, unit, role, direction, source) share one :class:`~autobench.records.PlainItem`,
 built once per distinct row of a batch (the rows are numbered by Arrow's dictionary
-encoding; rows of earlier batches are remembered while they are few), so the
-Python work per row is a lookup and an append. A run has no plain items (``None``: a projection reads its whole record) when one of
-its observation rows is a diagnostic, a cassette count or tagged ``accounting`` or
-``cassette`` (any tags text naming either word: a cautious test), is of another kind with a
-semantic type, or when one of its value rows does not give back its value exactly.
+encoding); a row is then a number in an Arrow array, and the items are put in run order in
+numpy at the end: no Python per row, only per distinct row. A run has no plain items
+(``None``: a projection reads its whole record) when one of its observation rows is a
+diagnostic, a cassette count or tagged ``accounting`` or ``cassette`` (any tags text naming
+either word: a cautious test), is of another kind with a semantic type, or when one of its
+value rows does not give back its value exactly.
 """
 
 from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -40,8 +40,10 @@ from autobench.records import (
     Direction,
     ObservationRole,
     ObservationSource,
+    PlainFields,
     PlainItem,
     PlainRuns,
+    plain_items,
 )
 
 _VALUES = ["value_num", "value_bool", "value_text", "value_json"]
@@ -49,14 +51,14 @@ _KEYS = {
     "observations": ["semantic_type", "name", *_VALUES, "unit", "role", "direction", "source"],
     "scores": ["semantic_type", "name", *_VALUES, "unit", "role", "direction"],
 }
+_FIELDS = {  # a row's fields but its value (PlainFields; a score's source is "score")
+    table: [key for key in keys if key not in _VALUES] for table, keys in _KEYS.items()
+}
 _OTHER = {"observations": ["kind", "tags_json"], "scores": ["error"]}
 _CASSETTES = string_array(["cassette.replayed", "cassette.sent"])
 _CAUTIOUS_TAGS = "accounting|cassette"
 _BATCH_ROWS = 65536
 _SCORE = ObservationSource.SCORE.value
-_SHARED_ROWS = 4096
-"""The distinct rows remembered across batches (their items shared) before they are
-forgotten."""
 
 
 def plain_runs(partition: Path, run_ids: pa.Array) -> PlainRuns:
@@ -101,15 +103,17 @@ def _run_positions(where: pa.ChunkedArray, lookup: SetLookupOptions) -> pa.Array
 
 
 class _Rows:
-    """The plain items of the rows read so far, flat: ``items[k]`` belongs to the run at
-    ``positions[k]`` (the chunks concatenated); ``whole``: the runs read whole;
-    ``shared``: one item per distinct row."""
+    """The rows read so far, as numbers: the k-th row (the batches' arrays concatenated)
+    belongs to the run at ``positions[k]`` and has the item ``items[codes[k]]``; ``items``:
+    one per distinct row of each batch, batch after batch (``None`` for a row whose value
+    the columns do not give back: no row keeps such a code); ``whole``: the runs read
+    whole; ``texts``: one string per distinct semantic type, name and unit."""
 
     def __init__(self) -> None:
         self.positions: list[pa.Array] = []
-        self.items: list[PlainItem] = []
+        self.codes: list[pa.Array] = []
+        self.items: list[PlainItem | None] = []
         self.whole: set[int] = set()
-        self.shared: dict[tuple[Any, ...], PlainItem | None] = {}
         self.texts: dict[str, str] = {}
 
     def by_run(self, count: int) -> PlainRuns:
@@ -117,34 +121,38 @@ class _Rows:
         scores' (``None`` for a run read whole), held flat (:class:`PlainRuns`)."""
         import numpy as np  # not at import: the index worker keeps numpy out
 
-        items, self.items = self.items, []
         ends = array("q", bytes(8 * count))
-        if items:
+        flat: list[PlainItem] = []
+        rows = sum(len(at) for at in self.positions)
+        if rows:
             positions = pa.concat_arrays(self.positions)
-            self.positions = []
+            codes = pa.concat_arrays(self.codes)
+            self.positions, self.codes = [], []
             if not _ascending(positions):
                 order = call("sort_indices", positions)  # stable: each run's rows in order
                 positions = call("take", positions, order)
-                # Reordered a chunk of positions at a time: a Python int per row only for
-                # a chunk (3,000,000 of them at once were 100 MB at a million runs).
-                items = [
-                    items[k]
-                    for at in range(0, len(order), _BATCH_ROWS)
-                    for k in order.slice(at, _BATCH_ROWS).to_pylist()
-                ]
+                codes = call("take", codes, order)
                 del order
+            # The items in run order: numpy's take over the distinct ones (a reference a
+            # row, no Python int per row).
+            distinct = np.empty(len(self.items), dtype=object)
+            distinct[:] = self.items
+            self.items = []
+            flat = distinct[_numbers(np, codes)].tolist()
+            del distinct, codes
             # Run i's items end after every row of a run up to i: no Python per run.
-            # (the buffer as it is: Array.to_numpy imports pandas when it is installed)
-            flat = np.frombuffer(
-                positions.buffers()[1],
-                dtype=np.int64,
-                count=len(positions),
-                offset=8 * positions.offset,
-            )
-            found = np.searchsorted(flat, np.arange(count), side="right")
+            found = np.searchsorted(_numbers(np, positions), np.arange(count), side="right")
             ends = array("q", found.astype(np.int64).tobytes())
-            del positions, flat, found
-        return PlainRuns(items, ends, frozenset(self.whole))
+            del positions, found
+        return PlainRuns(flat, ends, frozenset(self.whole))
+
+
+def _numbers(np: Any, values: pa.Array) -> Any:
+    """The int64 array ``values`` (no nulls) as a numpy array over its buffer (not
+    ``Array.to_numpy``, which imports pandas when it is installed)."""
+    return np.frombuffer(
+        values.buffers()[1], dtype=np.int64, count=len(values), offset=8 * values.offset
+    )
 
 
 def _ascending(values: pa.Array) -> bool:
@@ -158,7 +166,7 @@ def _gather(table: str, rows: pa.RecordBatch, positions: pa.Array, found: _Rows)
     """Add the items of ``rows`` (a batch of ``table``; ``positions``: each row's run) to
     ``found``, and to its ``whole`` the positions of the runs that need their whole
     record."""
-    whole, shared = found.whole, found.shared
+    whole = found.whole
     valued = call("is_valid", rows.column("semantic_type"))
     if table == "observations":
         kind = rows.column("kind")
@@ -188,25 +196,7 @@ def _gather(table: str, rows: pa.RecordBatch, positions: pa.Array, found: _Rows)
         return
     at = call("filter", positions, keep)
     codes = _group_codes(kept, keys)
-    make: Callable[..., PlainItem | None] = (
-        _observation_item if table == "observations" else _score_item
-    )
-    chosen = call("take", kept, _first_rows(codes))
-    items: list[PlainItem | None] = []
-    texts = found.texts  # one string per distinct semantic type, name and unit
-    for values in zip(*(chosen.column(key).to_pylist() for key in keys), strict=True):
-        item = shared.get(values)
-        if item is None and values not in shared:
-            semantic, name, *rest = values
-            unit = rest[4]
-            item = shared[values] = make(
-                texts.setdefault(semantic, semantic),
-                texts.setdefault(name, name),
-                *rest[:4],
-                unit if unit is None else texts.setdefault(unit, unit),
-                *rest[5:],
-            )
-        items.append(item)
+    items = _items(table, call("take", kept, _first_rows(codes)), found.texts)
     unknown = [code for code, item in enumerate(items) if item is None]
     if unknown:  # rows whose value the columns do not give back: their runs are read whole
         odd = call("is_in", codes, options=SetLookupOptions(int64_array(unknown)))
@@ -214,13 +204,44 @@ def _gather(table: str, rows: pa.RecordBatch, positions: pa.Array, found: _Rows)
         usual = call("invert", odd)
         at, codes = call("filter", at, usual), call("filter", codes, usual)
     found.positions.append(at)
-    found.items.extend([items[code] for code in codes.to_pylist()])
-    if len(shared) > _SHARED_ROWS:
-        # Rows of many distinct values (a metric of each case's own value) are shared by
-        # no later batch, and each key holds the row's texts as Python strings (about
-        # 600 bytes a row: 300 MB at a million runs). Forgetting them costs a later batch
-        # one new item per row it still shares.
-        shared.clear()
+    found.codes.append(call("add", codes, int64_scalar(len(found.items))))
+    found.items.extend(items)
+
+
+def _items(table: str, rows: pa.RecordBatch, texts: dict[str, str]) -> list[PlainItem | None]:
+    """The item of each of ``rows`` (distinct rows of ``table``), ``None`` for a row whose
+    value the columns do not give back. The fields but the value are few distinct ones
+    (numbered like the rows, :func:`_group_codes`), each made once; the values are made
+    per row, and the items through :func:`~autobench.records.plain_items`."""
+    described = _FIELDS[table]
+    kinds = _group_codes(rows, described)
+    first = call("take", rows.select(described), _first_rows(kinds))
+    fields = [
+        _fields(table, values, texts)
+        for values in zip(*(first.column(key).to_pylist() for key in described), strict=True)
+    ]
+    values = list(map(_value, *(rows.column(key).to_pylist() for key in _VALUES)))
+    items = cast(list[PlainItem | None], plain_items(fields, kinds.to_pylist(), values))
+    for row, value in enumerate(values):
+        if value is _UNKNOWN:
+            items[row] = None
+    return items
+
+
+def _fields(table: str, values: tuple[Any, ...], texts: dict[str, str]) -> PlainFields:
+    """The :data:`~autobench.records.PlainFields` of a row's ``(semantic_type, name, unit,
+    role, direction[, source])`` texts (one string per distinct text in ``texts``). Raises
+    ``KeyError`` for a role, direction or source that is none of the enums' values (a
+    damaged table), as the enum's ``ValueError`` would."""
+    semantic, name, unit, role, direction, *source = values
+    return (
+        texts.setdefault(semantic, semantic),
+        texts.setdefault(name, name),
+        unit if unit is None else texts.setdefault(unit, unit),
+        None if role is None else _ROLES[role],
+        None if direction is None else _DIRECTIONS[direction],
+        _SOURCES[source[0] if table == "observations" else _SCORE],
+    )
 
 
 def _group_codes(rows: pa.RecordBatch, keys: list[str]) -> pa.Array:
@@ -267,64 +288,33 @@ _TRUE_ONLY = pa.Array.from_buffers(pa.bool_(), 1, [None, pa.py_buffer(bytes([1])
 _ZERO, _ONE, _MINUS_ONE = int64_scalar(0), int64_scalar(1), int64_scalar(-1)
 
 
-def _observation_item(
-    semantic: str,
-    name: str,
-    num: float | None,
-    flag: bool | None,
-    text: str | None,
-    js: str | None,
-    unit: str | None,
-    role: str | None,
-    direction: str | None,
-    source: str,
-) -> PlainItem | None:
-    known, value = _value(num, flag, text, js)
-    if not known:
-        return None
-    return PlainItem(
-        semantic,
-        name,
-        value,
-        unit,
-        None if role is None else _ROLES[role],
-        None if direction is None else _DIRECTIONS[direction],
-        _SOURCES[source],
-    )
-
-
-# The enums by value: a lookup, not an enum call, per distinct row (KeyError for an unknown
+# The enums by value: a lookup, not an enum call, per distinct fields (KeyError for an unknown
 # value, as the enum's ValueError, marks a damaged table).
 _ROLES = {member.value: member for member in ObservationRole}
 _DIRECTIONS = {member.value: member for member in Direction}
 _SOURCES = {member.value: member for member in ObservationSource}
 
 
-def _value(
-    num: float | None, flag: bool | None, text: str | None, js: str | None
-) -> tuple[bool, Any]:
-    """``(True, value)`` when the typed columns give the value back exactly: a boolean, a
-    text, a number (an integer or a float, as its JSON text says: a float's always has a
-    ``.`` or an exponent; NaN and infinities, written as text, from the float column),
-    ``None``; ``(False, None)`` for anything else (a list, a mapping, a value stored by its
-    ``repr``)."""
+_UNKNOWN: Any = object()
+"""A value the typed columns do not give back exactly."""
+
+
+def _value(num: float | None, flag: bool | None, text: str | None, js: str | None) -> Any:
+    """The value the typed columns give back exactly: a boolean, a text, a number (an
+    integer or a float, as its JSON text says: a float's always has a ``.`` or an exponent;
+    NaN and infinities, written as text, from the float column), ``None``; :data:`_UNKNOWN`
+    for anything else (a list, a mapping, a value stored by its ``repr``)."""
     if flag is not None:
-        return True, flag
+        return flag
     if text is not None:
-        return True, text
+        return text
     if num is not None:
         if js is None:
-            return False, None
+            return _UNKNOWN
         if not math.isfinite(num):
-            return True, num
+            return num
         try:
-            return True, (float(js) if "." in js or "e" in js else int(js))
+            return float(js) if "." in js or "e" in js else int(js)
         except ValueError:
-            return False, None
-    return (True, None) if js == "null" else (False, None)
-
-
-def _score_item(*values: Any) -> PlainItem | None:
-    """:func:`_observation_item` of a scores row (its columns but ``source``: a score's)."""
-    row: tuple[Any, ...] = (*values, _SCORE)
-    return _observation_item(*row)
+            return _UNKNOWN
+    return None if js == "null" else _UNKNOWN
