@@ -20,7 +20,7 @@ from autobench.index._layout import (
     read_manifest,
     records_version,
 )
-from autobench.index._sources import STAMP_COLUMNS, StampReader, side_files
+from autobench.index._sources import StampReader, side_files
 from autobench.index._tables import PLAN_SCHEMA
 from autobench.records import (
     DEFAULT_SEMANTIC_REGISTRY,
@@ -72,16 +72,18 @@ class _Check:
     for a large record, see :class:`~autobench.index._sources.StampReader`) while the
     caller does other work; :meth:`finish` waits for them and gives the status."""
 
-    def __init__(self, root: Path, manifest: dict[str, Any], reader: StampReader) -> None:
+    def __init__(
+        self, root: Path, manifest: dict[str, Any], reader: StampReader, side: list[str]
+    ) -> None:
         self.root = root
         self.manifest = manifest
         self.reader = reader
-        self.side = side_files(root)
+        self.side = side
 
     def finish(self) -> IndexStatus:
         files = index_root(self.root) / FILES
         try:
-            change, stored_side = self.reader.first_change(lambda: _digests(files), self.side)
+            change, stored_side = self.reader.first_change(lambda: _digests(files))
         except (OSError, ValueError, KeyError) as error:
             return IndexStatus(False, f"index files table unreadable: {error}")
         finally:
@@ -109,10 +111,15 @@ def _start_check(root: Path) -> IndexStatus | _Check:
         return IndexStatus(False, f"index format {manifest.get('format')!r}, not {FORMAT}")
     if manifest.get("autobench_records") != records_version():
         return IndexStatus(False, f"built by autobench-records {manifest.get('autobench_records')}")
+    side = side_files(root)
     try:
-        table = read_parquet(index_root(root) / FILES, STAMP_COLUMNS)
-        return _Check(root, manifest, StampReader(root, table))
+        file = pq.ParquetFile(index_root(root) / FILES)
     except (OSError, ValueError, KeyError) as error:
+        return IndexStatus(False, f"index files table unreadable: {error}")
+    try:
+        return _Check(root, manifest, StampReader(root, file, side), side)
+    except (OSError, ValueError, KeyError) as error:
+        file.close()
         return IndexStatus(False, f"index files table unreadable: {error}")
 
 
