@@ -300,3 +300,64 @@ def test_plain_values_read_in_small_batches_are_the_records(
         _typed(items) for items in result.runs.plain
     ]
     assert build_report(result) == build_report(replayed)
+
+
+def _regroup(path: Path, groups: list[list[int]]) -> None:
+    """Rewrite the table at ``path`` with the rows of each of ``groups`` (row numbers) as
+    one row group, in that order."""
+    table = pq.read_table(path)
+    with pq.ParquetWriter(path, table.schema) as writer:
+        for rows in groups:
+            writer.write_table(table.take(pa.array(rows, type=pa.int64())))
+
+
+@pytest.mark.parametrize("layout", ["aligned", "one-row-groups", "shuffled"])
+def test_rows_are_matched_to_their_runs_whatever_the_row_groups(
+    record: Record, monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
+    # The index worker writes a group of runs' rows in the same row group of every table
+    # ("aligned": each chunk's ids are looked up in the runs table's group of the same
+    # number); row groups of one row, or rows of a run in another group than the run's
+    # ("shuffled"), are matched against every run. Each run's plain values are its
+    # record's either way.
+    from autobench.index import _plain
+
+    generated = [case(n, value=n % 3 if n % 2 else float(n) / 4) for n in range(1, 8)]
+    record_dir = record(generated, name="groups", variants=VARIANTS)
+    build_index(record_dir)
+    partition = _partition(record_dir)
+    run_ids = pq.read_table(partition / "runs.parquet", columns=["run_id"]).column(0)
+    runs = run_ids.to_pylist()
+    run_groups = [list(range(k, min(k + 4, len(runs)))) for k in range(0, len(runs), 4)]
+    _regroup(partition / "runs.parquet", run_groups)
+    for name in ("observations", "scores"):
+        path = partition / f"{name}.parquet"
+        owners = [runs.index(i) for i in pq.read_table(path).column("run_id").to_pylist()]
+        if layout == "aligned":
+            groups = [[k for k, o in enumerate(owners) if o in group] for group in run_groups]
+        elif layout == "one-row-groups":
+            groups = [[k] for k in range(len(owners))]
+        else:  # the last group's rows first, the first's last: no chunk in its runs' group
+            groups = [[k for k, o in enumerate(owners) if o in g] for g in run_groups][::-1]
+        _regroup(path, groups)
+    matched = []
+    in_groups = _plain._in_groups
+
+    def recorded(*args: Any) -> Any:
+        matched.append(found := in_groups(*args))
+        return found
+
+    monkeypatch.setattr(_plain, "_in_groups", recorded)
+    result = load_index(record_dir)
+    assert result is not None and isinstance(result.runs, RunTable)
+    if layout == "aligned":  # both tables matched group by group
+        assert len(matched) == 2 and all(found is not None for found in matched)
+    elif layout == "shuffled":  # tried, and refused
+        assert matched == [None, None]
+    else:  # other row groups than the runs table's: not tried
+        assert matched == []
+    replayed = replay_experiment(record_dir, evidence_only=True)
+    assert [_typed(plain_run(run)) for run in replayed.runs] == [
+        _typed(items) for items in result.runs.plain
+    ]
+    assert build_report(result) == build_report(replayed)

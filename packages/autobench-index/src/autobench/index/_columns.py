@@ -29,7 +29,7 @@ from autobench.index._arrow import (
     int64_scalar,
     shared_pylist,
 )
-from autobench.index._plain import plain_runs
+from autobench.index._plain import StoredRuns, plain_runs
 from autobench.records import (
     ChunkedColumn,
     CodedColumn,
@@ -73,6 +73,8 @@ def run_table(partition: Path, plan_ids: pa.Array) -> RunTable:
 
 
 def _run_table(runs_path: Path, partition: Path, plan_ids: pa.Array) -> RunTable:
+    import numpy as np  # not at import: the index worker keeps numpy out
+
     with pq.ParquetFile(runs_path) as file:
         stored = file.read(columns=_RUN_COLUMNS)
         group_rows = [file.metadata.row_group(i).num_rows for i in range(file.num_row_groups)]
@@ -83,33 +85,57 @@ def _run_table(runs_path: Path, partition: Path, plan_ids: pa.Array) -> RunTable
     keys = call("coalesce", positions, int64_scalar(len(plan_ids)))
     order = call("sort_indices", keys)
     table = call("take", stored, order)
-    planned = call("is_in", plan_ids, options=SetLookupOptions(ids))
-    missing = call("filter", plan_ids, call("invert", planned)).to_pylist()
-    del stored, positions, keys, planned
+    # The planned runs without a record: the plan positions no stored run has (from the
+    # positions found, not a second lookup of every id).
+    planned = np.zeros(len(plan_ids) + 1, dtype=np.bool_)  # the last: runs the plan lacks
+    planned[_numbers(keys)] = True
+    missing = call("filter", plan_ids, _booleans(~planned[:-1])).to_pylist()
+    del stored, ids, positions, keys, planned
     ordered_ids = combined(table.column("run_id"))
     # One Python object per distinct id and status (Arrow's dictionary encoding). Made
     # before the plain values are read, so the sorted table is not held meanwhile.
     status_of = {status.value: status for status in RunStatus}
+    if table.column("status").null_count:  # a damaged table (an unknown status: KeyError)
+        raise KeyError("a run of the runs table has no status")
     columns: dict[str, Any] = {
         "case_ids": coded_column(table.column("case_id")),
         "variant_ids": coded_column(table.column("variant_id")),
         # Read by position per run in several views: tuples (a reference a run each).
-        "statuses": tuple([status_of[text] for text in shared_pylist(table.column("status"))]),
+        "statuses": tuple(shared_pylist(table.column("status"), status_of.__getitem__)),
         "task_statuses": tuple(shared_pylist(table.column("task_status"))),
         "evaluation_statuses": tuple(shared_pylist(table.column("evaluation_status"))),
         "durations": arrow_column(combined(table.column("duration_s"))),
     }
+    del table
     rows = array("q")
-    rows.frombytes(as_int64(order).buffers()[1].to_pybytes()[: 8 * len(order)])
-    del table, order
+    rows.frombytes(_numbers(as_int64(order)).tobytes())
+    rank = np.empty(len(rows), dtype=np.int64)  # each stored run's position in plan order
+    rank[np.frombuffer(rows, dtype=np.int64)] = np.arange(len(rows), dtype=np.int64)
+    del order
     pa.default_memory_pool().release_unused()  # what the sort used (see run_table)
     return RunTable(
         run_ids=arrow_column(ordered_ids),
-        plain=plain_runs(partition, ordered_ids),
+        plain=plain_runs(partition, StoredRuns(ordered_ids, group_rows, rank)),
         load=_Loader(runs_path, rows, group_rows),
         missing=tuple(missing),
         **columns,
     )
+
+
+def _numbers(values: pa.Array) -> Any:
+    """The int64 array ``values`` (no nulls) as a numpy array over its buffer."""
+    import numpy as np
+
+    start = 8 * values.offset
+    return np.frombuffer(values.buffers()[1], dtype=np.int64, count=len(values), offset=start)
+
+
+def _booleans(values: Any) -> pa.Array:
+    """A numpy array of booleans as an Arrow boolean array (no nulls)."""
+    import numpy as np
+
+    bits = np.packbits(values, bitorder="little")
+    return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bits)])
 
 
 def arrow_column(values: pa.Array) -> ChunkedColumn[Any]:

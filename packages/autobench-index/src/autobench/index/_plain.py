@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -61,20 +63,33 @@ _BATCH_ROWS = 65536
 _SCORE = ObservationSource.SCORE.value
 
 
-def plain_runs(partition: Path, run_ids: pa.Array) -> PlainRuns:
-    """The plain items of each run of ``run_ids`` (an Arrow string array, plan order), from
-    the tables of the index partition directory ``partition``. Raises ``KeyError`` for a
-    row of a run not in ``run_ids``, ``OSError`` or pyarrow's errors for a damaged table.
+@dataclass(frozen=True, slots=True)
+class StoredRuns:
+    """The runs the rows of the other tables are matched to: ``ids`` the run ids in plan
+    order (one Arrow string array), ``groups`` the number of runs of each row group of the
+    runs table, ``rank`` each run's position in plan order by its row in the runs table (an
+    int64 numpy array, as long as ``ids``)."""
 
-    The items of every row are gathered flat (one reference per row, its run position in an
-    Arrow array), then put in run order and kept flat (:class:`PlainRuns`: each run's
-    items a span of them, its end found in numpy): no list or tuple per run."""
+    ids: pa.Array
+    groups: Sequence[int]
+    rank: Any
+
+
+def plain_runs(partition: Path, runs: StoredRuns) -> PlainRuns:
+    """The plain items of each run of ``runs`` (in plan order), from the tables of the
+    index partition directory ``partition``. Raises ``KeyError`` for a row of a run not in
+    ``runs``, ``OSError`` or pyarrow's errors for a damaged table.
+
+    Each row is a number (its distinct item's) in an Arrow array beside its run position;
+    the items are put in run order and kept flat at the end (:class:`PlainRuns`: each run's
+    items a span of them, the ends found in numpy): no list or tuple per run, no Python
+    per row."""
     rows = _Rows()
-    lookup = SetLookupOptions(run_ids)
     for table in ("observations", "scores"):
         path = partition / f"{table}.parquet"
         with pq.ParquetFile(path, read_dictionary=["run_id"]) as file:
-            positions = _run_positions(file.read(columns=["run_id"]).column(0), lookup)
+            sizes = [file.metadata.row_group(k).num_rows for k in range(file.num_row_groups)]
+            positions = _run_positions(file.read(columns=["run_id"]).column(0), sizes, runs)
             if positions.null_count:
                 raise KeyError(f"a row of the {table} table is of no run of the runs table")
             names = [*_OTHER[table], *_KEYS[table]]
@@ -83,23 +98,71 @@ def plain_runs(partition: Path, run_ids: pa.Array) -> PlainRuns:
                 at = positions.slice(start, batch.num_rows)
                 start += batch.num_rows
                 _gather(table, batch, at, rows)
-    return rows.by_run(len(run_ids))
+    return rows.by_run(len(runs.ids))
 
 
-def _run_positions(where: pa.ChunkedArray, lookup: SetLookupOptions) -> pa.Array:
-    """Each row's run position (int64; null for a run id not in ``lookup``'s), from the
-    ``run_id`` column read dictionary-encoded: the chunks' dictionaries are unified and
-    each distinct id is looked up once, not once per row, and no row holds its id's text
-    (at a million runs the 3,000,000 rows' ids as strings were most of Arrow's 448 MB
-    while the rows were read)."""
-    if where.num_chunks == 0:
+def _run_positions(where: pa.ChunkedArray, sizes: list[int], runs: StoredRuns) -> pa.Array:
+    """Each row's run position in plan order (int64; null for a run id not in ``runs``),
+    from the ``run_id`` column read dictionary-encoded (``sizes``: its row groups' rows):
+    each distinct id of a chunk is looked up once, not once per row, and no row holds its
+    id's text (at a million runs the 3,000,000 rows' ids as strings were most of Arrow's
+    448 MB while the rows were read).
+
+    The index worker writes the rows of a group of runs in the same row group of every
+    table: a chunk's ids are then looked up among the ids of the runs table's row group of
+    the same number, a hash of 2,048 ids, not of every run (one lookup among a million ids
+    was 0.8 s per table at a million runs). Any other layout (an id not found there, other
+    row groups: ``autobench index`` writes whole tables) is matched against every run."""
+    import numpy as np  # not at import: the index worker keeps numpy out
+
+    chunks = where.chunks
+    if not chunks:
         return int64_array([])
     if not pa.types.is_dictionary(where.type):  # a reader that did not encode it
-        where = pa.chunked_array([call("dictionary_encode", chunk) for chunk in where.chunks])
-    where = where.unify_dictionaries()
-    known = as_int64(call("index_in", where.chunk(0).dictionary, options=lookup))
-    parts = [call("take", known, chunk.indices) for chunk in where.chunks]
+        chunks = [call("dictionary_encode", chunk) for chunk in chunks]
+    found = _in_groups(np, chunks, sizes, runs) if len(runs.groups) == len(chunks) else None
+    if found is not None:
+        return found
+    # every chunk's ids, concatenated, looked up at once
+    known = as_int64(
+        call(
+            "index_in",
+            pa.concat_arrays([chunk.dictionary for chunk in chunks]),
+            options=SetLookupOptions(runs.ids),
+        )
+    )
+    parts, start = [], 0
+    for chunk in chunks:
+        parts.append(call("take", known.slice(start, len(chunk.dictionary)), chunk.indices))
+        start += len(chunk.dictionary)
     return parts[0] if len(parts) == 1 else pa.concat_arrays(parts)
+
+
+def _in_groups(
+    np: Any, chunks: list[pa.Array], sizes: list[int], runs: StoredRuns
+) -> pa.Array | None:
+    """Each row's run position (int64) when every chunk of ``chunks`` is a row group of
+    its table (``sizes``) whose ids are all among those of the runs table's row group of
+    the same number; else ``None``."""
+    if [len(chunk) for chunk in chunks] != sizes:
+        return None
+    parts, start = [], 0
+    for chunk, runs_in_group in zip(chunks, runs.groups, strict=True):
+        group = runs.rank[start : start + runs_in_group]  # the group's runs, by position
+        start += runs_in_group
+        ids = call("take", runs.ids, _int64_array(group))
+        found = call("index_in", chunk.dictionary, options=SetLookupOptions(ids))
+        rows = call("take", found, chunk.indices)
+        if rows.null_count:
+            return None
+        parts.append(group[_numbers(np, as_int64(rows))])
+    return _int64_array(np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
+
+
+def _int64_array(values: Any) -> pa.Array:
+    """A numpy int64 array as an Arrow one (over the same buffer)."""
+    values = values if values.flags.c_contiguous else values.copy()
+    return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
 
 
 class _Rows:
@@ -125,23 +188,22 @@ class _Rows:
         flat: list[PlainItem] = []
         rows = sum(len(at) for at in self.positions)
         if rows:
-            positions = pa.concat_arrays(self.positions)
-            codes = pa.concat_arrays(self.codes)
+            positions = _numbers(np, pa.concat_arrays(self.positions))
+            codes = _numbers(np, pa.concat_arrays(self.codes))
             self.positions, self.codes = [], []
-            if not _ascending(positions):
-                order = call("sort_indices", positions)  # stable: each run's rows in order
-                positions = call("take", positions, order)
-                codes = call("take", codes, order)
+            if len(positions) > 1 and not bool((positions[1:] >= positions[:-1]).all()):
+                order = np.argsort(positions, kind="stable")  # each run's rows in order
+                positions, codes = positions[order], codes[order]
                 del order
             # The items in run order: numpy's take over the distinct ones (a reference a
             # row, no Python int per row).
             distinct = np.empty(len(self.items), dtype=object)
             distinct[:] = self.items
             self.items = []
-            flat = distinct[_numbers(np, codes)].tolist()
+            flat = distinct[codes].tolist()
             del distinct, codes
             # Run i's items end after every row of a run up to i: no Python per run.
-            found = np.searchsorted(_numbers(np, positions), np.arange(count), side="right")
+            found = np.searchsorted(positions, np.arange(count), side="right")
             ends = array("q", found.astype(np.int64).tobytes())
             del positions, found
         return PlainRuns(flat, ends, frozenset(self.whole))
@@ -153,13 +215,6 @@ def _numbers(np: Any, values: pa.Array) -> Any:
     return np.frombuffer(
         values.buffers()[1], dtype=np.int64, count=len(values), offset=8 * values.offset
     )
-
-
-def _ascending(values: pa.Array) -> bool:
-    if len(values) < 2:
-        return True
-    later, earlier = values.slice(1), values.slice(0, len(values) - 1)
-    return bool(call("all", call("greater_equal", later, earlier)).as_py())
 
 
 def _gather(table: str, rows: pa.RecordBatch, positions: pa.Array, found: _Rows) -> None:
