@@ -361,3 +361,34 @@ def test_rows_are_matched_to_their_runs_whatever_the_row_groups(
         _typed(items) for items in result.runs.plain
     ]
     assert build_report(result) == build_report(replayed)
+
+
+def test_the_runs_cases_are_coded_by_the_plans_when_they_are_the_plans(record: Record) -> None:
+    # Each run's case is its planned run's: the run table's case column is coded by the
+    # plan's (one reading of the cases, their strings shared with the plan's column);
+    # a run whose stored case is another keeps the stored one.
+    from autobench.records import CodedColumn, plan_column
+
+    record_dir = record([case(n) for n in range(1, 6)], name="cases", variants=VARIANTS)
+    build_index(record_dir)
+    result = load_index(record_dir)
+    assert result is not None and isinstance(result.runs, RunTable)
+    replayed = replay_experiment(record_dir, evidence_only=True)
+    cases = result.runs.case_ids
+    assert isinstance(cases, CodedColumn)
+    assert list(cases) == [run.case_id for run in replayed.runs]
+    planned = plan_column(result.experiment.plan, "case")
+    assert list(planned) == [run.case for run in replayed.experiment.plan]
+    assert {id(name) for name in planned} == {id(name) for name in cases.names}
+    runs_file = _partition(record_dir) / "runs.parquet"
+    table = pq.read_table(runs_file)
+    stored = table.column("case_id").to_pylist()
+    stored[3] = "case-elsewhere"
+    index = table.schema.get_field_index("case_id")
+    pq.write_table(table.set_column(index, "case_id", pa.array(stored)), runs_file)
+    again = load_index(record_dir)
+    assert again is not None and isinstance(again.runs, RunTable)
+    ids = table.column("run_id").to_pylist()
+    by_id = dict(zip(ids, stored, strict=True))
+    assert list(again.runs.case_ids) == [by_id[run_id] for run_id in again.runs.run_ids]
+    assert "case-elsewhere" in list(again.runs.case_ids)
