@@ -222,7 +222,9 @@ class RunTable(Sequence[RunRecord]):
         self.plain = plain
         self._load = load
         self.missing = missing
-        self._built: list[RunRecord | None] = [None] * count
+        # The records built so far, by position: a report builds few (a list of a
+        # reference per run was 8 MB at a million runs).
+        self._built: dict[int, RunRecord] = {}
 
     def __len__(self) -> int:
         return len(self.run_ids)
@@ -251,12 +253,16 @@ class RunTable(Sequence[RunRecord]):
     def records(self, positions: Sequence[int]) -> list[RunRecord]:
         """The whole records at ``positions``, in that order (built on first access)."""
         built = self._built
-        missing = [position for position in dict.fromkeys(positions) if built[position] is None]
+        count = len(self)
+        # negative positions as a list reads them, and IndexError out of range
+        wanted = [position + count if position < 0 else position for position in positions]
+        if any(not 0 <= position < count for position in wanted):
+            raise IndexError("run position out of range")
+        missing = [position for position in dict.fromkeys(wanted) if position not in built]
         if missing:
             for position, record in zip(missing, self._load(missing), strict=True):
                 built[position] = record
-        records = [built[position] for position in positions]
-        return [record for record in records if record is not None]
+        return [built[position] for position in wanted]
 
     def __iter__(self) -> Iterator[RunRecord]:
         for start in range(0, len(self), self.BATCH):
