@@ -12,6 +12,15 @@
   for itself and the processes it starts; the Logfire tests configure Logfire directly.
 - ``AUTOBENCH_HOME`` (where the record schemas are cached for editors) points at a temporary
   directory for the whole session, so the suite never writes into the user's ``~/.autobench``.
+- pytest rewrites the asserts of the modules of each installed pytest plugin's outermost
+  package; for the autobench-pytest plugin installed editable, as here, that is ``autobench``
+  itself, so every Autobench module imported during a test would be parsed and recompiled by
+  pytest's import hook, in whatever thread imports it. Python 3.11's AST state is not
+  thread-safe: a module imported on the record writer's thread (the live index's, when the
+  first runs are durable) while the test's thread imported another raised
+  ``SystemError: AST constructor recursion depth mismatch`` now and then, and the index was
+  not written. The suite imports Autobench's modules as a user's program does: only test
+  files, conftests and the plugin itself are rewritten.
 """
 
 from __future__ import annotations
@@ -27,6 +36,12 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "logfire-plugin")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    rewritten = getattr(config.pluginmanager.rewrite_hook, "_must_rewrite", None)
+    if isinstance(rewritten, set):  # pytest's own attribute; absent: nothing marked to undo
+        rewritten.discard("autobench")
 
 
 @pytest.fixture(autouse=True, scope="session")

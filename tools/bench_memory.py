@@ -6,6 +6,7 @@ experiment, how it grows with the number of runs, and what each run leaves behin
     uv run python tools/bench_memory.py --only cli --runs 100000
     uv run python tools/bench_memory.py --tracemalloc 4000       # what one run keeps, by line
     uv run python tools/bench_memory.py --only phases            # running vs closing report
+    uv run python tools/bench_memory.py --read-back REC --hold-cases 500000  # the closing's read
 
 The experiment is tools/bench.py's trivial benchmark: N/2 cases x 2 variants; the task opens
 one span and records one metric; two scorers (exact and pass) per run. Each size is recorded
@@ -22,7 +23,9 @@ twice, each time in a fresh process, output discarded:
          the size then), and the peak of each phase after it: running until the runs are
          recorded (``MB ran``: up to the session's ``experiment_finished`` progress event,
          after ``sink.finish``; ``B/run`` its slope), reading the result back (``MB read``:
-         until ``execute`` returned) and building and rendering the closing report
+         until the result was read, the session and the spec dropped before it as
+         ``autobench run`` drops them; until ``execute`` returned on a checkout without
+         ``RunSession.execute_detached``) and building and rendering the closing report
          (``MB report``). ``close s``: seconds from the runs recorded to the report
          rendered. Run it with another checkout's interpreter to compare
          (``/path/to/other/.venv/bin/python tools/bench_memory.py --only phases``): the
@@ -36,6 +39,13 @@ largest sizes to 1,000,000 runs (budget: under 400 MB).
 ``--tracemalloc N`` runs N runs in this process under :mod:`tracemalloc`, and prints the
 memory still allocated when ``run_benchmark_spec`` has returned (its result alive), per run
 and grouped by the source line that allocated it: what the runtime keeps per run.
+``--read-back RECORD`` reads an indexed record back as ``autobench run``'s closing report
+does (``ExecutedExperiment.result()`` of a lean session: the plugins' index, else the
+replay), in a fresh process for each Arrow allocator (``ARROW_DEFAULT_MEMORY_POOL``:
+jemalloc, mimalloc, system), and prints the resident size before, the peak while reading
+and the size after; with ``--hold-cases N``, also with a loaded spec of N trivial cases and
+its session held meanwhile (what the command held before it dropped them first).
+
 Figures, never assertions.
 """
 
@@ -116,7 +126,12 @@ _PHASES = textwrap.dedent(
     spec = load_benchmark_spec(Path(sys.argv[1]))
     session = RunSession.start(spec, record_dir=Path(sys.argv[2]))
     marks["start"] = point()
-    result = asyncio.run(session.execute(progress=progress, lean=True))
+    if hasattr(session, "execute_detached"):  # as autobench run: the spec and session go first
+        executed = asyncio.run(session.execute_detached(progress=progress, lean=True))
+        del session, spec
+        result = executed.result()
+    else:  # a checkout from before it
+        result = asyncio.run(session.execute(progress=progress, lean=True))
     marks["read"] = point()
     console = Console(file=io.StringIO(), width=100, color_system=None)
     console.print(render_report(build_report(result), records=sys.argv[2], runs="none"))
@@ -125,6 +140,55 @@ _PHASES = textwrap.dedent(
     print(json.dumps(marks))
     """
 )
+
+
+_READ_BACK = textwrap.dedent(
+    """
+    import gc, json, sys
+    from pathlib import Path
+
+    from autobench.core.plugins import default_plugins
+    from autobench.core.runtime import ExecutedExperiment, RunSession
+    from autobench.core.spec import load_benchmark_spec
+
+    def status(name):
+        with open("/proc/self/status") as lines:
+            return next(int(l.split()[1]) / 1024 for l in lines if l.startswith(name + ":"))
+
+    held = None
+    if sys.argv[2]:  # a spec and its session, held while the record is read back
+        spec = load_benchmark_spec(Path(sys.argv[2]))
+        held = (spec, RunSession.start(spec, record_dir=None))
+    gc.collect()
+    before = status("VmRSS")
+    with open("/proc/self/clear_refs", "w") as reset:
+        reset.write("5")
+    outcome = ExecutedExperiment(read_from=(Path(sys.argv[1]), default_plugins(), True))
+    result = outcome.result()
+    print(json.dumps([before, status("VmHWM"), status("VmRSS"), len(result.runs)]))
+    """
+)
+
+
+def read_back(tmp: Path, record: Path, hold_cases: int) -> None:
+    """The ``--read-back`` figures (module docstring): MB."""
+    spec = str(trivial_spec(tmp, hold_cases)) if hold_cases else ""
+    print(f"\nread back: {sys.executable} -c <ExecutedExperiment.result()> {record}", flush=True)
+    print(f"{'Arrow pool':>10} {'held':>16} {'MB before':>10} {'MB peak':>8} {'MB after':>9}")
+    for pool in ("jemalloc", "mimalloc", "system"):
+        for held in ("", spec) if spec else ("",):
+            done = subprocess.run(
+                [sys.executable, "-c", _READ_BACK, str(record), held],
+                check=False,
+                capture_output=True,
+                text=True,
+                env={**os.environ, "ARROW_DEFAULT_MEMORY_POOL": pool},
+            )
+            if done.returncode:
+                raise SystemExit(f"read back failed:\n{done.stderr[-3000:]}")
+            before, peak, after, _ = json.loads(done.stdout.strip().splitlines()[-1])
+            what = f"{hold_cases:,} cases" if held else "nothing"
+            print(f"{pool:>10} {what:>16} {before:>10.0f} {peak:>8.0f} {after:>9.0f}", flush=True)
 
 
 def phases(tmp: Path, runs: list[int]) -> None:
@@ -283,9 +347,14 @@ def main() -> None:
     parser.add_argument(
         "--lean", action="store_true", help="--tracemalloc: a lean session, as autobench run"
     )
+    parser.add_argument("--read-back", type=Path, metavar="RECORD", help="an indexed record")
+    parser.add_argument("--hold-cases", type=int, default=0, metavar="N", help="--read-back")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as name:
         tmp = Path(name)
+        if options.read_back:
+            read_back(tmp, options.read_back, options.hold_cases)
+            return
         if options.tracemalloc:
             retained(tmp, options.tracemalloc, options.top, lean=options.lean)
             return

@@ -10,7 +10,9 @@ scorers and real record directories.
 from __future__ import annotations
 
 import asyncio
+import gc
 import io
+import weakref
 from pathlib import Path
 
 import pytest
@@ -230,6 +232,36 @@ def test_without_post_derive_a_lean_session_reads_its_result_back(tmp_path: Path
         if event.kind is ProgressEventKind.RUN_FINISHED
     }
     assert finished == {run.run_id: run.status.value for run in result.runs}
+
+
+def test_a_detached_outcome_reads_the_record_back_without_the_session(tmp_path: Path) -> None:
+    """``execute_detached`` (what ``autobench run`` calls): the outcome holds nothing of the
+    session, so the session, its spec and its plan are freed before the record is read back;
+    the result read then is ``execute``'s. A kept result (post-deriving spec) is handed back
+    as kept."""
+    spec = load_benchmark_spec(_without_post_derive(tmp_path))
+    session = RunSession.start(spec, experiment_id="exp_lean", record_dir=tmp_path / "detached")
+    executed = asyncio.run(session.execute_detached(concurrency_limit=2, lean=True))
+    gone = weakref.ref(session)  # the plan, the spec's cases: only the session holds them
+    del session, spec
+    gc.collect()
+    assert gone() is None
+    result = executed.result()
+    assert isinstance(result.runs, RunTable)  # read back from the index, now
+    replayed = replay_experiment(tmp_path / "detached", evidence_only=True)
+    assert [_evidence(run) for run in result.runs] == [_evidence(run) for run in replayed.runs]
+    assert result.summary == replayed.summary and _rendered(result) == _rendered(replayed)
+    assert executed.result() is not result  # read anew: the outcome keeps nothing
+
+    (tmp_path / "kept").mkdir()
+    kept_session = RunSession.start(
+        load_benchmark_spec(_spec(tmp_path / "kept")),
+        experiment_id="exp_lean",
+        record_dir=tmp_path / "kept" / "record",
+    )
+    kept = asyncio.run(kept_session.execute_detached(lean=True))
+    assert kept.result() is kept.result()  # post-derived: the runs were kept, not read back
+    assert len(kept.result().runs) == 6
 
 
 def test_a_status_tally_keeps_nothing_of_the_runs_it_counts(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import click
 
@@ -69,7 +69,7 @@ def _read(
 ) -> ExperimentResult:
     if evidence_only and (record_dir / DERIVED_STORE).is_dir():
         if _app.OWNS_PROCESS:
-            _arrow_pool()
+            arrow_pool()
         indexed = command_plugins().manager.hook.autobench_indexed_result(record_dir=record_dir)
         if indexed is not None:
             if meanwhile is not None:
@@ -86,16 +86,30 @@ def _read(
     return result
 
 
-def _arrow_pool() -> None:
-    """Ask Arrow to allocate with jemalloc (``ARROW_DEFAULT_MEMORY_POOL``, read when pyarrow
-    first allocates; a value already set is kept): a command reading a large index (tables
-    read, sorted and dropped while the runs load) ends with less memory held than with
-    Arrow's default allocator, mimalloc: about 140 MB less at the peak of a
-    1,000,000-run report here. Linux only, where pyarrow's wheels have jemalloc; only for
-    the console script, which owns the process (the read commands start no child that
-    uses Arrow)."""
-    if sys.platform.startswith("linux") and "pyarrow" not in sys.modules:
+def arrow_pool() -> None:
+    """Have Arrow allocate with jemalloc: a command reading a large index (tables read,
+    sorted and dropped while the runs load) peaks lower than with Arrow's default
+    allocator, mimalloc: at a million runs 713 MB against 803 MB for `autobench report`
+    here, and 720 MB against 803 MB for reading the index alone (the system allocator:
+    810 MB; docs/performance.md, "The closing report of a million runs"). Before pyarrow
+    is imported this sets ``ARROW_DEFAULT_MEMORY_POOL`` (read when pyarrow first
+    allocates); after, as in ``autobench run``'s closing report (pyarrow imported while
+    the index worker completes), it sets the default pool, unless that variable names a
+    pool already. Linux only, where pyarrow's wheels have jemalloc; only for the console
+    script, which owns the process, once no child that uses Arrow is still to start (the
+    stamp child of the index's freshness check does not use it)."""
+    if not sys.platform.startswith("linux"):
+        return
+    if "pyarrow" not in sys.modules:
         os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
+        return
+    if "ARROW_DEFAULT_MEMORY_POOL" in os.environ:
+        return
+    pyarrow: Any = sys.modules["pyarrow"]  # imported by autobench-index, never from here
+    try:
+        pyarrow.set_memory_pool(pyarrow.jemalloc_memory_pool())
+    except NotImplementedError:  # a build without jemalloc: Arrow's default stays
+        return
 
 
 HINT_RUNS = 1000

@@ -27,6 +27,7 @@ from autobench.core.runtime._resume import unrecorded_runs as unrecorded_runs
 from autobench.core.runtime._run import ROOT_SPAN as ROOT_SPAN
 from autobench.core.runtime._run import TaskInterrupted as TaskInterrupted
 from autobench.core.runtime._session import DEFAULT_RECORD_ROOT as DEFAULT_RECORD_ROOT
+from autobench.core.runtime._session import ExecutedExperiment as ExecutedExperiment
 from autobench.core.runtime._session import Interruption as Interruption
 from autobench.core.runtime._session import RunSession as RunSession
 from autobench.core.runtime._session import default_record_dir as default_record_dir

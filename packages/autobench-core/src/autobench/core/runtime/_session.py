@@ -221,6 +221,35 @@ class Interruption:
     run_id: str | None = None
 
 
+class ExecutedExperiment:
+    """An executed session's outcome (:meth:`RunSession.execute_detached`): its result,
+    kept, or read back from the record when asked (a lean session that wrote a derived
+    store as runs landed), holding only the record directory and the plugins meanwhile."""
+
+    __slots__ = ("_kept", "_read_from")
+
+    def __init__(
+        self,
+        kept: ExperimentResult | None = None,
+        *,
+        read_from: tuple[Path, AutobenchPlugins | None, bool] | None = None,
+    ) -> None:
+        self._kept = kept
+        self._read_from = read_from
+
+    def result(self) -> ExperimentResult:
+        """The experiment result, as :meth:`RunSession.execute` returns it. A result read
+        back is read anew at each call (nothing is cached: the caller holds it); raises
+        what :func:`~autobench.records.replay_experiment` raises
+        (:class:`~autobench.records.MissingRecordError`,
+        :class:`~autobench.records.RecordFormatError`)."""
+        if self._kept is not None:
+            return self._kept
+        assert self._read_from is not None
+        root, plugins, derived = self._read_from
+        return recorded_result(root, plugins, derived=derived)
+
+
 @dataclass
 class _SessionState:
     """What a session learns while it executes (the session itself is frozen)."""
@@ -429,6 +458,31 @@ class RunSession:
         and :class:`TaskInterrupted` (a ``KeyboardInterrupt``) once the experiment has ended
         because a task raised ``KeyboardInterrupt``.
         """
+        outcome = await self.execute_detached(
+            concurrency_limit=concurrency_limit,
+            progress=progress,
+            capture=capture,
+            listeners=listeners,
+            lean=lean,
+        )
+        return outcome.result()
+
+    async def execute_detached(
+        self,
+        *,
+        concurrency_limit: int = 1,
+        progress: ProgressCallback | None = None,
+        capture: CapturePolicy | None = None,
+        listeners: bool = True,
+        lean: bool = False,
+    ) -> ExecutedExperiment:
+        """:meth:`execute`, whose result is taken from the returned
+        :class:`ExecutedExperiment` (same arguments, same errors while the runs go on). The
+        outcome holds nothing of the session: when a lean session reads its result back from
+        the record, it does so when :meth:`ExecutedExperiment.result` is called, so a caller
+        that drops the session and the spec first (their cases and plan: about 120 MB at a
+        million planned runs) reads the record back without them (``autobench run`` does).
+        """
         if concurrency_limit < 1:
             raise ValueError(f"concurrency_limit must be at least 1, got {concurrency_limit}")
         if lean and self.root_dir is None:
@@ -543,18 +597,19 @@ class RunSession:
         )
         if read_back:
             assert self.root_dir is not None  # lean: checked above
-            # Nothing of the running phase is held while the record is read back (the
-            # executor's slot per planned run, the runs' shared setup).
-            del executor, setup, keep, session
-            return recorded_result(self.root_dir, prepared.plugins, derived=listeners)
-        return ExperimentResult(
-            experiment=experiment,
-            runs=runs,
-            summary=summary,
-            root_dir=self.root_dir,
-            artifact_payloads=executor.payloads,
-            registry=spec.registry,
-            evidence_only=lean,
+            # Read when asked: the outcome holds nothing of the running phase (the
+            # executor's slot per planned run, the runs' shared setup, the plan).
+            return ExecutedExperiment(read_from=(self.root_dir, prepared.plugins, listeners))
+        return ExecutedExperiment(
+            ExperimentResult(
+                experiment=experiment,
+                runs=runs,
+                summary=summary,
+                root_dir=self.root_dir,
+                artifact_payloads=executor.payloads,
+                registry=spec.registry,
+                evidence_only=lean,
+            )
         )
 
     def _summary(self, runs: StatusTally, duration: float, *, done: int) -> ExperimentSummary:
