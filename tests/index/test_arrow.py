@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from index_support import case
 
 from autobench.index import SCHEMAS
-from autobench.index._arrow import column_array
+from autobench.index._arrow import column_array, combined, shared_pylist
 
 COLUMN_TYPES = {str(field.type): field.type for schema in SCHEMAS.values() for field in schema}
 
@@ -123,3 +123,20 @@ def test_a_value_of_another_type_in_a_string_column_is_named() -> None:
         column_array(["a", 1, "b"], pa.string())
     with pytest.raises(TypeError, match="not a str: b'x'"):
         column_array(["a", None, b"x"], pa.string())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(st.none() | st.sampled_from(["a", "b", "", "é", "a\x00"]), max_size=20)),
+    st.integers(0, 3),
+)
+def test_shared_values_are_the_python_list(chunks: list[list[str | None]], skip: int) -> None:
+    values = pa.chunked_array(chunks, type=pa.string())
+    for given_values in (values, combined(values).slice(min(skip, len(values)))):
+        expected = given_values.to_pylist()
+        shared = shared_pylist(given_values)
+        assert shared == expected and type(shared) is list
+        assert len({id(value) for value in shared}) == len(set(expected))  # one object each
+        assert shared_pylist(given_values, str.upper) == [
+            None if value is None else value.upper() for value in expected
+        ]

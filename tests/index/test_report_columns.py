@@ -283,13 +283,12 @@ def test_runs_the_columns_do_not_hold_plainly_are_read_whole_with_the_same_bytes
 def test_plain_values_read_in_small_batches_are_the_records(
     record: Record, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Batches of three rows, at most two distinct rows remembered across batches: the
-    # runs' rows are reordered and sliced a chunk at a time, and items are shared by
-    # fewer runs; each run's plain values are still its record's.
+    # Batches of three rows: each batch numbers its own distinct rows and fields, the
+    # rows' item numbers are offset by the items of the batches before and put in run
+    # order across batches; each run's plain values are still its record's.
     from autobench.index import _plain
 
     monkeypatch.setattr(_plain, "_BATCH_ROWS", 3)
-    monkeypatch.setattr(_plain, "_SHARED_ROWS", 2)
     generated = [case(n, value=n % 3 if n % 2 else float(n) / 4) for n in range(1, 12)]
     record_dir = record(generated, name="small", variants=VARIANTS, repeats=2)
     build_index(record_dir)
@@ -301,3 +300,95 @@ def test_plain_values_read_in_small_batches_are_the_records(
         _typed(items) for items in result.runs.plain
     ]
     assert build_report(result) == build_report(replayed)
+
+
+def _regroup(path: Path, groups: list[list[int]]) -> None:
+    """Rewrite the table at ``path`` with the rows of each of ``groups`` (row numbers) as
+    one row group, in that order."""
+    table = pq.read_table(path)
+    with pq.ParquetWriter(path, table.schema) as writer:
+        for rows in groups:
+            writer.write_table(table.take(pa.array(rows, type=pa.int64())))
+
+
+@pytest.mark.parametrize("layout", ["aligned", "one-row-groups", "shuffled"])
+def test_rows_are_matched_to_their_runs_whatever_the_row_groups(
+    record: Record, monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
+    # The index worker writes a group of runs' rows in the same row group of every table
+    # ("aligned": each chunk's ids are looked up in the runs table's group of the same
+    # number); row groups of one row, or rows of a run in another group than the run's
+    # ("shuffled"), are matched against every run. Each run's plain values are its
+    # record's either way.
+    from autobench.index import _plain
+
+    generated = [case(n, value=n % 3 if n % 2 else float(n) / 4) for n in range(1, 8)]
+    record_dir = record(generated, name="groups", variants=VARIANTS)
+    build_index(record_dir)
+    partition = _partition(record_dir)
+    run_ids = pq.read_table(partition / "runs.parquet", columns=["run_id"]).column(0)
+    runs = run_ids.to_pylist()
+    run_groups = [list(range(k, min(k + 4, len(runs)))) for k in range(0, len(runs), 4)]
+    _regroup(partition / "runs.parquet", run_groups)
+    for name in ("observations", "scores"):
+        path = partition / f"{name}.parquet"
+        owners = [runs.index(i) for i in pq.read_table(path).column("run_id").to_pylist()]
+        if layout == "aligned":
+            groups = [[k for k, o in enumerate(owners) if o in group] for group in run_groups]
+        elif layout == "one-row-groups":
+            groups = [[k] for k in range(len(owners))]
+        else:  # the last group's rows first, the first's last: no chunk in its runs' group
+            groups = [[k for k, o in enumerate(owners) if o in g] for g in run_groups][::-1]
+        _regroup(path, groups)
+    matched = []
+    in_groups = _plain._in_groups
+
+    def recorded(*args: Any) -> Any:
+        matched.append(found := in_groups(*args))
+        return found
+
+    monkeypatch.setattr(_plain, "_in_groups", recorded)
+    result = load_index(record_dir)
+    assert result is not None and isinstance(result.runs, RunTable)
+    if layout == "aligned":  # both tables matched group by group
+        assert len(matched) == 2 and all(found is not None for found in matched)
+    elif layout == "shuffled":  # tried, and refused
+        assert matched == [None, None]
+    else:  # other row groups than the runs table's: not tried
+        assert matched == []
+    replayed = replay_experiment(record_dir, evidence_only=True)
+    assert [_typed(plain_run(run)) for run in replayed.runs] == [
+        _typed(items) for items in result.runs.plain
+    ]
+    assert build_report(result) == build_report(replayed)
+
+
+def test_the_runs_cases_are_coded_by_the_plans_when_they_are_the_plans(record: Record) -> None:
+    # Each run's case is its planned run's: the run table's case column is coded by the
+    # plan's (one reading of the cases, their strings shared with the plan's column);
+    # a run whose stored case is another keeps the stored one.
+    from autobench.records import CodedColumn, plan_column
+
+    record_dir = record([case(n) for n in range(1, 6)], name="cases", variants=VARIANTS)
+    build_index(record_dir)
+    result = load_index(record_dir)
+    assert result is not None and isinstance(result.runs, RunTable)
+    replayed = replay_experiment(record_dir, evidence_only=True)
+    cases = result.runs.case_ids
+    assert isinstance(cases, CodedColumn)
+    assert list(cases) == [run.case_id for run in replayed.runs]
+    planned = plan_column(result.experiment.plan, "case")
+    assert list(planned) == [run.case for run in replayed.experiment.plan]
+    assert {id(name) for name in planned} == {id(name) for name in cases.names}
+    runs_file = _partition(record_dir) / "runs.parquet"
+    table = pq.read_table(runs_file)
+    stored = table.column("case_id").to_pylist()
+    stored[3] = "case-elsewhere"
+    index = table.schema.get_field_index("case_id")
+    pq.write_table(table.set_column(index, "case_id", pa.array(stored)), runs_file)
+    again = load_index(record_dir)
+    assert again is not None and isinstance(again.runs, RunTable)
+    ids = table.column("run_id").to_pylist()
+    by_id = dict(zip(ids, stored, strict=True))
+    assert list(again.runs.case_ids) == [by_id[run_id] for run_id in again.runs.run_ids]
+    assert "case-elsewhere" in list(again.runs.case_ids)

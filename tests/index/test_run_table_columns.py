@@ -23,6 +23,7 @@ from autobench.records import (
     PlainItem,
     PlainRun,
     PlainRuns,
+    plain_items,
 )
 from autobench.report._aggregates import CaseGroups
 from autobench.report._columnar import _segments
@@ -109,6 +110,43 @@ def _item(semantic: str, value: Any) -> PlainItem:
 TYPES = ["quality.correctness", "quality.pass", "perf.latency", "x.size"]
 items = st.builds(_item, st.sampled_from(TYPES), st.integers(0, 3) | st.booleans())
 plain_runs = st.lists(st.none() | st.lists(items, max_size=4).map(tuple), max_size=40)
+
+
+fields = st.tuples(
+    texts,
+    texts,
+    st.none() | texts,
+    st.none() | st.sampled_from(ObservationRole),
+    st.none() | st.sampled_from(Direction),
+    st.sampled_from(ObservationSource),
+)
+plain_values = st.none() | st.booleans() | st.integers() | st.floats() | texts
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(fields, min_size=1, max_size=5), st.data())
+def test_plain_items_are_the_dataclass_s_items(described: list[Any], data: Any) -> None:
+    pairs = data.draw(
+        st.lists(st.tuples(st.integers(0, len(described) - 1), plain_values), max_size=30)
+    )
+    made = plain_items(described, [kind for kind, _ in pairs], [value for _, value in pairs])
+    expected = [
+        PlainItem(f[0], f[1], value, f[2], f[3], f[4], f[5])
+        for f, value in ((described[kind], value) for kind, value in pairs)
+    ]
+    assert [type(item) for item in made] == [PlainItem] * len(pairs)
+    assert [repr(item) for item in made] == [repr(item) for item in expected]
+    assert [hash(item) for item in made] == [hash(item) for item in expected]
+    assert all(a.value is b.value for a, b in zip(made, expected, strict=True))
+    nan_free = [k for k, (_, value) in enumerate(pairs) if value == value]
+    assert [made[k] for k in nan_free] == [expected[k] for k in nan_free]
+    for item in made[:1]:
+        with pytest.raises(AttributeError):  # frozen, as the dataclass's own
+            item.value = 1  # type: ignore[misc]
+    with pytest.raises(ValueError):
+        plain_items(described, [0], [])
+    with pytest.raises(IndexError):
+        plain_items(described, [len(described)], [1])
 
 
 @settings(max_examples=300, deadline=None)

@@ -16,7 +16,7 @@ read command), scalars, and compute functions called by name (:func:`call`).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from itertools import accumulate
 from typing import Any
@@ -204,14 +204,28 @@ def combined(values: pa.ChunkedArray) -> pa.Array:
     return values.combine_chunks()
 
 
-def shared_pylist(values: pa.Array | pa.ChunkedArray) -> list[Any]:
+def shared_pylist(
+    values: pa.Array | pa.ChunkedArray, convert: Callable[[Any], Any] | None = None
+) -> list[Any]:
     """``values.to_pylist()`` with one Python object per distinct value (a column that
     repeats a few texts costs a reference per row, not a string), by Arrow's dictionary
-    encoding."""
+    encoding; with ``convert``, each distinct value (not a null) is given as
+    ``convert(value)``. The rows are filled by numpy's take over the distinct values: no
+    Python per row."""
+    import numpy as np  # not at import: the index worker keeps numpy out
+
     if isinstance(values, pa.ChunkedArray):  # one dictionary for all the chunks
         values = combined(values)
     encoded = call("dictionary_encode", values)
     distinct = encoded.dictionary.to_pylist()
-    if encoded.null_count:
-        return [None if code is None else distinct[code] for code in encoded.indices.to_pylist()]
-    return [distinct[code] for code in encoded.indices.to_pylist()]
+    if convert is not None:
+        distinct = [convert(value) for value in distinct]
+    shared = np.empty(len(distinct) + 1, dtype=object)  # the last: None, for a null
+    shared[: len(distinct)] = distinct
+    codes = as_int64(encoded.indices)
+    if codes.null_count:
+        codes = call("coalesce", codes, int64_scalar(len(distinct)))
+    count, start = len(codes), 8 * codes.offset
+    numbers = np.frombuffer(codes.buffers()[1], dtype=np.int64, count=count, offset=start)
+    rows: list[Any] = shared[numbers].tolist()
+    return rows

@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 from array import array
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from autobench.index._arrow import (
     int64_scalar,
     shared_pylist,
 )
-from autobench.index._plain import plain_runs
+from autobench.index._plain import StoredRuns, plain_runs
 from autobench.records import (
     ChunkedColumn,
     CodedColumn,
@@ -49,10 +50,47 @@ _RUN_COLUMNS = [
 ]
 
 
-def run_table(partition: Path, plan_ids: pa.Array) -> RunTable:
+@dataclass(slots=True)
+class PlanCases:
+    """The plan's case column read once for the run table and the plan: ``values`` the
+    case of each planned run (an Arrow string array without nulls; ``None`` once the run
+    table is coded, which drops it), ``names`` each distinct case once (Python strings),
+    ``codes`` each planned run's case as a position in ``names`` (an ``array`` of
+    int32)."""
+
+    values: pa.Array | None
+    names: list[str]
+    codes: array[int]
+
+    @classmethod
+    def of(cls, values: pa.Array) -> PlanCases | None:
+        """The :class:`PlanCases` of the plan's case column ``values``; ``None`` when it
+        has nulls (the plan then reads it as it is)."""
+        if values.null_count:
+            return None
+        coded = coded_column(pa.chunked_array([values], type=values.type))
+        assert isinstance(coded, CodedColumn)
+        return cls(values, list(coded.names), coded.codes)
+
+
+def decoded(names: list[str], codes: array[int]) -> list[str]:
+    """``[names[code] for code in codes]`` (``codes``: an int32 ``array``) by numpy's take:
+    no Python per value, the strings of ``names`` shared."""
+    import numpy as np
+
+    shared = np.empty(len(names), dtype=object)
+    shared[:] = names
+    values: list[str] = shared[np.frombuffer(codes, dtype=np.int32)].tolist()
+    return values
+
+
+def run_table(partition: Path, plan_ids: pa.Array, plan_cases: PlanCases | None = None) -> RunTable:
     """The runs of the index partition directory ``partition`` in plan order (``plan_ids``:
     the plan's run ids, in order; a run the plan does not name last, in stored order), as a
-    :class:`RunTable` that knows the planned runs without a record (``missing``). Raises
+    :class:`RunTable` that knows the planned runs without a record (``missing``). With
+    ``plan_cases`` (the plan's cases, :class:`PlanCases`), the runs' case ids share its
+    names and are coded from it when every run is planned with the case it recorded (no
+    second encoding of a million case ids). Raises
     ``OSError``, ``KeyError`` or ``ValueError`` (pyarrow's ``ArrowInvalid`` included) for a
     damaged table; building a run whose stored JSON is not a valid run record raises
     :class:`DamagedIndexError` (at once for a run without plain items, which is built
@@ -61,7 +99,7 @@ def run_table(partition: Path, plan_ids: pa.Array) -> RunTable:
     # The columns are long-lived: read with the collector paused, then settled in its
     # oldest generation (see autobench.abp.settle_long_lived).
     with gc_paused():
-        table = _run_table(runs_path, partition, plan_ids)
+        table = _run_table(runs_path, partition, plan_ids, plan_cases)
         # The runs the columns do not hold plainly are read whole by any report: built now,
         # with the rest of what the load keeps, and settled with it.
         table.records(table.not_plain())
@@ -72,7 +110,11 @@ def run_table(partition: Path, plan_ids: pa.Array) -> RunTable:
     return table
 
 
-def _run_table(runs_path: Path, partition: Path, plan_ids: pa.Array) -> RunTable:
+def _run_table(
+    runs_path: Path, partition: Path, plan_ids: pa.Array, plan_cases: PlanCases | None
+) -> RunTable:
+    import numpy as np  # not at import: the index worker keeps numpy out
+
     with pq.ParquetFile(runs_path) as file:
         stored = file.read(columns=_RUN_COLUMNS)
         group_rows = [file.metadata.row_group(i).num_rows for i in range(file.num_row_groups)]
@@ -83,33 +125,82 @@ def _run_table(runs_path: Path, partition: Path, plan_ids: pa.Array) -> RunTable
     keys = call("coalesce", positions, int64_scalar(len(plan_ids)))
     order = call("sort_indices", keys)
     table = call("take", stored, order)
-    planned = call("is_in", plan_ids, options=SetLookupOptions(ids))
-    missing = call("filter", plan_ids, call("invert", planned)).to_pylist()
-    del stored, positions, keys, planned
+    # The planned runs without a record: the plan positions no stored run has (from the
+    # positions found, not a second lookup of every id).
+    planned = np.zeros(len(plan_ids) + 1, dtype=np.bool_)  # the last: runs the plan lacks
+    planned[_numbers(keys)] = True
+    missing = call("filter", plan_ids, _booleans(~planned[:-1])).to_pylist()
+    del stored, ids, positions, planned
     ordered_ids = combined(table.column("run_id"))
     # One Python object per distinct id and status (Arrow's dictionary encoding). Made
     # before the plain values are read, so the sorted table is not held meanwhile.
     status_of = {status.value: status for status in RunStatus}
+    if table.column("status").null_count:  # a damaged table (an unknown status: KeyError)
+        raise KeyError("a run of the runs table has no status")
     columns: dict[str, Any] = {
-        "case_ids": coded_column(table.column("case_id")),
+        "case_ids": _planned_cases(plan_cases, call("take", keys, order), table.column("case_id"))
+        or coded_column(table.column("case_id")),
         "variant_ids": coded_column(table.column("variant_id")),
         # Read by position per run in several views: tuples (a reference a run each).
-        "statuses": tuple([status_of[text] for text in shared_pylist(table.column("status"))]),
+        "statuses": tuple(shared_pylist(table.column("status"), status_of.__getitem__)),
         "task_statuses": tuple(shared_pylist(table.column("task_status"))),
         "evaluation_statuses": tuple(shared_pylist(table.column("evaluation_status"))),
         "durations": arrow_column(combined(table.column("duration_s"))),
     }
+    del table, keys
     rows = array("q")
-    rows.frombytes(as_int64(order).buffers()[1].to_pybytes()[: 8 * len(order)])
-    del table, order
+    rows.frombytes(_numbers(as_int64(order)).tobytes())
+    rank = np.empty(len(rows), dtype=np.int64)  # each stored run's position in plan order
+    rank[np.frombuffer(rows, dtype=np.int64)] = np.arange(len(rows), dtype=np.int64)
+    del order
     pa.default_memory_pool().release_unused()  # what the sort used (see run_table)
     return RunTable(
         run_ids=arrow_column(ordered_ids),
-        plain=plain_runs(partition, ordered_ids),
+        plain=plain_runs(partition, StoredRuns(ordered_ids, group_rows, rank)),
         load=_Loader(runs_path, rows, group_rows),
         missing=tuple(missing),
         **columns,
     )
+
+
+def _planned_cases(
+    plan: PlanCases | None, positions: pa.Array, cases: pa.ChunkedArray
+) -> CodedColumn[str] | None:
+    """The runs' ``cases`` (in plan order; ``positions``: each run's plan position, the
+    plan's length for a run it does not name) coded by the plan's cases, when each run's
+    case is its planned run's; else ``None``. Drops ``plan.values`` (read no more)."""
+    if plan is None:
+        return None
+    values, plan.values = plan.values, None
+    if values is None or len(positions) == 0:
+        return None
+    if call("max", positions).as_py() >= len(values) or cases.null_count:
+        return None
+    planned = call("take", values, positions)
+    del values
+    if not call("all", call("equal", planned, combined(cases))).as_py():
+        return None
+    del planned
+    import numpy as np
+
+    codes = np.frombuffer(plan.codes, dtype=np.int32)[_numbers(positions)]
+    return CodedColumn(plan.names, array("i", codes.tobytes()))
+
+
+def _numbers(values: pa.Array) -> Any:
+    """The int64 array ``values`` (no nulls) as a numpy array over its buffer."""
+    import numpy as np
+
+    start = 8 * values.offset
+    return np.frombuffer(values.buffers()[1], dtype=np.int64, count=len(values), offset=start)
+
+
+def _booleans(values: Any) -> pa.Array:
+    """A numpy array of booleans as an Arrow boolean array (no nulls)."""
+    import numpy as np
+
+    bits = np.packbits(values, bitorder="little")
+    return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bits)])
 
 
 def arrow_column(values: pa.Array) -> ChunkedColumn[Any]:

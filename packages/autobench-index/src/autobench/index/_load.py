@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -10,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from autobench.index._arrow import combined, shared_pylist
-from autobench.index._columns import run_table
+from autobench.index._columns import PlanCases, decoded, run_table
 from autobench.index._layout import (
     EXPERIMENT_JSON,
     FILES,
@@ -20,7 +21,7 @@ from autobench.index._layout import (
     read_manifest,
     records_version,
 )
-from autobench.index._sources import STAMP_COLUMNS, StampReader, side_files
+from autobench.index._sources import StampReader, side_files
 from autobench.index._tables import PLAN_SCHEMA
 from autobench.records import (
     DEFAULT_SEMANTIC_REGISTRY,
@@ -72,16 +73,18 @@ class _Check:
     for a large record, see :class:`~autobench.index._sources.StampReader`) while the
     caller does other work; :meth:`finish` waits for them and gives the status."""
 
-    def __init__(self, root: Path, manifest: dict[str, Any], reader: StampReader) -> None:
+    def __init__(
+        self, root: Path, manifest: dict[str, Any], reader: StampReader, side: list[str]
+    ) -> None:
         self.root = root
         self.manifest = manifest
         self.reader = reader
-        self.side = side_files(root)
+        self.side = side
 
     def finish(self) -> IndexStatus:
         files = index_root(self.root) / FILES
         try:
-            change, stored_side = self.reader.first_change(lambda: _digests(files), self.side)
+            change, stored_side = self.reader.first_change(lambda: _digests(files))
         except (OSError, ValueError, KeyError) as error:
             return IndexStatus(False, f"index files table unreadable: {error}")
         finally:
@@ -109,10 +112,15 @@ def _start_check(root: Path) -> IndexStatus | _Check:
         return IndexStatus(False, f"index format {manifest.get('format')!r}, not {FORMAT}")
     if manifest.get("autobench_records") != records_version():
         return IndexStatus(False, f"built by autobench-records {manifest.get('autobench_records')}")
+    side = side_files(root)
     try:
-        table = read_parquet(index_root(root) / FILES, STAMP_COLUMNS)
-        return _Check(root, manifest, StampReader(root, table))
+        file = pq.ParquetFile(index_root(root) / FILES)
     except (OSError, ValueError, KeyError) as error:
+        return IndexStatus(False, f"index files table unreadable: {error}")
+    try:
+        return _Check(root, manifest, StampReader(root, file, side), side)
+    except (OSError, ValueError, KeyError) as error:
+        file.close()
         return IndexStatus(False, f"index files table unreadable: {error}")
 
 
@@ -136,8 +144,9 @@ def load_index(record_dir: Path | str) -> ExperimentResult | None:
         manifest = check.manifest
         base = index_root(root)
         try:
-            experiment, plan_ids = _experiment(base)
-            runs = run_table(base / str(manifest["partition"]), plan_ids)
+            experiment, plan_ids, plan_cases = _experiment(base)
+            runs = run_table(base / str(manifest["partition"]), plan_ids, plan_cases)
+            del plan_cases
         except Exception as error:  # a stale index may hold anything: never an error then
             if isinstance(error, OSError | ValueError | KeyError) or not check.finish().fresh:
                 return None
@@ -158,12 +167,14 @@ def load_index(record_dir: Path | str) -> ExperimentResult | None:
     )
 
 
-def _experiment(base: Path) -> tuple[ExperimentRecord, pa.Array]:
+def _experiment(base: Path) -> tuple[ExperimentRecord, pa.Array, PlanCases | None]:
     """The experiment record of the index root ``base``: ``experiment.json`` validated, its
     plan a :class:`~autobench.records.PlanTable` over ``plan.parquet`` (whose columns are
-    read when first asked for), and the plan's run ids as an Arrow array. Raises
-    ``OSError``, ``ValueError`` (pydantic's and pyarrow's errors included) for a damaged
-    index."""
+    read when first asked for, but its cases, read here and given as they are coded for the
+    run table), the plan's run ids as an Arrow array, and its cases
+    (:class:`~autobench.index._columns.PlanCases`, ``None`` when the column has nulls).
+    Raises ``OSError``, ``ValueError`` (pydantic's and pyarrow's errors included) for a
+    damaged index."""
     head = ExperimentRecord.model_validate_json(
         (base / EXPERIMENT_JSON).read_text(encoding="utf-8")
     )
@@ -172,8 +183,12 @@ def _experiment(base: Path) -> tuple[ExperimentRecord, pa.Array]:
         if not file.schema_arrow.equals(PLAN_SCHEMA):
             raise ValueError(f"{path}: not the plan's columns")
         count = file.metadata.num_rows
+    cases = PlanCases.of(combined(read_parquet(path, ["case"]).column(0)))
+    coded = None if cases is None else (cases.names, cases.codes)  # not the Arrow array
 
-    def column(name: str) -> list[str | None]:
+    def column(name: str) -> Sequence[str | None]:
+        if name == "case" and coded is not None:
+            return decoded(*coded)
         return shared_pylist(read_parquet(path, [name]).column(0))
 
     plan = PlanTable(count, column)
@@ -181,4 +196,4 @@ def _experiment(base: Path) -> tuple[ExperimentRecord, pa.Array]:
     fields = {name: getattr(head, name) for name in ExperimentRecord.model_fields}
     fields["plan"] = plan  # trusted: built from validated parts
     experiment = ExperimentRecord.model_construct(head.model_fields_set, **fields)
-    return experiment, ids
+    return experiment, ids, cases

@@ -35,7 +35,7 @@ from autobench.index._arrow import (
     combined,
     string_array,
 )
-from autobench.index._stat_child import stamp_answer
+from autobench.index._stat_child import suspects
 
 EXPERIMENT_FILE = "experiment.yaml"
 _SIDE_PATTERNS = ("summary*.yaml", "post_derived*.yaml")
@@ -188,22 +188,38 @@ def stored_stamps(table: pa.Table) -> list[tuple[str, Stamp | None]]:
 
 
 class StampReader:
-    """The stamps of the sources listed in a ``files`` table (``table``, read with at least
-    :data:`STAMP_COLUMNS`) as they are now under ``record_dir``, read while the caller
+    """Whether the sources listed in a ``files`` table are as stored, read while the caller
     does other work: by a child process (:mod:`autobench.index._stat_child`, started here,
-    which makes the ``stat`` calls on another core), or in this process when it cannot be
-    started. :meth:`first_change` waits for them; :meth:`close` stops the child."""
+    which makes the ``stat`` calls on another core and compares each stamp with the stored
+    one), or in this process when it cannot be started. ``file`` is the table, open (kept
+    open until :meth:`close`: the rows read again later are of the same table, even when
+    another one is renamed over it meanwhile); it is read here for the child's input and
+    which of the paths ``side`` it holds (:attr:`stored_side`), then no column of it is held
+    until a source differs (at a million sources, its paths and stamps were 157 MB of the
+    load's peak). :meth:`first_change` waits for the answer; :meth:`close` stops the child
+    and closes the table. Raises ``OSError``, ``KeyError`` or ``ValueError`` (pyarrow's
+    errors) for a table that cannot be read."""
 
-    def __init__(self, record_dir: Path, table: pa.Table) -> None:
+    def __init__(self, record_dir: Path, file: pq.ParquetFile, side: Iterable[str] = ()) -> None:
         self.root = Path(record_dir)
-        self.table = table
-        self.paths = combined(table.column("path"))
+        self.file = file
         self._child: subprocess.Popen[bytes] | None = None
-        if len(self.paths) >= CHILD_FROM:
-            self._child = _start_child(self.root, self.paths)
+        table = file.read(columns=STAMP_COLUMNS)
+        paths = combined(table.column("path"))
+        self.count = len(paths)
+        wanted = sorted(set(side))
+        self.stored_side: set[str] = set()
+        if wanted:
+            held = call("is_in", paths, options=SetLookupOptions(string_array(wanted)))
+            self.stored_side = set(call("filter", paths, held).to_pylist())
+        if self.count >= CHILD_FROM:
+            self._child = _start_child(self.root, paths, _stored(table))
+        del table, paths
+        pa.default_memory_pool().release_unused()  # the table's pages, before the load's
 
     def close(self) -> None:
-        """Stop the child if it still runs (the caller no longer needs the stamps)."""
+        """Stop the child if it still runs (the caller no longer needs the answer), and close
+        the table."""
         child, self._child = self._child, None
         if child is not None:
             with contextlib.suppress(OSError):
@@ -212,10 +228,11 @@ class StampReader:
                 with contextlib.suppress(OSError):
                     child.stdout.close()
             child.wait()
+        self.file.close()
 
-    def _stamps(self) -> tuple[pa.Array, list[pa.Array]]:
-        """Per source: whether it is a regular file now, and its four stamp columns."""
-        count = len(self.paths)
+    def _suspects(self) -> list[int]:
+        """The rows of the sources whose file is not as stored, ascending."""
+        count = self.count
         answer = None
         child, self._child = self._child, None
         if child is not None:
@@ -225,57 +242,76 @@ class StampReader:
                     answer = child.stdout.read()
             except OSError:
                 answer = None
-            if child.wait() != 0 or answer is None or len(answer) != 33 * count:
+            if child.wait() != 0 or answer is None or len(answer) != count:
                 answer = None
-        if answer is None:  # no child, or it failed: the same reads in this process
-            answer = _stat_all(self.root, self.paths.to_pylist())
-        status = pa.Array.from_buffers(pa.uint8(), count, [None, pa.py_buffer(answer[:count])])
-        columns = [
-            pa.Array.from_buffers(
-                pa.int64(),
-                count,
-                [None, pa.py_buffer(answer[count + 8 * count * k : count + 8 * count * (k + 1)])],
-            )
-            for k in range(4)
-        ]
-        return call("cast", status, options=CastOptions.safe(pa.bool_())), columns
+        if answer is None:  # no child, or it failed: the same in this process
+            table = self.file.read(columns=STAMP_COLUMNS)
+            prefix = os.path.join(os.fspath(self.root), "")
+            paths = combined(table.column("path")).to_pylist()
+            full = (prefix + relative if relative else None for relative in paths)
+            kinds, *stamps = _stored(table)
+            answer = bytes(suspects(full, kinds, [_int64s(part) for part in stamps], None))
+        found = pa.Array.from_buffers(pa.uint8(), count, [None, pa.py_buffer(answer)])
+        rows: list[int] = call("indices_nonzero", found).to_pylist()
+        return rows
 
     def first_change(
-        self, digests: Callable[[], Mapping[str, str | None]], side: Iterable[str] = ()
+        self, digests: Callable[[], Mapping[str, str | None]]
     ) -> tuple[str | None, set[str]]:
         """What differs first between the stored sources and the files now (a phrase
-        naming the file), or ``None`` when every stored source is unchanged; and which of
-        the paths ``side`` the table holds. A file whose stamp is unchanged is not read; one
-        whose stamp differs is hashed and compared with its stored sha256 (``digests()``,
-        called once, at the first such file)."""
-        wanted = set(side)
-        stored_side: set[str] = set()
-        if wanted:
-            held = call("is_in", self.paths, options=SetLookupOptions(string_array(sorted(wanted))))
-            stored_side = set(call("filter", self.paths, held).to_pylist())
-        regular, now = self._stamps()
-        present = combined(self.table.column("present"))
-        same = call("equal", self.table.column("size"), now[0])
-        for name, column in zip(("mtime_ns", "ctime_ns", "inode"), now[1:], strict=True):
-            same = call("and_kleene", same, call("equal", self.table.column(name), column))
-        # A source is suspect when it appeared or vanished, or its stamp is another.
-        suspect = call(
-            "or",
-            call("xor", call("coalesce", present, FALSE), regular),
-            call("and", regular, call("invert", call("coalesce", same, FALSE))),
-        )
-        rows = call("indices_nonzero", suspect).to_pylist()
+        naming the file), or ``None`` when every stored source is unchanged; and
+        :attr:`stored_side`. A file whose stamp is unchanged is not read; one whose stamp
+        differs is hashed and compared with its stored sha256 (``digests()``, called once,
+        at the first such file)."""
+        rows = self._suspects()
         if not rows:
-            return None, stored_side
+            return None, self.stored_side
+        stored = self.file.read(columns=STAMP_COLUMNS)
         prefix = os.path.join(os.fspath(self.root), "")
         known: list[Mapping[str, str | None]] = []
-        stored = self.table.select(STAMP_COLUMNS)
         for row in rows:
-            relative = self.paths[row].as_py()
+            relative = stored.column(0)[row].as_py()
             change = _confirmed(prefix, relative, _stored_stamp(stored, row), digests, known)
             if change is not None:
-                return change, stored_side
-        return None, stored_side
+                return change, self.stored_side
+        return None, self.stored_side
+
+
+def _stored(table: pa.Table) -> list[memoryview]:
+    """What the stamp reader is given of each source of a ``files`` table (read with
+    :data:`STAMP_COLUMNS`), as five pieces over the buffers of Arrow arrays: a byte each
+    (absent, stamped, or present without a whole stamp: :mod:`~autobench.index._stat_child`),
+    then its size, modification and change times and inode, native int64 each (0 for a
+    null)."""
+    present = call("cast", call("coalesce", table.column("present"), FALSE), options=_UINT8)
+    stamped = call("is_valid", table.column("size"))
+    for name in STAMP_COLUMNS[3:]:
+        stamped = call("and", stamped, call("is_valid", table.column(name)))
+    unstamped = call("cast", call("invert", stamped), options=_UINT8)
+    # absent: 0; present: 1, or 2 without a whole stamp
+    kinds = call("multiply", present, call("add", unstamped, _UINT8_ONE))
+    parts = [_values_of(combined(kinds), 1)]
+    for name in STAMP_COLUMNS[2:]:
+        parts.append(_values_of(combined(call("coalesce", table.column(name), _ZERO)), 8))
+    return parts
+
+
+def _values_of(values: pa.Array, width: int) -> memoryview:
+    """The values of a fixed-width array without nulls (``width`` bytes each), as they are
+    in its buffer."""
+    start = width * values.offset
+    return memoryview(values.buffers()[1])[start : start + width * len(values)]
+
+
+def _int64s(data: memoryview) -> array[int]:
+    values = array("q")
+    values.frombytes(data)
+    return values
+
+
+_UINT8 = CastOptions.safe(pa.uint8())
+_UINT8_ONE = pa.Array.from_buffers(pa.uint8(), 1, [None, pa.py_buffer(bytes([1]))])[0]
+_ZERO = pa.Array.from_buffers(pa.int64(), 1, [None, pa.py_buffer(bytes(8))])[0]
 
 
 CHILD_FROM = 20_000
@@ -292,9 +328,12 @@ _CHILD_POSSIBLE = (
 directory descriptor (not on Windows, where the stamps are read in this process)."""
 
 
-def _start_child(root: Path, paths: pa.Array) -> subprocess.Popen[bytes] | None:
+def _start_child(
+    root: Path, paths: pa.Array, stored: list[memoryview]
+) -> subprocess.Popen[bytes] | None:
     """The stamp reader child for ``paths`` (a string array) under ``root``, its input
-    written; ``None`` when it cannot be started (the stamps are then read here)."""
+    written (``stored``: what is stored of each, :func:`_stored`); ``None`` when it cannot
+    be started (the answer is then made here)."""
     if not isinstance(paths, pa.StringArray) or not _CHILD_POSSIBLE:
         return None
     count, offset = len(paths), paths.offset
@@ -316,6 +355,8 @@ def _start_child(root: Path, paths: pa.Array) -> subprocess.Popen[bytes] | None:
         child.stdin.write(count.to_bytes(8, "little"))
         child.stdin.write(offsets.tobytes())
         child.stdin.write(data)
+        for part in stored:
+            child.stdin.write(part)
         child.stdin.close()
     except OSError:  # it died: the stamps are read here
         child.kill()
@@ -324,28 +365,18 @@ def _start_child(root: Path, paths: pa.Array) -> subprocess.Popen[bytes] | None:
     return child
 
 
-def _stat_all(root: Path, paths: list[str | None]) -> bytes:
-    """What the stamp reader child answers for ``paths``, read in this process."""
-    prefix = os.path.join(os.fspath(root), "")
-    return stamp_answer(
-        len(paths), lambda k: prefix + relative if (relative := paths[k]) else None, os.stat
-    )
-
-
 def first_change(
     record_dir: Path,
     files: Path,
     digests: Callable[[], Mapping[str, str | None]],
     side: Iterable[str] = (),
 ) -> tuple[str | None, set[str]]:
-    """:meth:`StampReader.first_change` of the ``files`` table at ``files`` (read here).
-    Raises ``OSError``, ``KeyError`` or ``ValueError`` (pyarrow's errors) for a table that
-    cannot be read."""
-    with pq.ParquetFile(files) as file:
-        table = file.read(columns=STAMP_COLUMNS)
-    reader = StampReader(record_dir, table)
+    """:meth:`StampReader.first_change` of the ``files`` table at ``files``. Raises
+    ``OSError``, ``KeyError`` or ``ValueError`` (pyarrow's errors) for a table that cannot be
+    read."""
+    reader = StampReader(record_dir, pq.ParquetFile(files), side)
     try:
-        return reader.first_change(digests, side)
+        return reader.first_change(digests)
     finally:
         reader.close()
 

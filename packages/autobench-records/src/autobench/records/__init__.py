@@ -204,10 +204,12 @@ from autobench.records._run_accounting import is_summary as is_summary
 from autobench.records._run_accounting import needs_accounting as needs_accounting
 from autobench.records._run_accounting import pool_of as pool_of
 from autobench.records._run_accounting import pool_total as pool_total
+from autobench.records._run_table import PlainFields as PlainFields
 from autobench.records._run_table import PlainItem as PlainItem
 from autobench.records._run_table import PlainRun as PlainRun
 from autobench.records._run_table import PlainRuns as PlainRuns
 from autobench.records._run_table import RunTable as RunTable
+from autobench.records._run_table import plain_items as plain_items
 from autobench.records._run_table import plain_run as plain_run
 from autobench.records._schemas import RECORD_VERSIONS as RECORD_VERSIONS
 from autobench.records._schemas import ensure_schema_cache

@@ -62,6 +62,44 @@ class PlainItem:
         )
 
 
+PlainFields = tuple[
+    str, str, str | None, ObservationRole | None, Direction | None, ObservationSource
+]
+"""The fields of a :class:`PlainItem` but its value: ``(semantic_type, name, unit, role,
+direction, source)``."""
+
+_SLOTS = ("semantic_type", "name", "value", "unit", "role", "direction", "source")
+
+
+def plain_items(
+    fields: Sequence[PlainFields], kinds: Iterable[int], values: Iterable[Any]
+) -> list[PlainItem]:
+    """An item per pair of ``kinds`` and ``values`` (in order, of one length): the
+    value with the fields ``fields[kind]``, as ``PlainItem(semantic, name, value, unit,
+    role, direction, source)`` gives it, in about half the time (the slots are set directly,
+    not through the frozen dataclass's ``__init__``: a store building hundreds of thousands
+    of items, one per distinct row, spent a second in it at a million runs). Raises
+    ``IndexError`` for a kind that is not a position of ``fields``, ``ValueError`` when
+    ``kinds`` and ``values`` differ in length."""
+    setters = [PlainItem.__dict__[name].__set__ for name in _SLOTS]
+    semantic, name, value_, unit, role, direction, source = setters
+    new = object.__new__
+    made: list[PlainItem] = []
+    add = made.append
+    for kind, value in zip(kinds, values, strict=True):
+        described = fields[kind]
+        item = new(PlainItem)
+        semantic(item, described[0])
+        name(item, described[1])
+        value_(item, value)
+        unit(item, described[2])
+        role(item, described[3])
+        direction(item, described[4])
+        source(item, described[5])
+        add(item)
+    return made
+
+
 PlainRun = tuple[PlainItem, ...] | None
 """A run's metric values in the order a projection meets them (its metric observations in
 record order, then its scores that produced a value, in record order), or ``None`` when the
@@ -184,7 +222,9 @@ class RunTable(Sequence[RunRecord]):
         self.plain = plain
         self._load = load
         self.missing = missing
-        self._built: list[RunRecord | None] = [None] * count
+        # The records built so far, by position: a report builds few (a list of a
+        # reference per run was 8 MB at a million runs).
+        self._built: dict[int, RunRecord] = {}
 
     def __len__(self) -> int:
         return len(self.run_ids)
@@ -213,12 +253,16 @@ class RunTable(Sequence[RunRecord]):
     def records(self, positions: Sequence[int]) -> list[RunRecord]:
         """The whole records at ``positions``, in that order (built on first access)."""
         built = self._built
-        missing = [position for position in dict.fromkeys(positions) if built[position] is None]
+        count = len(self)
+        # negative positions as a list reads them, and IndexError out of range
+        wanted = [position + count if position < 0 else position for position in positions]
+        if any(not 0 <= position < count for position in wanted):
+            raise IndexError("run position out of range")
+        missing = [position for position in dict.fromkeys(wanted) if position not in built]
         if missing:
             for position, record in zip(missing, self._load(missing), strict=True):
                 built[position] = record
-        records = [built[position] for position in positions]
-        return [record for record in records if record is not None]
+        return [built[position] for position in wanted]
 
     def __iter__(self) -> Iterator[RunRecord]:
         for start in range(0, len(self), self.BATCH):
