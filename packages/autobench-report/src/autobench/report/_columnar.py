@@ -331,6 +331,9 @@ def _segments(plain: PlainRuns) -> Iterator[tuple[int, int, bool]]:
     count = len(plain)
     if count == 0:
         return
+    if _one_shape(plain):
+        yield 0, count, False
+        return
     codes = _shape_codes(plain)
     bounds = np.flatnonzero(codes[1:] != codes[:-1]) + 1
     first = 0
@@ -339,17 +342,36 @@ def _segments(plain: PlainRuns) -> Iterator[tuple[int, int, bool]]:
         first = stop
 
 
+def _one_shape(plain: PlainRuns) -> bool:
+    """Whether every run of ``plain`` has the same shape and none is read whole: each has
+    ``k`` items and the items at each of the ``k`` places have one semantic type (read a
+    place at a time as a strided slice, in C)."""
+    import numpy as np
+
+    if plain.whole or not len(plain.ends):
+        return False
+    ends = np.frombuffer(plain.ends, dtype=np.int64)
+    width = int(ends[0])
+    if not bool((np.diff(ends, prepend=0) == width).all()):
+        return False
+    return all(
+        len(set(map(_SEMANTIC_TYPE, plain.items[place::width]))) == 1 for place in range(width)
+    )
+
+
 def _shape_codes(plain: PlainRuns) -> npt.NDArray[np.int64]:
     import numpy as np
 
     # Any numbering of the types will do (a shape's number only has to differ from every
     # other shape's): each type numbered by a lookup in C, not a Python call per item.
-    kinds = {kind: number for number, kind in enumerate(set(map(_SEMANTIC_TYPE, plain.items)), 1)}
-    digits = np.fromiter(
-        map(kinds.__getitem__, map(_SEMANTIC_TYPE, plain.items)),
-        dtype=np.int64,
-        count=len(plain.items),
-    )
+    names = list(map(_SEMANTIC_TYPE, plain.items))
+    kinds = {kind: number for number, kind in enumerate(set(names), 1)}
+    if len(kinds) < 256:  # a byte per item: the quickest way from Python ints to numpy
+        digits = np.frombuffer(bytes(map(kinds.__getitem__, names)), dtype=np.uint8)
+        digits = digits.astype(np.int64)
+    else:
+        digits = np.fromiter(map(kinds.__getitem__, names), dtype=np.int64, count=len(names))
+    del names
     ends = np.frombuffer(plain.ends, dtype=np.int64)
     starts = np.concatenate([np.zeros(1, dtype=np.int64), ends[:-1]])
     lengths = ends - starts

@@ -276,15 +276,26 @@ class MetricTable:
         for index, message in column.messages:
             self._diagnostics[f"run {self.run_ids[index]}: {message}"] = None
         positions, items = column.positions, column.items
-        unit, converted, problems = common_unit(
-            semantic,
-            self.registry.unit_of(semantic),
-            _Labels(self.run_ids, positions),
-            list(map(_VALUE, items)),
-            list(map(_UNIT, items)),
-        )
-        self.note(problems)
-        by_run, numbers, kinds = _held(len(self.runs), positions, converted)
+        canonical = self.registry.unit_of(semantic)
+        distinct = column.distinct()
+        named = {item.unit for item in distinct} - {None}
+        known: set[type] | None = None
+        if len(named) <= 1 and (canonical is None or named <= {canonical}):
+            # Every value in the one unit (or none): as common_unit gives them, without
+            # reading each item's unit; the classes present from the distinct items.
+            unit = canonical if canonical is not None else next(iter(named), None)
+            converted = list(map(_VALUE, items))
+            known = {type(item.value) for item in distinct}
+        else:
+            unit, converted, problems = common_unit(
+                semantic,
+                canonical,
+                _Labels(self.run_ids, positions),
+                list(map(_VALUE, items)),
+                list(map(_UNIT, items)),
+            )
+            self.note(problems)
+        by_run, numbers, kinds = _held(len(self.runs), positions, converted, known)
         result = MetricValues(semantic, unit, by_run, numbers, kinds)
         self._values[semantic] = result
         return result
@@ -423,17 +434,18 @@ class _Labels(Sequence[str]):
 
 
 def _held(
-    count: int, positions: array[int], converted: list[Any]
+    count: int, positions: array[int], converted: list[Any], known: set[type] | None = None
 ) -> tuple[tuple[Any, ...], array[float] | None, frozenset[type]]:
     """A column's values (``converted[k]`` is run ``positions[k]``'s; positions ascending)
     as :class:`MetricValues` holds them: by run (``None`` where a run has no value or a
     NaN), as float64 numbers when every value present is a boolean or a number finite as a
     float (``None`` as NaN, booleans as ``1.0``/``0.0``), and the classes present. The
     checks and conversions run over whole lists in C (``map``, numpy), not per run in
-    Python; numbers are converted by numpy as ``float()`` converts them."""
+    Python; numbers are converted by numpy as ``float()`` converts them. ``known``: the
+    classes of ``converted`` when the caller knows them."""
     import numpy as np
 
-    kinds = set(map(type, converted))
+    kinds = set(map(type, converted)) if known is None else set(known)
     kinds.discard(type(None))
     full = len(positions) == count
     place = np.frombuffer(positions, dtype=np.int64) if len(positions) else None
