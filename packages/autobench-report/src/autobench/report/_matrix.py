@@ -56,8 +56,9 @@ def _cells_in_numpy(
     """The cells of a matrix without repeats as the run-by-run loop makes them (the same
     cells shared the same way, rows in the same order, each row's variants in run order),
     found in numpy: each run's cell is numbered by its status, its value's class and the
-    value's float (so only for values that are booleans, numbers exact as floats and no
-    negative zero, and statuses that are :data:`STATUSES`), each case's row by the
+    value's float (so only for values that are booleans or numbers exact as floats, and
+    statuses that are :data:`STATUSES`; -0.0 and 0.0 are one value to numpy as to a
+    dictionary, the cell the first run's), each case's row by the
     sequence of its runs' variant and cell numbers. ``None`` where that does not hold: the
     caller goes run by run."""
     import numpy as np
@@ -72,8 +73,6 @@ def _cells_in_numpy(
     flat = np.frombuffer(numbers, dtype=np.float64)
     absent = np.isnan(flat)
     value = np.where(absent, 0.0, flat)
-    if bool(np.signbit(value[value == 0]).any()):
-        return None  # -0.0 and 0.0 share a cell, whichever came first: left to the loop
     if int in kinds and bool((np.abs(value) >= _EXACT_FLOAT).any()):
         return None
     # The value's class: one per run when the column has one, else read per run (in C).
