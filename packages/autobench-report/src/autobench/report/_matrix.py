@@ -67,26 +67,35 @@ def _cells_in_numpy(
     if kinds is None or numbers is None or not kinds <= _NUMBER_KINDS:
         return None
     count = len(table.runs)
-    status = table.status_codes().astype(np.int64)
+    status = table.status_codes()  # int8
     if count == 0 or bool((status < 0).any()):
         return None
-    flat = np.frombuffer(numbers, dtype=np.float64)
-    absent = np.isnan(flat)
-    value = np.where(absent, 0.0, flat)
+    # One array of a million runs at a time where it can (8 MB each): numbered in place.
+    value = np.frombuffer(numbers, dtype=np.float64).copy()
+    absent = np.isnan(value)
+    value[absent] = 0.0
     if int in kinds and bool((np.abs(value) >= _EXACT_FLOAT).any()):
         return None
+    low, high = float(value.min()), float(value.max())
+    if high - low < 2**40 and bool((value == np.floor(value)).all()):
+        value -= low  # whole numbers: their own codes
+        key = value.astype(np.int64)
+    else:
+        key = np.unique(value, return_inverse=True)[1].astype(np.int64).reshape(-1)
+    del value
     # The value's class: one per run when the column has one, else read per run (in C).
+    key *= 4
     if len(kinds) == 1:
-        kind = np.where(absent, 0, _KIND_CODE[next(iter(kinds))]).astype(np.int64)
+        key[~absent] += _KIND_CODE[next(iter(kinds))]
     else:
-        kind = np.fromiter(
-            map(_KIND_CODE.__getitem__, map(type, values.by_run)), dtype=np.int64, count=count
+        key += np.fromiter(
+            map(_KIND_CODE.__getitem__, map(type, values.by_run)), dtype=np.int8, count=count
         )
-    if bool((value == np.floor(value)).all()) and abs(float(value.max() - value.min())) < 2**40:
-        value_code = (value - value.min()).astype(np.int64)  # whole numbers: their own codes
-    else:
-        value_code = np.unique(value, return_inverse=True)[1].astype(np.int64).reshape(-1)
-    cell_of, first = factorize((value_code * 4 + kind) * len(STATUSES) + status)
+    del absent
+    key *= len(STATUSES)
+    key += status
+    cell_of, first = factorize(key)
+    del key
     by_run = values.by_run
     # Each cell made from its first run, in run order (as the loop made them).
     cells = [
@@ -111,9 +120,11 @@ def factorize(keys: Any) -> tuple[Any, Any]:
         first = np.full(high - low + 1, size, dtype=np.int64)
         np.minimum.at(first, shifted, np.arange(size, dtype=np.int64))
         firsts = np.sort(first[first < size])
+        del first
         number = np.empty(high - low + 1, dtype=np.int64)
         number[shifted[firsts]] = np.arange(len(firsts), dtype=np.int64)
-        return number[shifted], firsts
+        numbered = number[shifted]
+        return numbered, firsts
     distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     made = np.argsort(first, kind="stable")
     renumber = np.empty(len(distinct), dtype=np.int64)
@@ -131,10 +142,11 @@ def _rows_in_numpy(
 
     coding = table.case_coding()
     names, variant_of = table.variant_codes()
-    case_of = np.asarray(coding.codes, dtype=np.int64)
-    token = variant_of.astype(np.int64) * len(cells) + cell_of
+    case_of = coding.codes
+    token = cell_of  # each run's variant and cell as one number (in place: 8 MB a million)
+    token += variant_of * len(cells)
     if bool((case_of[1:] >= case_of[:-1]).all()):  # each case's runs together already
-        order = np.arange(len(case_of), dtype=np.int64)
+        order = None
     else:
         order = np.argsort(case_of, kind="stable")  # each case's runs together, in run order
     sizes = np.bincount(case_of, minlength=len(coding.names))
@@ -144,7 +156,9 @@ def _rows_in_numpy(
     base = len(names) * len(cells)
     for size in np.unique(sizes[sizes > 0]).tolist():
         with_size = np.flatnonzero(sizes == size)  # case codes whose rows have ``size`` runs
-        runs = order[starts[with_size][:, None] + np.arange(size, dtype=np.int64)]
+        runs = starts[with_size][:, None] + np.arange(size, dtype=np.int64)
+        if order is not None:
+            runs = order[runs]
         tokens = token[runs]
         if size * math.log2(max(base, 2)) < 62:  # a row's tokens as the digits of one number
             key = np.zeros(len(with_size), dtype=np.int64)
@@ -156,7 +170,13 @@ def _rows_in_numpy(
             row = row.reshape(-1)
         row_of[with_size] = row + len(rows)
         for row_runs in runs[first].tolist():
-            rows.append({names[int(variant_of[r])]: cells[int(cell_of[r])] for r in row_runs})
+            rows.append(
+                {
+                    names[int(token[r]) // len(cells)]: cells[int(token[r]) % len(cells)]
+                    for r in row_runs
+                }
+            )
+        del runs, tokens
     rows.append({})  # the row of a case without runs
     codes = coding.codes_of(table.cases)
     found = row_of[np.where(codes >= 0, codes, 0)]

@@ -76,6 +76,9 @@ STATUSES: tuple[RunStatus, ...] = tuple(RunStatus)
 """The run statuses in the order :meth:`MetricTable.status_codes` numbers them."""
 
 
+_STATUS_CODE = {status: code for code, status in enumerate(STATUSES)}
+
+
 class UnknownVariantError(AutobenchError, ValueError):
     """A variant id that the experiment does not have; the message lists the known ids."""
 
@@ -302,17 +305,16 @@ class MetricTable:
 
     def status_codes(self) -> Any:
         """Each run's status as its position in :data:`STATUSES` (a numpy int8 array; ``-1``
-        for a status that is none of them); made once, from the objects' identities, not
-        a dictionary lookup per run."""
+        for a status that is none of them); made once, looked up in C."""
         import numpy as np
 
         codes = self.memo.get("status_codes")
         if codes is None:
-            identities = np.fromiter(map(id, self.statuses), dtype=np.uint64, count=len(self.runs))
-            codes = np.full(len(identities), -1, dtype=np.int8)
-            for code, status in enumerate(STATUSES):
-                codes[identities == id(status)] = code
-            self.memo["status_codes"] = codes
+            codes = self.memo["status_codes"] = np.fromiter(
+                map(_STATUS_CODE.get, self.statuses, repeat(-1)),
+                dtype=np.int8,
+                count=len(self.runs),
+            )
         return codes
 
     def variant_codes(self) -> tuple[tuple[str, ...], Any]:
