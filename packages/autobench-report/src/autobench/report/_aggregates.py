@@ -27,7 +27,8 @@ import math
 import statistics
 from array import array
 from collections.abc import ItemsView, Iterator, Mapping, Sequence, ValuesView
-from typing import TYPE_CHECKING, Any
+from itertools import repeat
+from typing import TYPE_CHECKING, Any, cast
 
 from autobench.records import aggregate
 from autobench.report._metrics import CaseCoding, MetricTable
@@ -63,7 +64,7 @@ class CaseGroups(Mapping[str, Sequence[int]]):
     ``order[ends[g - 1]:ends[g]]`` in the order given (an ``array`` of ints); a case id is
     found through the table's codes (``coding``: :meth:`MetricTable.case_coding`)."""
 
-    __slots__ = ("_code_of", "_group_of", "ends", "names", "order")
+    __slots__ = ("_code_of", "_coding", "_group_of", "ends", "names", "order")
 
     def __init__(
         self,
@@ -72,19 +73,21 @@ class CaseGroups(Mapping[str, Sequence[int]]):
         ends: array[int],
         group_of: array[int],
         code_of: Mapping[str, int],
+        coding: CaseCoding | None = None,
     ) -> None:
         self.names = names
         self.order = order
         self.ends = ends
         self._group_of = group_of
         self._code_of = code_of
+        self._coding = coding
 
     @classmethod
     def of(cls, coding: CaseCoding, runs: Sequence[int]) -> CaseGroups:
         """The groups of ``runs`` (run indices) by the case codes of ``coding``."""
         import numpy as np
 
-        picked = np.fromiter(runs, dtype=np.int64, count=len(runs))
+        picked = run_array(runs)
         codes = coding.codes[picked]
         distinct, first = np.unique(codes, return_index=True)
         seen = distinct[np.argsort(first, kind="stable")]  # codes in first-seen order
@@ -95,11 +98,12 @@ class CaseGroups(Mapping[str, Sequence[int]]):
         ends = np.cumsum(np.bincount(group, minlength=len(seen)), dtype=np.int64)
         names = coding.names
         return cls(
-            [names[code] for code in seen.tolist()],
-            _ints(order),
-            _ints(ends),
-            _ints(group_of),
+            list(map(names.__getitem__, seen.tolist())),
+            int_array(order),
+            int_array(ends),
+            int_array(group_of),
             coding.code_of,
+            coding,
         )
 
     def __len__(self) -> int:
@@ -128,8 +132,13 @@ class CaseGroups(Mapping[str, Sequence[int]]):
         """The group number of each of ``cases`` (``-1``: a case without runs here)."""
         import numpy as np
 
-        code_of, group_of = self._code_of.get, np.frombuffer(self._group_of, dtype=np.int64)
-        codes = np.fromiter((code_of(case, -1) for case in cases), dtype=np.int64, count=len(cases))
+        group_of = np.frombuffer(self._group_of, dtype=np.int64)
+        if self._coding is not None:
+            codes = self._coding.codes_of(cases)
+        else:
+            codes = np.fromiter(
+                map(self._code_of.get, cases, repeat(-1)), dtype=np.int64, count=len(cases)
+            )
         found = codes >= 0
         if not len(group_of):  # no run has a case
             return np.full(len(cases), -1, dtype=np.int64)
@@ -161,7 +170,7 @@ class CaseGroups(Mapping[str, Sequence[int]]):
         ends = np.frombuffer(self.ends, dtype=np.int64)
         if not bool((np.diff(ends, prepend=0)[groups] == 1).all()):
             return None
-        return _ints(self.runs_of(groups))
+        return int_array(self.runs_of(groups))
 
     def group(self, group: int) -> Sequence[int]:
         """The runs of group ``group`` (in first-seen order of the cases)."""
@@ -190,7 +199,29 @@ class _GroupItems(ItemsView[str, Sequence[int]]):
         return zip(groups.names, map(groups.group, range(len(groups))), strict=True)
 
 
-def _ints(values: npt.NDArray[np.int64]) -> array[int]:
+def run_array(runs: Sequence[int]) -> npt.NDArray[np.int64]:
+    """Run indices as an int64 numpy array (an ``array("q")``'s buffer as it is)."""
+    import numpy as np
+
+    if isinstance(runs, array) and runs.typecode == "q":
+        return np.frombuffer(runs, dtype=np.int64) if len(runs) else np.zeros(0, np.int64)
+    if isinstance(runs, np.ndarray):
+        return runs.astype(np.int64, copy=False)
+    return np.fromiter(runs, dtype=np.int64, count=len(runs))
+
+
+def present_numbers(numbers: array[float], runs: Sequence[int]) -> list[float]:
+    """The numbers of the runs at ``runs``, in that order, without the runs that have none
+    (NaN in :attr:`MetricValues.numbers`): picked in numpy, given as Python floats."""
+    import numpy as np
+
+    if not len(numbers):
+        return []
+    picked = np.frombuffer(numbers, dtype=np.float64)[run_array(runs)]
+    return cast(list[float], picked[~np.isnan(picked)].tolist())
+
+
+def int_array(values: npt.NDArray[np.int64]) -> array[int]:
     """An int64 numpy array as an ``array`` (its items read back as Python ints)."""
     import numpy as np
 
@@ -258,9 +289,8 @@ def aggregate_column(
     if item.fn in OVER_RUNS or len(groups) == len(runs):
         result = None
         if numbers is not None:
-            # NaN marks a run without a value (x != x): no value present is NaN.
-            present = [x for index in runs if (x := numbers[index]) == x]
-            result = numeric_aggregate(item.fn, present, len(runs))
+            # NaN marks a run without a value: no value present is NaN.
+            result = numeric_aggregate(item.fn, present_numbers(numbers, runs), len(runs))
         if result is None:
             result = aggregate(
                 item.fn,

@@ -16,7 +16,8 @@ import math
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, is_not
 from typing import TYPE_CHECKING, Any
 
 from autobench.records import (
@@ -72,6 +73,7 @@ class Column:
     items: list[PlainItem | Chosen] = field(default_factory=list)
     messages: list[tuple[int, str]] = field(default_factory=list)
     _declared: tuple[frozenset[ObservationRole], frozenset[Direction]] | None = None
+    _distinct: list[PlainItem | Chosen] | None = None
 
     def add(self, index: int, chosen: Observation | ScoreRecord | PlainItem) -> None:
         """Add run ``index``'s projected value, the one of ``chosen``."""
@@ -82,13 +84,13 @@ class Column:
             item = Chosen(chosen.value, chosen.unit, chosen.role, chosen.direction, scored)
         self.positions.append(index)
         self.items.append(item)
-        self._declared = None
+        self._declared = self._distinct = None
 
     def add_plain(self, index: int, item: PlainItem) -> None:
         """Add run ``index``'s projected value, ``item``'s (as :meth:`add`)."""
         self.positions.append(index)
         self.items.append(item)
-        self._declared = None
+        self._declared = self._distinct = None
 
     def add_projected(self, index: int, metric: ProjectedMetric) -> None:
         """Add run ``index``'s projected value as records' projection chose it."""
@@ -105,9 +107,15 @@ class Column:
                 )
             )
 
+    def distinct(self) -> list[PlainItem | Chosen]:
+        """The distinct item objects of the column (by identity; in no particular order)."""
+        if self._distinct is None:
+            self._distinct = distinct_objects(self.items)
+        return self._distinct
+
     def _declarations(self) -> tuple[frozenset[ObservationRole], frozenset[Direction]]:
         if self._declared is None:
-            distinct = {id(item): item for item in self.items}.values()
+            distinct = self.distinct()
             roles = frozenset(item.role for item in distinct if item.role is not None)
             directions = frozenset(
                 item.direction for item in distinct if item.direction is not None
@@ -124,6 +132,17 @@ class Column:
     def directions(self) -> frozenset[Direction]:
         """The optimisation directions the chosen values declare."""
         return self._declarations()[1]
+
+
+def distinct_objects(items: Sequence[Any]) -> list[Any]:
+    """The distinct objects of ``items`` by identity, in no particular order: their ids
+    numbered in numpy, where a dictionary took an insertion per item."""
+    import numpy as np
+
+    if len(items) < 64:
+        return list(dict(zip(map(id, items), items, strict=True)).values())
+    ids = np.fromiter(map(id, items), dtype=np.uint64, count=len(items))
+    return [items[k] for k in np.unique(ids, return_index=True)[1].tolist()]
 
 
 @dataclass(slots=True)
@@ -277,7 +296,7 @@ def project_runs(
         if simple is not None:  # one candidate per type, none additive or a policy
             width, last = end - start, ends[stop - 1]
             for k, column in enumerate(simple):  # Column.add_plain of each run's k-th item
-                column.positions.extend(range(first, stop))
+                column.positions.frombytes(_positions(first, stop))
                 column.items.extend(items[start + k : last : width])
             policies.extend([_NO_POLICIES] * (stop - first))
             continue
@@ -288,6 +307,13 @@ def project_runs(
             else:
                 whole(index)
     return Projection(columns, policies, observed, before_totals)
+
+
+def _positions(first: int, stop: int) -> bytes:
+    """The positions ``first`` to ``stop - 1`` as the bytes of an ``array("q")``."""
+    import numpy as np
+
+    return np.arange(first, stop, dtype=np.int64).tobytes()
 
 
 _SEMANTIC_TYPE = attrgetter("semantic_type")
@@ -305,6 +331,9 @@ def _segments(plain: PlainRuns) -> Iterator[tuple[int, int, bool]]:
     count = len(plain)
     if count == 0:
         return
+    if _one_shape(plain):
+        yield 0, count, False
+        return
     codes = _shape_codes(plain)
     bounds = np.flatnonzero(codes[1:] != codes[:-1]) + 1
     first = 0
@@ -313,16 +342,36 @@ def _segments(plain: PlainRuns) -> Iterator[tuple[int, int, bool]]:
         first = stop
 
 
+def _one_shape(plain: PlainRuns) -> bool:
+    """Whether every run of ``plain`` has the same shape and none is read whole: each has
+    ``k`` items and the items at each of the ``k`` places have one semantic type (read a
+    place at a time as a strided slice, in C)."""
+    import numpy as np
+
+    if plain.whole or not len(plain.ends):
+        return False
+    ends = np.frombuffer(plain.ends, dtype=np.int64)
+    width = int(ends[0])
+    if not bool((np.diff(ends, prepend=0) == width).all()):
+        return False
+    return all(
+        len(set(map(_SEMANTIC_TYPE, plain.items[place::width]))) == 1 for place in range(width)
+    )
+
+
 def _shape_codes(plain: PlainRuns) -> npt.NDArray[np.int64]:
     import numpy as np
 
-    kinds: dict[str, int] = {}
-    number = kinds.setdefault
-    digits = np.fromiter(
-        (number(kind, len(kinds) + 1) for kind in map(_SEMANTIC_TYPE, plain.items)),
-        dtype=np.int64,
-        count=len(plain.items),
-    )
+    # Any numbering of the types will do (a shape's number only has to differ from every
+    # other shape's): each type numbered by a lookup in C, not a Python call per item.
+    names = list(map(_SEMANTIC_TYPE, plain.items))
+    kinds = {kind: number for number, kind in enumerate(set(names), 1)}
+    if len(kinds) < 256:  # a byte per item: the quickest way from Python ints to numpy
+        digits = np.frombuffer(bytes(map(kinds.__getitem__, names)), dtype=np.uint8)
+        digits = digits.astype(np.int64)
+    else:
+        digits = np.fromiter(map(kinds.__getitem__, names), dtype=np.int64, count=len(names))
+    del names
     ends = np.frombuffer(plain.ends, dtype=np.int64)
     starts = np.concatenate([np.zeros(1, dtype=np.int64), ends[:-1]])
     lengths = ends - starts
@@ -523,8 +572,12 @@ def common_unit(
     are taken as they are; each other unit is tried once, and numbers in it are converted
     with ``convert_unit`` (once per distinct value); the values of a unit that does not
     convert go through ``to_common_unit`` for its diagnostics."""
-    target = canonical if canonical is not None else next((u for u in units if u is not None), None)
+    target = canonical
+    if target is None:  # the first unit recorded (found in C)
+        target = next(compress(units, map(is_not, units, repeat(None))), None)
     out = list(values)
+    if set(units) <= {None, target}:  # every value in the target unit, or without one
+        return target, out, ()
     odd = [k for k, unit in enumerate(units) if unit is not None and unit != target]
     if not odd:
         return target, out, ()

@@ -26,7 +26,6 @@ Every column carries its direction (see :mod:`autobench.report._directions`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from autobench.core.spec import MetricAggregation
 from autobench.records import ObservationRole, Semantic
@@ -60,12 +59,18 @@ def spec_columns(table: MetricTable, metrics: Sequence[MetricAggregation]) -> li
     return [column(table, m.name, m.semantic_type, m.fn) for m in metrics]
 
 
-def _is_bool(value: Any) -> bool:
-    return isinstance(value, bool)
+def _is_number_kind(kind: type) -> bool:
+    """Whether a value of class ``kind`` is a number (an ``int`` or a ``float``, not a
+    boolean)."""
+    return issubclass(kind, int | float) and not issubclass(kind, bool)
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+def _kinds(table: MetricTable, semantic_type: str) -> frozenset[type]:
+    """The classes of the values of ``semantic_type`` present in any run."""
+    values = table.values(semantic_type)
+    if values.kinds is not None:
+        return values.kinds
+    return frozenset(type(value) for value in values.by_run if value is not None)
 
 
 def default_columns(table: MetricTable) -> list[MetricColumn]:
@@ -81,10 +86,10 @@ def _default_columns(table: MetricTable) -> list[MetricColumn]:
     for semantic in table.semantic_types:
         if not table.roles(semantic) & _EVALUATED:
             continue
-        present = [value for value in table.values(semantic).by_run if value is not None]
-        if present and all(_is_bool(value) for value in present):
+        kinds = _kinds(table, semantic)
+        if kinds and all(issubclass(kind, bool) for kind in kinds):
             columns.append(column(table, semantic, semantic, "ratio_true"))
-        elif not present or any(_is_number(value) for value in present):
+        elif not kinds or any(_is_number_kind(kind) for kind in kinds):
             columns.append(column(table, semantic, semantic, "mean"))
     return columns
 
@@ -100,9 +105,7 @@ _COST_PER_PASS = ("cost per pass", "per_pass")
 
 
 def _recorded(table: MetricTable, semantic_type: str) -> bool:
-    return any(
-        _is_number(value) for value in table.values(semantic_type).by_run if value is not None
-    )
+    return any(_is_number_kind(kind) for kind in _kinds(table, semantic_type))
 
 
 def _usual_columns(table: MetricTable) -> list[MetricColumn]:

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import importlib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableSequence, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any
 
 from autobench.records import Direction, RunStatus, Variant
-from autobench.report._aggregates import CaseGroups, aggregate_column, case_groups
+from autobench.report._aggregates import CaseGroups, aggregate_column, case_groups, int_array
 from autobench.report._directions import UNDIRECTED
-from autobench.report._metrics import MetricTable
+from autobench.report._metrics import STATUSES, MetricTable, MetricValues
 from autobench.report._model import (
     DEFAULT_LEVEL,
     Comparison,
@@ -182,28 +183,38 @@ def _numpy() -> Any:
 def _single_runs(side: Side, cases: Sequence[str]) -> Sequence[int] | None:
     """The run of each of ``cases`` on ``side`` when each has exactly one (no repeats), else
     ``None``; computed once per side and cases."""
-    memo: dict[tuple[str, tuple[str, ...]], Sequence[int] | None]
+    memo: dict[tuple[str, int], tuple[Sequence[str], Sequence[int] | None]]
     memo = side.table.memo.setdefault("single_runs", {})
-    key = (side.variant, tuple(cases))
-    if key not in memo:
-        if isinstance(side.cases, CaseGroups):
-            memo[key] = side.cases.single_runs(cases)
-        else:
-            groups = [side.cases[case] for case in cases]
-            memo[key] = [g[0] for g in groups] if all(len(g) == 1 for g in groups) else None
-    return memo[key]
+    key = (side.variant, id(cases))  # the cases are kept with the answer: their id stays theirs
+    known = memo.get(key)
+    if known is not None and known[0] is cases and isinstance(cases, tuple):
+        return known[1]
+    if isinstance(side.cases, CaseGroups):
+        runs = side.cases.single_runs(cases)
+    else:
+        groups = [side.cases[case] for case in cases]
+        runs = [g[0] for g in groups] if all(len(g) == 1 for g in groups) else None
+    if isinstance(cases, tuple):
+        memo[key] = (cases, runs)
+    return runs
 
 
 def _is_pass_fail(side: Side, item: MetricColumn, cases: Sequence[str]) -> bool:
     """Whether ``item`` is pass/fail on ``side``: every value is a boolean, or every value
     is a score of 0 or 1 (what pass/fail scorers such as ``exact`` record)."""
     np = _numpy()
-    by_run = side.table.values(item.semantic_type).by_run
+    values = side.table.values(item.semantic_type)
+    by_run = values.by_run
     if isinstance(side.cases, CaseGroups):
         groups = side.cases.groups_of(cases)
         if bool((groups < 0).any()):
             raise KeyError(cases[int(np.flatnonzero(groups < 0)[0])])
-        every = side.cases.runs_of(groups).tolist()
+        found = side.cases.runs_of(groups)
+        if values.numbers is not None and values.kinds is not None:
+            decided = _is_pass_fail_in_numpy(side, item, values, found)
+            if decided is not None:
+                return decided
+        every = found.tolist()
     else:
         every = [i for case in cases for i in side.cases[case]]
     runs = [i for i in every if by_run[i] is not None]
@@ -217,6 +228,33 @@ def _is_pass_fail(side: Side, item: MetricColumn, cases: Sequence[str]) -> bool:
         return True
     scored = side.table.scored(item.semantic_type)
     return all(i in scored for i in runs)
+
+
+def _is_pass_fail_in_numpy(
+    side: Side, item: MetricColumn, values: MetricValues, runs: Any
+) -> bool | None:
+    """:func:`_is_pass_fail` over the runs ``runs`` (a numpy array) from the column's
+    numbers and the classes of its values (``values.numbers`` and ``values.kinds`` set):
+    ``None`` when that cannot tell (booleans among values of other classes)."""
+    np = _numpy()
+    kinds = values.kinds
+    assert kinds is not None and values.numbers is not None
+    numbers = np.frombuffer(values.numbers, dtype=np.float64) if len(values.numbers) else None
+    picked = np.zeros(0) if numbers is None else numbers[runs]
+    present = ~np.isnan(picked)  # no value present is NaN
+    if not bool(present.any()):
+        return False
+    if all(issubclass(kind, bool) for kind in kinds):
+        return True
+    if any(issubclass(kind, bool) for kind in kinds):
+        return None  # which runs hold the booleans: left to the run-by-run test
+    held = picked[present]
+    if not bool(((held == 0) | (held == 1)).all()):  # ``value in (0, 1)``
+        return False
+    if side.table.all_scored(item.semantic_type):
+        return True
+    scored = side.table.scored(item.semantic_type)
+    return all(i in scored for i in runs[present].tolist())
 
 
 _Paired = tuple[Any, Any, bool]
@@ -285,14 +323,16 @@ def compare_sides(
     np = _numpy()
     baseline, candidate = labels or (base.variant, cand.variant)
     paired: list[str] = []
+    found: tuple[str, ...] | None = None  # the paired cases found in numpy
     unpaired: list[UnpairedCase] = []
-    base_runs: list[int] = []
-    cand_runs: list[int] = []
+    base_runs: MutableSequence[int] = []
+    cand_runs: MutableSequence[int] = []
     # The runs whose status leaves their case unpaired (usually none): a case without any
     # pairs without building its statuses.
-    unpairable = {
-        index for index, status in enumerate(base.table.statuses) if status in _UNPAIRABLE
-    }
+    codes = base.table.status_codes()
+    unpairable = set(
+        np.flatnonzero(np.isin(codes, [STATUSES.index(s) for s in _UNPAIRABLE])).tolist()
+    )
     fast = isinstance(base.cases, CaseGroups) and isinstance(cand.cases, CaseGroups)
     if fast and not unpairable:
         # Every case with runs on both sides pairs: found in numpy, not case by case.
@@ -303,11 +343,11 @@ def compare_sides(
         for k in np.flatnonzero(has_before ^ has_after).tolist():
             missing = "baseline" if has_after[k] else "candidate"
             unpaired.append(UnpairedCase(case=cases[k], reason=f"missing in {missing}"))
-        paired = (
-            list(cases) if bool(both.all()) else [cases[k] for k in np.flatnonzero(both).tolist()]
-        )
-        base_runs = base.cases.runs_of(before_groups[both]).tolist()
-        cand_runs = cand.cases.runs_of(after_groups[both]).tolist()
+        # A tuple (the table's own when every case pairs): the views look its cases up
+        # once (``CaseCoding.codes_of``).
+        found = tuple(cases) if bool(both.all()) else tuple(compress(cases, both.tolist()))
+        base_runs = int_array(base.cases.runs_of(before_groups[both]))
+        cand_runs = int_array(cand.cases.runs_of(after_groups[both]))
         cases = ()
     for case in cases:
         before = base.cases.get(case, [])
@@ -328,6 +368,7 @@ def compare_sides(
         paired.append(case)
         base_runs.extend(before)
         cand_runs.extend(after)
+    chosen = tuple(paired) if found is None else found
     metrics = []
     scope = f"{baseline} -> {candidate}, "
     # Each row is one hypothesis about its own aggregate; two columns with the same type
@@ -338,7 +379,7 @@ def compare_sides(
     for item in columns:
         key = (base.table.normalize(item.semantic_type), item.fn)
         if key not in by_row:
-            by_row[key] = metric_statistics(base, cand, item, paired, level=level, memo=memo)
+            by_row[key] = metric_statistics(base, cand, item, chosen, level=level, memo=memo)
     present = {key: value for key, value in by_row.items() if value is not None}
     adjusted = dict(zip(present, _statistics().adjust_family(list(present.values())), strict=True))
     tested = [adjusted.get((base.table.normalize(item.semantic_type), item.fn)) for item in columns]
@@ -369,7 +410,7 @@ def compare_sides(
     return Comparison(
         baseline=baseline,
         candidate=candidate,
-        paired_cases=tuple(paired),
+        paired_cases=chosen,
         unpaired=tuple(unpaired),
         changed_factors=tuple(changes),
         confounded=len(changes) > 1,

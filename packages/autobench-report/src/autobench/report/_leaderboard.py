@@ -5,22 +5,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from autobench.records import Direction, RunStatus, aggregate
-from autobench.report._aggregates import aggregate_column
+from autobench.records import Direction, RunStatus
+from autobench.report._aggregates import aggregate_column, run_array
 from autobench.report._directions import best_variants
-from autobench.report._metrics import MetricTable
+from autobench.report._metrics import STATUSES, MetricTable
 from autobench.report._model import AggregateValue, Leaderboard, LeaderboardRow, MetricColumn
-from autobench.report._numeric import numeric_aggregate
 
 
 def _pass_rate(table: MetricTable, runs: Sequence[int]) -> AggregateValue:
     """``ratio_true`` of "the run passed" over every run of the variant."""
-    statuses = table.statuses
-    passed = [1.0 if statuses[index] is RunStatus.PASSED else 0.0 for index in runs]
-    result = numeric_aggregate("ratio_true", passed, len(runs))
-    if result is None:  # never for ratio_true; records' aggregate is the reference
-        result = aggregate("ratio_true", passed)
-    return AggregateValue(fn=result.fn, value=result.value, n=result.n, total=result.total)
+    import numpy as np
+
+    # records' ``aggregate("ratio_true", [1.0 or 0.0 per run])``: the share of runs that
+    # passed, counted in numpy over the status codes.
+    passed = int(np.count_nonzero(table.status_codes()[run_array(runs)] == _PASSED))
+    value = passed / len(runs) if len(runs) else None
+    return AggregateValue(fn="ratio_true", value=value, n=len(runs), total=len(runs))
+
+
+_PASSED = STATUSES.index(RunStatus.PASSED)
 
 
 def leaderboard(table: MetricTable, columns: Sequence[MetricColumn]) -> Leaderboard:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import repeat
 from operator import attrgetter
 from typing import Any, cast
 
@@ -47,6 +48,35 @@ class CaseCoding:
     names: Sequence[str]
     codes: Any
     code_of: Mapping[str, int]
+    _looked_up: dict[int, tuple[tuple[str, ...], Any]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def codes_of(self, cases: Sequence[str]) -> Any:
+        """The number of each of ``cases`` (a numpy int64 array; ``-1``: an id no run has),
+        looked up in C; kept for a tuple of ids (the table's case order, asked by every
+        view), so each is looked up once."""
+        import numpy as np
+
+        if isinstance(cases, tuple):
+            found = self._looked_up.get(id(cases))
+            if found is not None and found[0] is cases:
+                return found[1]
+        codes = np.fromiter(
+            map(self.code_of.get, cases, repeat(-1)), dtype=np.int64, count=len(cases)
+        )
+        if isinstance(cases, tuple):
+            if len(self._looked_up) >= 8:  # a few orders of cases are asked for, again and again
+                del self._looked_up[next(iter(self._looked_up))]
+            self._looked_up[id(cases)] = (cases, codes)  # the tuple is kept: its id stays its
+        return codes
+
+
+STATUSES: tuple[RunStatus, ...] = tuple(RunStatus)
+"""The run statuses in the order :meth:`MetricTable.status_codes` numbers them."""
+
+
+_STATUS_CODE = {status: code for code, status in enumerate(STATUSES)}
 
 
 class UnknownVariantError(AutobenchError, ValueError):
@@ -66,6 +96,10 @@ class MetricValues:
     """``by_run`` as a float64 array (booleans as ``1.0``/``0.0``, NaN for a run without a
     value) when every value present is a boolean or a number finite as a float; ``None``
     otherwise. 8 bytes a run, where a tuple of floats took 40."""
+    kinds: frozenset[type] | None = None
+    """The classes of the values present (``None`` left out), so a view can tell "every
+    value is a boolean" or "some value is a number" without reading each run; ``None``:
+    not known (read ``by_run``)."""
 
 
 REPLAYED_SPEND = ("llm.", "money.")
@@ -184,9 +218,7 @@ class MetricTable:
         )
         # Each variant's run indices as an ``array``: 8 bytes a run, where a list held a
         # reference and an int object (36 bytes) per run.
-        self.by_variant: dict[str, array[int]] = {variant: array("q") for variant in self.variants}
-        for index, variant_id in enumerate(self.variant_ids):
-            self.by_variant[variant_id].append(index)
+        self.by_variant: dict[str, array[int]] = _by_variant(self, self.variants)
 
     def case_coding(self) -> CaseCoding:
         """The :class:`CaseCoding` of the runs (the run table's own codes when it has them);
@@ -200,7 +232,7 @@ class MetricTable:
                 cases = CodedColumn.of(cases)
             codes = np.frombuffer(cases.codes, dtype=np.dtype(f"i{cases.codes.itemsize}"))
             names = cases.names
-            code_of = {name: code for code, name in enumerate(names)}
+            code_of = dict(zip(names, range(len(names)), strict=True))
             coding = self.memo["case_coding"] = CaseCoding(names, codes, code_of)
         return cast(CaseCoding, coding)
 
@@ -241,37 +273,79 @@ class MetricTable:
             nothing = self.memo.get("no_values")
             if nothing is None:
                 nothing = self.memo["no_values"] = (None,) * len(self.runs)
-            result = MetricValues(semantic, unit, nothing)
+            result = MetricValues(semantic, unit, nothing, None, frozenset())
             self._values[semantic] = result
             return result
-        by_run: list[Any] = [None] * len(self.runs)
         for index, message in column.messages:
             self._diagnostics[f"run {self.run_ids[index]}: {message}"] = None
         positions, items = column.positions, column.items
-        unit, converted, problems = common_unit(
-            semantic,
-            self.registry.unit_of(semantic),
-            _Labels(self.run_ids, positions),
-            list(map(_VALUE, items)),
-            list(map(_UNIT, items)),
-        )
-        self.note(problems)
-        if len(positions) == len(by_run):  # every run has one, in run order: 0, 1, 2, ...
-            by_run = [None if _is_nan(value) else value for value in converted]
+        canonical = self.registry.unit_of(semantic)
+        distinct = column.distinct()
+        named = {item.unit for item in distinct} - {None}
+        known: set[type] | None = None
+        if len(named) <= 1 and (canonical is None or named <= {canonical}):
+            # Every value in the one unit (or none): as common_unit gives them, without
+            # reading each item's unit; the classes present from the distinct items.
+            unit = canonical if canonical is not None else next(iter(named), None)
+            converted = list(map(_VALUE, items))
+            known = {type(item.value) for item in distinct}
         else:
-            for index, value in zip(positions, converted, strict=True):
-                if value is not None and not _is_nan(value):
-                    by_run[index] = value
-        result = MetricValues(semantic, unit, tuple(by_run), _as_numbers(by_run))
+            unit, converted, problems = common_unit(
+                semantic,
+                canonical,
+                _Labels(self.run_ids, positions),
+                list(map(_VALUE, items)),
+                list(map(_UNIT, items)),
+            )
+            self.note(problems)
+        by_run, numbers, kinds = _held(len(self.runs), positions, converted, known)
+        result = MetricValues(semantic, unit, by_run, numbers, kinds)
         self._values[semantic] = result
         return result
+
+    def status_codes(self) -> Any:
+        """Each run's status as its position in :data:`STATUSES` (a numpy int8 array; ``-1``
+        for a status that is none of them); made once, looked up in C."""
+        import numpy as np
+
+        codes = self.memo.get("status_codes")
+        if codes is None:
+            codes = self.memo["status_codes"] = np.fromiter(
+                map(_STATUS_CODE.get, self.statuses, repeat(-1)),
+                dtype=np.int8,
+                count=len(self.runs),
+            )
+        return codes
+
+    def variant_codes(self) -> tuple[tuple[str, ...], Any]:
+        """The distinct variant ids of the runs (in the order of :attr:`variant_ids`' codes)
+        and each run's number among them (a numpy int array); made once."""
+        import numpy as np
+
+        coded = self.memo.get("variant_codes")
+        if coded is None:
+            variants = self.variant_ids
+            if not isinstance(variants, CodedColumn):
+                variants = CodedColumn.of(variants)
+            codes = np.frombuffer(variants.codes, dtype=np.dtype(f"i{variants.codes.itemsize}"))
+            coded = self.memo["variant_codes"] = (tuple(variants.names), codes)
+        return cast(tuple[tuple[str, ...], Any], coded)
 
     def status_counts(self, variant_id: str | None = None) -> StatusCounts:
         """Run counts per final status, of all runs or of one variant (as
         ``result.status_counts(variant_id)``)."""
         counted = self.memo.get("status_counts")
         if counted is None:
-            counted = self.memo["status_counts"] = {None: dict.fromkeys(RunStatus, 0)}
+            counted = self.memo["status_counts"] = self._status_counts()
+        counts = counted.get(variant_id, dict.fromkeys(RunStatus, 0))
+        return StatusCounts(**{status.value: count for status, count in counts.items()})
+
+    def _status_counts(self) -> dict[str | None, dict[RunStatus, int]]:
+        import numpy as np
+
+        codes = self.status_codes()
+        counted: dict[str | None, dict[RunStatus, int]] = {None: dict.fromkeys(RunStatus, 0)}
+        if bool((codes < 0).any()):  # a status that is not a RunStatus: counted as before
             every = counted[None]
             for variant, status in zip(self.variant_ids, self.statuses, strict=True):
                 counts = counted.get(variant)
@@ -279,8 +353,19 @@ class MetricTable:
                     counts = counted[variant] = dict.fromkeys(RunStatus, 0)
                 counts[status] += 1
                 every[status] += 1
-        counts = counted.get(variant_id, dict.fromkeys(RunStatus, 0))
-        return StatusCounts(**{status.value: count for status, count in counts.items()})
+            return counted
+        names, variant_of = self.variant_codes()
+        width = len(STATUSES)
+        joint = np.bincount(
+            variant_of.astype(np.int64) * width + codes, minlength=len(names) * width
+        ).reshape(len(names), width)
+        # In order of each variant's first run, as counting run by run made them.
+        seen = np.unique(variant_of, return_index=True)
+        for code in seen[0][np.argsort(seen[1], kind="stable")].tolist():
+            counted[names[code]] = dict(zip(STATUSES, joint[code].tolist(), strict=True))
+        for status, count in zip(STATUSES, joint.sum(axis=0).tolist(), strict=True):
+            counted[None][status] = count
+        return counted
 
     def roles(self, semantic_type: str) -> frozenset[ObservationRole]:
         """Roles the projected observations of ``semantic_type`` carry in any run."""
@@ -308,8 +393,7 @@ class MetricTable:
         column = self._columns.get(self.normalize(semantic_type))
         if column is None:
             return True
-        distinct = {id(item): item for item in column.items}.values()
-        return all(item.scored for item in distinct)
+        return all(item.scored for item in column.distinct())
 
 
 _VALUE = attrgetter("value")
@@ -351,6 +435,78 @@ class _Labels(Sequence[str]):
         return self.run_ids[self.positions[k]]
 
 
+def _held(
+    count: int, positions: array[int], converted: list[Any], known: set[type] | None = None
+) -> tuple[tuple[Any, ...], array[float] | None, frozenset[type]]:
+    """A column's values (``converted[k]`` is run ``positions[k]``'s; positions ascending)
+    as :class:`MetricValues` holds them: by run (``None`` where a run has no value or a
+    NaN), as float64 numbers when every value present is a boolean or a number finite as a
+    float (``None`` as NaN, booleans as ``1.0``/``0.0``), and the classes present. The
+    checks and conversions run over whole lists in C (``map``, numpy), not per run in
+    Python; numbers are converted by numpy as ``float()`` converts them. ``known``: the
+    classes of ``converted`` when the caller knows them."""
+    import numpy as np
+
+    kinds = set(map(type, converted)) if known is None else set(known)
+    kinds.discard(type(None))
+    full = len(positions) == count
+    place = np.frombuffer(positions, dtype=np.int64) if len(positions) else None
+    if not full and place is not None and not bool((np.diff(place) > 0).all()):
+        return _held_per_run(count, positions, converted)
+    if full:
+        by_run = converted  # every run has one, in run order: 0, 1, 2, ...
+    else:
+        by_run = [None] * count
+        for _ in map(by_run.__setitem__, positions, converted):
+            pass
+    numeric = kinds <= _NUMERIC_KINDS
+    flat = None
+    if numeric:
+        try:
+            flat = np.array(converted, dtype=np.float64)
+        except OverflowError:  # an integer too large for a float
+            flat = None
+    if flat is not None:
+        nan = np.isnan(flat)
+        if bool(nan.any()):  # None and NaN values: no value
+            for index in (place[nan] if place is not None else np.flatnonzero(nan)).tolist():
+                by_run[index] = None
+            if float in kinds:
+                kinds = set(map(type, by_run))
+                kinds.discard(type(None))
+        numbers: array[float] | None = None
+        if bool(np.isfinite(flat[~nan]).all()):
+            if full:
+                spread = flat
+            else:
+                spread = np.full(count, np.nan)
+                if place is not None:
+                    spread[place] = flat
+            numbers = array("d")
+            numbers.frombytes(spread.tobytes())
+        return tuple(by_run), numbers, frozenset(kinds)
+    if any(issubclass(kind, float) for kind in kinds):  # NaN possible among other values
+        return _held_per_run(count, positions, converted)
+    return tuple(by_run), (_as_numbers(by_run) if numeric else None), frozenset(kinds)
+
+
+def _held_per_run(
+    count: int, positions: Sequence[int], converted: Sequence[Any]
+) -> tuple[tuple[Any, ...], array[float] | None, frozenset[type]]:
+    """:func:`_held`, run by run (for positions out of order, or NaN among values of
+    other kinds)."""
+    by_run: list[Any] = [None] * count
+    for index, value in zip(positions, converted, strict=True):
+        if value is not None and not _is_nan(value):
+            by_run[index] = value
+    kinds = set(map(type, by_run))
+    kinds.discard(type(None))
+    return tuple(by_run), _as_numbers(by_run), frozenset(kinds)
+
+
+_NUMERIC_KINDS = frozenset({bool, int, float})
+
+
 def _as_numbers(values: Sequence[Any]) -> array[float] | None:
     """``values`` as a float64 array when each is ``None``, a boolean or a number finite as
     a float (``None`` as NaN, which no such number is; booleans as ``1.0``/``0.0``)."""
@@ -376,5 +532,27 @@ _NAN = math.nan
 _NUMERIC = (bool, int, float)
 
 
+def _by_variant(table: MetricTable, variants: Sequence[str]) -> dict[str, array[int]]:
+    """Each of ``variants``' run indices (ascending), grouped in numpy by the variant codes."""
+    import numpy as np
+
+    names, codes = table.variant_codes()
+    order = np.argsort(codes, kind="stable").astype(np.int64)
+    ends = np.cumsum(np.bincount(codes, minlength=len(names)))
+    found = {}
+    for code, name in enumerate(names):
+        runs = array("q")
+        runs.frombytes(order[(ends[code - 1] if code else 0) : ends[code]].tobytes())
+        found[name] = runs
+    return {variant: found.get(variant, array("q")) for variant in variants}
+
+
 def _ordered(declared: Sequence[str], seen: Sequence[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys([*declared, *seen]))
+    """The ids of ``declared``, then those only in ``seen``, each once, in order of first
+    appearance."""
+    ordered = dict.fromkeys(declared)
+    # A coded column's distinct values: usually all declared already.
+    if isinstance(seen, CodedColumn) and all(map(ordered.__contains__, seen.names)):
+        return tuple(ordered)
+    ordered.update(dict.fromkeys(seen))
+    return tuple(ordered)

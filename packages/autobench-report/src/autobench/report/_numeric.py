@@ -27,7 +27,8 @@ def numeric_aggregate(fn: str, numbers: list[float], total: int) -> Aggregate | 
     if fn == "count":
         return Aggregate(fn, n, n, total)
     if fn == "ratio_true":
-        value = sum(1 for x in numbers if x != 0) / n if numbers else None
+        # The values that are not 0 (none is NaN), counted in C: ``x != 0`` as records'.
+        value = (n - numbers.count(0.0)) / n if numbers else None
         return Aggregate(fn, value, n, total)
     if not numbers:
         return Aggregate(fn, None, 0, total) if fn in PLAIN_FUNCTIONS or fn in _CHECKED else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import compress
+
 from autobench.report._metrics import MetricTable
 from autobench.report._model import PolicySummary
 
@@ -11,7 +13,10 @@ def policy_summaries(table: MetricTable) -> list[PolicySummary]:
     passed: dict[str, dict[str, int]] = {}
     failed: dict[str, dict[str, int]] = {}
     metrics: dict[str, str | None] = {}
-    for variant_id, results in zip(table.variant_ids, table.policies, strict=True):
+    # Only the runs with policy results (usually none), picked in C.
+    for variant_id, results in compress(
+        zip(table.variant_ids, table.policies, strict=True), table.policies
+    ):
         for name, observation in results.items():
             metrics.setdefault(name, observation.tags.get("metric"))
             target = passed if observation.value is True else failed

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
+from itertools import compress
 from pathlib import Path
 from typing import Any, Literal
 
@@ -31,6 +32,7 @@ from autobench.report._format import metric_label, value_text
 from autobench.report._model import (
     CaseMatrix,
     Distribution,
+    MatrixCell,
     PolicySummary,
     Report,
     RunMetricRow,
@@ -44,7 +46,7 @@ from autobench.report._render_summary import (
     render_comparison,
     render_leaderboard,
 )
-from autobench.report._run_row_table import RunRows
+from autobench.report._run_row_table import RunRows, not_passed
 
 RunSelection = Literal["auto", "all", "failed", "none"]
 
@@ -150,7 +152,7 @@ def _select_rows(
     if runs == "all" or (runs == "auto" and len(rows) <= max_rows):
         return list(rows), None
     # Only the rows shown are built: the runs that did not pass, from the status column.
-    failing = [index for index, status in enumerate(rows.statuses) if status is not _PASSED]
+    failing = not_passed(rows.statuses)
     chosen = [rows[index] for index in failing[:max_rows]]
     left = len(rows) - len(chosen)
     what = "runs that did not pass" if runs == "failed" or len(rows) > max_rows else "runs"
@@ -160,9 +162,6 @@ def _select_rows(
         else None
     )
     return chosen, caption
-
-
-_PASSED = RunStatus.PASSED
 
 
 def _family(semantic_type: str) -> str:
@@ -242,7 +241,7 @@ def render_matrix(matrix: CaseMatrix, max_rows: int = 20, show_all: bool = False
     cases = list(matrix.cases)
     caption = None
     if not show_all and len(cases) > max_rows:
-        differing = [case for case in cases if _differs(matrix, case)]
+        differing = differing_cases(matrix)
         shown = differing[:max_rows]
         caption = (
             f"{len(cases)} cases: {len(differing)} differ between variants, "
@@ -251,7 +250,8 @@ def render_matrix(matrix: CaseMatrix, max_rows: int = 20, show_all: bool = False
         cases = shown
     # The format depends on the distinct values only; cells of equal plain values are one
     # object (_matrix._cell), so a million cells hold a few distinct ones.
-    distinct = {id(cell): cell for row in matrix.cells.values() for cell in row.values()}
+    rows = dict(zip(map(id, matrix.cells.values()), matrix.cells.values(), strict=True)).values()
+    distinct = {id(cell): cell for row in rows for cell in row.values()}
     number = number_format([cell.value for cell in distinct.values()], matrix.unit, scale=False)
     variants = [
         Column(variant, [_matrix_cell(matrix, case, variant, number) for case in cases], "right")
@@ -272,8 +272,19 @@ def _matrix_cell(matrix: CaseMatrix, case: str, variant: str, number: NumberForm
     return text
 
 
-def _differs(matrix: CaseMatrix, case: str) -> bool:
-    row = matrix.cells.get(case, {})
+def differing_cases(matrix: CaseMatrix) -> list[str]:
+    """The cases of ``matrix`` whose cells differ between its variants (in case order).
+    Whether a row differs depends on the row alone, and cases with equal rows share one
+    row dictionary (:func:`~autobench.report._matrix.case_matrix`): each distinct row is
+    looked at once, and the cases picked in C."""
+    rows = list(map(matrix.cells.get, matrix.cases))
+    distinct = dict(zip(map(id, rows), rows, strict=True))
+    verdict = {key: _row_differs(matrix, row) for key, row in distinct.items()}
+    return list(compress(matrix.cases, map(verdict.__getitem__, map(id, rows))))
+
+
+def _row_differs(matrix: CaseMatrix, row: dict[str, MatrixCell] | None) -> bool:
+    row = {} if row is None else row
     cells = [row.get(variant) for variant in matrix.variants]
     first = cells[0] if cells else None
     if first is not None and all(cell is first for cell in cells):

@@ -13,12 +13,20 @@ reader works on it unchanged; readers of every row (the exports) read the column
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from itertools import compress, count, repeat
+from operator import is_not
 from typing import Any, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import core_schema
 
 from autobench.records import ErrorLocation, RunStatus
+
+
+def not_passed(statuses: Sequence[RunStatus]) -> list[int]:
+    """The positions of the statuses that are not ``passed``, in order (picked in C, not a
+    Python test per run)."""
+    return list(compress(count(), map(is_not, statuses, repeat(RunStatus.PASSED))))
 
 
 class ReportModel(BaseModel):

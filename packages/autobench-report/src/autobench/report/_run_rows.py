@@ -18,7 +18,7 @@ from autobench.records import (
     plan_column,
 )
 from autobench.report._metrics import MetricTable
-from autobench.report._run_row_table import RunRows
+from autobench.report._run_row_table import RunRows, not_passed
 
 
 def _fails(value: Any) -> bool:
@@ -114,9 +114,7 @@ def runs_not_passed(runs: Sequence[RunRecord]) -> list[RunRecord]:
     """The runs that did not pass, in run order; of a :class:`~autobench.records.RunTable`,
     only those records are built."""
     if isinstance(runs, RunTable):
-        return runs.records(
-            [index for index, status in enumerate(runs.statuses) if status is not _PASSED]
-        )
+        return runs.records(not_passed(runs.statuses))
     return [run for run in runs if run.status is not _PASSED]
 
 
@@ -147,7 +145,7 @@ def run_rows(table: MetricTable) -> RunRows:
         for values in (table.values(semantic) for semantic in table.semantic_types)
     }
     # Whole records only for the runs that did not pass (their reason and error).
-    failing = [index for index, status in enumerate(table.statuses) if status is not _PASSED]
+    failing = not_passed(table.statuses)
     details: dict[int, tuple[str | None, ErrorLocation | None, str | None]] = {}
     for index, run in zip(failing, _records(table.runs, failing), strict=True):
         traced = traced_error(run)
