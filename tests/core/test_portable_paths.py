@@ -4,14 +4,18 @@ placeholder for the interpreter's own trees, never by its absolute path."""
 from __future__ import annotations
 
 import json
+import re
+import tempfile
 import textwrap
 from pathlib import Path
 
 import pydantic
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autobench.core.runtime import collect_benchmark_source_files
-from autobench.core.runtime._portable import portable_path, portable_text
+from autobench.core.runtime._portable import _SEPARATORS, _matcher, portable_path, portable_text
 from autobench.core.spec import load_benchmark_spec
 
 
@@ -50,6 +54,46 @@ def test_the_home_directory_is_the_one_of_the_moment_of_each_rewrite(
     monkeypatch.setenv("HOME", str(second))
     other, home = portable_text(text, base).split(" and ")
     assert home == "~/notes.txt" and other.endswith("/first/notes.txt")
+
+
+def _rewritten_place_by_place(text: str, places: tuple[tuple[str, str], ...]) -> str:
+    """The rule as first written: a pattern per place, the longest directory first."""
+    separators = re.escape(_SEPARATORS)
+    pattern = re.compile(
+        "|".join(
+            f"(?<![\\w.\\-])({re.escape(directory)})(?:([{separators}])|(?![\\w.\\-]))"
+            for directory, _ in places
+        )
+    )
+
+    def replace(match: re.Match[str]) -> str:
+        groups = match.groups()
+        index = next(i for i in range(0, len(groups), 2) if groups[i] is not None)
+        replacement, separator = places[index // 2][1], groups[index + 1]
+        if replacement == "":
+            return "" if separator else "."
+        return replacement + ("/" if separator else "")
+
+    return pattern.sub(replace, text)
+
+
+_BASE = Path(tempfile.gettempdir()) / "bench"
+_PIECES = [
+    directory + tail
+    for directory, _ in _matcher(_BASE)[0]
+    for tail in ("", "/", "/t.py", "x", ".d", "-", " ")
+] + ["x", ".", "-", " ", "/", "a/b", "\n", '"', "File ", "~"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12))
+def test_one_pattern_rewrites_as_a_pattern_per_place(pieces: list[str]) -> None:
+    """The places' single pattern (and the check that skips a text naming none of them)
+    rewrites every text as the pattern per place did: the most specific place wins, a
+    name that only begins like a place is kept."""
+    text = "".join(pieces)
+    places = _matcher(_BASE)[0]
+    assert portable_text(text, _BASE) == _rewritten_place_by_place(text, places)
 
 
 def test_a_task_module_beside_the_spec_directory_is_keyed_relative_to_it(
