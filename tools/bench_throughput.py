@@ -4,6 +4,7 @@
     uv run python tools/bench_throughput.py --runs 2000 --latency-ms 0 --concurrency 64
     uv run python tools/bench_throughput.py --workload openai --repeat 5
     uv run python tools/bench_throughput.py --only cli-record,evals
+    uv run python tools/bench_throughput.py --latency-ms 0 --concurrency 64 --raising --only api-record
 
 ``N`` (``--runs``) runs of an async task at concurrency ``C`` (``--concurrency``). Workloads:
 
@@ -123,6 +124,7 @@ SLEEP_TASK = textwrap.dedent(
     from bench_ticker import ticker, task_ended
 
     LATENCY = {latency}
+    RAISING = {raising}
 
 
     async def run_case(ctx, case):
@@ -130,6 +132,8 @@ SLEEP_TASK = textwrap.dedent(
         if LATENCY:
             await asyncio.sleep(LATENCY)
         task_ended()
+        if RAISING:
+            raise ValueError(f"case {{case.id}} refused")
         return {{"value": case.input["n"] * 2}}
     """
 )
@@ -242,12 +246,22 @@ SERVER = textwrap.dedent(
 
 
 def write_workload(
-    directory: Path, workload: str, runs: int, latency: float, concurrency: int
+    directory: Path,
+    workload: str,
+    runs: int,
+    latency: float,
+    concurrency: int,
+    *,
+    raising: bool = False,
 ) -> Path:
     """Write the task module, the ticker, ``autobench.yaml`` (``runs`` cases x one variant)
-    and the Pydantic Evals script into ``directory``; return the spec's path."""
+    and the Pydantic Evals script into ``directory``; return the spec's path. ``raising``:
+    the sleep task raises once its sleep is over (every run errored, with a traceback)."""
     (directory / "bench_ticker.py").write_text(TICKER)
-    source = SLEEP_TASK.format(latency=latency) if workload == "sleep" else OPENAI_TASK.format()
+    if workload == "sleep":
+        source = SLEEP_TASK.format(latency=latency, raising=raising)
+    else:
+        source = OPENAI_TASK.format()
     (directory / "bench_task.py").write_text(source)
     lines = ["benchmark:", "  throughput:", "    dataset:", "      cases:"]
     for index in range(runs):
@@ -366,6 +380,12 @@ def main() -> None:
     parser.add_argument("--latency-ms", "-L", type=float, default=50.0, help="task latency L")
     parser.add_argument("--concurrency", "-C", type=int, default=200, help="concurrency C")
     parser.add_argument("--workload", choices=("sleep", "openai"), default="sleep")
+    parser.add_argument(
+        "--raising",
+        action="store_true",
+        help="sleep workload: Autobench's task raises ValueError after its sleep, so every run "
+        "errors with a traceback (Pydantic Evals' task does not: leave evals out)",
+    )
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument(
         "--records-in",
@@ -387,7 +407,9 @@ def main() -> None:
     latency = args.latency_ms / 1000
     with tempfile.TemporaryDirectory(prefix="autobench-throughput-") as name:
         tmp = Path(name)
-        spec = write_workload(tmp, args.workload, args.runs, latency, args.concurrency)
+        spec = write_workload(
+            tmp, args.workload, args.runs, latency, args.concurrency, raising=args.raising
+        )
         sys.path.insert(0, str(tmp))
         env = dict(os.environ)
         server = None
