@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -23,3 +24,14 @@ def test_a_module_imported_on_another_thread_is_not_rewritten_by_pytest() -> Non
     loader = sys.modules[name].__loader__
     assert type(loader).__name__ != "AssertionRewritingHook"
     assert imported == [sys.modules[name]]
+
+
+def test_pytests_import_hook_declines_autobench_modules(pytestconfig: pytest.Config) -> None:
+    """The same, asked of pytest's hook itself, whichever modules this process imported:
+    it declines Autobench's modules and still takes this test file."""
+    import autobench.index
+
+    hook = pytestconfig.pluginmanager.rewrite_hook
+    assert hook.find_spec("autobench.index._round_trip", list(autobench.index.__path__)) is None
+    here = str(Path(__file__).parent)
+    assert hook.find_spec("test_no_rewritten_modules", [here]) is not None
