@@ -223,15 +223,9 @@ class MetricTable:
     def case_coding(self) -> CaseCoding:
         """The :class:`CaseCoding` of the runs (the run table's own codes when it has them);
         made once."""
-        import numpy as np
-
         coding = self.memo.get("case_coding")
         if coding is None:
-            cases = self.case_ids
-            if not isinstance(cases, CodedColumn):
-                cases = CodedColumn.of(cases)
-            codes = np.frombuffer(cases.codes, dtype=np.dtype(f"i{cases.codes.itemsize}"))
-            names = cases.names
+            names, codes = _numbered(self.case_ids)
             code_of = dict(zip(names, range(len(names)), strict=True))
             coding = self.memo["case_coding"] = CaseCoding(names, codes, code_of)
         return cast(CaseCoding, coding)
@@ -320,15 +314,10 @@ class MetricTable:
     def variant_codes(self) -> tuple[tuple[str, ...], Any]:
         """The distinct variant ids of the runs (in the order of :attr:`variant_ids`' codes)
         and each run's number among them (a numpy int array); made once."""
-        import numpy as np
-
         coded = self.memo.get("variant_codes")
         if coded is None:
-            variants = self.variant_ids
-            if not isinstance(variants, CodedColumn):
-                variants = CodedColumn.of(variants)
-            codes = np.frombuffer(variants.codes, dtype=np.dtype(f"i{variants.codes.itemsize}"))
-            coded = self.memo["variant_codes"] = (tuple(variants.names), codes)
+            names, codes = _numbered(self.variant_ids)
+            coded = self.memo["variant_codes"] = (tuple(names), codes)
         return cast(tuple[tuple[str, ...], Any], coded)
 
     def status_counts(self, variant_id: str | None = None) -> StatusCounts:
@@ -398,6 +387,15 @@ class MetricTable:
 
 _VALUE = attrgetter("value")
 _UNIT = attrgetter("unit")
+
+
+def _numbered(column: Sequence[str]) -> tuple[Sequence[str], Any]:
+    """The distinct values of ``column`` and each run's number among them (a numpy int
+    array over the :class:`CodedColumn`'s codes; a plain column is coded first)."""
+    import numpy as np
+
+    coded = column if isinstance(column, CodedColumn) else CodedColumn.of(column)
+    return coded.names, np.frombuffer(coded.codes, dtype=np.dtype(f"i{coded.codes.itemsize}"))
 
 
 def _is_nan(value: Any) -> bool:
