@@ -28,6 +28,8 @@ TASK = textwrap.dedent(
     def run(ctx, case):
         mode = MODE.read_text().strip()
         x = case.input["x"]
+        if mode == "crash" and x == 3:
+            raise RuntimeError("the service is down")
         ok = mode != "bad" or x % 6 == 0
         latency = 100.0 + x
         if mode == "bad" or ctx.factor("speed") == "slow":
@@ -174,6 +176,28 @@ def test_changed_inputs_and_cases_only_in_one(tmp_path: Path, runner: CliRunner)
     assert shown.exit_code == 0, shown.output
     assert "spec hash changed" in shown.output and "dataset hash changed" in shown.output
     assert "variants only in candidate" in shown.output and "c09, c10" in shown.output
+
+
+def test_an_errored_run_of_either_experiment_leaves_its_case_unpaired(
+    tmp_path: Path, runner: CliRunner
+) -> None:
+    """Two experiments compared have a run table each: a case whose run errored in the
+    candidate's experiment is unpaired, whether or not the baseline's has errored runs
+    (positions of one table were looked up among the other's, so the candidate's errored
+    run was paired when the baseline had none)."""
+    good = _record(tmp_path / "main", "rec", "good", cases=8)
+    crashed = _record(tmp_path / "branch", "rec", "crash", cases=8)
+    forward = compare_experiments(replay_experiment(good), replay_experiment(crashed))
+    assert [(u.case, u.reason) for u in forward.comparisons[0].unpaired] == [
+        ("c03", "errored in candidate")
+    ]
+    backward = compare_experiments(replay_experiment(crashed), replay_experiment(good))
+    assert [(u.case, u.reason) for u in backward.comparisons[0].unpaired] == [
+        ("c03", "errored in baseline")
+    ]
+    shown = runner.invoke(cli, ["compare", str(good), str(crashed)])
+    assert shown.exit_code == 0, shown.output
+    assert "errored in candidate" in shown.output and "c03" in shown.output
 
 
 def test_one_experiment_two_variants_with_three_cases_is_too_few(

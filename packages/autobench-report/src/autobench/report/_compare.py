@@ -309,6 +309,13 @@ def metric_statistics(
     )
 
 
+def _unpairable(table: MetricTable) -> set[int]:
+    """The positions of ``table``'s runs whose status leaves their case unpaired."""
+    np = _numpy()
+    codes = table.status_codes()
+    return set(np.flatnonzero(np.isin(codes, [STATUSES.index(s) for s in _UNPAIRABLE])).tolist())
+
+
 def compare_sides(
     base: Side,
     cand: Side,
@@ -327,14 +334,13 @@ def compare_sides(
     unpaired: list[UnpairedCase] = []
     base_runs: MutableSequence[int] = []
     cand_runs: MutableSequence[int] = []
-    # The runs whose status leaves their case unpaired (usually none): a case without any
+    # The runs whose status leaves their case unpaired (usually none), each side's among its
+    # own table's runs (two experiments compared have a table each): a case without any
     # pairs without building its statuses.
-    codes = base.table.status_codes()
-    unpairable = set(
-        np.flatnonzero(np.isin(codes, [STATUSES.index(s) for s in _UNPAIRABLE])).tolist()
-    )
+    base_unpairable = _unpairable(base.table)
+    cand_unpairable = base_unpairable if cand.table is base.table else _unpairable(cand.table)
     fast = isinstance(base.cases, CaseGroups) and isinstance(cand.cases, CaseGroups)
-    if fast and not unpairable:
+    if fast and not base_unpairable and not cand_unpairable:
         # Every case with runs on both sides pairs: found in numpy, not case by case.
         assert isinstance(base.cases, CaseGroups) and isinstance(cand.cases, CaseGroups)
         before_groups, after_groups = base.cases.groups_of(cases), cand.cases.groups_of(cases)
@@ -354,7 +360,12 @@ def compare_sides(
         after = cand.cases.get(case, [])
         if not before and not after:
             continue
-        if before and after and unpairable.isdisjoint(before) and unpairable.isdisjoint(after):
+        if (
+            before
+            and after
+            and base_unpairable.isdisjoint(before)
+            and cand_unpairable.isdisjoint(after)
+        ):
             paired.append(case)
             base_runs.extend(before)
             cand_runs.extend(after)
